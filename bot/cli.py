@@ -1,0 +1,64 @@
+"""`pibot` command line: a thin dispatcher.
+
+Each subcommand lives in its own module under bot/commands/ and exposes
+`add_arguments(parser)` and `run(args) -> int`; modules are imported only
+when their command runs, so a broken optional piece cannot stop the others.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from bot.errors import PibotError
+
+# name -> (module, one-line help)
+COMMANDS: dict[str, tuple[str, str]] = {
+    "run": ("bot.commands.run", "run the Lichess bot service"),
+    "demo": ("bot.commands.demo", "play a full demo game against the built-in Lichess emulator"),
+    "check": ("bot.commands.check", "validate config, token, account, engine build and platform"),
+    "upgrade": ("bot.commands.upgrade", "upgrade the Lichess account to a BOT account"),
+    "uci": ("bot.commands.uci", "speak UCI on stdin/stdout (for GUIs and match tools)"),
+    "bench": ("bot.commands.bench", "fixed-depth search benchmark (node-count signature)"),
+    "perft": ("bot.commands.perft", "count move-generation paths (Stockfish-style output)"),
+    "version": ("bot.commands.version", "print version and engine build"),
+}
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="pibot", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module, help_text) in COMMANDS.items():
+        sp = sub.add_parser(name, help=help_text, description=help_text)
+        try:
+            mod = importlib.import_module(module)
+        except ImportError as exc:
+            sp.set_defaults(_import_error=exc)
+            continue
+        mod.add_arguments(sp)
+        sp.set_defaults(_run=mod.run)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if not args.command:
+        parser.print_help()
+        return 2
+    err = getattr(args, "_import_error", None)
+    if err is not None:
+        print(f"pibot {args.command}: not available in this build ({err})", file=sys.stderr)
+        return 1
+    try:
+        return int(args._run(args) or 0)
+    except PibotError as exc:
+        print(f"pibot {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

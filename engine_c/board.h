@@ -1,0 +1,105 @@
+/* board.h — position representation, FEN, make/unmake, repetition.
+ *
+ * Layout: one bitboard per piece type (by_type[PAWN..KING], by_type[0] =
+ * all pieces) and per colour, plus a 64-square mailbox of Piece codes.
+ * Castling rights are 4 bits (WK=1, WQ=2, BK=4, BQ=8); castle_rook[] holds the
+ * rook square of each right, so Chess960 and standard share one code path.
+ * The history stack `hist` holds one Undo per ply played from the root of the
+ * game (moves given with the position plus search plies); hist[i].key is the
+ * key of the position *before* move i, which is all repetition needs.
+ */
+#ifndef PB_BOARD_H
+#define PB_BOARD_H
+
+#include "types.h"
+
+enum { CASTLE_WK = 1, CASTLE_WQ = 2, CASTLE_BK = 4, CASTLE_BQ = 8 };
+
+#define HIST_MAX 1280   /* game plies + search plies; see board_compact_history */
+
+typedef struct {
+    uint64_t key;        /* key before the move */
+    uint64_t pawn_key;
+    Bitboard checkers;
+    Move move;
+    uint8_t captured;    /* captured piece or NO_PIECE */
+    uint8_t castling;
+    uint8_t ep;
+    uint16_t rule50;
+} Undo;
+
+typedef struct Board {
+    Bitboard by_type[7];   /* [0] = all occupied */
+    Bitboard by_color[2];
+    uint8_t squares[64];
+    int side;
+    int ep;                /* en-passant target square, or SQ_NONE; set only if a capture is possible */
+    int castling;
+    int rule50;
+    int fullmove_start;    /* fullmove number of the FEN */
+    int ply;               /* plies played since the FEN (index into hist) */
+    uint64_t key;
+    uint64_t pawn_key;
+    Bitboard checkers;
+    bool chess960;
+    uint8_t castle_rook[4];     /* rook square for WK, WQ, BK, BQ (SQ_NONE if none) */
+    uint8_t castle_mask[64];    /* rights kept when a move touches the square */
+    Bitboard castle_path[4];    /* squares that must be empty (except king and rook) */
+    Undo hist[HIST_MAX];
+} Board;
+
+/* Zobrist keys (initialised once by board_init_tables). */
+extern uint64_t ZobPiece[16][64];
+extern uint64_t ZobCastle[16];
+extern uint64_t ZobEp[8];
+extern uint64_t ZobSide;
+
+/* One-time init of attack tables and Zobrist keys; thread-safe. */
+void board_init_tables(void);
+
+/* Parse a FEN (standard castling KQkq, X-FEN, or Shredder-FEN files).
+ * On failure returns PB_ERR_FEN, writes a message to err (if non-NULL) and
+ * leaves *b unchanged. chess960 selects the UCI castling convention. */
+int board_set_fen(Board *b, const char *fen, bool chess960, char *err, size_t errlen);
+void board_set_startpos(Board *b);
+/* Writes the FEN (Shredder/X-FEN castling when chess960 needs it). */
+void board_get_fen(const Board *b, char *out, size_t outlen);
+
+static inline Bitboard board_pieces(const Board *b, int c, int t) { return b->by_color[c] & b->by_type[t]; }
+static inline int board_king_sq(const Board *b, int c) { return __builtin_ctzll(board_pieces(b, c, KING)); }
+static inline int board_piece_on(const Board *b, int sq) { return b->squares[sq]; }
+static inline bool board_in_check(const Board *b) { return b->checkers != 0; }
+
+/* Attackers of `sq` from both colours with the given occupancy. */
+Bitboard board_attackers_to(const Board *b, int sq, Bitboard occ);
+bool board_sq_attacked(const Board *b, int sq, int by_color, Bitboard occ);
+
+/* Make a legal move / undo it. board_make_move does not check legality.
+ * Returns false (and does nothing) if the history is full. */
+bool board_make_move(Board *b, Move m);
+void board_unmake_move(Board *b);
+void board_make_null(Board *b);
+void board_unmake_null(Board *b);
+
+/* Apply a UCI move string after checking legality. PB_ERR_MOVE if illegal. */
+int board_push_uci(Board *b, const char *uci);
+/* Parse UCI text to a legal move of this position (both castling styles are
+ * accepted: e1g1 and e1h1). Returns MOVE_NONE if not legal or malformed. */
+Move board_parse_uci(Board *b, const char *uci);
+/* Writes the move as UCI text (e1g1 in standard, king-takes-rook in 960). */
+void board_move_to_uci(const Board *b, Move m, char out[6]);
+
+/* Drop history entries before the last irreversible move so long games fit
+ * (only the keys since then matter for repetition). */
+void board_compact_history(Board *b);
+
+/* Draw by repetition (one repetition inside the search from `search_root_ply`,
+ * or a threefold overall), fifty-move rule, or insufficient material. */
+bool board_is_repetition(const Board *b, int search_root_ply);
+bool board_is_draw_50(const Board *b);   /* rule50 >= 100 and not mated */
+bool board_insufficient_material(const Board *b);
+
+/* Recompute keys from scratch (for debugging/self-tests). */
+uint64_t board_compute_key(const Board *b);
+
+#endif

@@ -1,0 +1,38 @@
+/* pibot_api.h — the C API exported to Python through cffi.
+ *
+ * This file is read by cffi's cdef() as well as by the C compiler, so it
+ * holds only plain declarations (no macros, no inline code). Opaque handles:
+ * PbBoard wraps a Board, PbEngine a search context (one per game). Every
+ * fallible call returns 0 or a negative PB_ERR_* code (see types.h);
+ * pb_strerror() names it. Strings in are NUL-terminated UTF-8/ASCII; strings
+ * out are written into caller buffers of the given size.
+ */
+
+typedef struct PbBoard PbBoard;
+typedef struct PbEngine PbEngine;
+
+/* ---- library ---- */
+void pb_init(void);                          /* idempotent, thread-safe */
+const char *pb_backend(void);                /* "pext" or "magic" */
+const char *pb_strerror(int code);
+int pb_attacks_selftest(int samples);        /* mismatches vs slow reference */
+
+/* ---- board ---- */
+PbBoard *pb_board_new(void);                 /* start position; NULL if out of memory */
+void pb_board_free(PbBoard *b);
+PbBoard *pb_board_copy(const PbBoard *b);
+int pb_board_set_fen(PbBoard *b, const char *fen, int chess960, char *err, size_t errlen);
+int pb_board_get_fen(const PbBoard *b, char *out, size_t outlen);
+int pb_board_push_uci(PbBoard *b, const char *uci);
+int pb_board_pop(PbBoard *b);                /* PB_ERR_ARG if nothing to undo */
+/* Legal moves as space-separated UCI; returns the number of moves. */
+int pb_board_legal_moves(PbBoard *b, char *out, size_t outlen);
+int pb_board_side_to_move(const PbBoard *b); /* 0 white, 1 black */
+int pb_board_in_check(const PbBoard *b);
+uint64_t pb_board_key(const PbBoard *b);
+uint64_t pb_board_compute_key(const PbBoard *b);  /* from scratch, for tests */
+/* 0 ongoing, 1 checkmate, 2 stalemate, 3 fifty-move, 4 threefold, 5 insufficient material */
+int pb_board_status(PbBoard *b);
+uint64_t pb_perft(PbBoard *b, int depth);
+/* Divide: writes "move count" lines to out; returns total nodes via *total. */
+int pb_perft_divide(PbBoard *b, int depth, char *out, size_t outlen, uint64_t *total);

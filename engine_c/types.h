@@ -1,0 +1,72 @@
+/* types.h — basic types shared by every engine module.
+ *
+ * Squares are numbered a1=0 .. h8=63 (rank-major, little-endian rank-file).
+ * A Piece packs colour and type: piece = colour * 8 + type, so WHITE pieces
+ * are 1..6 and BLACK pieces are 9..14; NO_PIECE is 0.
+ * A Move is 16 bits: from (0-5) | to (6-11) | kind (12-13) | promo (14-15).
+ * Castling is encoded internally as "king takes own rook" (to = rook square),
+ * which handles standard chess and Chess960 alike; only the UCI text layer
+ * (board_move_to_uci / board_parse_uci) knows the e1g1 convention.
+ */
+#ifndef PB_TYPES_H
+#define PB_TYPES_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdbool.h>
+
+typedef uint64_t Bitboard;
+typedef uint16_t Move;
+
+enum { WHITE = 0, BLACK = 1 };
+enum { PAWN = 1, KNIGHT, BISHOP, ROOK, QUEEN, KING };
+enum { NO_PIECE = 0 };
+enum { SQ_NONE = 64 };
+
+enum {
+    MOVE_NORMAL = 0, MOVE_PROMO = 1, MOVE_EP = 2, MOVE_CASTLE = 3
+};
+
+#define MOVE_NONE ((Move)0)
+#define MOVE_NULL ((Move)65) /* from=1,to=1: never a legal move */
+
+#define MAX_MOVES 256
+#define MAX_PLY 128
+
+static inline int make_piece(int c, int t) { return c * 8 + t; }
+static inline int piece_type(int p) { return p & 7; }
+static inline int piece_color(int p) { return p >> 3; }
+
+static inline Move move_make(int from, int to, int kind, int promo_type) {
+    /* promo_type is KNIGHT..QUEEN; stored as 0..3 */
+    int pr = kind == MOVE_PROMO ? promo_type - KNIGHT : 0;
+    return (Move)(from | (to << 6) | (kind << 12) | (pr << 14));
+}
+static inline int move_from(Move m) { return m & 63; }
+static inline int move_to(Move m) { return (m >> 6) & 63; }
+static inline int move_kind(Move m) { return (m >> 12) & 3; }
+static inline int move_promo(Move m) { return ((m >> 14) & 3) + KNIGHT; }
+
+static inline int sq_file(int sq) { return sq & 7; }
+static inline int sq_rank(int sq) { return sq >> 3; }
+static inline int make_sq(int file, int rank) { return rank * 8 + file; }
+static inline int relative_rank(int c, int sq) { return c == WHITE ? sq_rank(sq) : 7 - sq_rank(sq); }
+
+typedef struct {
+    Move moves[MAX_MOVES];
+    int count;
+} MoveList;
+
+/* Error codes returned by every fallible library call (0 = success). */
+enum {
+    PB_OK = 0,
+    PB_ERR_FEN = -1,      /* malformed FEN */
+    PB_ERR_MOVE = -2,     /* malformed or illegal move */
+    PB_ERR_NOMEM = -3,    /* allocation failed */
+    PB_ERR_ARG = -4,      /* argument out of range */
+    PB_ERR_BUSY = -5,     /* engine is searching */
+    PB_ERR_HISTORY = -6,  /* game history too long */
+    PB_ERR_THREAD = -7    /* thread creation failed */
+};
+
+#endif
