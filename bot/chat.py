@@ -1,0 +1,56 @@
+"""Game chat: greetings, goodbyes and a few commands, all <= 140 characters."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from bot.config import GreetingConfig
+
+MAX_CHAT = 140
+
+
+def clip(text: str) -> str:
+    """Lichess drops chat lines over 140 characters; cut with an ellipsis instead."""
+    text = " ".join(text.split())
+    return text if len(text) <= MAX_CHAT else text[: MAX_CHAT - 1] + "…"
+
+
+def _fill(template: str, opponent: str, me: str) -> str:
+    # str.format would raise on stray braces in a user's template; replace literally.
+    return clip(template.replace("{opponent}", opponent).replace("{me}", me))
+
+
+def greetings(cfg: GreetingConfig, opponent: str, me: str, goodbye: bool
+              ) -> list[tuple[str, str]]:
+    """(room, text) pairs to post at game start or end; empty templates are skipped."""
+    player = cfg.goodbye if goodbye else cfg.hello
+    spectators = cfg.goodbye_spectators if goodbye else cfg.hello_spectators
+    out = []
+    if player.strip():
+        out.append(("player", _fill(player, opponent, me)))
+    if spectators.strip():
+        out.append(("spectator", _fill(spectators, opponent, me)))
+    return out
+
+
+def answer(text: str, me: str, bot_name: str, eval_text: Callable[[], str]) -> str | None:
+    """Reply to a chat command, or None if the line is not one of ours."""
+    cmd = text.strip().split(" ", 1)[0].lower()
+    if cmd == "!help":
+        return "Commands: !help, !eval, !name"
+    if cmd == "!name":
+        return clip(f"I am {me}, running {bot_name} (C11 engine on a Raspberry Pi).")
+    if cmd == "!eval":
+        return clip(eval_text())
+    return None
+
+
+def format_eval(score_cp: int | None, mate: int | None, depth: int, pv: list[str]) -> str:
+    if mate is not None:
+        score = f"mate in {mate}" if mate > 0 else f"mated in {-mate}"
+    elif score_cp is not None:
+        score = f"{score_cp / 100:+.2f}"
+    else:
+        return "No evaluation yet."
+    line = " ".join(pv[:6])
+    return clip(f"Eval (my view): {score}, depth {depth}" + (f", PV {line}" if line else ""))

@@ -1,0 +1,90 @@
+"""Pure clock math over monotonic time.
+
+Lichess reports clocks at the moment it sends a gameState; berserk hands them
+to us as int ms (inside gameFull.state), timedelta (top-level gameState) or
+datetime (createdAt).  `to_ms` normalises all of them once, and `Clock` keeps
+the snapshot together with the monotonic time it was received, so every later
+question ("how much time do I have now?") is arithmetic, never I/O.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+# Correspondence/unlimited games have no clock; treat them as a generous but
+# finite budget so the engine still gets a sensible time limit.
+NO_CLOCK_MS = 24 * 3600 * 1000
+CORRESPONDENCE_THINK_MS = 20_000
+
+
+def to_ms(value: Any, default: int = 0) -> int:
+    """Normalise a clock value (int/float ms, timedelta, None) to integer ms."""
+    if value is None:
+        return default
+    if isinstance(value, dt.timedelta):
+        return int(value.total_seconds() * 1000)
+    if isinstance(value, dt.datetime):
+        return int(value.timestamp() * 1000)
+    if isinstance(value, bool):
+        raise TypeError(f"clock value must be a number, got {value!r}")
+    if isinstance(value, int | float):
+        return int(value)
+    raise TypeError(f"clock value must be a number or timedelta, got {type(value).__name__}")
+
+
+@dataclass(frozen=True)
+class Clock:
+    """A clock snapshot: times in ms as sent, plus when (monotonic s) we got it."""
+
+    wtime: int
+    btime: int
+    winc: int
+    binc: int
+    received_at: float
+    has_clock: bool = True
+
+    @classmethod
+    def from_state(cls, state: dict[str, Any], received_at: float,
+                   has_clock: bool = True) -> Clock:
+        if not has_clock:
+            return cls(NO_CLOCK_MS, NO_CLOCK_MS, 0, 0, received_at, False)
+        return cls(to_ms(state.get("wtime"), NO_CLOCK_MS), to_ms(state.get("btime"), NO_CLOCK_MS),
+                   to_ms(state.get("winc")), to_ms(state.get("binc")), received_at)
+
+    def time_of(self, color: str) -> int:
+        return self.wtime if color == "white" else self.btime
+
+    def inc_of(self, color: str) -> int:
+        return self.winc if color == "white" else self.binc
+
+    def remaining_ms(self, color: str, to_move: str, now: float) -> float:
+        """Time left for `color` at monotonic time `now` (only the side to move ticks)."""
+        left = float(self.time_of(color))
+        if color == to_move:
+            left -= (now - self.received_at) * 1000.0
+        return max(0.0, left)
+
+    def search_times(self, me: str, now: float) -> tuple[int, int, int, int]:
+        """(wtime, btime, winc, binc) for the engine, our own clock aged to `now`."""
+        aged = int(self.remaining_ms(me, me, now))
+        w = aged if me == "white" else self.wtime
+        b = aged if me == "black" else self.btime
+        return max(1, w), max(1, b), self.winc, self.binc
+
+    def move_budget_ms(self, me: str, now: float, overhead_ms: int) -> float:
+        """How long a move post may still be retried before the flag is at risk."""
+        return self.remaining_ms(me, me, now) - overhead_ms
+
+    def after_our_move(self, me: str, now: float) -> Clock:
+        """Estimate of the clock right after we moved (for pondering): our time
+        is frozen at what was left plus the increment."""
+        left = int(self.remaining_ms(me, me, now)) + self.inc_of(me)
+        if me == "white":
+            return Clock(left, self.btime, self.winc, self.binc, now, self.has_clock)
+        return Clock(self.wtime, left, self.winc, self.binc, now, self.has_clock)
+
+
+def elapsed_ms(start: float, end: float) -> float:
+    return (end - start) * 1000.0

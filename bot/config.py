@@ -1,0 +1,299 @@
+"""config.yml -> validated, frozen dataclasses.
+
+Every section is a dataclass; the generic loader below walks its fields, so a
+key exists in exactly one place (the dataclass) and the error messages always
+name the full key path (``challenge.min_base``) and the fix.  Key names follow
+lichess-bot where the concept is the same, so existing configs read naturally.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from bot.errors import UserError
+
+VARIANTS = ("standard", "chess960", "fromPosition")
+SPEEDS = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
+MODES = ("rated", "casual")
+
+
+def _meta(lo: float | None = None, hi: float | None = None,
+          choices: tuple[str, ...] | None = None, doc: str = "") -> dict[str, Any]:
+    return {"lo": lo, "hi": hi, "choices": choices, "doc": doc}
+
+
+def _list(default: list[Any], **kw: Any) -> Any:
+    return field(default_factory=lambda: list(default), metadata=_meta(**kw))
+
+
+def _val(default: Any, **kw: Any) -> Any:
+    return field(default=default, metadata=_meta(**kw))
+
+
+@dataclass(frozen=True)
+class EngineConfig:
+    hash_mb: int = _val(64, lo=1, hi=65536, doc="transposition table per game, MiB")
+    threads: int = _val(1, lo=1, hi=64, doc="search threads per game")
+    move_overhead_ms: int = _val(100, lo=0, hi=10000, doc="network latency margin")
+    ponder: bool = _val(False, doc="think on the opponent's time")
+
+
+@dataclass(frozen=True)
+class ChallengeConfig:
+    concurrency: int = _val(1, lo=1, hi=64, doc="games played at once")
+    variants: list[str] = _list(["standard"], choices=VARIANTS)
+    time_controls: list[str] = _list(["bullet", "blitz", "rapid"], choices=SPEEDS)
+    modes: list[str] = _list(["casual", "rated"], choices=MODES)
+    min_base: int = _val(0, lo=0, doc="seconds")
+    max_base: int = _val(1800, lo=0, doc="seconds")
+    min_increment: int = _val(0, lo=0, doc="seconds")
+    max_increment: int = _val(180, lo=0, doc="seconds")
+    min_days: int = _val(1, lo=1, hi=14, doc="correspondence days per move")
+    max_days: int = _val(14, lo=1, hi=14, doc="correspondence days per move")
+    accept_bot: bool = _val(True)
+    only_bot: bool = _val(False)
+    min_rating: int = _val(0, lo=0, hi=5000)
+    max_rating: int = _val(5000, lo=0, hi=5000)
+    allow_list: list[str] = _list([])
+    block_list: list[str] = _list([])
+    max_simultaneous_games_per_user: int = _val(1, lo=1, hi=64)
+
+
+@dataclass(frozen=True)
+class GameConfig:
+    abort_if_no_first_move_s: float = _val(30.0, lo=1, hi=3600)
+    accept_takebacks: bool = _val(False)
+    chat_commands: bool = _val(True)
+    bot_name: str = _val("pibot", doc="answer to !name")
+
+
+@dataclass(frozen=True)
+class GreetingConfig:
+    hello: str = _val("Hi {opponent}! I'm {me}, a chess engine on a Raspberry Pi. Good luck!")
+    goodbye: str = _val("Good game!")
+    hello_spectators: str = _val("Hi! I'm {me}. Type !help for commands.")
+    goodbye_spectators: str = _val("Thanks for watching!")
+
+
+@dataclass(frozen=True)
+class DrawOrResignConfig:
+    resign_enabled: bool = _val(False)
+    resign_score: int = _val(-1000, lo=-100000, hi=0, doc="centipawns, our point of view")
+    resign_moves: int = _val(3, lo=1, hi=100)
+    offer_draw_enabled: bool = _val(True)
+    offer_draw_score: int = _val(0, lo=0, hi=1000, doc="|eval| at most this (cp)")
+    offer_draw_moves: int = _val(10, lo=1, hi=300)
+    offer_draw_pieces: int = _val(10, lo=2, hi=32)
+
+
+@dataclass(frozen=True)
+class MatchmakingConfig:
+    allow_matchmaking: bool = _val(False)
+    challenge_initial_time: list[int] = _list([60, 180], lo=0, hi=10800)
+    challenge_increment: list[int] = _list([1, 2], lo=0, hi=180)
+    challenge_mode: str = _val("casual", choices=("casual", "rated", "random"))
+    opponent_min_rating: int = _val(600, lo=0, hi=5000)
+    opponent_max_rating: int = _val(4000, lo=0, hi=5000)
+    challenge_timeout_s: float = _val(600.0, lo=1, doc="idle time before challenging")
+    challenge_expiry_s: float = _val(30.0, lo=5, doc="cancel an unanswered challenge")
+    block_list: list[str] = _list([])
+
+
+@dataclass(frozen=True)
+class NetworkConfig:
+    """Timeouts and retry knobs; tests shrink them, production rarely touches them."""
+
+    connect_timeout_s: float = _val(5.0, lo=0.1, hi=120)
+    request_timeout_s: float = _val(15.0, lo=0.1, hi=300)
+    stream_read_timeout_s: float = _val(12.0, lo=0.1, hi=300,
+                                        doc="~2x Lichess's keep-alive gap")
+    backoff_base_s: float = _val(1.0, lo=0.01, hi=60)
+    backoff_max_s: float = _val(60.0, lo=0.01, hi=3600)
+    rate_limit_pause_s: float = _val(60.0, lo=0.01, hi=3600, doc="Lichess asks for >= 60 s")
+    watchdog_s: float = _val(5.0, lo=0.1, hi=600, doc="liveness check period")
+
+
+@dataclass(frozen=True)
+class Config:
+    url: str = _val("https://lichess.org")
+    token_file: str | None = _val(None, doc="file holding the token (else env/credential)")
+    pgn_directory: str | None = _val("games", doc="where finished games are saved; null=off")
+    shutdown_grace_s: float = _val(1800.0, lo=0, doc="SIGTERM: wait this long for games")
+    log_level: str = _val("info", choices=("debug", "info", "warning", "error"))
+    engine: EngineConfig = field(default_factory=EngineConfig)
+    challenge: ChallengeConfig = field(default_factory=ChallengeConfig)
+    game: GameConfig = field(default_factory=GameConfig)
+    greeting: GreetingConfig = field(default_factory=GreetingConfig)
+    draw_or_resign: DrawOrResignConfig = field(default_factory=DrawOrResignConfig)
+    matchmaking: MatchmakingConfig = field(default_factory=MatchmakingConfig)
+    network: NetworkConfig = field(default_factory=NetworkConfig)
+    source: str = field(default="<defaults>", compare=False, metadata=_meta(doc="internal"))
+
+
+_INTERNAL = {"source"}
+
+
+def _type_name(tp: Any) -> str:
+    return {int: "an integer", float: "a number", bool: "true or false",
+            str: "a string"}.get(tp, getattr(tp, "__name__", str(tp)))
+
+
+def _coerce_scalar(key: str, tp: Any, value: Any) -> Any:
+    # bool is an int subclass in Python; `hash_mb: true` must not silently become 1.
+    if tp is bool:
+        if isinstance(value, bool):
+            return value
+    elif tp is int:
+        if isinstance(value, int) and not isinstance(value, bool):
+            return value
+    elif tp is float:
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            return float(value)
+    elif tp is str:
+        if isinstance(value, str):
+            return value
+    raise UserError(f"config key '{key}' must be {_type_name(tp)}, got {value!r}; "
+                    f"fix the value in the config file")
+
+
+def _check_meta(key: str, value: Any, meta: Any) -> None:
+    lo, hi, choices = meta.get("lo"), meta.get("hi"), meta.get("choices")
+    items = value if isinstance(value, list) else [value]
+    for item in items:
+        if choices and item not in choices:
+            hint = difflib.get_close_matches(str(item), choices, n=1)
+            extra = f" (did you mean '{hint[0]}'?)" if hint else ""
+            raise UserError(f"config key '{key}': {item!r} is not allowed{extra}; "
+                            f"use one of: {', '.join(choices)}")
+        if isinstance(item, int | float) and not isinstance(item, bool):
+            if lo is not None and item < lo:
+                raise UserError(f"config key '{key}' is {item}, below the minimum {lo}; "
+                                f"set it to at least {lo}")
+            if hi is not None and item > hi:
+                raise UserError(f"config key '{key}' is {item}, above the maximum {hi}; "
+                                f"set it to at most {hi}")
+
+
+def _convert(key: str, tp: Any, value: Any, meta: Any) -> Any:
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        args = [a for a in typing.get_args(tp) if a is not type(None)]
+        if value is None:
+            return None
+        return _convert(key, args[0], value, meta)
+    if origin is list:
+        (item_tp,) = typing.get_args(tp)
+        if isinstance(value, str | int | float) and not isinstance(value, bool):
+            value = [value]  # a single value is a one-item list, as in lichess-bot
+        if not isinstance(value, list):
+            raise UserError(f"config key '{key}' must be a list, got {value!r}; "
+                            f"write it as [a, b] or one item per '- ' line")
+        out = [_coerce_scalar(key, item_tp, v) for v in value]
+        _check_meta(key, out, meta)
+        return out
+    if dataclasses.is_dataclass(tp):
+        return _build(tp, value, key + ".")
+    out = _coerce_scalar(key, tp, value)
+    _check_meta(key, out, meta)
+    return out
+
+
+def _build(cls: Any, data: Any, prefix: str = "") -> Any:
+    where = prefix.rstrip(".") or "the top level"
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise UserError(f"config section '{where}' must be a mapping of keys, got {data!r}")
+    hints = typing.get_type_hints(cls)
+    fields = {f.name: f for f in dataclasses.fields(cls) if f.name not in _INTERNAL}
+    for key in data:
+        if key not in fields:
+            hint = difflib.get_close_matches(str(key), list(fields), n=1)
+            extra = f"did you mean '{prefix}{hint[0]}'?" if hint else \
+                f"known keys: {', '.join(fields)}"
+            raise UserError(f"unknown config key '{prefix}{key}': {extra}")
+    kwargs = {name: _convert(prefix + name, hints[name], data[name], f.metadata)
+              for name, f in fields.items() if name in data}
+    return cls(**kwargs)
+
+
+def _cross_checks(cfg: Config) -> None:
+    c = cfg.challenge
+    pairs = [("challenge.min_base", c.min_base, "challenge.max_base", c.max_base),
+             ("challenge.min_increment", c.min_increment, "challenge.max_increment",
+              c.max_increment),
+             ("challenge.min_rating", c.min_rating, "challenge.max_rating", c.max_rating),
+             ("challenge.min_days", c.min_days, "challenge.max_days", c.max_days),
+             ("matchmaking.opponent_min_rating", cfg.matchmaking.opponent_min_rating,
+              "matchmaking.opponent_max_rating", cfg.matchmaking.opponent_max_rating)]
+    for lo_key, lo, hi_key, hi in pairs:
+        if lo > hi:
+            raise UserError(f"config key '{lo_key}' ({lo}) is greater than '{hi_key}' ({hi}); "
+                            f"swap them or widen the range")
+    if not cfg.url.startswith(("http://", "https://")):
+        raise UserError(f"config key 'url' must start with http:// or https://, got {cfg.url!r}")
+    if cfg.matchmaking.allow_matchmaking and not (
+            cfg.matchmaking.challenge_initial_time and cfg.matchmaking.challenge_increment):
+        raise UserError("matchmaking is on but 'matchmaking.challenge_initial_time' or "
+                        "'matchmaking.challenge_increment' is empty; list at least one value")
+
+
+def parse_config(data: Any, source: str = "<memory>") -> Config:
+    """Validate an already-parsed YAML document."""
+    cfg = _build(Config, data)
+    _cross_checks(cfg)
+    return dataclasses.replace(cfg, source=source)
+
+
+def load_config(path: str | Path | None) -> Config:
+    """Read and validate config.yml; None means built-in defaults."""
+    if path is None:
+        return Config()
+    p = Path(path)
+    try:
+        text = p.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"config file {p} does not exist; pass --config PATH "
+                        f"or copy config.yml from the repository") from None
+    except OSError as exc:
+        raise UserError(f"cannot read config file {p}: {exc.strerror}; "
+                        f"check the path and permissions") from None
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        raise UserError(f"config file {p} is not valid YAML{where}: "
+                        f"{getattr(exc, 'problem', exc)}; fix the syntax") from None
+    try:
+        return parse_config(data, source=str(p))
+    except UserError as exc:
+        raise UserError(f"{p}: {exc}") from None
+
+
+def describe() -> list[tuple[str, str, str]]:
+    """(key, default, doc) rows for the docs' key reference."""
+    rows: list[tuple[str, str, str]] = []
+
+    def walk(cls: Any, prefix: str) -> None:
+        for f in dataclasses.fields(cls):
+            if f.name in _INTERNAL:
+                continue
+            tp = typing.get_type_hints(cls)[f.name]
+            if dataclasses.is_dataclass(tp):
+                walk(tp, prefix + f.name + ".")
+                continue
+            default = f.default_factory() if f.default_factory is not dataclasses.MISSING \
+                else f.default
+            rows.append((prefix + f.name, repr(default), f.metadata.get("doc", "")))
+
+    walk(Config, "")
+    return rows

@@ -1,0 +1,154 @@
+"""Challenge accept/decline: a pure decision plus slot bookkeeping.
+
+Decline reasons are Lichess's keys (lichess-org/api, challengeDeclineReason):
+the challenger sees the matching sentence, so the most specific one wins.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from bot.config import ChallengeConfig
+from bot.events import Challenge
+
+SPEED_ORDER = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
+RESERVATION_TTL_S = 30.0  # accepted challenges that never start free their slot after this
+
+
+@dataclass(frozen=True)
+class Decision:
+    accept: bool
+    reason: str = ""  # Lichess decline reason key when not accepted
+    detail: str = ""  # human explanation for the log
+
+    @staticmethod
+    def decline(reason: str, detail: str) -> Decision:
+        return Decision(False, reason, detail)
+
+
+def _lower(names: list[str]) -> set[str]:
+    return {n.lower() for n in names}
+
+
+def _speed_reason(speed: str, allowed: list[str]) -> str:
+    if speed not in SPEED_ORDER or not allowed:
+        return "timeControl"
+    idx = SPEED_ORDER.index(speed)
+    allowed_idx = [SPEED_ORDER.index(s) for s in allowed if s in SPEED_ORDER]
+    if allowed_idx and idx < min(allowed_idx):
+        return "tooFast"
+    if allowed_idx and idx > max(allowed_idx):
+        return "tooSlow"
+    return "timeControl"
+
+
+def _time_control(ch: Challenge, cfg: ChallengeConfig) -> Decision | None:
+    tc = ch.get("timeControl") or {}
+    speed = ch.get("speed", "")
+    kind = tc.get("type", "clock")
+    if kind == "unlimited":
+        return Decision.decline("tooSlow", "unlimited games are not played")
+    if speed not in cfg.time_controls:
+        return Decision.decline(_speed_reason(speed, cfg.time_controls),
+                                f"speed {speed} not in {cfg.time_controls}")
+    if kind == "correspondence":
+        days = int(tc.get("daysPerTurn", 0))
+        if days < cfg.min_days:
+            return Decision.decline("tooFast", f"{days} days/move < min_days")
+        if days > cfg.max_days:
+            return Decision.decline("tooSlow", f"{days} days/move > max_days")
+        return None
+    base, inc = int(tc.get("limit", 0)), int(tc.get("increment", 0))
+    if base < cfg.min_base:
+        return Decision.decline("tooFast", f"base {base}s < min_base {cfg.min_base}s")
+    if base > cfg.max_base:
+        return Decision.decline("tooSlow", f"base {base}s > max_base {cfg.max_base}s")
+    if inc < cfg.min_increment:
+        return Decision.decline("tooFast", f"increment {inc}s < min_increment")
+    if inc > cfg.max_increment:
+        return Decision.decline("tooSlow", f"increment {inc}s > max_increment")
+    return None
+
+
+def decide(ch: Challenge, cfg: ChallengeConfig, *, games_with_user: int = 0,
+           slots_free: int = 1, shutting_down: bool = False) -> Decision:
+    """Accept or decline one incoming challenge (no I/O)."""
+    challenger = ch.get("challenger") or {}
+    user = str(challenger.get("id") or challenger.get("name") or "").lower()
+    is_bot = challenger.get("title") == "BOT"
+    if shutting_down:
+        return Decision.decline("later", "shutting down")
+    if user in _lower(cfg.block_list):
+        return Decision.decline("generic", f"{user} is on block_list")
+    if cfg.allow_list and user not in _lower(cfg.allow_list):
+        return Decision.decline("generic", f"{user} is not on allow_list")
+    if is_bot and not cfg.accept_bot:
+        return Decision.decline("noBot", "bots not accepted (accept_bot: false)")
+    if not is_bot and cfg.only_bot:
+        return Decision.decline("onlyBot", "only bots accepted (only_bot: true)")
+    variant = (ch.get("variant") or {}).get("key", "standard")
+    if variant not in cfg.variants:
+        reason = "standard" if "standard" in cfg.variants else "variant"
+        return Decision.decline(reason, f"variant {variant} not in {cfg.variants}")
+    rated = bool(ch.get("rated"))
+    if rated and "rated" not in cfg.modes:
+        return Decision.decline("casual", "rated games not accepted")
+    if not rated and "casual" not in cfg.modes:
+        return Decision.decline("rated", "casual games not accepted")
+    tc = _time_control(ch, cfg)
+    if tc is not None:
+        return tc
+    rating = challenger.get("rating")
+    if rating is not None and not cfg.min_rating <= int(rating) <= cfg.max_rating:
+        return Decision.decline("generic", f"rating {rating} outside "
+                                f"[{cfg.min_rating}, {cfg.max_rating}]")
+    if games_with_user >= cfg.max_simultaneous_games_per_user:
+        return Decision.decline("later", f"already {games_with_user} game(s) with {user}")
+    if slots_free <= 0:
+        return Decision.decline("later", "all game slots busy")
+    return Decision(True, "", "accepted")
+
+
+@dataclass
+class Slots:
+    """Concurrency accounting: running games plus accepted-but-not-started ones.
+
+    A challenge is reserved *before* the accept request is sent, so a burst
+    of challenges arriving together can never overshoot `concurrency`.
+    """
+
+    running: dict[str, str] = field(default_factory=dict)  # game id -> opponent
+    reserved: dict[str, tuple[str, float]] = field(default_factory=dict)  # id -> (user, t)
+
+    def _expire(self, now: float) -> None:
+        for cid, (_, t) in list(self.reserved.items()):
+            if now - t > RESERVATION_TTL_S:
+                del self.reserved[cid]
+
+    def used(self, now: float | None = None) -> int:
+        self._expire(time.monotonic() if now is None else now)
+        return len(self.running) + len(self.reserved)
+
+    def free(self, concurrency: int) -> int:
+        return concurrency - self.used()
+
+    def with_user(self, user: str) -> int:
+        user = user.lower()
+        return sum(1 for u in self.running.values() if u == user) + \
+            sum(1 for u, _ in self.reserved.values() if u == user)
+
+    def reserve(self, challenge_id: str, user: str) -> None:
+        self.reserved[challenge_id] = (user.lower(), time.monotonic())
+
+    def release(self, challenge_id: str) -> None:
+        self.reserved.pop(challenge_id, None)
+
+    def start(self, game_id: str, user: str) -> None:
+        # On Lichess a game created from a challenge has the challenge's id.
+        self.reserved.pop(game_id, None)
+        self.running[game_id] = user.lower()
+
+    def finish(self, game_id: str) -> None:
+        self.running.pop(game_id, None)
+        self.reserved.pop(game_id, None)

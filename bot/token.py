@@ -1,0 +1,79 @@
+"""The Lichess API token: where it comes from, and how it stays secret.
+
+The token is wrapped in `Token`, whose repr/str are redacted, so it cannot leak
+through logging, exception messages or tracebacks by accident.  Only
+`Token.reveal()` (used once, to build the Authorization header) sees the text.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from pathlib import Path
+
+from bot.errors import UserError
+
+ENV_VAR = "LICHESS_BOT_TOKEN"
+CREDENTIAL_NAME = "lichess-token"
+# Lichess tokens are lip_/lio_ + alphanumerics; be lenient but refuse whitespace
+# and control characters, which would corrupt the HTTP header.
+_TOKEN_RE = re.compile(r"^[A-Za-z0-9_\-.]{8,256}$")
+
+
+class Token:
+    __slots__ = ("_secret", "source")
+
+    def __init__(self, secret: str, source: str) -> None:
+        self._secret = secret
+        self.source = source
+
+    def reveal(self) -> str:
+        return self._secret
+
+    def __repr__(self) -> str:
+        return f"Token(<redacted>, source={self.source!r})"
+
+    __str__ = __repr__
+
+    def __reduce__(self) -> None:  # never pickle the secret into a file
+        raise TypeError("Token cannot be pickled")
+
+
+def _validate(text: str, source: str) -> Token:
+    secret = text.strip()
+    if not secret:
+        raise UserError(f"the Lichess token from {source} is empty; put the token "
+                        f"(from https://lichess.org/account/oauth/token) there")
+    if not _TOKEN_RE.match(secret):
+        # Never echo the value: it might be a real token with a stray character.
+        raise UserError(f"the Lichess token from {source} contains unexpected characters "
+                        f"(spaces, quotes or line breaks?); store only the token itself")
+    return Token(secret, source)
+
+
+def _from_file(path: Path, what: str) -> Token:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"{what} {path} does not exist; create it with the token "
+                        f"or fix the path") from None
+    except OSError as exc:
+        raise UserError(f"cannot read {what} {path}: {exc.strerror}; "
+                        f"check its permissions") from None
+    return _validate(text, f"{what} {path}")
+
+
+def load_token(token_file: str | None = None) -> Token:
+    """Resolve the token: $LICHESS_BOT_TOKEN, then token_file, then systemd credential."""
+    env = os.environ.get(ENV_VAR)
+    if env is not None and env.strip():
+        return _validate(env, f"${ENV_VAR}")
+    if token_file:
+        return _from_file(Path(token_file).expanduser(), "token_file")
+    cred_dir = os.environ.get("CREDENTIALS_DIRECTORY")
+    if cred_dir:
+        cred = Path(cred_dir) / CREDENTIAL_NAME
+        if cred.exists():
+            return _from_file(cred, "systemd credential")
+    raise UserError(f"no Lichess token: set ${ENV_VAR}=<token>, or set 'token_file: PATH' "
+                    f"in config.yml (systemd: LoadCredential={CREDENTIAL_NAME}:PATH)")
