@@ -1,0 +1,108 @@
+"""cffi build script for the C engine (API mode, out of line) -> bot._engine.
+
+Flags are chosen for the machine that builds:
+  * x86-64 with BMI2 gets the PEXT slider index, except AMD Zen 1/2 (family
+    0x17), where PEXT is microcoded and slower than magic multiplication;
+  * PIBOT_NO_PEXT=1 forces the magic path (to build and test both here);
+  * PIBOT_NATIVE=1 adds -march=native / -mcpu=native (the Pi installer sets it);
+  * PIBOT_CFLAGS adds arbitrary flags (e.g. sanitizers).
+"""
+
+from __future__ import annotations
+
+import os
+import platform
+import shutil
+import sys
+import sysconfig
+from pathlib import Path
+
+from cffi import FFI
+
+ROOT = Path(__file__).resolve().parent
+SRC = ROOT / "engine_c"
+
+
+def _cpuinfo() -> str:
+    try:
+        return Path("/proc/cpuinfo").read_text(errors="replace")
+    except OSError:
+        return ""
+
+
+def _flags_line(info: str) -> set[str]:
+    for line in info.splitlines():
+        if line.startswith("flags"):
+            return set(line.split(":", 1)[1].split())
+    return set()
+
+
+def fast_pext_available() -> bool:
+    """True on x86-64 CPUs whose BMI2 PEXT is fast (not AMD Zen 1/Zen 2)."""
+    if platform.machine().lower() not in ("x86_64", "amd64"):
+        return False
+    info = _cpuinfo()
+    if "bmi2" not in _flags_line(info):
+        return False
+    if "AuthenticAMD" in info:
+        for line in info.splitlines():
+            if line.startswith("cpu family") and int(line.split(":")[1]) < 0x19:
+                return False  # Zen 1/2 (0x17) and older: microcoded PEXT
+    return True
+
+
+def compile_args() -> list[str]:
+    args = ["-O3", "-std=c11", "-DNDEBUG", "-Wall", "-Wextra", "-Wno-unused-parameter",
+            "-fno-strict-aliasing", "-D_GNU_SOURCE"]
+    machine = platform.machine().lower()
+    if machine in ("x86_64", "amd64"):
+        if "popcnt" in _flags_line(_cpuinfo()):
+            args.append("-mpopcnt")
+        forced_magic = os.environ.get("PIBOT_NO_PEXT", "") not in ("", "0")
+        if fast_pext_available() and not forced_magic:
+            args += ["-mbmi2", "-DPB_USE_PEXT"]
+    if os.environ.get("PIBOT_NATIVE", "") not in ("", "0"):
+        args.append("-mcpu=native" if machine in ("aarch64", "arm64") else "-march=native")
+    args += os.environ.get("PIBOT_CFLAGS", "").split()
+    return args
+
+
+def _check_toolchain() -> None:
+    cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
+    if os.environ.get("CC"):
+        cc = os.environ["CC"].split()[0]
+    if not shutil.which(cc):
+        sys.exit(f"pibot build: C compiler '{cc}' not found. "
+                 "Install it: sudo apt-get install build-essential")
+    include = Path(sysconfig.get_paths()["include"]) / "Python.h"
+    if not include.exists():
+        sys.exit(f"pibot build: Python headers not found ({include}). "
+                 "Install them: sudo apt-get install python3-dev")
+
+
+def api_headers() -> list[Path]:
+    """pibot_api.h first, then every other pibot*_api.h, in a stable order."""
+    main = SRC / "pibot_api.h"
+    rest = sorted(p for p in SRC.glob("pibot*_api.h") if p != main)
+    return [main, *rest]
+
+
+def sources() -> list[str]:
+    return sorted(str(p.relative_to(ROOT)) for p in SRC.glob("*.c"))
+
+
+_check_toolchain()
+ffibuilder = FFI()
+ffibuilder.cdef("\n".join(p.read_text() for p in api_headers()))
+ffibuilder.set_source(
+    "bot._engine",
+    "#include <stddef.h>\n#include <stdint.h>\n"
+    + "\n".join(f'#include "{p.name}"' for p in api_headers()),
+    sources=sources(),
+    include_dirs=[str(SRC.relative_to(ROOT))],
+    extra_compile_args=compile_args(),
+    libraries=["m", "pthread"],
+)
+
+if __name__ == "__main__":
+    ffibuilder.compile(verbose=True)

@@ -1,0 +1,569 @@
+/* board.c — FEN, Zobrist keys, make/unmake, draw detection, UCI text. */
+#include "board.h"
+#include "attacks.h"
+#include "bitboard.h"
+#include "movegen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+
+uint64_t ZobPiece[16][64];
+uint64_t ZobCastle[16];
+uint64_t ZobEp[8];
+uint64_t ZobSide;
+
+static const char PieceChars[] = " PNBRQK  pnbrqk";
+static const char *StartFen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+static void init_zobrist(void) {
+    uint64_t s = 0x2545F4914F6CDD1DULL;
+#define NEXT() (s ^= s >> 12, s ^= s << 25, s ^= s >> 27, s * 2685821657736338717ULL)
+    for (int p = 0; p < 16; p++)
+        for (int sq = 0; sq < 64; sq++) ZobPiece[p][sq] = (p && piece_type(p) && piece_type(p) <= KING) ? NEXT() : 0;
+    uint64_t rights[4];
+    for (int i = 0; i < 4; i++) rights[i] = NEXT();
+    for (int c = 0; c < 16; c++) {
+        ZobCastle[c] = 0;
+        for (int i = 0; i < 4; i++) if (c & (1 << i)) ZobCastle[c] ^= rights[i];
+    }
+    for (int f = 0; f < 8; f++) ZobEp[f] = NEXT();
+    ZobSide = NEXT();
+#undef NEXT
+}
+
+static once_flag tables_once = ONCE_FLAG_INIT;
+static void init_tables(void) { attacks_init(); init_zobrist(); }
+void board_init_tables(void) { call_once(&tables_once, init_tables); }
+
+/* ---------- piece placement ---------- */
+
+static inline void put_piece(Board *b, int pc, int sq) {
+    Bitboard bb = sq_bb(sq);
+    b->by_type[piece_type(pc)] |= bb;
+    b->by_type[0] |= bb;
+    b->by_color[piece_color(pc)] |= bb;
+    b->squares[sq] = (uint8_t)pc;
+}
+static inline void remove_piece(Board *b, int sq) {
+    int pc = b->squares[sq];
+    Bitboard bb = sq_bb(sq);
+    b->by_type[piece_type(pc)] ^= bb;
+    b->by_type[0] ^= bb;
+    b->by_color[piece_color(pc)] ^= bb;
+    b->squares[sq] = NO_PIECE;
+}
+static inline void move_piece(Board *b, int from, int to) {
+    int pc = b->squares[from];
+    Bitboard ft = sq_bb(from) | sq_bb(to);
+    b->by_type[piece_type(pc)] ^= ft;
+    b->by_type[0] ^= ft;
+    b->by_color[piece_color(pc)] ^= ft;
+    b->squares[from] = NO_PIECE;
+    b->squares[to] = (uint8_t)pc;
+}
+
+Bitboard board_attackers_to(const Board *b, int sq, Bitboard occ) {
+    return (PawnAttacks[BLACK][sq] & board_pieces(b, WHITE, PAWN))
+         | (PawnAttacks[WHITE][sq] & board_pieces(b, BLACK, PAWN))
+         | (KnightAttacks[sq] & b->by_type[KNIGHT])
+         | (KingAttacks[sq] & b->by_type[KING])
+         | (rook_attacks(sq, occ) & (b->by_type[ROOK] | b->by_type[QUEEN]))
+         | (bishop_attacks(sq, occ) & (b->by_type[BISHOP] | b->by_type[QUEEN]));
+}
+
+bool board_sq_attacked(const Board *b, int sq, int by, Bitboard occ) {
+    Bitboard them = b->by_color[by];
+    return (PawnAttacks[!by][sq] & them & b->by_type[PAWN])
+        || (KnightAttacks[sq] & them & b->by_type[KNIGHT])
+        || (KingAttacks[sq] & them & b->by_type[KING])
+        || (rook_attacks(sq, occ) & them & (b->by_type[ROOK] | b->by_type[QUEEN]))
+        || (bishop_attacks(sq, occ) & them & (b->by_type[BISHOP] | b->by_type[QUEEN]));
+}
+
+static Bitboard compute_checkers(const Board *b) {
+    int k = board_king_sq(b, b->side);
+    return board_attackers_to(b, k, b->by_type[0]) & b->by_color[!b->side];
+}
+
+uint64_t board_compute_key(const Board *b) {
+    uint64_t k = 0;
+    for (int sq = 0; sq < 64; sq++)
+        if (b->squares[sq]) k ^= ZobPiece[b->squares[sq]][sq];
+    k ^= ZobCastle[b->castling];
+    if (b->ep != SQ_NONE) k ^= ZobEp[sq_file(b->ep)];
+    if (b->side == BLACK) k ^= ZobSide;
+    return k;
+}
+
+static uint64_t compute_pawn_key(const Board *b) {
+    uint64_t k = 0;
+    Bitboard p = b->by_type[PAWN];
+    while (p) { int sq = pop_lsb(&p); k ^= ZobPiece[b->squares[sq]][sq]; }
+    return k;
+}
+
+/* ---------- castling setup ---------- */
+
+static int castle_index(int c, bool king_side) { return c * 2 + (king_side ? 0 : 1); }
+
+static void setup_castling_right(Board *b, int idx, int rook_sq) {
+    int c = idx / 2;
+    bool king_side = (idx % 2) == 0;
+    int ksq = board_king_sq(b, c);
+    int rank = c == WHITE ? 0 : 7;
+    int kto = make_sq(king_side ? 6 : 2, rank), rto = make_sq(king_side ? 5 : 3, rank);
+    b->castling |= 1 << idx;
+    b->castle_rook[idx] = (uint8_t)rook_sq;
+    b->castle_mask[ksq] &= (uint8_t)~(c == WHITE ? (CASTLE_WK | CASTLE_WQ) : (CASTLE_BK | CASTLE_BQ));
+    b->castle_mask[rook_sq] &= (uint8_t)~(1 << idx);
+    Bitboard path = between_bb(ksq, kto) | sq_bb(kto) | between_bb(rook_sq, rto) | sq_bb(rto);
+    b->castle_path[idx] = path & ~(sq_bb(ksq) | sq_bb(rook_sq));
+}
+
+/* ---------- FEN ---------- */
+
+#define FEN_FAIL(...) do { if (err && errlen) snprintf(err, errlen, __VA_ARGS__); return PB_ERR_FEN; } while (0)
+
+static int parse_uint(const char *s, long maxv, long *out) {
+    if (!*s) return -1;
+    long v = 0;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9') return -1;
+        v = v * 10 + (*s - '0');
+        if (v > maxv) return -1;
+    }
+    *out = v;
+    return 0;
+}
+
+int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t errlen) {
+    board_init_tables();
+    if (!fen) FEN_FAIL("empty FEN");
+    char buf[256];
+    size_t n = strlen(fen);
+    if (n == 0) FEN_FAIL("empty FEN");
+    if (n >= sizeof buf) FEN_FAIL("FEN too long (%zu characters)", n);
+    memcpy(buf, fen, n + 1);
+
+    char *fields[7];
+    int nf = 0;
+    for (char *tok = strtok(buf, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
+        if (nf == 6) FEN_FAIL("too many fields (a FEN has 6: placement, side, castling, en passant, halfmove, fullmove)");
+        fields[nf++] = tok;
+    }
+    if (nf != 4 && nf != 6)
+        FEN_FAIL("expected 6 fields (placement, side, castling, en passant, halfmove, fullmove), got %d", nf);
+
+    /* Build into a temporary board so *out is untouched on failure. */
+    static const Board zero;
+    Board *b = malloc(sizeof *b);
+    if (!b) return PB_ERR_NOMEM;
+    *b = zero;
+    int rc = PB_ERR_FEN;
+#undef FEN_FAIL
+#define FEN_FAIL(...) do { if (err && errlen) snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
+
+    /* 1. placement */
+    {
+        int rank = 7, file = 0;
+        bool last_digit = false;
+        for (const char *p = fields[0]; *p; p++) {
+            char ch = *p;
+            if (ch == '/') {
+                if (file != 8) FEN_FAIL("rank %d has %d squares, expected 8", rank + 1, file);
+                if (rank == 0) FEN_FAIL("more than 8 ranks in the placement field");
+                rank--; file = 0; last_digit = false;
+            } else if (ch >= '1' && ch <= '8') {
+                if (last_digit) FEN_FAIL("two digits in a row in rank %d", rank + 1);
+                file += ch - '0';
+                if (file > 8) FEN_FAIL("rank %d has more than 8 squares", rank + 1);
+                last_digit = true;
+            } else {
+                const char *pc = strchr(PieceChars, ch);
+                if (!pc || ch == ' ') FEN_FAIL("invalid character '%c' in the placement field", ch);
+                if (file >= 8) FEN_FAIL("rank %d has more than 8 squares", rank + 1);
+                put_piece(b, (int)(pc - PieceChars), make_sq(file, rank));
+                file++; last_digit = false;
+            }
+        }
+        if (rank != 0) FEN_FAIL("placement has %d ranks, expected 8", 8 - rank);
+        if (file != 8) FEN_FAIL("rank 1 has %d squares, expected 8", file);
+    }
+    for (int c = 0; c < 2; c++) {
+        const char *name = c == WHITE ? "white" : "black";
+        int kings = popcount(board_pieces(b, c, KING));
+        if (kings != 1) FEN_FAIL("%s has %d kings, expected exactly 1", name, kings);
+        if (popcount(board_pieces(b, c, PAWN)) > 8) FEN_FAIL("%s has more than 8 pawns", name);
+        if (popcount(b->by_color[c]) > 16) FEN_FAIL("%s has more than 16 pieces", name);
+    }
+    if (b->by_type[PAWN] & (RANK_1_BB | RANK_8_BB)) FEN_FAIL("pawn on the first or last rank");
+
+    /* 2. side */
+    if (!strcmp(fields[1], "w")) b->side = WHITE;
+    else if (!strcmp(fields[1], "b")) b->side = BLACK;
+    else FEN_FAIL("side to move must be 'w' or 'b', got '%s'", fields[1]);
+
+    /* 3. castling */
+    memset(b->castle_rook, SQ_NONE, sizeof b->castle_rook);
+    memset(b->castle_mask, 0xF, sizeof b->castle_mask);
+    b->chess960 = chess960;
+    if (strcmp(fields[2], "-")) {
+        for (const char *p = fields[2]; *p; p++) {
+            char ch = *p;
+            int c = (ch >= 'a' && ch <= 'z') ? BLACK : WHITE;
+            char up = (char)(c == BLACK ? ch - 32 : ch);
+            int rank = c == WHITE ? 0 : 7;
+            Bitboard rooks = board_pieces(b, c, ROOK) & (RANK_1_BB << (8 * rank));
+            int ksq = board_king_sq(b, c);
+            if (sq_rank(ksq) != rank || sq_file(ksq) == 0 || sq_file(ksq) == 7)
+                FEN_FAIL("castling right '%c' but the %s king is not on its back rank between the rooks",
+                         ch, c == WHITE ? "white" : "black");
+            int rsq;
+            bool king_side;
+            if (up == 'K' || up == 'Q') {
+                king_side = up == 'K';
+                Bitboard side_rooks = rooks & (king_side ? ~(sq_bb(ksq) * 2 - 1) : (sq_bb(ksq) - 1));
+                if (!side_rooks) FEN_FAIL("castling right '%c' but there is no rook on that side of the king", ch);
+                rsq = king_side ? msb(side_rooks) : lsb(side_rooks);  /* outermost rook (X-FEN) */
+            } else if (up >= 'A' && up <= 'H') {
+                rsq = make_sq(up - 'A', rank);
+                if (!(rooks & sq_bb(rsq))) FEN_FAIL("castling right '%c' but there is no rook on %c%d", ch, up - 'A' + 'a', rank + 1);
+                king_side = rsq > ksq;
+            } else {
+                FEN_FAIL("invalid castling field '%s' (use '-', KQkq, or Shredder-FEN files like HAha)", fields[2]);
+            }
+            int idx = castle_index(c, king_side);
+            if (b->castling & (1 << idx)) FEN_FAIL("castling right for the same side given twice in '%s'", fields[2]);
+            if (!chess960 && (sq_file(ksq) != 4 || (sq_file(rsq) != (king_side ? 7 : 0))))
+                FEN_FAIL("castling right '%c' needs the king on e%d and the rook on %c%d in standard chess "
+                         "(use Chess960 mode for other setups)", ch, rank + 1, king_side ? 'h' : 'a', rank + 1);
+            setup_castling_right(b, idx, rsq);
+        }
+    }
+
+    /* 4. en passant */
+    b->ep = SQ_NONE;
+    if (strcmp(fields[3], "-")) {
+        const char *e = fields[3];
+        if (strlen(e) != 2 || e[0] < 'a' || e[0] > 'h' || e[1] < '1' || e[1] > '8')
+            FEN_FAIL("invalid en passant square '%s'", e);
+        int ep = make_sq(e[0] - 'a', e[1] - '1');
+        int need_rank = b->side == WHITE ? 5 : 2;
+        if (sq_rank(ep) != need_rank) FEN_FAIL("en passant square %s is on the wrong rank for the side to move", e);
+        int them = !b->side;
+        int pawn_sq = b->side == WHITE ? ep - 8 : ep + 8;
+        int from_sq = b->side == WHITE ? ep + 8 : ep - 8;
+        if (b->squares[pawn_sq] != make_piece(them, PAWN) || b->squares[ep] || b->squares[from_sq])
+            FEN_FAIL("en passant square %s does not follow a double pawn push", e);
+        if (PawnAttacks[them][ep] & board_pieces(b, b->side, PAWN)) b->ep = ep;
+    }
+
+    /* 5-6. counters */
+    b->rule50 = 0;
+    b->fullmove_start = 1;
+    if (nf == 6) {
+        long v;
+        if (parse_uint(fields[4], 10000, &v)) FEN_FAIL("halfmove clock must be a number 0..10000, got '%s'", fields[4]);
+        b->rule50 = (int)v;
+        if (parse_uint(fields[5], 100000, &v) || v < 1) FEN_FAIL("fullmove number must be a number >= 1, got '%s'", fields[5]);
+        b->fullmove_start = (int)v;
+    }
+
+    /* legality of the position itself */
+    {
+        int them_king = board_king_sq(b, !b->side);
+        if (board_sq_attacked(b, them_king, b->side, b->by_type[0]))
+            FEN_FAIL("the side not to move (%s) is in check", b->side == WHITE ? "black" : "white");
+        b->checkers = compute_checkers(b);
+        if (popcount(b->checkers) > 2) FEN_FAIL("the king is attacked by more than two pieces");
+    }
+    b->key = board_compute_key(b);
+    b->pawn_key = compute_pawn_key(b);
+    b->ply = 0;
+    memcpy(out, b, sizeof *b);
+    rc = PB_OK;
+fail:
+    free(b);
+    return rc;
+}
+#undef FEN_FAIL
+
+void board_set_startpos(Board *b) { board_set_fen(b, StartFen, false, NULL, 0); }
+
+void board_get_fen(const Board *b, char *out, size_t outlen) {
+    char buf[128];
+    int n = 0;
+    for (int rank = 7; rank >= 0; rank--) {
+        int empty = 0;
+        for (int file = 0; file < 8; file++) {
+            int pc = b->squares[make_sq(file, rank)];
+            if (!pc) { empty++; continue; }
+            if (empty) { buf[n++] = (char)('0' + empty); empty = 0; }
+            buf[n++] = PieceChars[pc];
+        }
+        if (empty) buf[n++] = (char)('0' + empty);
+        if (rank) buf[n++] = '/';
+    }
+    buf[n++] = ' ';
+    buf[n++] = b->side == WHITE ? 'w' : 'b';
+    buf[n++] = ' ';
+    if (!b->castling) buf[n++] = '-';
+    for (int idx = 0; idx < 4; idx++) {
+        if (!(b->castling & (1 << idx))) continue;
+        int c = idx / 2, rsq = b->castle_rook[idx];
+        bool king_side = idx % 2 == 0;
+        char ch;
+        /* X-FEN: K/Q when the rook is the outermost on its side, else its file. */
+        Bitboard rooks = board_pieces(b, c, ROOK) & rank_bb(rsq);
+        int ksq = board_king_sq(b, c);
+        Bitboard side_rooks = rooks & (king_side ? ~(sq_bb(ksq) * 2 - 1) : (sq_bb(ksq) - 1));
+        int outer = king_side ? msb(side_rooks) : lsb(side_rooks);
+        if (outer == rsq) ch = king_side ? 'K' : 'Q';
+        else ch = (char)('A' + sq_file(rsq));
+        buf[n++] = c == WHITE ? ch : (char)(ch + 32);
+    }
+    buf[n++] = ' ';
+    if (b->ep == SQ_NONE) buf[n++] = '-';
+    else { buf[n++] = (char)('a' + sq_file(b->ep)); buf[n++] = (char)('1' + sq_rank(b->ep)); }
+    buf[n] = 0;
+    /* fullmove increments after each black move: count black moves since the FEN */
+    int start_side = (b->side + b->ply) & 1;
+    int black_moves = start_side == WHITE ? b->ply / 2 : (b->ply + 1) / 2;
+    int fullmove = b->fullmove_start + black_moves;
+    snprintf(out, outlen, "%s %d %d", buf, b->rule50, fullmove);
+}
+
+/* ---------- make / unmake ---------- */
+
+bool board_make_move(Board *b, Move m) {
+    if (b->ply >= HIST_MAX) return false;
+    Undo *u = &b->hist[b->ply++];
+    u->key = b->key;
+    u->pawn_key = b->pawn_key;
+    u->checkers = b->checkers;
+    u->move = m;
+    u->castling = (uint8_t)b->castling;
+    u->ep = (uint8_t)b->ep;
+    u->rule50 = (uint16_t)b->rule50;
+    u->captured = NO_PIECE;
+
+    int us = b->side, them = !us;
+    int from = move_from(m), to = move_to(m), kind = move_kind(m);
+    int pc = b->squares[from];
+    uint64_t key = b->key ^ ZobSide;
+    if (b->ep != SQ_NONE) { key ^= ZobEp[sq_file(b->ep)]; b->ep = SQ_NONE; }
+    b->rule50++;
+
+    if (kind == MOVE_CASTLE) {
+        bool king_side = to > from;
+        int rank = us == WHITE ? 0 : 7;
+        int kto = make_sq(king_side ? 6 : 2, rank), rto = make_sq(king_side ? 5 : 3, rank);
+        int rook = b->squares[to];
+        remove_piece(b, from);
+        remove_piece(b, to);
+        put_piece(b, pc, kto);
+        put_piece(b, rook, rto);
+        key ^= ZobPiece[pc][from] ^ ZobPiece[pc][kto] ^ ZobPiece[rook][to] ^ ZobPiece[rook][rto];
+    } else {
+        int cap_sq = kind == MOVE_EP ? (us == WHITE ? to - 8 : to + 8) : to;
+        int captured = b->squares[cap_sq];
+        if (captured) {
+            u->captured = (uint8_t)captured;
+            remove_piece(b, cap_sq);
+            key ^= ZobPiece[captured][cap_sq];
+            if (piece_type(captured) == PAWN) b->pawn_key ^= ZobPiece[captured][cap_sq];
+            b->rule50 = 0;
+        }
+        move_piece(b, from, to);
+        key ^= ZobPiece[pc][from] ^ ZobPiece[pc][to];
+        if (piece_type(pc) == PAWN) {
+            b->rule50 = 0;
+            b->pawn_key ^= ZobPiece[pc][from];
+            if (kind == MOVE_PROMO) {
+                int promo = make_piece(us, move_promo(m));
+                remove_piece(b, to);
+                put_piece(b, promo, to);
+                key ^= ZobPiece[pc][to] ^ ZobPiece[promo][to];
+            } else {
+                b->pawn_key ^= ZobPiece[pc][to];
+                /* ep square only when a capture is pseudo-legally possible */
+                if ((to ^ from) == 16 && (PawnAttacks[us][(to + from) / 2] & board_pieces(b, them, PAWN))) {
+                    b->ep = (to + from) / 2;
+                    key ^= ZobEp[sq_file(b->ep)];
+                }
+            }
+        }
+    }
+    int rights = b->castling & b->castle_mask[from] & b->castle_mask[to];
+    if (rights != b->castling) {
+        key ^= ZobCastle[b->castling] ^ ZobCastle[rights];
+        b->castling = rights;
+    }
+    b->key = key;
+    b->side = them;
+    b->checkers = compute_checkers(b);
+    return true;
+}
+
+void board_unmake_move(Board *b) {
+    Undo *u = &b->hist[--b->ply];
+    Move m = u->move;
+    b->side = !b->side;
+    int us = b->side;
+    int from = move_from(m), to = move_to(m), kind = move_kind(m);
+    if (kind == MOVE_CASTLE) {
+        bool king_side = to > from;
+        int rank = us == WHITE ? 0 : 7;
+        int kto = make_sq(king_side ? 6 : 2, rank), rto = make_sq(king_side ? 5 : 3, rank);
+        int king = b->squares[kto], rook = b->squares[rto];
+        remove_piece(b, kto);
+        remove_piece(b, rto);
+        put_piece(b, king, from);
+        put_piece(b, rook, to);
+    } else {
+        if (kind == MOVE_PROMO) {
+            remove_piece(b, to);
+            put_piece(b, make_piece(us, PAWN), to);
+        }
+        move_piece(b, to, from);
+        if (u->captured) {
+            int cap_sq = kind == MOVE_EP ? (us == WHITE ? to - 8 : to + 8) : to;
+            put_piece(b, u->captured, cap_sq);
+        }
+    }
+    b->key = u->key;
+    b->pawn_key = u->pawn_key;
+    b->checkers = u->checkers;
+    b->castling = u->castling;
+    b->ep = u->ep;
+    b->rule50 = u->rule50;
+}
+
+void board_make_null(Board *b) {
+    Undo *u = &b->hist[b->ply++];
+    u->key = b->key;
+    u->pawn_key = b->pawn_key;
+    u->checkers = b->checkers;
+    u->move = MOVE_NULL;
+    u->castling = (uint8_t)b->castling;
+    u->ep = (uint8_t)b->ep;
+    u->rule50 = (uint16_t)b->rule50;
+    u->captured = NO_PIECE;
+    if (b->ep != SQ_NONE) { b->key ^= ZobEp[sq_file(b->ep)]; b->ep = SQ_NONE; }
+    b->key ^= ZobSide;
+    b->rule50++;
+    b->side = !b->side;
+    b->checkers = 0;   /* null moves are never made in check */
+}
+
+void board_unmake_null(Board *b) {
+    Undo *u = &b->hist[--b->ply];
+    b->side = !b->side;
+    b->key = u->key;
+    b->checkers = u->checkers;
+    b->ep = u->ep;
+    b->rule50 = u->rule50;
+}
+
+/* ---------- draws ---------- */
+
+bool board_is_repetition(const Board *b, int search_root_ply) {
+    int limit = b->rule50 < b->ply ? b->rule50 : b->ply;
+    int count = 0;
+    for (int back = 1; back <= limit; back++) {
+        const Undo *u = &b->hist[b->ply - back];
+        if (u->move == MOVE_NULL) return false;
+        if (back % 2 == 0 && u->key == b->key) {
+            if (b->ply - back >= search_root_ply) return true;  /* twofold inside the search */
+            if (++count == 2) return true;                       /* threefold overall */
+        }
+    }
+    return false;
+}
+
+bool board_is_draw_50(const Board *b) {
+    if (b->rule50 < 100) return false;
+    if (!b->checkers) return true;
+    return movegen_count(b) > 0;  /* mate on the 100th ply wins */
+}
+
+bool board_insufficient_material(const Board *b) {
+    if (b->by_type[PAWN] | b->by_type[ROOK] | b->by_type[QUEEN]) return false;
+    Bitboard minors = b->by_type[KNIGHT] | b->by_type[BISHOP];
+    if (popcount(minors) <= 1) return true;
+    if (b->by_type[KNIGHT]) return false;
+    const Bitboard dark = 0xAA55AA55AA55AA55ULL;
+    Bitboard bishops = b->by_type[BISHOP];
+    return (bishops & dark) == bishops || (bishops & ~dark) == bishops;
+}
+
+void board_compact_history(Board *b) {
+    int keep = b->rule50 < b->ply ? b->rule50 : b->ply;
+    if (keep > HIST_MAX / 2) keep = HIST_MAX / 2;
+    int drop = b->ply - keep;
+    if (drop <= 0) return;
+    /* fullmove bookkeeping: advance the start by the dropped black moves */
+    int start_side = (b->side + b->ply) & 1;
+    int black_moves = start_side == WHITE ? drop / 2 : (drop + 1) / 2;
+    b->fullmove_start += black_moves;
+    memmove(b->hist, b->hist + drop, (size_t)keep * sizeof(Undo));
+    b->ply = keep;
+}
+
+/* ---------- UCI text ---------- */
+
+void board_move_to_uci(const Board *b, Move m, char out[6]) {
+    int from = move_from(m), to = move_to(m);
+    if (m == MOVE_NONE) { strcpy(out, "0000"); return; }
+    if (move_kind(m) == MOVE_CASTLE && !b->chess960)
+        to = make_sq(to > from ? 6 : 2, sq_rank(from));
+    out[0] = (char)('a' + sq_file(from));
+    out[1] = (char)('1' + sq_rank(from));
+    out[2] = (char)('a' + sq_file(to));
+    out[3] = (char)('1' + sq_rank(to));
+    out[4] = move_kind(m) == MOVE_PROMO ? " pnbrqk"[move_promo(m)] : 0;
+    out[5] = 0;
+}
+
+Move board_parse_uci(Board *b, const char *uci) {
+    if (!uci) return MOVE_NONE;
+    size_t n = strlen(uci);
+    if (n < 4 || n > 5) return MOVE_NONE;
+    if (uci[0] < 'a' || uci[0] > 'h' || uci[2] < 'a' || uci[2] > 'h' ||
+        uci[1] < '1' || uci[1] > '8' || uci[3] < '1' || uci[3] > '8')
+        return MOVE_NONE;
+    int promo = 0;
+    if (n == 5) {
+        const char *p = strchr("nbrq", uci[4]);
+        if (!p || !uci[4]) return MOVE_NONE;
+        promo = KNIGHT + (int)(p - "nbrq");
+    }
+    int from = make_sq(uci[0] - 'a', uci[1] - '1'), to = make_sq(uci[2] - 'a', uci[3] - '1');
+    MoveList list;
+    list.count = 0;
+    movegen_legal(b, &list, GEN_ALL);
+    for (int i = 0; i < list.count; i++) {
+        Move m = list.moves[i];
+        if (move_from(m) != from) continue;
+        if (move_kind(m) == MOVE_PROMO) {
+            if (move_to(m) == to && move_promo(m) == promo) return m;
+            continue;
+        }
+        if (promo) continue;
+        if (move_to(m) == to) return m;   /* normal move, or castling as king-takes-rook */
+        if (move_kind(m) == MOVE_CASTLE && !b->chess960 &&
+            to == make_sq(move_to(m) > from ? 6 : 2, sq_rank(from)))
+            return m;                     /* e1g1 style */
+    }
+    return MOVE_NONE;
+}
+
+int board_push_uci(Board *b, const char *uci) {
+    Move m = board_parse_uci(b, uci);
+    if (m == MOVE_NONE) return PB_ERR_MOVE;
+    if (b->ply >= HIST_MAX - MAX_PLY - 8) board_compact_history(b);
+    if (!board_make_move(b, m)) return PB_ERR_HISTORY;
+    return PB_OK;
+}

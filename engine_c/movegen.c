@@ -1,0 +1,188 @@
+/* movegen.c — fully legal move generation with pin and check masks. */
+#include "movegen.h"
+#include "attacks.h"
+#include "bitboard.h"
+
+static inline Move *add(Move *out, int from, int to, int kind) {
+    *out++ = move_make(from, to, kind, 0);
+    return out;
+}
+
+static inline Move *add_promos(Move *out, int from, int to, int kind) {
+    if (kind != GEN_QUIET) *out++ = move_make(from, to, MOVE_PROMO, QUEEN);
+    if (kind != GEN_NOISY) {
+        *out++ = move_make(from, to, MOVE_PROMO, KNIGHT);
+        *out++ = move_make(from, to, MOVE_PROMO, ROOK);
+        *out++ = move_make(from, to, MOVE_PROMO, BISHOP);
+    }
+    return out;
+}
+
+/* Pieces of `us` pinned to their king by sliders of `them`. */
+static Bitboard pinned_pieces(const Board *b, int us, int ksq) {
+    int them = !us;
+    Bitboard snipers = ((rook_attacks(ksq, 0) & (b->by_type[ROOK] | b->by_type[QUEEN])) |
+                        (bishop_attacks(ksq, 0) & (b->by_type[BISHOP] | b->by_type[QUEEN]))) & b->by_color[them];
+    Bitboard pinned = 0, occ = b->by_type[0];
+    while (snipers) {
+        int s = pop_lsb(&snipers);
+        Bitboard between = between_bb(ksq, s) & occ;
+        if (between && !more_than_one(between)) pinned |= between & b->by_color[us];
+    }
+    return pinned;
+}
+
+static Move *gen_pawns(const Board *b, Move *out, int kind, Bitboard target, Bitboard pinned, int ksq) {
+    int us = b->side, them = !us;
+    Bitboard pawns = board_pieces(b, us, PAWN);
+    Bitboard empty = ~b->by_type[0], enemies = b->by_color[them];
+    Bitboard rank7 = us == WHITE ? (RANK_8_BB >> 8) : (RANK_1_BB << 8);
+    Bitboard rank3 = us == WHITE ? (RANK_1_BB << 16) : (RANK_8_BB >> 16);
+    int up = us == WHITE ? 8 : -8;
+
+    /* Pinned pawns are handled one by one; the rest in bulk. */
+    Bitboard free_pawns = pawns & ~pinned;
+    Bitboard promo = free_pawns & rank7, normal = free_pawns & ~rank7;
+
+    if (kind != GEN_NOISY) {
+        Bitboard s1 = pawn_push(us, normal) & empty;
+        Bitboard s2 = pawn_push(us, s1 & rank3) & empty;
+        s1 &= target; s2 &= target;
+        while (s1) { int to = pop_lsb(&s1); out = add(out, to - up, to, MOVE_NORMAL); }
+        while (s2) { int to = pop_lsb(&s2); out = add(out, to - 2 * up, to, MOVE_NORMAL); }
+    }
+    if (kind != GEN_QUIET) {
+        Bitboard ce = (us == WHITE ? shift_east(shift_north(normal)) : shift_east(shift_south(normal))) & enemies & target;
+        Bitboard cw = (us == WHITE ? shift_west(shift_north(normal)) : shift_west(shift_south(normal))) & enemies & target;
+        while (ce) { int to = pop_lsb(&ce); out = add(out, to - up - 1, to, MOVE_NORMAL); }
+        while (cw) { int to = pop_lsb(&cw); out = add(out, to - up + 1, to, MOVE_NORMAL); }
+    }
+    if (promo) {
+        Bitboard s1 = pawn_push(us, promo) & empty & target;
+        Bitboard ce = (us == WHITE ? shift_east(shift_north(promo)) : shift_east(shift_south(promo))) & enemies & target;
+        Bitboard cw = (us == WHITE ? shift_west(shift_north(promo)) : shift_west(shift_south(promo))) & enemies & target;
+        while (s1) { int to = pop_lsb(&s1); out = add_promos(out, to - up, to, kind); }
+        while (ce) { int to = pop_lsb(&ce); out = add_promos(out, to - up - 1, to, kind); }
+        while (cw) { int to = pop_lsb(&cw); out = add_promos(out, to - up + 1, to, kind); }
+    }
+    Bitboard pp = pawns & pinned;
+    while (pp) {
+        int from = pop_lsb(&pp);
+        Bitboard ray = line_bb(ksq, from);
+        Bitboard tos = 0;
+        if (kind != GEN_NOISY || (sq_bb(from) & rank7)) {
+            Bitboard s1 = pawn_push(us, sq_bb(from)) & empty;
+            tos |= s1 | (pawn_push(us, s1 & rank3) & empty);
+        }
+        Bitboard caps = PawnAttacks[us][from] & enemies;
+        tos = (tos | caps) & target & ray;
+        while (tos) {
+            int to = pop_lsb(&tos);
+            bool capture = (caps & sq_bb(to)) != 0;
+            if (sq_bb(from) & rank7) out = add_promos(out, from, to, kind);
+            else if (capture ? kind != GEN_QUIET : kind != GEN_NOISY) out = add(out, from, to, MOVE_NORMAL);
+        }
+    }
+    /* En passant: checked by simulating the occupancy (covers the horizontal pin). */
+    if (b->ep != SQ_NONE && kind != GEN_QUIET) {
+        int ep = b->ep, cap_sq = ep - up;
+        Bitboard capturers = PawnAttacks[them][ep] & pawns;
+        while (capturers) {
+            int from = pop_lsb(&capturers);
+            Bitboard occ = (b->by_type[0] ^ sq_bb(from) ^ sq_bb(cap_sq)) | sq_bb(ep);
+            Bitboard att = (board_attackers_to(b, ksq, occ) & b->by_color[them]) & ~sq_bb(cap_sq);
+            if (!att) out = add(out, from, ep, MOVE_EP);
+        }
+    }
+    return out;
+}
+
+static Move *gen_castling(const Board *b, Move *out, int ksq) {
+    int us = b->side, them = !us;
+    for (int idx = us * 2; idx < us * 2 + 2; idx++) {
+        if (!(b->castling & (1 << idx))) continue;
+        int rsq = b->castle_rook[idx];
+        if (b->by_type[0] & b->castle_path[idx]) continue;
+        bool king_side = (idx % 2) == 0;
+        int kto = make_sq(king_side ? 6 : 2, sq_rank(ksq));
+        Bitboard occ = b->by_type[0] ^ sq_bb(ksq) ^ sq_bb(rsq);
+        Bitboard walk = between_bb(ksq, kto) | sq_bb(kto);
+        bool ok = true;
+        while (walk && ok) {
+            int s = pop_lsb(&walk);
+            if (board_sq_attacked(b, s, them, occ)) ok = false;
+        }
+        if (ok) out = add(out, ksq, rsq, MOVE_CASTLE);
+    }
+    return out;
+}
+
+int movegen_legal(const Board *b, MoveList *list, int kind) {
+    int us = b->side, them = !us;
+    int ksq = board_king_sq(b, us);
+    Move *start = list->moves + list->count, *out = start;
+    Bitboard ours = b->by_color[us], occ = b->by_type[0];
+    Bitboard kind_mask = kind == GEN_NOISY ? b->by_color[them] : kind == GEN_QUIET ? ~occ : ~ours;
+
+    /* King moves: the destination must not be attacked with the king lifted. */
+    Bitboard occ_noking = occ ^ sq_bb(ksq);
+    Bitboard kt = KingAttacks[ksq] & ~ours & kind_mask;
+    while (kt) {
+        int to = pop_lsb(&kt);
+        if (!board_sq_attacked(b, to, them, occ_noking)) out = add(out, ksq, to, MOVE_NORMAL);
+    }
+    if (more_than_one(b->checkers)) goto done;
+
+    Bitboard target = ~ours;
+    if (b->checkers) {
+        int c = lsb(b->checkers);
+        target = between_bb(ksq, c) | b->checkers;
+    }
+    Bitboard pinned = pinned_pieces(b, us, ksq);
+    out = gen_pawns(b, out, kind, target, pinned, ksq);
+
+    Bitboard piece_target = target & kind_mask;
+    Bitboard pieces = board_pieces(b, us, KNIGHT) & ~pinned;   /* a pinned knight never moves */
+    while (pieces) {
+        int from = pop_lsb(&pieces);
+        Bitboard t = KnightAttacks[from] & piece_target;
+        while (t) out = add(out, from, pop_lsb(&t), MOVE_NORMAL);
+    }
+    pieces = ours & (b->by_type[BISHOP] | b->by_type[QUEEN]);
+    while (pieces) {
+        int from = pop_lsb(&pieces);
+        Bitboard t = bishop_attacks(from, occ) & piece_target;
+        if (pinned & sq_bb(from)) t &= line_bb(ksq, from);
+        while (t) out = add(out, from, pop_lsb(&t), MOVE_NORMAL);
+    }
+    pieces = ours & (b->by_type[ROOK] | b->by_type[QUEEN]);
+    while (pieces) {
+        int from = pop_lsb(&pieces);
+        Bitboard t = rook_attacks(from, occ) & piece_target;
+        if (pinned & sq_bb(from)) t &= line_bb(ksq, from);
+        while (t) out = add(out, from, pop_lsb(&t), MOVE_NORMAL);
+    }
+    if (!b->checkers && kind != GEN_NOISY && b->castling) out = gen_castling(b, out, ksq);
+done:
+    list->count += (int)(out - start);
+    return (int)(out - start);
+}
+
+int movegen_count(const Board *b) {
+    MoveList list;
+    list.count = 0;
+    return movegen_legal(b, &list, GEN_ALL);
+}
+
+bool movegen_is_legal(const Board *b, Move m) {
+    if (m == MOVE_NONE || m == MOVE_NULL) return false;
+    int from = move_from(m);
+    int pc = b->squares[from];
+    if (!pc || piece_color(pc) != b->side) return false;
+    MoveList list;
+    list.count = 0;
+    movegen_legal(b, &list, GEN_ALL);
+    for (int i = 0; i < list.count; i++)
+        if (list.moves[i] == m) return true;
+    return false;
+}
