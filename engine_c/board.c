@@ -154,7 +154,8 @@ int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t 
         fields[nf++] = tok;
     }
     if (nf != 4 && nf != 6)
-        FEN_FAIL("expected 6 fields (placement, side, castling, en passant, halfmove, fullmove), got %d", nf);
+        FEN_FAIL("expected 6 fields (placement, side, castling, en passant, halfmove, fullmove; "
+                 "the last two may be left out), got %d", nf);
 
     /* Build into a temporary board so *out is untouched on failure. */
     static const Board zero;

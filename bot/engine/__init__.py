@@ -1,0 +1,12 @@
+"""The pibot chess engine: C core bound through cffi.
+
+Public API: Board (rules, FEN, perft), backend() ("pext" or "magic"), and the
+search Engine (see engine.py) with its limits/result types.
+"""
+
+from __future__ import annotations
+
+from bot.engine.bindings import backend
+from bot.engine.board import STARTPOS, Board
+
+__all__ = ["STARTPOS", "Board", "backend"]

@@ -1,0 +1,75 @@
+"""Board: a Pythonic position object over the C core (rules, FEN, perft)."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from bot.engine import bindings
+
+STARTPOS = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+_STATUS = ("ongoing", "checkmate", "stalemate", "fifty", "threefold", "insufficient")
+
+
+class Board:
+    """A chess position with its move history (for undo and repetition).
+
+    >>> b = Board(); b.push_uci("e2e4"); b.fen()
+    'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'
+    """
+
+    __slots__ = ("_ptr", "chess960")
+
+    def __init__(self, fen: str | None = None, chess960: bool = False) -> None:
+        self._ptr = bindings.board_new()
+        self.chess960 = chess960
+        if fen is not None or chess960:
+            bindings.board_set_fen(self._ptr, fen or STARTPOS, chess960)
+
+    def set_fen(self, fen: str) -> None:
+        bindings.board_set_fen(self._ptr, fen, self.chess960)
+
+    def fen(self) -> str:
+        return bindings.board_fen(self._ptr)
+
+    def push_uci(self, move: str) -> None:
+        bindings.board_push_uci(self._ptr, move)
+
+    def pop(self) -> None:
+        bindings.board_pop(self._ptr)
+
+    def legal_moves(self) -> list[str]:
+        return bindings.board_legal_moves(self._ptr)
+
+    @property
+    def turn(self) -> Literal["white", "black"]:
+        return "white" if bindings.board_side_to_move(self._ptr) == 0 else "black"
+
+    def is_check(self) -> bool:
+        return bindings.board_in_check(self._ptr)
+
+    def key(self) -> int:
+        """Incrementally maintained Zobrist key."""
+        return bindings.board_key(self._ptr)
+
+    def computed_key(self) -> int:
+        """Zobrist key recomputed from scratch (equals key() unless there is a bug)."""
+        return bindings.board_compute_key(self._ptr)
+
+    def status(self) -> str:
+        return _STATUS[bindings.board_status(self._ptr)]
+
+    def perft(self, depth: int) -> int:
+        return bindings.perft(self._ptr, depth)
+
+    def perft_divide(self, depth: int) -> tuple[list[tuple[str, int]], int]:
+        return bindings.perft_divide(self._ptr, depth)
+
+    def copy(self) -> Board:
+        other = Board.__new__(Board)
+        other._ptr = bindings.board_copy(self._ptr)
+        other.chess960 = self.chess960
+        return other
+
+    def __repr__(self) -> str:
+        return f"Board({self.fen()!r}{', chess960=True' if self.chess960 else ''})"
