@@ -109,6 +109,9 @@ def backoff_s(attempt: int, base: float, cap: float) -> float:
 
 # --- transport ---------------------------------------------------------------
 
+_tls = threading.local()  # per stream thread: callback when its response headers arrive
+
+
 class _TimeoutSession(requests.Session):
     """requests.Session that never waits forever."""
 
@@ -125,7 +128,13 @@ class _TimeoutSession(requests.Session):
             read = self._net.stream_read_timeout_s if kwargs.get("stream") \
                 else self._net.request_timeout_s
             kwargs["timeout"] = (self._net.connect_timeout_s, read)
-        return super().request(method, url, *args, **kwargs)
+        resp = super().request(method, url, *args, **kwargs)
+        on_open = getattr(_tls, "on_open", None)
+        if on_open is not None and kwargs.get("stream") and resp.ok:
+            # berserk yields nothing until the first non-empty line, so this is the
+            # only way to learn that a quiet stream is connected (sd_notify READY).
+            on_open()
+        return resp
 
     def __repr__(self) -> str:
         return "<pibot session, authorization redacted>"
@@ -155,6 +164,11 @@ def _short(exc: BaseException) -> str:
         return f"HTTP {exc.status_code} {payload.get('error', exc.reason)}"
     inner = getattr(exc, "error", None) or exc
     return f"{type(inner).__name__}: {str(inner)[:200]}"
+
+
+@dataclass
+class StreamOpened:
+    """Queued when a stream's HTTP response arrived with a 2xx status."""
 
 
 @dataclass
@@ -338,6 +352,7 @@ class StreamThread(threading.Thread):
 
     def run(self) -> None:
         closed = StreamClosed("ended by server")
+        _tls.on_open = lambda: self._put(StreamOpened())
         try:
             for item in self.api._open(self.kind, *self.args):
                 if self.stopped.is_set():

@@ -1,0 +1,301 @@
+"""The bot service: event stream, challenge handling, game supervision,
+sd_notify, signals.
+
+Everything is one asyncio loop; blocking HTTP runs in threads.  Every
+long-lived task is supervised (restarted with backoff when it dies) and the
+loop pings the systemd watchdog, so a hung loop is restarted by systemd.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import signal
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from bot import sdnotify
+from bot.config import Config, load_config
+from bot.errors import PibotError
+from bot.events import Challenge
+from bot.game import GameHooks, GameRunner
+from bot.lichess import (
+    ApiRejected,
+    Lichess,
+    LichessError,
+    StreamClosed,
+    StreamOpened,
+    backoff_s,
+)
+from bot.logsetup import set_level
+from bot.matchmaking import Matchmaker
+from bot.policy import Decision, Slots, decide
+from bot.token import Token
+
+log = logging.getLogger(__name__)
+
+MAX_GAME_RESTARTS = 5
+
+
+class Service:
+    def __init__(self, cfg: Config, token: Token | None, config_path: str | None = None,
+                 hooks: GameHooks | None = None, handle_signals: bool = True) -> None:
+        self.cfg = cfg
+        self.config_path = config_path
+        self.api = Lichess(cfg.url, token, cfg.network)
+        self.hooks = hooks or GameHooks()
+        self.handle_signals = handle_signals
+        self.me = ""
+        self.slots = Slots()
+        self.games: dict[str, asyncio.Task[None]] = {}
+        self.runners: dict[str, GameRunner] = {}
+        self.draining = False
+        self.ready = asyncio.Event()  # set once the event stream is connected
+        self._stop = asyncio.Event()
+        self._hard = False
+        self._tasks: set[asyncio.Task[Any]] = set()
+        self.matchmaker: Matchmaker | None = None
+
+    # -- public control (signals, tests, demo) --
+    def request_stop(self) -> None:
+        """First call: drain (finish games, decline new ones). Second: exit now."""
+        if self.draining:
+            log.warning("second stop request: exiting now")
+            self._hard = True
+            self._stop.set()
+            return
+        self.draining = True
+        sdnotify.stopping()
+        log.info("stop requested: declining new challenges, finishing %d game(s) "
+                 "(grace %.0f s)", len(self.games), self.cfg.shutdown_grace_s)
+        self._spawn(self._drain(), "drain")
+
+    def reload(self) -> None:
+        if self.config_path is None:
+            log.warning("SIGHUP: no config file to reload (running on defaults)")
+            return
+        sdnotify.reloading()
+        try:
+            new = load_config(self.config_path)
+        except PibotError as exc:
+            log.error("config reload failed, keeping the old config: %s", exc)
+        else:
+            self.cfg = new
+            set_level(new.log_level)
+            log.info("config reloaded from %s (applies to new challenges and games)",
+                     self.config_path)
+        sdnotify.ready()
+
+    # -- main -----------------------------------------------------------------
+    async def run(self) -> int:
+        loop = asyncio.get_running_loop()
+        # Each game holds threads (stream reader, HTTP calls); the default pool
+        # (cores + 4 = 6 on a Pi) would starve under concurrency.
+        loop.set_default_executor(concurrent.futures.ThreadPoolExecutor(32, "pibot-io"))
+        if self.handle_signals:
+            loop.add_signal_handler(signal.SIGTERM, self.request_stop)
+            loop.add_signal_handler(signal.SIGINT, self.request_stop)
+            loop.add_signal_handler(signal.SIGHUP, self.reload)
+        account = await self.api.account()
+        self.me = str(account.get("username") or account.get("id") or "")
+        if account.get("title") != "BOT":
+            log.warning("account %s is not a BOT account: run `pibot upgrade` first", self.me)
+        log.info("logged in as %s on %s", self.me, self.api.url)
+        self.matchmaker = Matchmaker(self.api, self.me, lambda: self.cfg,
+                                     lambda: not self.draining and self.slots.used() == 0)
+        self._supervise("events", self._event_stream)
+        self._supervise("watchdog", self._watchdog)
+        self._supervise("matchmaking", self.matchmaker.run)
+        self._spawn(self._resume_playing(), "resume")
+        await self._stop.wait()
+        return await self._shutdown()
+
+    async def _shutdown(self) -> int:
+        left = [gid for gid, t in self.games.items() if not t.done()]
+        if left:
+            log.warning("exiting with %d game(s) unfinished (not resigned): %s",
+                        len(left), ", ".join(left))
+        for t in list(self._tasks) + list(self.games.values()):
+            t.cancel()
+        # Game cleanup stops engines; give it a moment, but never hang the exit.
+        pending = [t for t in list(self.games.values()) if not t.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=2.0)
+        log.info("pibot stopped")
+        return 0
+
+    async def _drain(self) -> None:
+        deadline = time.monotonic() + self.cfg.shutdown_grace_s
+        while self.games and time.monotonic() < deadline:
+            await asyncio.wait(list(self.games.values()),
+                               timeout=max(0.0, deadline - time.monotonic()))
+        self._stop.set()
+
+    # -- supervision -------------------------------------------------------
+    def _spawn(self, coro: Awaitable[Any], name: str) -> asyncio.Task[Any]:
+        task = asyncio.ensure_future(coro)
+        task.set_name(name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+        return task
+
+    def _supervise(self, name: str, factory: Callable[[], Awaitable[None]]) -> None:
+        async def loop() -> None:
+            attempt = 0
+            while True:
+                started = time.monotonic()
+                try:
+                    await factory()
+                    log.warning("task %s returned; restarting", name)
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("task %s crashed; restarting", name)
+                if time.monotonic() - started > 60:
+                    attempt = 0  # it ran fine for a while: start backoff afresh
+                await asyncio.sleep(backoff_s(attempt, self.cfg.network.backoff_base_s,
+                                              self.cfg.network.backoff_max_s))
+                attempt += 1
+
+        self._spawn(loop(), name)
+
+    async def _watchdog(self) -> None:
+        interval = sdnotify.watchdog_interval_s()
+        period = interval / 2 if interval else self.cfg.network.watchdog_s
+        while True:
+            sdnotify.watchdog_ping()
+            sdnotify.status(f"{len(self.games)} game(s), "
+                            f"{'draining' if self.draining else 'accepting'}")
+            await asyncio.sleep(period)
+
+    # -- event stream --------------------------------------------------------
+    async def _event_stream(self) -> None:
+        failures = 0
+        while True:
+            queue: asyncio.Queue[Any] = asyncio.Queue()
+            stream = self.api.start_stream("event_stream", queue)
+            opened = False
+            try:
+                while True:
+                    item = await queue.get()
+                    if isinstance(item, StreamOpened):
+                        opened = True
+                        failures = 0
+                        if not self.ready.is_set():
+                            self.ready.set()
+                            sdnotify.ready()
+                            log.info("event stream connected; ready")
+                        continue
+                    if isinstance(item, StreamClosed):
+                        log.info("event stream closed (%s); re-opening", item.reason)
+                        if item.status == 401:
+                            log.error("the token was rejected (HTTP 401); check it")
+                        if item.retry_at:
+                            await asyncio.sleep(max(0.0, item.retry_at - time.monotonic()))
+                        break
+                    await self._dispatch(item)
+            finally:
+                stream.stop()
+            failures = 0 if opened else failures + 1
+            await asyncio.sleep(backoff_s(failures, self.cfg.network.backoff_base_s,
+                                          self.cfg.network.backoff_max_s) if failures else 0.1)
+            # Games whose gameStart we may have missed while disconnected.
+            self._spawn(self._resume_playing(), "resume")
+
+    async def _dispatch(self, ev: dict[str, Any]) -> None:
+        kind = ev.get("type")
+        if kind == "challenge":
+            self._on_challenge(ev.get("challenge") or {})
+        elif kind in ("challengeCanceled", "challengeDeclined"):
+            cid = str((ev.get("challenge") or {}).get("id", ""))
+            self.slots.release(cid)
+            if self.matchmaker:
+                self.matchmaker.challenge_answered(cid)
+        elif kind == "gameStart":
+            game = ev.get("game") or {}
+            gid = str(game.get("gameId") or game.get("id") or "")
+            if self.matchmaker:
+                self.matchmaker.challenge_answered(gid)
+            self._start_game(gid, str((game.get("opponent") or {}).get("username", "")))
+        elif kind == "gameFinish":
+            game = ev.get("game") or {}
+            runner = self.runners.get(str(game.get("gameId") or game.get("id") or ""))
+            if runner is not None:
+                runner.poke()
+        else:
+            log.debug("ignoring event type %r", kind)
+
+    # -- challenges ----------------------------------------------------------
+    def _on_challenge(self, ch: Challenge) -> None:
+        cid = str(ch.get("id", ""))
+        challenger = ch.get("challenger") or {}
+        user = str(challenger.get("id") or challenger.get("name") or "")
+        if user.lower() == self.me.lower():
+            return  # our own outgoing challenge, echoed on the stream
+        d = decide(ch, self.cfg.challenge, games_with_user=self.slots.with_user(user),
+                   slots_free=self.slots.free(self.cfg.challenge.concurrency),
+                   shutting_down=self.draining)
+        if d.accept:
+            self.slots.reserve(cid, user)  # before any await: bursts can't overshoot
+        self._spawn(self._answer_challenge(cid, user, ch, d), f"challenge-{cid}")
+
+    async def _answer_challenge(self, cid: str, user: str, ch: Challenge, d: Decision) -> None:
+        tc = ch.get("timeControl") or {}
+        desc = f"{cid} from {user} ({(ch.get('variant') or {}).get('key')}, " \
+               f"{ch.get('speed')} {tc.get('limit', '-')}+{tc.get('increment', '-')}, " \
+               f"{'rated' if ch.get('rated') else 'casual'})"
+        try:
+            if d.accept:
+                log.info("accepting challenge %s", desc)
+                await self.api.accept(cid)
+            else:
+                log.info("declining challenge %s: %s (%s)", desc, d.reason, d.detail)
+                await self.api.decline(cid, d.reason)
+        except ApiRejected as exc:
+            log.info("challenge %s gone before we answered: %s", cid, exc)
+            self.slots.release(cid)
+        except LichessError as exc:
+            log.warning("challenge %s: %s", cid, exc)
+            self.slots.release(cid)
+
+    # -- games ---------------------------------------------------------------
+    async def _resume_playing(self) -> None:
+        try:
+            playing = await self.api.playing()
+        except LichessError as exc:
+            log.warning("could not list ongoing games: %s", exc)
+            return
+        for g in playing:
+            gid = str(g.get("gameId") or g.get("id") or "")
+            if gid and gid not in self.games:
+                log.info("resuming game %s", gid)
+                self._start_game(gid, str((g.get("opponent") or {}).get("username", "")))
+
+    def _start_game(self, gid: str, opponent: str) -> None:
+        if not gid or gid in self.games:
+            return
+        self.slots.start(gid, opponent)
+        cfg = self.cfg  # a game keeps the config it started with, even across SIGHUP
+        task = asyncio.create_task(self._supervise_game(gid, cfg), name=f"game-{gid}")
+        self.games[gid] = task
+
+    async def _supervise_game(self, gid: str, cfg: Config) -> None:
+        try:
+            for attempt in range(MAX_GAME_RESTARTS):
+                runner = GameRunner(gid, self.api, cfg, self.me, self.hooks)
+                self.runners[gid] = runner
+                try:
+                    await runner.run()
+                    return
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("game %s task crashed; restarting it", gid)
+                await asyncio.sleep(backoff_s(attempt, cfg.network.backoff_base_s, 10.0))
+            log.error("game %s crashed %d times; leaving it", gid, MAX_GAME_RESTARTS)
+        finally:
+            self.runners.pop(gid, None)
+            self.games.pop(gid, None)
+            self.slots.finish(gid)
