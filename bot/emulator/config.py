@@ -1,0 +1,98 @@
+"""Configuration dataclasses for the Lichess emulator.
+
+Everything that a test may want to tune (keep-alive gaps, expiry times,
+rate limits, who the opponent is and how it plays) lives here so no timing
+is hard-coded in the server.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+# The token `pibot demo` and the tests use; it only ever works on loopback.
+DEFAULT_TOKEN = "lip_emulator_demo_token"
+DEFAULT_BOT_NAME = "pibot"
+ALL_BOT_SCOPES = ("bot:play", "challenge:read", "challenge:write", "board:play")
+
+Policy = Literal["random", "greedy", "scripted"]
+
+
+@dataclass
+class AccountSpec:
+    """An account the emulator accepts a token for (the bot under test)."""
+
+    token: str = field(default=DEFAULT_TOKEN, repr=False)  # never shown in reprs
+    username: str = DEFAULT_BOT_NAME
+    title: str | None = "BOT"  # None = an ordinary account (to test `upgrade`)
+    scopes: tuple[str, ...] = ALL_BOT_SCOPES
+    rating: int = 1500
+    # Lichess refuses to upgrade accounts that have played games.
+    can_upgrade: bool = True
+
+
+@dataclass
+class OpponentSpec:
+    """How the built-in opponent plays one game."""
+
+    policy: Policy = "random"
+    moves: list[str] = field(default_factory=list)  # for "scripted"; random after it runs out
+    think_time_s: float = 0.05
+    seed: int | None = None
+    resign_after: int | None = None  # resign instead of making its (N+1)-th move
+    offer_draw_at: int | None = None  # offer a draw together with its N-th move
+    takeback_at: int | None = None  # propose a takeback right after its N-th move
+    accept_draw: bool = False  # answer to draws offered by the bot
+    accept_takeback: bool = False  # answer to takebacks proposed by the bot
+    leave_after: int | None = None  # stop moving after N moves -> opponentGone
+    chat: list[str] = field(default_factory=list)  # said in the player room at game start
+
+
+@dataclass
+class UserSpec:
+    """Another Lichess user known to the emulator (target of the bot's challenges)."""
+
+    username: str
+    title: str | None = "BOT"
+    rating: int = 1500
+    online: bool = True
+    # What the user does with a challenge from the bot.
+    on_challenge: Literal["accept", "decline", "ignore"] = "accept"
+    decline_reason: str = "generic"
+    response_delay_s: float = 0.2
+    opponent: OpponentSpec = field(default_factory=OpponentSpec)
+
+
+def _default_users() -> list[UserSpec]:
+    return [
+        UserSpec("sparbot-weak", rating=1300),
+        UserSpec("sparbot-mid", rating=1800, opponent=OpponentSpec(policy="greedy")),
+        UserSpec("sparbot-strong", rating=2300, opponent=OpponentSpec(policy="greedy")),
+        UserSpec("alice", title=None, rating=1500),
+    ]
+
+
+@dataclass
+class RateLimit:
+    """At most `max_requests` per `per_s` seconds on routes matching `pattern`."""
+
+    pattern: str  # e.g. "POST /api/challenge/*" (fnmatch on "METHOD /path")
+    max_requests: int
+    per_s: float
+
+
+@dataclass
+class EmulatorConfig:
+    host: str = "127.0.0.1"
+    port: int = 0  # 0 = pick a free port
+    accounts: list[AccountSpec] = field(default_factory=lambda: [AccountSpec()])
+    users: list[UserSpec] = field(default_factory=_default_users)
+    event_keepalive_s: float = 7.0  # Lichess: an empty line every ~7 s on the event stream
+    game_keepalive_s: float = 6.0  # ... and every ~6 s on game streams
+    challenge_expiry_s: float = 20.0
+    first_move_timeout_s: float = 30.0  # no first move in time -> noStart
+    opponent_gone_claim_s: int = 10  # countdown of opponentGone.claimWinInSeconds
+    rate_limits: list[RateLimit] = field(default_factory=list)
+    bot_vs_bot_daily_limit: int | None = None  # outgoing challenges to BOTs per day
+    seed: int | None = None
+    handler_timeout_s: float = 60.0  # idle keep-alive HTTP connections are closed after this

@@ -1,0 +1,141 @@
+"""The /emu/... JSON control API: the Python controls over HTTP, so another
+process (the soak benchmark, `pibot demo` in a subprocess) can drive games."""
+
+from __future__ import annotations
+
+import inspect
+from dataclasses import fields
+from typing import TYPE_CHECKING, Any
+
+from bot.emulator.config import OpponentSpec
+from bot.emulator.errors import ApiError, EmulatorUsageError
+from bot.emulator.faults import Fault, FaultError
+from bot.emulator.server import Reply, Request, Route
+
+if TYPE_CHECKING:
+    from bot.emulator.emulator import Emulator
+
+
+def dataclass_from(cls: Any, data: Any, what: str) -> Any:
+    """Build a config dataclass from JSON, naming unknown keys."""
+    if data is None:
+        return cls()
+    if not isinstance(data, dict):
+        raise EmulatorUsageError(f"{what} must be a JSON object")
+    names = {f.name for f in fields(cls)}
+    unknown = sorted(set(data) - names)
+    if unknown:
+        raise EmulatorUsageError(f"{what}: unknown keys {unknown}; known keys: {sorted(names)}")
+    try:
+        return cls(**data)
+    except (TypeError, ValueError) as exc:
+        raise EmulatorUsageError(f"{what}: {exc}") from None
+
+
+def _kwargs_for(func: Any, body: dict[str, Any], what: str) -> dict[str, Any]:
+    params = set(inspect.signature(func).parameters) - {"self"}
+    unknown = sorted(set(body) - params)
+    if unknown:
+        raise EmulatorUsageError(f"{what}: unknown keys {unknown}; known keys: {sorted(params)}")
+    kwargs = dict(body)
+    if "opponent" in kwargs:
+        kwargs["opponent"] = dataclass_from(OpponentSpec, kwargs["opponent"], "opponent")
+    return kwargs
+
+
+def _timeout(req: Request, default: float) -> float:
+    try:
+        return float(req.query.get("timeout", default))
+    except ValueError:
+        raise EmulatorUsageError("timeout must be a number of seconds") from None
+
+
+def build_control_routes(emu: Emulator) -> list[Route]:
+    def challenge(req: Request) -> Reply:
+        kwargs = _kwargs_for(emu.challenge_bot, req.body, "/emu/challenge")
+        return Reply(body={"id": emu.challenge_bot(**kwargs)})
+
+    def challenge_get(req: Request) -> Reply:
+        cid = req.params["id"]
+        status = emu.challenge_status(cid)
+        if status is None:
+            raise ApiError(404, f"no challenge {cid}")
+        return Reply(body={"id": cid, "status": status, "declineReason": emu.decline_reason(cid)})
+
+    def challenge_cancel(req: Request) -> Reply:
+        emu.cancel_challenge(req.params["id"])
+        return Reply()
+
+    def game_create(req: Request) -> Reply:
+        kwargs = _kwargs_for(emu.start_game_directly, req.body, "/emu/game")
+        return Reply(body={"id": emu.start_game_directly(**kwargs)})
+
+    def games(req: Request) -> Reply:
+        return Reply(body=[g.json() for g in emu.games()])
+
+    def game(req: Request) -> Reply:
+        return Reply(body=emu.game(req.params["id"]).json())
+
+    def game_wait(req: Request) -> Reply:
+        try:
+            snap = emu.wait_game_over(req.params["id"], _timeout(req, 30.0))
+        except TimeoutError as exc:
+            raise ApiError(408, str(exc)) from None
+        return Reply(body=snap.json())
+
+    def opponent(req: Request) -> Reply:
+        text = req.body.get("text")
+        emu.opponent_action(req.params["id"], req.params["action"], text)
+        return Reply()
+
+    def fault_add(req: Request) -> Reply:
+        names = {f.name for f in fields(Fault)} - {"id"}
+        unknown = sorted(set(req.body) - names)
+        if unknown:
+            raise EmulatorUsageError(f"/emu/fault: unknown keys {unknown}; known: {sorted(names)}")
+        if "kind" not in req.body:
+            raise EmulatorUsageError(
+                "/emu/fault needs a kind: "
+                + ", ".join(["http_error", "slow", "drop_stream", "silent_stream"])
+            )
+        try:
+            fault = emu.inject(Fault(**req.body))
+        except (FaultError, TypeError) as exc:
+            raise EmulatorUsageError(str(exc)) from None
+        return Reply(body=fault.json())
+
+    def faults(req: Request) -> Reply:
+        return Reply(body=[f.json() for f in emu.faults()])
+
+    def faults_clear(req: Request) -> Reply:
+        emu.clear_faults()
+        return Reply()
+
+    def counters(req: Request) -> Reply:
+        return Reply(body=emu.counters())
+
+    def requests(req: Request) -> Reply:
+        recs = emu.requests(req.query.get("pattern"))
+        return Reply(body=[r.__dict__ for r in recs])
+
+    def reset(req: Request) -> Reply:
+        emu.reset_counters()
+        return Reply()
+
+    return [
+        Route("POST", "/emu/challenge", challenge),
+        Route("GET", "/emu/challenge/{id}", challenge_get),
+        Route("POST", "/emu/challenge/{id}/cancel", challenge_cancel),
+        Route("POST", "/emu/game", game_create),
+        Route("GET", "/emu/games", games),
+        Route("GET", "/emu/game/{id}", game),
+        Route("GET", "/emu/game/{id}/wait", game_wait),
+        Route("POST", "/emu/game/{id}/opponent/{action}", opponent),
+        Route("POST", "/emu/fault", fault_add),
+        Route("GET", "/emu/faults", faults),
+        Route("DELETE", "/emu/faults", faults_clear),
+        Route("POST", "/emu/faults/clear", faults_clear),
+        Route("GET", "/emu/counters", counters),
+        Route("GET", "/emu/requests", requests),
+        Route("POST", "/emu/counters/reset", reset),
+    ]

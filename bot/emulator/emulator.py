@@ -1,0 +1,279 @@
+"""Public Python API of the emulator: start/stop, drive games, inject faults."""
+
+from __future__ import annotations
+
+import fnmatch
+import logging
+import threading
+from collections.abc import Callable, Iterable
+
+from bot.emulator.api import build_routes
+from bot.emulator.config import EmulatorConfig, OpponentSpec
+from bot.emulator.control import build_control_routes
+from bot.emulator.core import Core, GameSnapshot, RequestRecord
+from bot.emulator.errors import EmulatorUsageError
+from bot.emulator.faults import Fault, FaultError
+from bot.emulator.server import EmuHTTPServer
+
+log = logging.getLogger(__name__)
+
+
+class Emulator:
+    """A Lichess Bot API on loopback. Use as a context manager or start()/stop()."""
+
+    def __init__(self, config: EmulatorConfig | None = None) -> None:
+        self.config = config or EmulatorConfig()
+        self._core = Core(self.config)
+        self._server: EmuHTTPServer | None = None
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+    def start(self) -> Emulator:
+        if self._server is not None:
+            return self
+        routes = build_control_routes(self) + build_routes(self._core)
+        try:
+            self._server = EmuHTTPServer((self.config.host, self.config.port), self._core, routes)
+        except OSError as exc:
+            raise EmulatorUsageError(
+                f"cannot listen on {self.config.host}:{self.config.port} ({exc.strerror}); "
+                "pick another port or use port 0 for a free one"
+            ) from None
+        self._core.site = self.url
+        self._core.start()
+        self._thread = threading.Thread(
+            target=self._server.serve_forever,
+            kwargs={"poll_interval": 0.1},
+            name="emu-http",
+            daemon=True,
+        )
+        self._thread.start()
+        log.info("Lichess emulator listening on %s", self.url)
+        return self
+
+    def stop(self) -> None:
+        server, self._server = self._server, None
+        if server is None:
+            return
+        self._core.stop()
+        server.shutdown()
+        server.close_all_connections()
+        server.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=1.0)
+        log.info("Lichess emulator stopped")
+
+    def __enter__(self) -> Emulator:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        if self._server is None:
+            raise EmulatorUsageError("the emulator is not running; call start() first")
+        return int(self._server.server_address[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://{self.config.host}:{self.port}"
+
+    @property
+    def token(self) -> str:
+        """The first configured account's token (the demo/test bot token)."""
+        return self.config.accounts[0].token
+
+    # ------------------------------------------------------------------ challenges
+    def challenge_bot(
+        self,
+        challenger: str = "alice",
+        rated: bool = True,
+        variant: str = "standard",
+        clock_limit_s: int | None = 60,
+        increment_s: int | None = 1,
+        color: str = "random",
+        challenger_title: str | None = None,
+        challenger_rating: int = 1500,
+        initial_fen: str | None = None,
+        opponent: OpponentSpec | None = None,
+        days: int | None = None,
+        bot_username: str | None = None,
+    ) -> str:
+        """A user challenges the bot; returns the challenge id (= the game id if accepted).
+
+        clock_limit_s=None makes a correspondence (`days`) or unlimited challenge.
+        """
+        return self._core.challenge_bot(
+            challenger=challenger,
+            rated=rated,
+            variant=variant,
+            clock_limit_s=clock_limit_s,
+            increment_s=increment_s,
+            days=days,
+            color=color,
+            challenger_title=challenger_title,
+            challenger_rating=challenger_rating,
+            initial_fen=initial_fen,
+            opponent=opponent or OpponentSpec(),
+            bot_username=bot_username,
+        )
+
+    def cancel_challenge(self, challenge_id: str) -> None:
+        """The challenger withdraws the challenge (challengeCanceled event)."""
+        self._core.cancel_incoming(challenge_id)
+
+    def challenge_status(self, challenge_id: str) -> str | None:
+        """created | accepted | declined | canceled, or None if unknown."""
+        return self._core.challenge_status(challenge_id)
+
+    def decline_reason(self, challenge_id: str) -> str | None:
+        with self._core.lock:
+            ch = self._core.declined.get(challenge_id)
+            return ch.decline_key if ch else None
+
+    def wait_challenge_answered(self, challenge_id: str, timeout: float = 10.0) -> str:
+        """Wait until the bot accepted/declined (or it expired); returns the status."""
+        ok = self._core.wait_for(
+            lambda: self._core.challenge_status(challenge_id) not in ("created", None), timeout
+        )
+        status = self._core.challenge_status(challenge_id)
+        if not ok or status is None:
+            raise TimeoutError(f"challenge {challenge_id} still {status} after {timeout} s")
+        return status
+
+    # ------------------------------------------------------------------ games
+    def start_game_directly(
+        self,
+        bot_color: str = "white",
+        moves: Iterable[str] = (),
+        variant: str = "standard",
+        initial_fen: str | None = None,
+        clock_limit_s: int | None = 60,
+        increment_s: int | None = 0,
+        days: int | None = None,
+        rated: bool = False,
+        opponent: OpponentSpec | None = None,
+        opponent_name: str = "alice",
+        opponent_title: str | None = None,
+        opponent_rating: int = 1500,
+        wtime_ms: int | None = None,
+        btime_ms: int | None = None,
+        bot_username: str | None = None,
+    ) -> str:
+        """A game already in progress (e.g. to test resumption after a restart)."""
+        return self._core.start_game_directly(
+            bot_color=bot_color,
+            moves=list(moves),
+            variant=variant,
+            initial_fen=initial_fen,
+            limit_s=clock_limit_s,
+            increment_s=increment_s,
+            days=days,
+            rated=rated,
+            opponent=opponent or OpponentSpec(),
+            opponent_name=opponent_name,
+            opponent_title=opponent_title,
+            opponent_rating=opponent_rating,
+            wtime_ms=wtime_ms,
+            btime_ms=btime_ms,
+            bot_username=bot_username,
+        )
+
+    def game(self, game_id: str) -> GameSnapshot:
+        return self._core.snapshot(game_id)
+
+    def games(self) -> list[GameSnapshot]:
+        with self._core.lock:
+            ids = list(self._core.games)
+        return [self._core.snapshot(g) for g in ids]
+
+    def wait_game_over(self, game_id: str, timeout: float = 60.0) -> GameSnapshot:
+        """Block until the game ends; TimeoutError (with the state) otherwise."""
+        return self._core.wait_game_over(game_id, timeout)
+
+    def wait_game_started(self, challenge_id: str, timeout: float = 10.0) -> str:
+        return self._core.wait_game_started(challenge_id, timeout)
+
+    def wait_until(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        """Wait (no polling) until `predicate()` holds; re-checked on every state change."""
+        return self._core.wait_for(predicate, timeout)
+
+    def opponent_action(self, game_id: str, action: str, text: str | None = None) -> None:
+        """resign | abort | offer_draw | propose_takeback | leave | return | chat."""
+        self._core.opponent_action(game_id, action, text)
+
+    def say(self, game_id: str, text: str) -> None:
+        """The opponent writes in the player chat."""
+        self._core.opponent_action(game_id, "chat", text)
+
+    def pgn(self, game_id: str) -> str:
+        return self._core.export_pgn(game_id)
+
+    # ------------------------------------------------------------------ faults
+    def inject(
+        self,
+        kind: str | Fault,
+        target: str = "*",
+        *,
+        status: int = 429,
+        count: int | None = 1,
+        probability: float = 1.0,
+        duration_s: float | None = None,
+    ) -> Fault:
+        """Add a fault; see faults.Fault. Examples:
+
+        inject("http_error", "POST /api/bot/game/*/move/*", status=429)
+        inject("drop_stream", "event"); inject("silent_stream", "game", duration_s=3)
+        inject("http_error", "*", status=503, count=None, probability=0.02)  # soak
+        """
+        if isinstance(kind, Fault):
+            fault = kind
+        else:
+            try:
+                fault = Fault(
+                    kind=kind,  # type: ignore[arg-type]
+                    target=target,
+                    status=status,
+                    count=count,
+                    probability=probability,
+                    duration_s=duration_s,
+                )
+            except FaultError as exc:
+                raise EmulatorUsageError(str(exc)) from None
+        return self._core.add_fault(fault)
+
+    def clear_faults(self) -> None:
+        with self._core.lock:
+            self._core.faults.clear()
+
+    def faults(self) -> list[Fault]:
+        with self._core.lock:
+            return self._core.faults.active()
+
+    # ------------------------------------------------------------------ counters
+    def counters(self) -> dict[str, int]:
+        """Requests per route, e.g. {"POST /api/bot/game/{id}/move/{move}": 12}."""
+        with self._core.lock:
+            return dict(self._core.counters)
+
+    def count(self, pattern: str) -> int:
+        """Requests whose route name or "METHOD /path" matches an fnmatch pattern."""
+        return len(self.requests(pattern))
+
+    def requests(self, pattern: str | None = None) -> list[RequestRecord]:
+        with self._core.lock:
+            records = list(self._core.request_log)
+        if pattern is None:
+            return records
+        return [
+            r
+            for r in records
+            if fnmatch.fnmatchcase(r.route, pattern)
+            or fnmatch.fnmatchcase(f"{r.method} {r.path}", pattern)
+        ]
+
+    def reset_counters(self) -> None:
+        with self._core.lock:
+            self._core.counters.clear()
+            self._core.request_log.clear()

@@ -1,0 +1,114 @@
+"""Fault injection rules: HTTP errors, slow answers, dropped and silent streams.
+
+A fault is either one-shot (`count` times, default once) or random (`probability`
+per opportunity, usually with `count=None` for a soak run). Request faults are
+checked when a request arrives; stream faults whenever a matching stream wakes
+up (it opens, has an event or keep-alive to send, or a fault was just injected).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import itertools
+import random
+from dataclasses import asdict, dataclass
+from typing import Any, Literal
+
+FaultKind = Literal["http_error", "slow", "drop_stream", "silent_stream"]
+FAULT_KINDS: tuple[str, ...] = ("http_error", "slow", "drop_stream", "silent_stream")
+STREAM_KINDS = ("drop_stream", "silent_stream")
+
+_ids = itertools.count(1)
+
+
+class FaultError(ValueError):
+    """A fault description that cannot work; the message says what to change."""
+
+
+@dataclass
+class Fault:
+    kind: FaultKind
+    # Request faults: fnmatch pattern over "METHOD /path" (e.g. "POST /api/bot/game/*/move/*").
+    # Stream faults: "event", "game" (any game stream) or "game:<gameId>".
+    target: str = "*"
+    status: int = 429  # http_error: 429, 500, 502 or 503
+    count: int | None = 1  # how many times it fires; None = unlimited
+    probability: float = 1.0
+    duration_s: float | None = None  # silent_stream: None = forever; slow: the delay
+    id: int = 0
+
+    def __post_init__(self) -> None:
+        if self.kind not in FAULT_KINDS:
+            raise FaultError(f"unknown fault kind {self.kind!r}; use one of {FAULT_KINDS}")
+        if self.kind == "http_error" and self.status not in (429, 500, 502, 503):
+            raise FaultError(f"http_error status {self.status} unsupported; use 429/500/502/503")
+        if not 0.0 <= self.probability <= 1.0:
+            raise FaultError(f"probability {self.probability} must be within 0..1")
+        if self.count is not None and self.count < 1:
+            raise FaultError(f"count {self.count} must be >= 1 (or null for unlimited)")
+        if self.kind == "slow" and not self.duration_s:
+            raise FaultError("a slow fault needs duration_s (seconds of delay)")
+        if self.kind in STREAM_KINDS and not (
+            self.target in ("event", "game", "*") or self.target.startswith("game:")
+        ):
+            raise FaultError(f"stream fault target {self.target!r}: use event, game or game:<id>")
+        if not self.id:
+            self.id = next(_ids)
+
+    def json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class FaultBook:
+    """The active faults. Not thread-safe on its own: core.py holds its lock."""
+
+    def __init__(self, rng: random.Random) -> None:
+        self._faults: list[Fault] = []
+        self._rng = rng
+        self.fired: dict[int, int] = {}
+
+    def add(self, fault: Fault) -> Fault:
+        self._faults.append(fault)
+        return fault
+
+    def clear(self) -> None:
+        self._faults.clear()
+
+    def active(self) -> list[Fault]:
+        return list(self._faults)
+
+    def _take(self, fault: Fault) -> bool:
+        if fault.probability < 1.0 and self._rng.random() >= fault.probability:
+            return False
+        self.fired[fault.id] = self.fired.get(fault.id, 0) + 1
+        if fault.count is not None:
+            fault.count -= 1
+            if fault.count <= 0:
+                self._faults.remove(fault)
+        return True
+
+    def for_request(self, method: str, path: str) -> list[Fault]:
+        """Faults that fire for this request (at most one error and one delay)."""
+        key = f"{method} {path}"
+        fired: list[Fault] = []
+        kinds_seen: set[str] = set()
+        for fault in list(self._faults):
+            if fault.kind not in ("http_error", "slow") or fault.kind in kinds_seen:
+                continue
+            if fnmatch.fnmatchcase(key, fault.target) and self._take(fault):
+                kinds_seen.add(fault.kind)
+                fired.append(fault)
+        return fired
+
+    def for_stream(self, stream_key: str) -> Fault | None:
+        """A stream fault that fires now on stream `stream_key` ("event" or "game:<id>")."""
+        for fault in list(self._faults):
+            if fault.kind not in STREAM_KINDS:
+                continue
+            t = fault.target
+            matches = (
+                t == "*" or t == stream_key or (t == "game" and stream_key.startswith("game:"))
+            )
+            if matches and self._take(fault):
+                return fault
+        return None

@@ -1,0 +1,357 @@
+"""State of one emulated game and the JSON Lichess would send about it.
+
+Pure data + rules (python-chess); the locking and the scheduling live in
+core.py, which is the only caller.
+"""
+
+from __future__ import annotations
+
+import random
+import time
+from dataclasses import dataclass, field
+
+import chess
+import chess.pgn
+import chess.variant
+
+from bot.emulator.clock import GameClock
+from bot.emulator.config import OpponentSpec
+from bot.emulator.payloads import (
+    STATUS_IDS,
+    VARIANTS,
+    ChatLineJson,
+    GameEventInfo,
+    GameFullJson,
+    GameStateJson,
+    PlayerJson,
+    perf_key,
+    perf_name,
+    show_clock,
+    variant_json,
+)
+
+FINISHED_STATUSES = frozenset(STATUS_IDS) - {"created", "started"}
+
+
+class MoveRejected(Exception):
+    """A move the server refuses (HTTP 400); the message is Lichess-like."""
+
+
+@dataclass
+class Player:
+    name: str
+    title: str | None = None
+    rating: int = 1500
+    provisional: bool = False
+
+    @property
+    def id(self) -> str:
+        return self.name.lower()
+
+    def json(self) -> PlayerJson:
+        return {
+            "id": self.id,
+            "name": self.name,
+            "title": self.title,
+            "rating": self.rating,
+            "provisional": self.provisional,
+        }
+
+
+@dataclass
+class ChatLine:
+    room: str
+    username: str
+    text: str
+
+
+def make_board(variant: str, initial_fen: str | None) -> chess.Board:
+    """A python-chess board for a Lichess variant (chess960 uses king-takes-rook UCI)."""
+    pychess_name = VARIANTS[variant][2]
+    chess960 = variant == "chess960"
+    if pychess_name is None:
+        if initial_fen is None:
+            return chess.Board(chess960=chess960)
+        return chess.Board(initial_fen, chess960=chess960)
+    cls = chess.variant.find_variant(pychess_name)
+    if initial_fen is None:
+        return cls()
+    return cls(initial_fen)
+
+
+@dataclass
+class Game:
+    id: str
+    variant: str
+    rated: bool
+    speed: str
+    clock: GameClock
+    days: int | None
+    white: Player
+    black: Player
+    bot_color: chess.Color  # the side played by the account under test
+    board: chess.Board
+    initial_fen: str | None  # None = the standard start position
+    opponent: OpponentSpec
+    rng: random.Random
+    source: str = "friend"
+    moves: list[str] = field(default_factory=list)
+    status: str = "started"
+    winner: str | None = None
+    draw_offer: dict[bool, bool] = field(default_factory=lambda: {True: False, False: False})
+    takeback_offer: dict[bool, bool] = field(default_factory=lambda: {True: False, False: False})
+    chat: list[ChatLine] = field(default_factory=list)
+    created_at_ms: int = field(default_factory=lambda: int(time.time() * 1000))
+    full_suffix: str = "abcd"
+    # Opponent bookkeeping (owned by core.py's scheduler).
+    opp_moves_made: int = 0
+    opp_due: float | None = None
+    opp_gone: bool = False
+    gone_claim_at: float | None = None
+    gone_last_sent: int | None = None
+    first_move_deadline: float | None = None
+    finished_at: float | None = None
+
+    # ---- basic facts -------------------------------------------------
+    @property
+    def over(self) -> bool:
+        return self.status in FINISHED_STATUSES
+
+    @property
+    def white_to_move(self) -> bool:
+        return self.board.turn == chess.WHITE
+
+    @property
+    def bot_to_move(self) -> bool:
+        return self.board.turn == self.bot_color
+
+    @property
+    def bot_player(self) -> Player:
+        return self.white if self.bot_color == chess.WHITE else self.black
+
+    @property
+    def opp_player(self) -> Player:
+        return self.black if self.bot_color == chess.WHITE else self.white
+
+    @property
+    def full_id(self) -> str:
+        return self.id + self.full_suffix
+
+    def color_name(self, color: chess.Color) -> str:
+        return "white" if color == chess.WHITE else "black"
+
+    def moves_by(self, color: chess.Color) -> int:
+        """How many moves `color` has made in this game (counting from the start position)."""
+        first_white = self._first_turn_white()
+        n = len(self.moves)
+        if color == chess.WHITE:
+            return (n + 1) // 2 if first_white else n // 2
+        return n // 2 if first_white else (n + 1) // 2
+
+    def _first_turn_white(self) -> bool:
+        if self.initial_fen is None:
+            return True
+        return self.initial_fen.split()[1] == "w"
+
+    # ---- rules ------------------------------------------------------
+    def parse_move(self, uci: str) -> chess.Move:
+        try:
+            move = chess.Move.from_uci(uci)
+        except ValueError:
+            raise MoveRejected(f"Invalid UCI move: {uci}") from None
+        try:
+            return self.board.parse_uci(uci)
+        except ValueError:
+            piece = self.board.piece_at(move.from_square) if move.from_square is not None else None
+            src = chess.square_name(move.from_square)
+            dst = chess.square_name(move.to_square)
+            if piece is None:
+                raise MoveRejected(f"Illegal move {uci}: no piece on {src}") from None
+            raise MoveRejected(f"Illegal move {uci}: piece on {src} cannot move to {dst}") from None
+
+    def push(self, move: chess.Move, now: float) -> None:
+        mover_white = self.white_to_move
+        uci = self.board.uci(move)
+        self.board.push(move)
+        self.moves.append(uci)
+        self.clock.on_move(mover_white, len(self.moves), now)
+        # A move answers any pending offer: Lichess declines the opponent's draw
+        # offer and cancels takeback proposals when a move is played.
+        self.draw_offer[not mover_white] = False
+        self.takeback_offer = {True: False, False: False}
+
+    def takeback(self, plies: int, now: float) -> None:
+        for _ in range(min(plies, len(self.moves))):
+            self.board.pop()
+            self.moves.pop()
+        self.clock.turn_started = now
+        self.takeback_offer = {True: False, False: False}
+
+    def natural_end(self) -> tuple[str, str | None] | None:
+        """(status, winner) if the position ends the game by the rules."""
+        outcome = self.board.outcome(claim_draw=True)
+        if outcome is None:
+            return None
+        winner = None if outcome.winner is None else self.color_name(outcome.winner)
+        term = outcome.termination
+        if term == chess.Termination.CHECKMATE:
+            return "mate", winner
+        if term == chess.Termination.STALEMATE:
+            return "stalemate", None
+        if term in (
+            chess.Termination.VARIANT_WIN,
+            chess.Termination.VARIANT_LOSS,
+            chess.Termination.VARIANT_DRAW,
+        ):
+            return "variantEnd", winner
+        return "draw", None
+
+    def finish(self, status: str, winner: str | None, now: float) -> None:
+        self.clock.stop(self.white_to_move, now)
+        self.status = status
+        self.winner = winner
+        self.finished_at = now
+        self.opp_due = None
+        self.draw_offer = {True: False, False: False}
+        self.takeback_offer = {True: False, False: False}
+
+    # ---- JSON -------------------------------------------------------
+    def state_json(self, now: float | None = None) -> GameStateJson:
+        inc = self.clock.increment_ms
+        state: GameStateJson = {
+            "type": "gameState",
+            "moves": " ".join(self.moves),
+            "wtime": int(max(0.0, self.clock.remaining_ms(True, self.white_to_move, now))),
+            "btime": int(max(0.0, self.clock.remaining_ms(False, self.white_to_move, now))),
+            "winc": inc,
+            "binc": inc,
+            "status": self.status,
+        }
+        if self.winner:
+            state["winner"] = self.winner
+        if self.draw_offer[True]:
+            state["wdraw"] = True
+        if self.draw_offer[False]:
+            state["bdraw"] = True
+        if self.takeback_offer[True]:
+            state["wtakeback"] = True
+        if self.takeback_offer[False]:
+            state["btakeback"] = True
+        return state
+
+    def full_json(self, now: float | None = None) -> GameFullJson:
+        clock = None
+        if self.clock.limited:
+            clock = {
+                "initial": int(self.clock.initial_ms or 0),
+                "increment": self.clock.increment_ms,
+            }
+        full: GameFullJson = {
+            "type": "gameFull",
+            "id": self.id,
+            "rated": self.rated,
+            "variant": variant_json(self.variant),
+            "clock": clock,
+            "speed": self.speed,
+            "perf": {"name": perf_name(perf_key(self.variant, self.speed))},
+            "createdAt": self.created_at_ms,
+            "white": self.white.json(),
+            "black": self.black.json(),
+            "initialFen": self.initial_fen or "startpos",
+            "state": self.state_json(now),
+        }
+        if self.days is not None:
+            full["daysPerTurn"] = self.days
+        return full
+
+    def event_info(self, now: float | None = None) -> GameEventInfo:
+        """The `game` object of gameStart/gameFinish and /api/account/playing."""
+        opp = self.opp_player
+        bot_white = self.bot_color == chess.WHITE
+        seconds_left = None
+        if self.clock.limited:
+            left = self.clock.remaining_ms(bot_white, self.white_to_move, now)
+            seconds_left = int(max(0.0, left) // 1000)
+        info: GameEventInfo = {
+            "fullId": self.full_id,
+            "gameId": self.id,
+            "id": self.id,
+            "fen": self.board.fen(),
+            "color": self.color_name(self.bot_color),
+            "lastMove": self.moves[-1] if self.moves else "",
+            "source": self.source,
+            "status": {"id": STATUS_IDS[self.status], "name": self.status},
+            "variant": {"key": self.variant, "name": VARIANTS[self.variant][0]},
+            "speed": self.speed,
+            "perf": perf_key(self.variant, self.speed),
+            "rated": self.rated,
+            "hasMoved": self.moves_by(self.bot_color) > 0,
+            "opponent": {"id": opp.id, "username": opp.name, "rating": opp.rating},
+            "isMyTurn": (not self.over) and self.bot_to_move,
+            "secondsLeft": seconds_left,
+            "compat": {"bot": True, "board": True},
+        }
+        if self.winner:
+            info["winner"] = self.winner
+        return info
+
+    def chat_json(self, line: ChatLine) -> ChatLineJson:
+        return {"type": "chatLine", "room": line.room, "username": line.username, "text": line.text}
+
+    # ---- PGN --------------------------------------------------------
+    def pgn(self, site: str) -> str:
+        result = "*"
+        if self.over:
+            result = {"white": "1-0", "black": "0-1"}.get(self.winner or "", "1/2-1/2")
+            if self.status in ("aborted", "noStart") and not self.winner:
+                result = "*"
+        board = make_board(self.variant, self.initial_fen)
+        for uci in self.moves:
+            board.push(board.parse_uci(uci))
+        pgame = chess.pgn.Game.from_board(board)
+        kind = "Rated" if self.rated else "Casual"
+        created = time.gmtime(self.created_at_ms / 1000)
+        termination = {
+            "outoftime": "Time forfeit",
+            "timeout": "Abandoned",
+            "noStart": "Abandoned",
+            "aborted": "Abandoned",
+        }.get(self.status, "Normal" if self.over else "Unterminated")
+        headers = {
+            "Event": f"{kind} {perf_name(perf_key(self.variant, self.speed))} game",
+            "Site": f"{site}/{self.id}",
+            "Date": time.strftime("%Y.%m.%d", created),
+            "Round": "-",
+            "White": self.white.name,
+            "Black": self.black.name,
+            "Result": result,
+            "GameId": self.id,
+            "UTCDate": time.strftime("%Y.%m.%d", created),
+            "UTCTime": time.strftime("%H:%M:%S", created),
+            "WhiteElo": str(self.white.rating),
+            "BlackElo": str(self.black.rating),
+            "Variant": VARIANTS[self.variant][0],
+            "TimeControl": (
+                f"{(self.clock.initial_ms or 0) // 1000}+{self.clock.increment_ms // 1000}"
+                if self.clock.limited
+                else "-"
+            ),
+            "Termination": termination,
+        }
+        if self.white.title:
+            headers["WhiteTitle"] = self.white.title
+        if self.black.title:
+            headers["BlackTitle"] = self.black.title
+        for key, value in headers.items():
+            pgame.headers[key] = value
+        if self.initial_fen is not None:
+            pgame.headers["FEN"] = self.initial_fen
+            pgame.headers["SetUp"] = "1"
+        exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=False)
+        return pgame.accept(exporter) + "\n"
+
+
+def clock_label(limit_s: int | None, increment_s: int | None) -> str:
+    if limit_s is None:
+        return "-"
+    return show_clock(limit_s, increment_s or 0)

@@ -1,0 +1,334 @@
+"""HTTP/1.1 server plumbing: parse requests, apply faults and limits, write
+JSON / ndjson / chunked streams. What each route does lives in api.py and
+control.py; this module only knows how to speak HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import TYPE_CHECKING, Any
+from urllib.parse import parse_qs, urlsplit
+
+from bot.emulator.config import AccountSpec
+from bot.emulator.errors import ApiError, EmulatorUsageError
+from bot.emulator.streams import Subscriber
+
+if TYPE_CHECKING:
+    from bot.emulator.core import Core
+
+log = logging.getLogger(__name__)
+
+TOO_MANY = "Too many requests. Try again later."
+
+
+@dataclass
+class Request:
+    method: str
+    path: str
+    query: dict[str, str]
+    body: dict[str, Any]
+    raw_body: bytes
+    headers: dict[str, str]
+    params: dict[str, str] = field(default_factory=dict)
+    account: AccountSpec | None = None
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: Any = None  # JSON-able, or str for text bodies
+    content_type: str = "application/json"
+
+
+@dataclass
+class NdjsonReply:
+    items: list[Any]
+
+
+@dataclass
+class StreamReply:
+    sub: Subscriber
+    keepalive_s: float
+
+
+Handler = Callable[[Request], "Reply | NdjsonReply | StreamReply"]
+
+
+@dataclass
+class Route:
+    method: str
+    template: str  # e.g. "/api/bot/game/{id}/move/{move}"
+    handler: Handler
+    auth: bool = False
+    scopes: tuple[str, ...] = ()  # any one of these is enough
+    bot_only: bool = False
+    regex: re.Pattern[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        pattern = re.sub(r"\{(\w+)\}", r"(?P<\1>[^/]+)", self.template)
+        self.regex = re.compile(f"^{pattern}$")
+
+    @property
+    def name(self) -> str:
+        return f"{self.method} {self.template}"
+
+
+class EmuHTTPServer(ThreadingHTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+    def __init__(self, addr: tuple[str, int], core: Core, routes: list[Route]) -> None:
+        self.core = core
+        self.routes = routes
+        self._conns: set[socket.socket] = set()
+        self._conns_lock = threading.Lock()
+        super().__init__(addr, EmuRequestHandler)
+
+    def track(self, sock: socket.socket, add: bool) -> None:
+        with self._conns_lock:
+            if add:
+                self._conns.add(sock)
+            else:
+                self._conns.discard(sock)
+
+    def close_all_connections(self) -> None:
+        """Cut every open connection so no handler thread outlives stop()."""
+        with self._conns_lock:
+            conns = list(self._conns)
+        for sock in conns:
+            try:
+                sock.shutdown(socket.SHUT_RDWR)
+            except OSError:
+                pass
+
+
+class EmuRequestHandler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: EmuHTTPServer
+    server_version = "lichess-emulator/1.0"
+
+    def setup(self) -> None:
+        self.timeout = self.server.core.config.handler_timeout_s
+        super().setup()
+        self.server.track(self.connection, True)
+
+    def finish(self) -> None:
+        try:
+            super().finish()
+        finally:
+            self.server.track(self.connection, False)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        # Paths only (never headers), at debug level: the token must not reach logs.
+        log.debug("%s %s", self.address_string(), format % args)
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib naming
+        self._dispatch("GET")
+
+    def do_POST(self) -> None:  # noqa: N802
+        self._dispatch("POST")
+
+    def do_DELETE(self) -> None:  # noqa: N802
+        self._dispatch("DELETE")
+
+    # ------------------------------------------------------------------ dispatch
+    def _dispatch(self, method: str) -> None:
+        core = self.server.core
+        split = urlsplit(self.path)
+        path = split.path
+        query = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
+        raw = self._read_body()
+        route, params = self._match(method, path)
+        route_name = route.name if route else f"{method} (unknown)"
+        status = 500
+        try:
+            if route is None:
+                raise ApiError(404, "Not found")
+            req = Request(
+                method,
+                path,
+                query,
+                _parse_body(self.headers, raw),
+                raw,
+                {k.lower(): v for k, v in self.headers.items()},
+                params,
+            )
+            if not path.startswith("/emu/"):
+                self._apply_request_faults(method, path)
+                if core.rate_limited(method, path):
+                    raise ApiError(429, TOO_MANY)
+                self._authenticate(route, req)
+            result = route.handler(req)
+            if isinstance(result, StreamReply):
+                status = 200
+                core.record(method, path, route_name, status)
+                self._write_stream(result)
+                return
+            if isinstance(result, NdjsonReply):
+                status = 200
+                body = "".join(json.dumps(i) + "\n" for i in result.items).encode()
+                self._send(status, body, "application/x-ndjson")
+            else:
+                status = result.status
+                self._send_reply(result)
+        except ApiError as exc:
+            status = exc.status
+            self._send(status, json.dumps(exc.body).encode(), "application/json")
+        except EmulatorUsageError as exc:
+            status = 400
+            self._send(status, json.dumps({"error": str(exc)}).encode(), "application/json")
+        except _Dropped:
+            status = 0
+            self._abort()
+        except (BrokenPipeError, ConnectionResetError, TimeoutError):
+            status = 0
+            self.close_connection = True
+        except Exception:
+            log.exception("emulator: internal error on %s %s", method, path)
+            status = 500
+            try:
+                self._send(500, b'{"error": "Internal server error"}', "application/json")
+            except OSError:
+                self.close_connection = True
+        if status:
+            core.record(method, path, route_name, status)
+
+    def _match(self, method: str, path: str) -> tuple[Route | None, dict[str, str]]:
+        for route in self.server.routes:
+            if route.method != method:
+                continue
+            m = route.regex.match(path)
+            if m:
+                return route, m.groupdict()
+        return None, {}
+
+    def _read_body(self) -> bytes:
+        length = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(length) if length > 0 else b""
+
+    def _apply_request_faults(self, method: str, path: str) -> None:
+        faults = self.server.core.request_faults(method, path)
+        for fault in faults:
+            if fault.kind == "slow" and fault.duration_s:
+                time.sleep(fault.duration_s)
+        for fault in faults:
+            if fault.kind != "http_error":
+                continue
+            if fault.status == 429:
+                raise ApiError(429, TOO_MANY)
+            raise ApiError(fault.status, _HTTP_ERROR_TEXT[fault.status])
+
+    def _authenticate(self, route: Route, req: Request) -> None:
+        auth = req.headers.get("authorization", "")
+        token = auth[7:].strip() if auth.lower().startswith("bearer ") else ""
+        account = self.server.core.account_for_token(token) if token else None
+        if route.auth or account is not None:
+            req.account = account
+        if not route.auth:
+            return
+        if account is None:
+            raise ApiError(401, "No such token")
+        if route.scopes and not any(s in account.scopes for s in route.scopes):
+            raise ApiError(403, f"Missing scope: {' or '.join(route.scopes)}")
+        if route.bot_only and account.title != "BOT":
+            raise ApiError(400, "This endpoint can only be used with a Bot account.")
+
+    # ------------------------------------------------------------------ writing
+    def _send_reply(self, reply: Reply) -> None:
+        if reply.content_type == "application/json":
+            body = json.dumps(reply.body if reply.body is not None else {"ok": True}).encode()
+        else:
+            body = str(reply.body).encode()
+        self._send(reply.status, body, reply.content_type)
+
+    def _send(self, status: int, body: bytes, content_type: str) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", content_type)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        self.wfile.flush()
+
+    def _write_stream(self, stream: StreamReply) -> None:
+        core = self.server.core
+        sub = stream.sub
+        try:
+            self.send_response(200)
+            self.send_header("Content-Type", "application/x-ndjson")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            self.wfile.flush()
+            while True:
+                items, action = core.next_chunk(sub, stream.keepalive_s)
+                if action == "drop":
+                    self._abort()
+                    return
+                if items:
+                    data = "".join(json.dumps(i) + "\n" for i in items).encode()
+                elif action == "send":
+                    data = b"\n"  # Lichess keep-alive: an empty line
+                else:
+                    data = b""
+                if data:
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                if action == "end":
+                    self.wfile.write(b"0\r\n\r\n")
+                    self.wfile.flush()
+                    # Like Lichess, a finished stream also ends the connection.
+                    self.close_connection = True
+                    return
+                self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError, TimeoutError, OSError):
+            self.close_connection = True
+        finally:
+            core.close_stream(sub)
+
+    def _abort(self) -> None:
+        """Cut the TCP connection mid-response (what a network fault looks like)."""
+        self.close_connection = True
+        try:
+            self.wfile.flush()
+        except OSError:
+            pass
+        try:
+            self.connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+
+
+class _Dropped(Exception):
+    """Raised by a handler to cut the connection without an answer."""
+
+
+_HTTP_ERROR_TEXT = {
+    500: "Internal server error",
+    502: "Bad gateway",
+    503: "Service unavailable",
+}
+
+
+def _parse_body(headers: Any, raw: bytes) -> dict[str, Any]:
+    """Both JSON and form bodies are accepted, as Lichess does."""
+    if not raw:
+        return {}
+    ctype = (headers.get("Content-Type") or "").lower()
+    text = raw.decode("utf-8", errors="replace")
+    if "json" in ctype or text.lstrip().startswith("{"):
+        try:
+            data = json.loads(text)
+        except ValueError:
+            raise ApiError(400, "Invalid JSON body") from None
+        if not isinstance(data, dict):
+            raise ApiError(400, "JSON body must be an object")
+        return data
+    if "=" in text:
+        return {k: v[-1] for k, v in parse_qs(text, keep_blank_values=True).items()}
+    return {}
