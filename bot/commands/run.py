@@ -1,0 +1,43 @@
+"""`pibot run`: the Lichess bot service."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import sys
+
+from bot.config import load_config
+from bot.logsetup import setup_logging
+from bot.token import load_token
+
+log = logging.getLogger("bot.run")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="PATH", default=None,
+                        help="config file (default: ./config.yml if present, else built-ins)")
+
+
+def resolve_config_path(arg: str | None) -> str | None:
+    if arg is not None:
+        return arg
+    return "config.yml" if os.path.exists("config.yml") else None
+
+
+def run(args: argparse.Namespace) -> int:
+    path = resolve_config_path(args.config)
+    cfg = load_config(path)  # UserError -> one clean line from the CLI
+    token = load_token(cfg.token_file)
+    setup_logging(cfg.log_level)
+    from bot.service import Service  # imported late: config errors must not need the engine
+
+    service = Service(cfg, token, config_path=path)
+    code = asyncio.run(service.run())
+    if service._hard:
+        # Second SIGTERM: don't wait for worker threads stuck in HTTP reads or searches.
+        logging.shutdown()
+        sys.stdout.flush()
+        os._exit(code)
+    return code

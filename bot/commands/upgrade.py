@@ -1,0 +1,58 @@
+"""`pibot upgrade`: turn the Lichess account into a BOT account (irreversible)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+
+from bot.commands.run import resolve_config_path
+from bot.config import load_config
+from bot.errors import UserError
+from bot.lichess import ApiRejected, Lichess, LichessError
+from bot.token import load_token
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", metavar="PATH", default=None, help="config file")
+    parser.add_argument("--yes", action="store_true",
+                        help="do not ask for confirmation (required when not on a terminal)")
+
+
+def _confirm(username: str) -> bool:
+    print(f"Upgrading {username} to a BOT account is irreversible: it can then never "
+          f"play as a human again.")
+    answer = input(f"Type the account name ({username}) to confirm: ").strip()
+    return answer.lower() == username.lower()
+
+
+async def _upgrade(api: Lichess, yes: bool) -> int:
+    account = await api.account()
+    name = str(account.get("username", "?"))
+    if account.get("title") == "BOT":
+        print(f"{name} is already a BOT account; nothing to do.")
+        return 0
+    if not yes:
+        if not sys.stdin.isatty():
+            raise UserError("refusing to upgrade without confirmation: pass --yes "
+                            "(stdin is not a terminal)")
+        if not _confirm(name):
+            print("Not confirmed; the account was not changed.")
+            return 1
+    try:
+        await api.upgrade_to_bot()
+    except ApiRejected as exc:
+        raise UserError(f"Lichess refused the upgrade ({exc}); an account that has played "
+                        f"games cannot become a BOT: create a fresh account") from None
+    print(f"{name} is now a BOT account.")
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    cfg = load_config(resolve_config_path(args.config))
+    token = load_token(cfg.token_file)
+    api = Lichess(cfg.url, token, cfg.network)
+    try:
+        return asyncio.run(_upgrade(api, args.yes))
+    except LichessError as exc:
+        raise UserError(f"cannot reach Lichess at {cfg.url}: {exc}") from None

@@ -1,0 +1,50 @@
+"""Clock normalisation and arithmetic (pure, no I/O)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from bot.clock import NO_CLOCK_MS, Clock, to_ms
+
+
+def test_to_ms_normalises_berserk_types() -> None:
+    assert to_ms(1500) == 1500
+    assert to_ms(1500.7) == 1500
+    assert to_ms(dt.timedelta(seconds=2, milliseconds=5)) == 2005
+    assert to_ms(None, 7) == 7
+    assert to_ms(dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=dt.UTC)) == 1000
+    with pytest.raises(TypeError):
+        to_ms("12")
+    with pytest.raises(TypeError):
+        to_ms(True)
+
+
+def test_mixed_state_types() -> None:
+    # gameFull.state keeps ints, top-level gameState has timedeltas: same result.
+    a = Clock.from_state({"wtime": 60000, "btime": 59000, "winc": 1000, "binc": 1000}, 10.0)
+    b = Clock.from_state({"wtime": dt.timedelta(seconds=60), "btime": dt.timedelta(seconds=59),
+                          "winc": dt.timedelta(seconds=1), "binc": dt.timedelta(seconds=1)}, 10.0)
+    assert a == b
+
+
+def test_only_side_to_move_ticks() -> None:
+    c = Clock(60000, 50000, 0, 0, received_at=100.0)
+    assert c.remaining_ms("white", "white", 101.5) == pytest.approx(58500)
+    assert c.remaining_ms("black", "white", 101.5) == 50000
+    assert c.remaining_ms("white", "white", 1000.0) == 0.0
+    w, b, wi, bi = c.search_times("white", 100.25)
+    assert (w, b) == (59750, 50000)
+
+
+def test_budget_and_after_move() -> None:
+    c = Clock(10000, 8000, 2000, 2000, received_at=0.0)
+    assert c.move_budget_ms("black", 1.0, 100) == pytest.approx(6900)
+    after = c.after_our_move("black", 3.0)
+    assert after.btime == 7000 and after.wtime == 10000 and after.received_at == 3.0
+
+
+def test_no_clock() -> None:
+    c = Clock.from_state({"wtime": 1, "btime": 1}, 0.0, has_clock=False)
+    assert c.wtime == NO_CLOCK_MS and not c.has_clock

@@ -1,0 +1,129 @@
+"""Config validation and token loading: clear one-line errors, never the token."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bot.config import Config, load_config, parse_config
+from bot.errors import UserError
+from bot.token import ENV_VAR, Token, load_token
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def test_repo_config_equals_defaults() -> None:
+    cfg = load_config(REPO / "config.yml")
+    assert parse_config({}) == cfg == Config()
+
+
+def test_values_are_parsed() -> None:
+    cfg = parse_config({"engine": {"hash_mb": 16, "ponder": True},
+                        "challenge": {"variants": "chess960", "min_base": 60},
+                        "network": {"stream_read_timeout_s": 2}})
+    assert cfg.engine.hash_mb == 16 and cfg.engine.ponder is True
+    assert cfg.challenge.variants == ["chess960"]
+    assert cfg.network.stream_read_timeout_s == 2.0
+
+
+@pytest.mark.parametrize("data, fragment", [
+    ({"engine": {"hash": 16}}, "unknown config key 'engine.hash': did you mean 'engine.hash_mb'"),
+    ({"chalenge": {}}, "did you mean 'challenge'"),
+    ({"engine": {"hash_mb": "big"}}, "'engine.hash_mb' must be an integer"),
+    ({"engine": {"hash_mb": True}}, "'engine.hash_mb' must be an integer"),
+    ({"engine": {"threads": 0}}, "'engine.threads' is 0, below the minimum 1"),
+    ({"challenge": {"variants": ["atomic"]}}, "'challenge.variants': 'atomic' is not allowed"),
+    ({"challenge": {"time_controls": ["blits"]}}, "did you mean 'blitz'"),
+    ({"challenge": {"min_base": 600, "max_base": 60}}, "greater than 'challenge.max_base'"),
+    ({"challenge": "yes"}, "section 'challenge' must be a mapping"),
+    ({"url": "lichess.org"}, "must start with http"),
+    ({"engine": {"ponder": "yes"}}, "'engine.ponder' must be true or false"),
+    ([1, 2], "must be a mapping"),
+])
+def test_bad_values(data: object, fragment: str) -> None:
+    with pytest.raises(UserError) as err:
+        parse_config(data)
+    assert fragment in str(err.value)
+
+
+def test_yaml_syntax_error(tmp_path: Path) -> None:
+    p = tmp_path / "c.yml"
+    p.write_text("engine:\n  hash_mb: [1,\n")
+    with pytest.raises(UserError, match="not valid YAML at line"):
+        load_config(p)
+
+
+def test_missing_file(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="does not exist"):
+        load_config(tmp_path / "nope.yml")
+
+
+def _no_token_env(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv(ENV_VAR, raising=False)
+    monkeypatch.delenv("CREDENTIALS_DIRECTORY", raising=False)
+
+
+def test_token_sources(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_token_env(monkeypatch)
+    with pytest.raises(UserError) as err:
+        load_token(None)
+    assert ENV_VAR in str(err.value) and "token_file" in str(err.value)
+    f = tmp_path / "tok"
+    f.write_text("lip_secretsecret\n")
+    tok = load_token(str(f))
+    assert tok.reveal() == "lip_secretsecret"
+    assert "secret" not in repr(tok) and "secret" not in str(tok)
+    cred = tmp_path / "creds"
+    cred.mkdir()
+    (cred / "lichess-token").write_text("lip_fromcredential")
+    monkeypatch.setenv("CREDENTIALS_DIRECTORY", str(cred))
+    assert load_token(None).reveal() == "lip_fromcredential"
+    monkeypatch.setenv(ENV_VAR, "lip_fromenvironment")
+    assert load_token(str(f)).reveal() == "lip_fromenvironment"
+
+
+def test_bad_token_not_echoed(monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_token_env(monkeypatch)
+    monkeypatch.setenv(ENV_VAR, "lip_abc def")
+    with pytest.raises(UserError) as err:
+        load_token(None)
+    assert "lip_abc" not in str(err.value)
+
+
+def test_token_not_picklable() -> None:
+    import pickle
+
+    with pytest.raises(TypeError):
+        pickle.dumps(Token("lip_secretsecret", "test"))
+
+
+def _pibot(*args: str, env_extra: dict[str, str] | None = None,
+           cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in (ENV_VAR, "CREDENTIALS_DIRECTORY")}
+    env.update(env_extra or {})
+    return subprocess.run([sys.executable, "-m", "bot.cli", *args], capture_output=True,
+                          text=True, env=env, timeout=60, cwd=cwd)
+
+
+def test_cli_bad_config_is_one_line(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.yml"
+    bad.write_text("engine:\n  hash_mbb: 64\n")
+    r = _pibot("run", "--config", str(bad))
+    assert r.returncode == 2
+    assert "Traceback" not in r.stderr
+    lines = r.stderr.strip().splitlines()
+    assert len(lines) == 1, r.stderr
+    assert "engine.hash_mbb" in lines[0] and "did you mean 'engine.hash_mb'" in lines[0]
+
+
+def test_cli_missing_token_is_one_line(tmp_path: Path) -> None:
+    good = tmp_path / "ok.yml"
+    good.write_text("log_level: info\n")
+    r = _pibot("run", "--config", str(good), cwd=tmp_path)
+    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    assert ENV_VAR in r.stderr and "token_file" in r.stderr

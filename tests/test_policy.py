@@ -1,0 +1,97 @@
+"""Challenge policy: every config key accepts and declines with the right reason."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from bot.config import ChallengeConfig, parse_config
+from bot.events import Challenge
+from bot.policy import Slots, decide
+
+
+def ch(**kw: Any) -> Challenge:
+    base: dict[str, Any] = {
+        "id": "c1", "challenger": {"id": "alice", "name": "Alice", "rating": 1500},
+        "variant": {"key": "standard"}, "rated": False, "speed": "blitz",
+        "timeControl": {"type": "clock", "limit": 180, "increment": 2},
+    }
+    base.update(kw)
+    return base  # type: ignore[return-value]
+
+
+def cc(**kw: Any) -> ChallengeConfig:
+    return parse_config({"challenge": kw}).challenge
+
+
+BOT = {"id": "otherbot", "name": "OtherBot", "title": "BOT", "rating": 2000}
+CASES = [
+    ({}, {}, None),
+    ({"block_list": ["Alice"]}, {}, "generic"),
+    ({"allow_list": ["bob"]}, {}, "generic"),
+    ({"allow_list": ["ALICE"]}, {}, None),
+    ({"accept_bot": False}, {"challenger": BOT}, "noBot"),
+    ({"accept_bot": True}, {"challenger": BOT}, None),
+    ({"only_bot": True}, {}, "onlyBot"),
+    ({"only_bot": True}, {"challenger": BOT}, None),
+    ({"variants": ["standard"]}, {"variant": {"key": "chess960"}}, "standard"),
+    ({"variants": ["chess960"]}, {"variant": {"key": "fromPosition"}}, "variant"),
+    ({"variants": ["standard", "chess960"]}, {"variant": {"key": "chess960"}}, None),
+    ({"modes": ["casual"]}, {"rated": True}, "casual"),
+    ({"modes": ["rated"]}, {"rated": False}, "rated"),
+    ({"time_controls": ["blitz", "rapid"]}, {"speed": "bullet"}, "tooFast"),
+    ({"time_controls": ["bullet", "blitz"]}, {"speed": "rapid"}, "tooSlow"),
+    ({"time_controls": ["bullet", "rapid"]}, {"speed": "blitz"}, "timeControl"),
+    ({"min_base": 300}, {}, "tooFast"),
+    ({"max_base": 120}, {}, "tooSlow"),
+    ({"min_increment": 3}, {}, "tooFast"),
+    ({"max_increment": 1}, {}, "tooSlow"),
+    ({"time_controls": ["correspondence"], "min_days": 3},
+     {"speed": "correspondence", "timeControl": {"type": "correspondence", "daysPerTurn": 2}},
+     "tooFast"),
+    ({"time_controls": ["correspondence"], "max_days": 3},
+     {"speed": "correspondence", "timeControl": {"type": "correspondence", "daysPerTurn": 7}},
+     "tooSlow"),
+    ({"time_controls": ["correspondence"]},
+     {"speed": "correspondence", "timeControl": {"type": "correspondence", "daysPerTurn": 2}},
+     None),
+    ({}, {"speed": "correspondence", "timeControl": {"type": "unlimited"}}, "tooSlow"),
+    ({"min_rating": 1600}, {}, "generic"),
+    ({"max_rating": 1400}, {}, "generic"),
+]
+
+
+@pytest.mark.parametrize("cfg_kw, ch_kw, reason", CASES)
+def test_policy_keys(cfg_kw: dict[str, Any], ch_kw: dict[str, Any], reason: str | None) -> None:
+    d = decide(ch(**ch_kw), cc(**cfg_kw))
+    if reason is None:
+        assert d.accept, d
+    else:
+        assert not d.accept and d.reason == reason, d
+
+
+def test_per_user_limit_and_slots_and_shutdown() -> None:
+    cfg = cc(max_simultaneous_games_per_user=1, concurrency=2)
+    assert decide(ch(), cfg, games_with_user=1).reason == "later"
+    assert decide(ch(), cfg, slots_free=0).reason == "later"
+    assert decide(ch(), cfg, shutting_down=True).reason == "later"
+
+
+def test_slots_burst_never_overshoots() -> None:
+    cfg = cc(concurrency=2, max_simultaneous_games_per_user=5)
+    slots = Slots()
+    accepted = []
+    for i in range(10):  # ten challenges in one burst, before any game starts
+        c = ch(id=f"c{i}")
+        d = decide(c, cfg, games_with_user=slots.with_user("alice"),
+                   slots_free=slots.free(cfg.concurrency))
+        if d.accept:
+            slots.reserve(f"c{i}", "alice")
+            accepted.append(i)
+    assert accepted == [0, 1]
+    slots.start("c0", "alice")  # game id == challenge id
+    assert slots.used() == 2
+    slots.finish("c0")
+    slots.release("c1")
+    assert slots.used() == 0 and slots.free(2) == 2
