@@ -91,18 +91,23 @@ def sources() -> list[str]:
     return sorted(str(p.relative_to(ROOT)) for p in SRC.glob("*.c"))
 
 
-_check_toolchain()
-ffibuilder = FFI()
-ffibuilder.cdef("\n".join(p.read_text() for p in api_headers()))
-ffibuilder.set_source(
-    "bot._engine",
-    "#include <stddef.h>\n#include <stdint.h>\n"
-    + "\n".join(f'#include "{p.name}"' for p in api_headers()),
-    sources=sources(),
-    include_dirs=[str(SRC.relative_to(ROOT))],
-    extra_compile_args=compile_args(),
-    libraries=["m", "pthread"],
-)
+def make_ffibuilder() -> FFI:
+    """Called by cffi's setuptools hook (setup.py) at build time only, so that
+    importing this module for fast_pext_available() has no side effects."""
+    _check_toolchain()
+    ffibuilder = FFI()
+    ffibuilder.cdef("\n".join(p.read_text() for p in api_headers()))
+    ffibuilder.set_source(
+        "bot._engine",
+        "#include <stddef.h>\n#include <stdint.h>\n"
+        + "\n".join(f'#include "{p.name}"' for p in api_headers()),
+        sources=sources(),
+        include_dirs=[str(SRC.relative_to(ROOT))],
+        extra_compile_args=compile_args(),
+        libraries=["m", "pthread"],
+    )
+    return ffibuilder
+
 
 if __name__ == "__main__":
-    ffibuilder.compile(verbose=True)
+    make_ffibuilder().compile(verbose=True)

@@ -2,4 +2,4 @@
 
 from setuptools import setup
 
-setup(cffi_modules=["build_engine.py:ffibuilder"])
+setup(cffi_modules=["build_engine.py:make_ffibuilder"])
