@@ -24,7 +24,7 @@ class Board:
         self._ptr = bindings.board_new()
         self.chess960 = chess960
         if fen is not None or chess960:
-            bindings.board_set_fen(self._ptr, fen or STARTPOS, chess960)
+            bindings.board_set_fen(self._ptr, STARTPOS if fen is None else fen, chess960)
 
     def set_fen(self, fen: str) -> None:
         bindings.board_set_fen(self._ptr, fen, self.chess960)

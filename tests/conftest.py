@@ -1,0 +1,30 @@
+"""Shared pytest fixtures and helpers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+DATA = Path(__file__).parent / "data"
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def read_epd(name: str) -> list[tuple[str, dict[int, int]]]:
+    """Lines 'FEN ;D1 n ;D2 n ...' -> [(fen, {depth: nodes})]."""
+    rows = []
+    for line in (DATA / name).read_text().splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        fen, *counts = line.split(";")
+        depths = {}
+        for item in counts:
+            d, n = item.split()
+            depths[int(d[1:])] = int(n)
+        rows.append((fen.strip(), depths))
+    return rows
+
+
+@pytest.fixture(scope="session")
+def data_dir() -> Path:
+    return DATA
