@@ -92,8 +92,10 @@ class GameRunner:
         try:
             while not self.over:
                 stream = self.api.start_stream("game_stream", self.queue, self.game_id)
-                got_data = await self._consume()
-                stream.stop()
+                try:
+                    got_data = await self._consume()
+                finally:
+                    stream.stop()
                 if self.over:
                     break
                 failures = 0 if got_data else failures + 1

@@ -1,0 +1,96 @@
+"""`pibot demo`: the emulator on loopback, the real bot service against it, and
+one game challenged by the emulator's built-in opponent, printed live.
+No Lichess account or token needed."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import re
+import time
+
+import chess
+
+from bot.config import parse_config
+from bot.errors import UserError
+from bot.logsetup import setup_logging
+from bot.token import Token
+
+DEMO_TIMEOUT_S = 600
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tc", default="60+1", metavar="BASE+INC",
+                        help="time control in seconds, e.g. 60+1 (default) or 180+2")
+    parser.add_argument("--moves-only", action="store_true",
+                        help="print only the moves and the result (no service log)")
+
+
+def parse_tc(text: str) -> tuple[int, int]:
+    m = re.fullmatch(r"\s*(\d+)\s*\+\s*(\d+)\s*", text)
+    if not m or int(m.group(1)) <= 0:
+        raise UserError(f"--tc {text!r} is not BASE+INC in seconds; write it like 60+1")
+    return int(m.group(1)), int(m.group(2))
+
+
+def _san_lines(snap_moves: list[str], start: int, board: chess.Board) -> list[str]:
+    out = []
+    for i, uci in enumerate(snap_moves[start:], start):
+        move = chess.Move.from_uci(uci)
+        san = board.san(move) if move in board.legal_moves else uci
+        board.push(move)
+        out.append(f"{i // 2 + 1}. {san}" if i % 2 == 0 else f"{i // 2 + 1}... {san}")
+    return out
+
+
+async def _demo(base: int, inc: int, moves_only: bool) -> int:
+    from bot.emulator import Emulator, EmulatorConfig, OpponentSpec
+    from bot.service import Service
+
+    emu = Emulator(EmulatorConfig(event_keepalive_s=2.0, game_keepalive_s=2.0)).start()
+    try:
+        cfg = parse_config({
+            "url": emu.url, "pgn_directory": None, "log_level": "warning" if moves_only else "info",
+            "engine": {"hash_mb": 16, "move_overhead_ms": 50},
+            "challenge": {"time_controls": ["ultraBullet", "bullet", "blitz", "rapid",
+                                            "classical"], "max_base": 10800},
+            "network": {"stream_read_timeout_s": 5.0}})
+        service = Service(cfg, Token(emu.token, "emulator demo token"))
+        run = asyncio.create_task(service.run())
+        await asyncio.wait_for(service.ready.wait(), 20)
+        cid = await asyncio.to_thread(
+            emu.challenge_bot, challenger="demo-human", rated=False, clock_limit_s=base,
+            increment_s=inc, opponent=OpponentSpec(policy="greedy", think_time_s=0.3))
+        await asyncio.to_thread(emu.wait_game_started, cid, 25)
+        snap = emu.game(cid)
+        if not moves_only:
+            print(f"{snap.white} (white) vs {snap.black} (black), {base}+{inc}, on {emu.url}")
+        board = chess.Board()
+        shown = 0
+        deadline = time.monotonic() + DEMO_TIMEOUT_S
+        while time.monotonic() < deadline:
+            snap = emu.game(cid)
+            for line in _san_lines(snap.moves, shown, board):
+                print(line, flush=True)
+            shown = len(snap.moves)
+            if snap.over:
+                break
+            await asyncio.sleep(0.1)
+        result = {"white": "1-0", "black": "0-1"}.get(snap.winner or "", "1/2-1/2")
+        if snap.status in ("aborted", "noStart"):
+            result = "*"
+        wins = f", {snap.winner} wins" if snap.winner else ""
+        print(f"Result: {result} ({snap.status}{wins})")
+        service.request_stop()
+        await asyncio.wait_for(run, 30)
+        return 0 if snap.over else 1
+    finally:
+        emu.stop()
+
+
+def run(args: argparse.Namespace) -> int:
+    base, inc = parse_tc(args.tc)
+    setup_logging("warning" if args.moves_only else "info")
+    logging.getLogger("bot.emulator").setLevel(logging.WARNING)  # the bot's log is the show
+    return asyncio.run(_demo(base, inc, args.moves_only))
