@@ -1,0 +1,300 @@
+/* engine.c — PbEngine: lifecycle, options, position, search entry, info. */
+#include "engine.h"
+#include "eval.h"
+#include "movegen.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+
+static SearchThread *alloc_threads(int n) {
+    /* SearchThread holds a Board and PV table (~120 KB): heap, not stack. */
+    SearchThread *t = calloc((size_t)n, sizeof *t);
+    return t;
+}
+
+PbEngine *pb_engine_new(int hash_mb, int threads, int *err) {
+    int dummy;
+    if (!err) err = &dummy;
+    *err = PB_OK;
+    if (hash_mb < 1 || hash_mb > PB_ENGINE_MAX_HASH_MB || threads < 1 ||
+        threads > PB_ENGINE_MAX_THREADS) {
+        *err = PB_ERR_ARG;
+        return NULL;
+    }
+    pb_init();
+    search_init();
+    PbEngine *e = calloc(1, sizeof *e);
+    if (!e) { *err = PB_ERR_NOMEM; return NULL; }
+    int rc = tt_init(&e->tt, (size_t)hash_mb);
+    if (rc) { free(e); *err = rc; return NULL; }
+    e->threads = alloc_threads(threads);
+    if (!e->threads) { tt_free(&e->tt); free(e); *err = PB_ERR_NOMEM; return NULL; }
+    if (pthread_mutex_init(&e->info_lock, NULL) != 0) {
+        free(e->threads); tt_free(&e->tt); free(e); *err = PB_ERR_THREAD; return NULL;
+    }
+    e->nthreads = threads;
+    e->overhead_ms = 50;
+    board_set_startpos(&e->root);
+    atomic_init(&e->searching, false);
+    atomic_init(&e->sh.stop, false);
+    atomic_init(&e->sh.pondering, false);
+    atomic_init(&e->info_seq, 0);
+    return e;
+}
+
+void pb_engine_free(PbEngine *e) {
+    if (!e) return;
+    atomic_store(&e->sh.stop, true);
+    tt_free(&e->tt);
+    free(e->threads);
+    pthread_mutex_destroy(&e->info_lock);
+    free(e);
+}
+
+int pb_engine_set_hash(PbEngine *e, int hash_mb) {
+    if (hash_mb < 1 || hash_mb > PB_ENGINE_MAX_HASH_MB) return PB_ERR_ARG;
+    if (atomic_load(&e->searching)) return PB_ERR_BUSY;
+    return tt_resize(&e->tt, (size_t)hash_mb);
+}
+
+int pb_engine_set_threads(PbEngine *e, int threads) {
+    if (threads < 1 || threads > PB_ENGINE_MAX_THREADS) return PB_ERR_ARG;
+    if (atomic_load(&e->searching)) return PB_ERR_BUSY;
+    if (threads == e->nthreads) return PB_OK;
+    SearchThread *t = alloc_threads(threads);
+    if (!t) return PB_ERR_NOMEM;
+    free(e->threads);
+    e->threads = t;
+    e->nthreads = threads;
+    return PB_OK;
+}
+
+int pb_engine_set_move_overhead(PbEngine *e, int ms) {
+    if (ms < 0 || ms > 60000) return PB_ERR_ARG;
+    e->overhead_ms = ms;
+    return PB_OK;
+}
+
+int pb_engine_clear(PbEngine *e) {
+    if (atomic_load(&e->searching)) return PB_ERR_BUSY;
+    tt_clear(&e->tt);
+    for (int i = 0; i < e->nthreads; i++) search_clear_thread(&e->threads[i]);
+    return PB_OK;
+}
+
+int pb_engine_set_position(PbEngine *e, const char *fen, const char *moves, int chess960,
+                           char *err, size_t errlen) {
+    if (err && errlen) err[0] = '\0';
+    if (atomic_load(&e->searching)) {
+        if (err && errlen) snprintf(err, errlen, "cannot change the position while searching");
+        return PB_ERR_BUSY;
+    }
+    Board *b = malloc(sizeof *b);
+    if (!b) return PB_ERR_NOMEM;
+    if (!fen || !fen[0] || strcmp(fen, "startpos") == 0) fen = START_FEN;
+    int rc = board_set_fen(b, fen, chess960 != 0, err, errlen);
+    if (rc) { free(b); return rc; }
+    if (moves) {
+        const char *p = moves;
+        int n = 0;
+        while (*p) {
+            while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
+            if (!*p) break;
+            const char *q = p;
+            while (*q && *q != ' ' && *q != '\t' && *q != '\n' && *q != '\r') q++;
+            char tok[16];
+            size_t len = (size_t)(q - p);
+            n++;
+            if (len >= sizeof tok) {
+                if (err && errlen) snprintf(err, errlen, "move %d is not a UCI move (too long)", n);
+                free(b);
+                return PB_ERR_MOVE;
+            }
+            memcpy(tok, p, len);
+            tok[len] = '\0';
+            rc = board_push_uci(b, tok);
+            if (rc) {
+                if (err && errlen)
+                    snprintf(err, errlen, "move %d '%s' is %s in this position", n, tok,
+                             rc == PB_ERR_MOVE ? "illegal or malformed" : "not playable");
+                free(b);
+                return rc;
+            }
+            p = q;
+        }
+    }
+    /* Leave room for the search plies on top of the game history. */
+    if (b->ply > HIST_MAX - MAX_PLY - 16) board_compact_history(b);
+    memcpy(&e->root, b, sizeof *b);
+    free(b);
+    return PB_OK;
+}
+
+static void score_to_info(int score, int *cp, int *mate, int *is_mate) {
+    if (score >= MATE_IN_MAX) {
+        *is_mate = 1; *mate = (MATE - score + 1) / 2; *cp = score;
+    } else if (score <= -MATE_IN_MAX) {
+        *is_mate = 1; *mate = -((MATE + score) / 2); *cp = score;
+    } else {
+        *is_mate = 0; *mate = 0; *cp = score;
+    }
+}
+
+static void pv_text(const Board *root, const Move *pv, int n, char *out, size_t outlen) {
+    size_t pos = 0;
+    out[0] = '\0';
+    for (int i = 0; i < n; i++) {
+        char mv[6];
+        board_move_to_uci(root, pv[i], mv);
+        size_t l = strlen(mv);
+        if (pos + l + 2 >= outlen) break;
+        if (pos) out[pos++] = ' ';
+        memcpy(out + pos, mv, l);
+        pos += l;
+        out[pos] = '\0';
+    }
+}
+
+/* Called by the main search thread after each iteration. */
+static void on_report(void *ctx, const SearchReport *r) {
+    PbEngine *e = ctx;
+    PbInfo info;
+    memset(&info, 0, sizeof info);
+    info.depth = r->depth;
+    info.seldepth = r->seldepth;
+    score_to_info(r->score, &info.score_cp, &info.mate, &info.is_mate);
+    info.bound = r->bound == BOUND_LOWER ? 2 : r->bound == BOUND_UPPER ? 1 : 0;
+    info.nodes = r->nodes;
+    info.time_ms = r->time_ms;
+    info.nps = r->time_ms > 0 ? r->nodes * 1000 / (uint64_t)r->time_ms : r->nodes * 1000;
+    info.hashfull = tt_hashfull(&e->tt);
+    pv_text(r->root, r->pv, r->pv_len, info.pv, sizeof info.pv);
+    pthread_mutex_lock(&e->info_lock);
+    e->info = info;
+    atomic_fetch_add(&e->info_seq, 1);
+    pthread_mutex_unlock(&e->info_lock);
+}
+
+uint64_t pb_engine_get_info(PbEngine *e, PbInfo *out) {
+    pthread_mutex_lock(&e->info_lock);
+    if (out) *out = e->info;
+    uint64_t seq = atomic_load(&e->info_seq);
+    pthread_mutex_unlock(&e->info_lock);
+    return seq;
+}
+
+/* Ponder move: second PV move, else the TT move of the position after ours. */
+static Move find_ponder(PbEngine *e, SearchThread *t, Move best) {
+    if (t->best_pv_len >= 2 && t->best_pv[0] == best) return t->best_pv[1];
+    Board *b = &t->board;
+    Move ponder = MOVE_NONE;
+    if (!board_make_move(b, best)) return MOVE_NONE;
+    TTHit hit;
+    if (tt_probe(&e->tt, b->key, 1, &hit) && hit.move && movegen_is_legal(b, hit.move))
+        ponder = hit.move;
+    board_unmake_move(b);
+    return ponder;
+}
+
+int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
+    if (!lim || !out) return PB_ERR_ARG;
+    bool expected = false;
+    if (!atomic_compare_exchange_strong(&e->searching, &expected, true)) return PB_ERR_BUSY;
+    memset(out, 0, sizeof *out);
+
+    SearchShared *sh = &e->sh;
+    sh->tt = &e->tt;
+    sh->threads = e->threads;
+    sh->nthreads = e->nthreads;
+    sh->infinite = lim->infinite != 0;
+    sh->depth_limit = lim->depth > 0 && lim->depth < MAX_PLY - 1 ? lim->depth : MAX_PLY - 2;
+    sh->node_limit = lim->nodes;
+    sh->report = on_report;
+    sh->report_ctx = e;
+    sh->was_pondering = lim->ponder != 0;
+    atomic_store(&sh->pondering, lim->ponder != 0);
+    atomic_store(&sh->stop, false);
+    TimeInput ti = {
+        .wtime = lim->wtime, .btime = lim->btime, .winc = lim->winc, .binc = lim->binc,
+        .movestogo = lim->movestogo > 0 ? lim->movestogo : 0, .movetime = lim->movetime,
+    };
+    if (lim->infinite) ti.wtime = ti.btime = ti.movetime = -1;
+    tm_init(&sh->tm, &ti, e->root.side, e->overhead_ms);
+    tt_new_search(&e->tt);
+    for (int i = 0; i < e->nthreads; i++) memcpy(&e->threads[i].board, &e->root, sizeof e->root);
+
+    int rc = search_run(sh);
+
+    SearchThread *t = &e->threads[0];
+    Move best = t->root_best;
+    out->nodes = search_nodes(sh);
+    out->time_ms = tm_elapsed_ms(&sh->tm);
+    out->depth = t->completed_depth;
+    out->seldepth = t->seldepth;
+    score_to_info(t->best_score, &out->score_cp, &out->mate, &out->is_mate);
+    if (best == MOVE_NONE) {
+        strcpy(out->bestmove, "0000");
+        score_to_info(board_in_check(&e->root) ? -MATE : 0, &out->score_cp, &out->mate,
+                      &out->is_mate);
+    } else {
+        board_move_to_uci(&e->root, best, out->bestmove);
+        Move ponder = find_ponder(e, t, best);
+        if (ponder) {
+            /* The ponder move is written from the position after `best`. */
+            Board *b = &t->board;
+            if (board_make_move(b, best)) {
+                board_move_to_uci(b, ponder, out->ponder);
+                board_unmake_move(b);
+            }
+        }
+        if (t->best_pv_len > 0 && t->best_pv[0] == best)
+            pv_text(&e->root, t->best_pv, t->best_pv_len, out->pv, sizeof out->pv);
+        else
+            pv_text(&e->root, &best, 1, out->pv, sizeof out->pv);
+    }
+    /* Final report so pollers see the last node count and time. */
+    if (best != MOVE_NONE) {
+        SearchReport r = {
+            .depth = out->depth > 0 ? out->depth : 1, .seldepth = out->seldepth,
+            .score = t->best_score, .bound = BOUND_EXACT, .nodes = out->nodes,
+            .time_ms = out->time_ms, .pv = t->best_pv,
+            .pv_len = t->best_pv_len > 0 && t->best_pv[0] == best ? t->best_pv_len : 0,
+            .root = &e->root,
+        };
+        if (r.pv_len == 0) { r.pv = &best; r.pv_len = 1; }
+        on_report(e, &r);
+    }
+    atomic_store(&e->searching, false);
+    return rc == PB_ERR_THREAD ? PB_OK : rc;  /* fewer threads still gave a move */
+}
+
+void pb_engine_stop(PbEngine *e) { atomic_store(&e->sh.stop, true); }
+
+void pb_engine_ponderhit(PbEngine *e) { atomic_store(&e->sh.pondering, false); }
+
+int pb_engine_hashfull(PbEngine *e) { return tt_hashfull(&e->tt); }
+
+int pb_engine_is_searching(PbEngine *e) { return atomic_load(&e->searching) ? 1 : 0; }
+
+int pb_engine_get_fen(PbEngine *e, char *out, size_t outlen) {
+    if (!out || outlen < 100) return PB_ERR_ARG;
+    board_get_fen(&e->root, out, outlen);
+    return PB_OK;
+}
+
+int pb_engine_eval(PbEngine *e, int *out) {
+    if (!out) return PB_ERR_ARG;
+    *out = eval_evaluate(&e->root);
+    return PB_OK;
+}
+
+int pb_engine_legal_moves(PbEngine *e, char *out, size_t outlen) {
+    MoveList list;
+    list.count = 0;
+    movegen_legal(&e->root, &list, GEN_ALL);
+    if (out && outlen) pv_text(&e->root, list.moves, list.count, out, outlen);
+    return list.count;
+}

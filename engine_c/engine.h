@@ -1,0 +1,35 @@
+/* engine.h — the PbEngine context behind pibot_engine_api.h.
+ *
+ * Data: one PbEngine per game. It owns the root Board (with the game's
+ * history for repetition detection), the TT (shared by its own search
+ * threads only), an array of SearchThread contexts (heuristics survive
+ * between moves of a game, cleared by pb_engine_clear), the SearchShared
+ * block whose atomics stop/ponderhit poke from other threads, and the last
+ * progress report (PbInfo) guarded by a mutex with a sequence number.
+ * Nothing is global: several engines can search at once in one process.
+ */
+#ifndef PB_ENGINE_H
+#define PB_ENGINE_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "pibot_api.h"
+#include "pibot_engine_api.h"
+#include "board.h"
+#include "search.h"
+#include "tt.h"
+
+struct PbEngine {
+    Board root;
+    TT tt;
+    SearchThread *threads;
+    int nthreads;
+    int overhead_ms;
+    SearchShared sh;
+    atomic_bool searching;
+    pthread_mutex_t info_lock;
+    PbInfo info;
+    _Atomic uint64_t info_seq;
+};
+
+#endif

@@ -1,0 +1,62 @@
+/* pibot_engine_api.h — the search engine half of the cffi API.
+ *
+ * Read by cffi's cdef() after pibot_api.h (which declares the opaque
+ * PbEngine), so: plain declarations only. One PbEngine per game; engines
+ * share nothing mutable. Every fallible call returns 0 or a PB_ERR_* code.
+ * pb_engine_search blocks (cffi drops the GIL); pb_engine_stop,
+ * pb_engine_ponderhit and pb_engine_get_info may be called from any thread
+ * while it runs. All times are milliseconds; -1 means "not given".
+ */
+
+enum { PB_ENGINE_MAX_THREADS = 256, PB_ENGINE_MAX_HASH_MB = 1048576, PB_ENGINE_PV_CHARS = 1024 };
+
+typedef struct {
+    int64_t wtime, btime, winc, binc;  /* -1 = not given */
+    int movestogo;                     /* 0 = none */
+    int64_t movetime;                  /* -1 = not given */
+    int depth;                         /* 0 = no limit */
+    uint64_t nodes;                    /* 0 = no limit */
+    int infinite;                      /* search until pb_engine_stop */
+    int ponder;                        /* like infinite until pb_engine_ponderhit */
+} PbLimits;
+
+typedef struct {
+    int depth, seldepth;
+    int score_cp;        /* valid when is_mate == 0 */
+    int mate;            /* moves to mate (negative: we are mated); valid when is_mate */
+    int is_mate;
+    int bound;           /* 0 exact, 1 upper bound, 2 lower bound */
+    uint64_t nodes;
+    uint64_t nps;
+    int hashfull;        /* per mille */
+    int64_t time_ms;
+    char pv[1024];       /* space separated UCI moves */
+} PbInfo;
+
+typedef struct {
+    char bestmove[8];    /* "0000" when the position has no legal move */
+    char ponder[8];      /* "" when unknown */
+    int score_cp, mate, is_mate;
+    int depth, seldepth;
+    uint64_t nodes;
+    int64_t time_ms;
+    char pv[1024];
+} PbResult;
+
+PbEngine *pb_engine_new(int hash_mb, int threads, int *err);
+void pb_engine_free(PbEngine *e);
+int pb_engine_set_hash(PbEngine *e, int hash_mb);
+int pb_engine_set_threads(PbEngine *e, int threads);
+int pb_engine_set_move_overhead(PbEngine *e, int ms);
+int pb_engine_clear(PbEngine *e);
+int pb_engine_set_position(PbEngine *e, const char *fen, const char *moves, int chess960,
+                           char *err, size_t errlen);
+int pb_engine_search(PbEngine *e, const PbLimits *limits, PbResult *out);
+void pb_engine_stop(PbEngine *e);
+void pb_engine_ponderhit(PbEngine *e);
+uint64_t pb_engine_get_info(PbEngine *e, PbInfo *out);
+int pb_engine_hashfull(PbEngine *e);
+int pb_engine_is_searching(PbEngine *e);
+int pb_engine_get_fen(PbEngine *e, char *out, size_t outlen);
+int pb_engine_eval(PbEngine *e, int *out);
+int pb_engine_legal_moves(PbEngine *e, char *out, size_t outlen);

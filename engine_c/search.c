@@ -1,0 +1,530 @@
+/* search.c — iterative deepening, aspiration windows, PVS, quiescence,
+ * pruning/reductions and move ordering; Lazy SMP thread driver. */
+#include "search.h"
+#include "attacks.h"
+#include "bitboard.h"
+#include "eval.h"
+#include "movegen.h"
+#include "see.h"
+#include "tt.h"
+
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+/* ---------- tables initialised once ---------- */
+
+static int Reductions[64][64];
+static pthread_once_t search_once = PTHREAD_ONCE_INIT;
+
+static void init_tables(void) {
+    for (int d = 1; d < 64; d++)
+        for (int m = 1; m < 64; m++)
+            Reductions[d][m] = (int)(0.75 + log((double)d) * log((double)m) / 2.25);
+}
+
+void search_init(void) { pthread_once(&search_once, init_tables); }
+
+void search_clear_thread(SearchThread *t) {
+    memset(t->killers, 0, sizeof t->killers);
+    memset(t->history, 0, sizeof t->history);
+    memset(t->counter, 0, sizeof t->counter);
+}
+
+uint64_t search_nodes(const SearchShared *sh) {
+    uint64_t n = 0;
+    for (int i = 0; i < sh->nthreads; i++)
+        n += atomic_load_explicit(&sh->threads[i].nodes, memory_order_relaxed);
+    return n;
+}
+
+/* ---------- helpers ---------- */
+
+static inline bool is_capture(const Board *b, Move m) {
+    int k = move_kind(m);
+    if (k == MOVE_EP) return true;
+    if (k == MOVE_CASTLE) return false;  /* encoded as king takes own rook */
+    return board_piece_on(b, move_to(m)) != NO_PIECE;
+}
+
+static inline bool is_noisy(const Board *b, Move m) {
+    return is_capture(b, m) || (move_kind(m) == MOVE_PROMO && move_promo(m) == QUEEN);
+}
+
+static inline int captured_type(const Board *b, Move m) {
+    return move_kind(m) == MOVE_EP ? PAWN : piece_type(board_piece_on(b, move_to(m)));
+}
+
+static inline void count_node(SearchThread *t) {
+    uint64_t n = atomic_load_explicit(&t->nodes, memory_order_relaxed);
+    atomic_store_explicit(&t->nodes, n + 1, memory_order_relaxed);
+}
+
+static inline bool stopped(const SearchThread *t) {
+    return atomic_load_explicit(&t->sh->stop, memory_order_relaxed);
+}
+
+/* Main thread only: after a ponderhit our clock starts now. */
+static bool sync_ponder(SearchShared *sh) {
+    if (atomic_load_explicit(&sh->pondering, memory_order_relaxed)) return true;
+    if (sh->was_pondering) {
+        sh->was_pondering = false;
+        tm_restart(&sh->tm);
+    }
+    return false;
+}
+
+/* Main thread only: turn time/node limits into the stop flag. */
+static void check_limits(SearchThread *t) {
+    SearchShared *sh = t->sh;
+    if (sync_ponder(sh)) return;
+    if (sh->node_limit && search_nodes(sh) >= sh->node_limit)
+        atomic_store(&sh->stop, true);
+    else if (tm_hard_expired(&sh->tm))
+        atomic_store(&sh->stop, true);
+}
+
+static inline bool has_non_pawn_material(const Board *b, int side) {
+    return (b->by_color[side] & ~(b->by_type[PAWN] | b->by_type[KING])) != 0;
+}
+
+static void update_history(int16_t *h, int bonus) {
+    /* Gravity: entries saturate at +-16384 and old values decay. */
+    int v = *h;
+    v += bonus - v * (bonus < 0 ? -bonus : bonus) / 16384;
+    *h = (int16_t)v;
+}
+
+/* ---------- move picker: score everything, select best lazily ---------- */
+
+typedef struct {
+    MoveList list;
+    int scores[MAX_MOVES];
+    int next;
+} Picker;
+
+enum { SC_TT = 30000000, SC_GOOD_CAP = 20000000, SC_KILLER1 = 19000000, SC_KILLER2 = 18999999,
+       SC_COUNTER = 18000000, SC_BAD_CAP = -20000000 };
+
+static const int MvvValue[8] = {0, 100, 300, 310, 500, 900, 0, 0};
+
+static void picker_init(Picker *p, SearchThread *t, int ply, Move tt_move, int gen) {
+    const Board *b = &t->board;
+    p->list.count = 0;
+    p->next = 0;
+    movegen_legal(b, &p->list, gen);
+    Move k1 = t->killers[ply][0], k2 = t->killers[ply][1];
+    Move cm = MOVE_NONE;
+    if (ply > 0) {
+        const SearchStack *prev = &t->stack[ply - 1];
+        if (prev->move != MOVE_NONE && prev->move != MOVE_NULL)
+            cm = t->counter[prev->piece][move_to(prev->move)];
+    }
+    for (int i = 0; i < p->list.count; i++) {
+        Move m = p->list.moves[i];
+        int s;
+        if (m == tt_move) s = SC_TT;
+        else if (is_noisy(b, m)) {
+            int victim = is_capture(b, m) ? MvvValue[captured_type(b, m)] : 0;
+            if (move_kind(m) == MOVE_PROMO) victim += MvvValue[QUEEN];
+            int attacker = piece_type(board_piece_on(b, move_from(m)));
+            s = victim * 16 - attacker;
+            s += see_ge(b, m, 0) ? SC_GOOD_CAP : SC_BAD_CAP;
+        } else if (m == k1) s = SC_KILLER1;
+        else if (m == k2) s = SC_KILLER2;
+        else if (m == cm) s = SC_COUNTER;
+        else s = t->history[b->side][move_from(m)][move_to(m)];
+        p->scores[i] = s;
+    }
+}
+
+/* Next move in score order, or MOVE_NONE. Writes its score to *score. */
+static Move picker_next(Picker *p, int *score) {
+    if (p->next >= p->list.count) return MOVE_NONE;
+    int best = p->next;
+    for (int i = p->next + 1; i < p->list.count; i++)
+        if (p->scores[i] > p->scores[best]) best = i;
+    Move m = p->list.moves[best];
+    int s = p->scores[best];
+    p->list.moves[best] = p->list.moves[p->next];
+    p->scores[best] = p->scores[p->next];
+    p->list.moves[p->next] = m;
+    p->scores[p->next] = s;
+    p->next++;
+    if (score) *score = s;
+    return m;
+}
+
+/* ---------- quiescence ---------- */
+
+static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
+    Board *b = &t->board;
+    count_node(t);
+    if (t->id == 0 && (atomic_load_explicit(&t->nodes, memory_order_relaxed) & 1023) == 0)
+        check_limits(t);
+    if (stopped(t)) return 0;
+    if (ply > t->seldepth) t->seldepth = ply;
+    t->pv_len[ply] = 0;
+
+    if (board_is_repetition(b, t->root_ply) || board_is_draw_50(b) || board_insufficient_material(b))
+        return 0;
+    bool in_check = board_in_check(b);
+    if (ply >= MAX_PLY - 1) return in_check ? 0 : eval_evaluate(b);
+
+    TTHit hit;
+    bool found = tt_probe(t->sh->tt, b->key, ply, &hit);
+    if (found && (hit.bound == BOUND_EXACT || (hit.bound == BOUND_LOWER && hit.score >= beta) ||
+                  (hit.bound == BOUND_UPPER && hit.score <= alpha)))
+        return hit.score;
+
+    int best = -SCORE_INF, stand = SCORE_NONE;
+    if (!in_check) {
+        stand = found && hit.eval != SCORE_NONE ? hit.eval : eval_evaluate(b);
+        best = stand;
+        if (found && ((hit.bound == BOUND_LOWER && hit.score > stand) ||
+                      (hit.bound == BOUND_UPPER && hit.score < stand)))
+            best = hit.score;  /* the TT score is a better guess than the eval */
+        if (best >= beta) return best;
+        if (best > alpha) alpha = best;
+    }
+
+    Picker p;
+    picker_init(&p, t, ply, found ? hit.move : MOVE_NONE, in_check ? GEN_ALL : GEN_NOISY);
+    Move m, best_move = MOVE_NONE;
+    int sc, legal = 0, old_alpha = alpha;
+    while ((m = picker_next(&p, &sc)) != MOVE_NONE) {
+        legal++;
+        if (!in_check) {
+            /* Losing captures cannot raise a quiet stand-pat score. */
+            if (sc < SC_GOOD_CAP - 1000000 && sc != SC_TT) continue;
+            if (sc == SC_TT && !see_ge(b, m, 0)) continue;
+            /* Delta pruning: even winning the piece leaves us far below alpha. */
+            if (move_kind(m) != MOVE_PROMO &&
+                stand + MvvValue[captured_type(b, m)] + 200 <= alpha) continue;
+        }
+        t->stack[ply].move = m;
+        t->stack[ply].piece = board_piece_on(b, move_from(m));
+        if (!board_make_move(b, m)) continue;
+        tt_prefetch(t->sh->tt, b->key);
+        int score = -qsearch(t, -beta, -alpha, ply + 1);
+        board_unmake_move(b);
+        if (stopped(t)) return 0;
+        if (score > best) {
+            best = score;
+            if (score > alpha) {
+                best_move = m;
+                alpha = score;
+                if (score >= beta) break;
+            }
+        }
+    }
+    if (in_check && legal == 0) return -MATE + ply;
+    int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
+    tt_store(t->sh->tt, b->key, ply, best_move, best, stand == SCORE_NONE ? SCORE_NONE : stand, 0, bound);
+    return best;
+}
+
+/* ---------- main search ---------- */
+
+static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, bool cut_node) {
+    Board *b = &t->board;
+    bool pv_node = beta - alpha > 1;
+    bool root = ply == 0;
+    bool in_check = board_in_check(b);
+
+    if (depth <= 0 && !in_check) return qsearch(t, alpha, beta, ply);
+    if (depth < 0) depth = 0;
+
+    count_node(t);
+    if (t->id == 0 && (atomic_load_explicit(&t->nodes, memory_order_relaxed) & 1023) == 0)
+        check_limits(t);
+    if (stopped(t)) return 0;
+    if (ply > t->seldepth) t->seldepth = ply;
+    t->pv_len[ply] = 0;
+
+    if (!root) {
+        if (board_is_repetition(b, t->root_ply) || board_is_draw_50(b) ||
+            board_insufficient_material(b))
+            return 0;
+        if (ply >= MAX_PLY - 1) return in_check ? 0 : eval_evaluate(b);
+        /* Mate distance pruning: no line here can beat a shorter mate. */
+        alpha = alpha > -MATE + ply ? alpha : -MATE + ply;
+        beta = beta < MATE - ply - 1 ? beta : MATE - ply - 1;
+        if (alpha >= beta) return alpha;
+    }
+
+    TTHit hit;
+    bool found = tt_probe(t->sh->tt, b->key, ply, &hit);
+    Move tt_move = found ? hit.move : MOVE_NONE;
+    if (found && !pv_node && hit.depth >= depth &&
+        (hit.bound == BOUND_EXACT || (hit.bound == BOUND_LOWER && hit.score >= beta) ||
+         (hit.bound == BOUND_UPPER && hit.score <= alpha)) &&
+        b->rule50 < 90)
+        return hit.score;
+
+    int eval;
+    if (in_check) {
+        eval = SCORE_NONE;
+    } else {
+        eval = found && hit.eval != SCORE_NONE ? hit.eval : eval_evaluate(b);
+    }
+    t->stack[ply].eval = eval;
+    t->killers[ply + 1][0] = t->killers[ply + 1][1] = MOVE_NONE;
+    /* "Improving": our eval rose since our previous move; prune less if so. */
+    bool improving = !in_check && ply >= 2 && t->stack[ply - 2].eval != SCORE_NONE &&
+                     eval > t->stack[ply - 2].eval;
+    /* The TT score refines the static eval when its bound points the right way. */
+    int adj_eval = eval;
+    if (!in_check && found && ((hit.bound == BOUND_LOWER && hit.score > eval) ||
+                               (hit.bound == BOUND_UPPER && hit.score < eval)))
+        adj_eval = hit.score;
+
+    if (!pv_node && !in_check) {
+        /* Reverse futility: far above beta at low depth, assume a cutoff. */
+        if (depth <= 8 && adj_eval - 80 * (depth - improving) >= beta && adj_eval < MATE_IN_MAX)
+            return adj_eval;
+        /* Null move: give a free move; if still >= beta, this node fails high. */
+        if (depth >= 3 && adj_eval >= beta && ply > 0 && t->stack[ply - 1].move != MOVE_NULL &&
+            has_non_pawn_material(b, b->side) && beta > -MATE_IN_MAX) {
+            int r = 3 + depth / 4 + ((adj_eval - beta) / 200 < 3 ? (adj_eval - beta) / 200 : 3);
+            t->stack[ply].move = MOVE_NULL;
+            t->stack[ply].piece = 0;
+            board_make_null(b);
+            int score = -negamax(t, -beta, -beta + 1, depth - 1 - r, ply + 1, !cut_node);
+            board_unmake_null(b);
+            if (stopped(t)) return 0;
+            if (score >= beta) return score >= MATE_IN_MAX ? beta : score;
+        }
+    }
+    /* Internal iterative reduction: no TT move means poor ordering here. */
+    if (depth >= 4 && tt_move == MOVE_NONE && (pv_node || cut_node)) depth--;
+
+    Picker p;
+    picker_init(&p, t, ply, tt_move, GEN_ALL);
+    if (p.list.count == 0) return in_check ? -MATE + ply : 0;
+
+    int best = -SCORE_INF, old_alpha = alpha, moves = 0, quiets_tried = 0, sc;
+    Move best_move = MOVE_NONE, m;
+    Move quiets[MAX_MOVES];
+    bool skip_quiets = false;
+
+    while ((m = picker_next(&p, &sc)) != MOVE_NONE) {
+        bool noisy = is_noisy(b, m);
+        if (skip_quiets && !noisy && sc < SC_COUNTER) continue;
+        /* Pruning of late moves once we have a non-losing line. */
+        if (!root && best > -MATE_IN_MAX && has_non_pawn_material(b, b->side)) {
+            if (!noisy) {
+                int lmp = (3 + depth * depth) / (2 - improving);
+                if (depth <= 8 && quiets_tried >= lmp) { skip_quiets = true; continue; }
+                if (!in_check && depth <= 8 && eval != SCORE_NONE &&
+                    eval + 100 + 100 * depth <= alpha && sc < SC_COUNTER) { skip_quiets = true; continue; }
+                if (depth <= 8 && !see_ge(b, m, -60 * depth)) continue;
+            } else if (depth <= 8 && !see_ge(b, m, -100 * depth)) continue;
+        }
+
+        int piece = board_piece_on(b, move_from(m));
+        t->stack[ply].move = m;
+        t->stack[ply].piece = piece;
+        if (!board_make_move(b, m)) continue;
+        tt_prefetch(t->sh->tt, b->key);
+        moves++;
+        if (!noisy && quiets_tried < MAX_MOVES) quiets[quiets_tried++] = m;
+
+        bool gives_check = board_in_check(b);
+        int ext = gives_check && ply < 2 * MAX_PLY / 3 ? 1 : 0;
+        int new_depth = depth - 1 + ext;
+        int score;
+        if (moves == 1) {
+            score = -negamax(t, -beta, -alpha, new_depth, ply + 1, false);
+        } else {
+            /* Late move reductions for quiet moves searched late. */
+            int r = 0;
+            if (depth >= 3 && !noisy && moves > 1 + pv_node) {
+                r = Reductions[depth < 64 ? depth : 63][moves < 64 ? moves : 63];
+                r -= pv_node;
+                r += !improving;
+                r += cut_node;
+                if (sc >= SC_COUNTER) r--;  /* killers and countermove */
+                else r -= sc / 8192;        /* history */
+                if (gives_check) r--;
+                if (r < 0) r = 0;
+                if (r > new_depth - 1) r = new_depth - 1 > 0 ? new_depth - 1 : 0;
+            }
+            score = -negamax(t, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
+            if (score > alpha && r > 0)
+                score = -negamax(t, -alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
+            if (score > alpha && pv_node)
+                score = -negamax(t, -beta, -alpha, new_depth, ply + 1, false);
+        }
+        board_unmake_move(b);
+        if (stopped(t)) return 0;
+
+        if (score > best) {
+            best = score;
+            if (score > alpha) {
+                best_move = m;
+                alpha = score;
+                /* Triangular PV. */
+                t->pv[ply][0] = m;
+                memcpy(&t->pv[ply][1], t->pv[ply + 1], (size_t)t->pv_len[ply + 1] * sizeof(Move));
+                t->pv_len[ply] = t->pv_len[ply + 1] + 1;
+                if (root) { t->root_best = m; t->root_score = score; }
+                if (score >= beta) break;
+            }
+        }
+    }
+
+    if (moves == 0) {
+        /* Every legal move was pruned: fall back to a quiet static score. */
+        return in_check ? -MATE + ply : (eval != SCORE_NONE ? eval : 0);
+    }
+
+    if (best >= beta && best_move != MOVE_NONE && !is_noisy(b, best_move)) {
+        int bonus = depth * depth > 1200 ? 1200 : depth * depth;
+        if (t->killers[ply][0] != best_move) {
+            t->killers[ply][1] = t->killers[ply][0];
+            t->killers[ply][0] = best_move;
+        }
+        if (ply > 0 && t->stack[ply - 1].move != MOVE_NULL && t->stack[ply - 1].move != MOVE_NONE)
+            t->counter[t->stack[ply - 1].piece][move_to(t->stack[ply - 1].move)] = best_move;
+        for (int i = 0; i < quiets_tried; i++) {
+            Move q = quiets[i];
+            update_history(&t->history[b->side][move_from(q)][move_to(q)],
+                           q == best_move ? bonus * 8 : -bonus * 8);
+        }
+    }
+
+    int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
+    tt_store(t->sh->tt, b->key, ply, best_move, best, eval, depth, bound);
+    return best;
+}
+
+/* ---------- iterative deepening ---------- */
+
+static void publish(SearchThread *t, int depth, int score, int bound) {
+    SearchShared *sh = t->sh;
+    if (!sh->report) return;
+    SearchReport r = {
+        .depth = depth, .seldepth = t->seldepth, .score = score, .bound = bound,
+        .nodes = search_nodes(sh), .time_ms = tm_elapsed_ms(&sh->tm),
+        .pv = t->best_pv, .pv_len = t->best_pv_len, .root = &t->board,
+    };
+    sh->report(sh->report_ctx, &r);
+}
+
+static void iterate(SearchThread *t) {
+    SearchShared *sh = t->sh;
+    Board *b = &t->board;
+    t->root_ply = b->ply;
+    t->seldepth = 0;
+    t->completed_depth = 0;
+    t->best_pv_len = 0;
+    t->best_score = 0;
+    t->best_bound = BOUND_EXACT;
+    memset(t->stack, 0, sizeof t->stack);
+    memset(t->killers, 0, sizeof t->killers);
+
+    /* A legal move before anything is searched, so a stop at any moment still
+     * answers with a legal move: the TT move if legal, else the first one. */
+    MoveList root_moves;
+    root_moves.count = 0;
+    movegen_legal(b, &root_moves, GEN_ALL);
+    t->root_best = MOVE_NONE;
+    if (root_moves.count == 0) return;
+    TTHit hit;
+    if (tt_probe(sh->tt, b->key, 0, &hit) && hit.move && movegen_is_legal(b, hit.move))
+        t->root_best = hit.move;
+    else
+        t->root_best = root_moves.moves[0];
+    t->best_pv[0] = t->root_best;
+    t->best_pv_len = 1;
+
+    int prev_score = 0, stable = 0;
+    Move prev_best = MOVE_NONE;
+    for (int depth = 1; depth <= sh->depth_limit; depth++) {
+        /* Helpers skip some depths so threads spread over different depths. */
+        if (t->id > 0 && depth > 1 && ((depth + t->id) % 3 == 0)) continue;
+        int delta = 18, alpha = -SCORE_INF, beta = SCORE_INF, score;
+        if (depth >= 5) {
+            alpha = prev_score - delta > -SCORE_INF ? prev_score - delta : -SCORE_INF;
+            beta = prev_score + delta < SCORE_INF ? prev_score + delta : SCORE_INF;
+        }
+        t->seldepth = 0;
+        for (;;) {
+            score = negamax(t, alpha, beta, depth, 0, false);
+            if (stopped(t)) break;
+            if (score <= alpha) {
+                beta = (alpha + beta) / 2;
+                alpha = score - delta > -SCORE_INF ? score - delta : -SCORE_INF;
+            } else if (score >= beta) {
+                beta = score + delta < SCORE_INF ? score + delta : SCORE_INF;
+            } else {
+                break;
+            }
+            delta += delta / 2 + 5;
+        }
+        if (stopped(t)) {
+            /* A root move that finished this iteration above the previous
+             * best's score is trustworthy even though the iteration is not. */
+            if (t->root_best != t->best_pv[0] && t->pv_len[0] > 0 && t->pv[0][0] == t->root_best) {
+                memcpy(t->best_pv, t->pv[0], (size_t)t->pv_len[0] * sizeof(Move));
+                t->best_pv_len = t->pv_len[0];
+            }
+            break;
+        }
+        t->completed_depth = depth;
+        t->best_score = score;
+        t->best_bound = BOUND_EXACT;
+        if (t->pv_len[0] > 0) {
+            memcpy(t->best_pv, t->pv[0], (size_t)t->pv_len[0] * sizeof(Move));
+            t->best_pv_len = t->pv_len[0];
+        }
+        t->root_best = t->best_pv[0];
+        if (t->id != 0) continue;
+
+        publish(t, depth, score, BOUND_EXACT);
+        stable = t->root_best == prev_best ? stable + 1 : 0;
+        int drop = prev_score - score;
+        prev_best = t->root_best;
+        prev_score = score;
+        if (sync_ponder(sh) || sh->infinite) continue;
+        if (root_moves.count == 1 && sh->tm.limited && depth >= 4) break;
+        if (tm_should_stop_iter(&sh->tm, stable, depth > 1 ? drop : 0)) break;
+        if (score >= MATE_IN_MAX && MATE - score <= depth && sh->tm.limited) break;
+    }
+}
+
+static void *helper_main(void *arg) {
+    iterate((SearchThread *)arg);
+    return NULL;
+}
+
+int search_run(SearchShared *sh) {
+    search_init();
+    int rc = PB_OK;
+    int started = 1;
+    for (int i = 0; i < sh->nthreads; i++) {
+        SearchThread *t = &sh->threads[i];
+        t->sh = sh;
+        t->id = i;
+        atomic_store(&t->nodes, 0);
+    }
+    for (int i = 1; i < sh->nthreads; i++) {
+        if (pthread_create(&sh->threads[i].handle, NULL, helper_main, &sh->threads[i]) != 0) {
+            rc = PB_ERR_THREAD;
+            break;
+        }
+        started++;
+    }
+    SearchThread *main_t = &sh->threads[0];
+    iterate(main_t);
+    /* UCI: while pondering or in an infinite search, the answer waits for
+     * ponderhit/stop even if the search itself is finished. */
+    while (!atomic_load(&sh->stop) && (sh->infinite || atomic_load(&sh->pondering))) {
+        struct timespec ts = {0, 1000000};
+        nanosleep(&ts, NULL);
+    }
+    atomic_store(&sh->stop, true);
+    for (int i = 1; i < started; i++) pthread_join(sh->threads[i].handle, NULL);
+    return rc;
+}

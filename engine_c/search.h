@@ -1,0 +1,97 @@
+/* search.h — alpha-beta search (PVS) run by one or more threads.
+ *
+ * Data: SearchShared is what all threads of one search see (the TT, the
+ * limits, the stop/ponder atomics, the time manager owned by the main
+ * thread); SearchThread is private to one thread: its own Board copy, node
+ * counter (written only by its owner, read relaxed by the main thread),
+ * move-ordering heuristics (killers[ply][2], butterfly history[side][from][to],
+ * countermove[piece][to]), the triangular PV table and a per-ply stack.
+ * Lazy SMP: every thread runs the same iterative deepening on the same root
+ * and they cooperate only through the TT; thread 0 decides time and result.
+ */
+#ifndef PB_SEARCH_H
+#define PB_SEARCH_H
+
+#include "board.h"
+#include "timeman.h"
+#include <stdatomic.h>
+#include <pthread.h>
+
+enum {
+    SCORE_INF = 32001,
+    MATE = 32000,
+    MATE_IN_MAX = MATE - MAX_PLY,
+    SCORE_NONE = 32002
+};
+
+struct TT;
+
+typedef struct {
+    Move move;        /* move played at this ply (MOVE_NULL for null move) */
+    int piece;        /* piece that moved (for countermoves) */
+    int eval;         /* static eval, SCORE_NONE in check */
+} SearchStack;
+
+typedef struct SearchShared SearchShared;
+
+typedef struct SearchThread {
+    Board board;
+    SearchShared *sh;
+    int id;
+    int root_ply;
+    _Atomic uint64_t nodes;
+    int seldepth;
+    Move killers[MAX_PLY + 4][2];
+    int16_t history[2][64][64];
+    Move counter[16][64];
+    Move pv[MAX_PLY + 1][MAX_PLY + 1];
+    int pv_len[MAX_PLY + 1];
+    SearchStack stack[MAX_PLY + 8];
+    /* Root bookkeeping. */
+    Move root_best;       /* best fully searched root move so far */
+    int root_score;
+    int completed_depth;
+    Move best_pv[MAX_PLY + 1];
+    int best_pv_len;
+    int best_score;
+    int best_bound;
+    pthread_t handle;
+} SearchThread;
+
+/* Progress report of the main thread (copied out by the engine). */
+typedef struct {
+    int depth, seldepth, score, bound;
+    uint64_t nodes;
+    int64_t time_ms;
+    const Move *pv;
+    int pv_len;
+    const Board *root;
+} SearchReport;
+
+struct SearchShared {
+    struct TT *tt;
+    SearchThread *threads;
+    int nthreads;
+    atomic_bool stop;        /* end the search now (stop, time, nodes) */
+    atomic_bool pondering;   /* true until ponderhit */
+    bool was_pondering;      /* main thread's view, to restart the clock once */
+    bool infinite;
+    int depth_limit;         /* 1..MAX_PLY-1 */
+    uint64_t node_limit;     /* 0 = none */
+    TimeMan tm;
+    void (*report)(void *ctx, const SearchReport *r);
+    void *report_ctx;
+};
+
+/* One-time table init (LMR), thread-safe. */
+void search_init(void);
+/* Clear the heuristics of a thread (new game). */
+void search_clear_thread(SearchThread *t);
+/* Run the search on all threads (thread 0 in the calling thread) and return
+ * when done. Every thread's board must already hold the root position.
+ * Returns PB_OK or PB_ERR_THREAD (then it searched with fewer threads). */
+int search_run(SearchShared *sh);
+/* Total nodes over all threads. */
+uint64_t search_nodes(const SearchShared *sh);
+
+#endif

@@ -1,0 +1,73 @@
+/* timeman.c — soft/hard budgets from the clock, stability scaling. */
+#include "timeman.h"
+#include <time.h>
+
+int64_t tm_now_us(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+static int64_t max64(int64_t a, int64_t b) { return a > b ? a : b; }
+static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
+
+void tm_init(TimeMan *tm, const TimeInput *in, int side, int64_t overhead_ms) {
+    tm->start_us = tm_now_us();
+    tm->soft_ms = tm->hard_ms = 0;
+    tm->limited = false;
+    tm->fixed = false;
+    if (overhead_ms < 0) overhead_ms = 0;
+    if (in->movetime >= 0) {
+        int64_t t = max64(1, in->movetime - overhead_ms);
+        tm->soft_ms = tm->hard_ms = t;
+        tm->limited = true;
+        tm->fixed = true;
+        return;
+    }
+    int64_t time = side == 0 ? in->wtime : in->btime;
+    int64_t inc = side == 0 ? in->winc : in->binc;
+    if (time < 0) return;
+    if (inc < 0) inc = 0;
+    tm->limited = true;
+    /* What we can spend without flagging: the clock minus the overhead for
+     * every move still to play before the next time control (up to a few),
+     * so latency spikes on consecutive moves cannot add up to a loss. */
+    int mtg = in->movestogo > 0 ? (in->movestogo < 40 ? in->movestogo : 40) : 30;
+    int64_t reserve = overhead_ms * (mtg < 5 ? mtg : 5);
+    int64_t usable = max64(1, time - reserve);
+    int64_t soft = usable / mtg + inc * 3 / 4;
+    int64_t hard = min64(usable / 3 + inc, soft * 5);
+    /* Never plan to use more than what is really there. */
+    int64_t cap = max64(1, time - overhead_ms);
+    if (in->movestogo == 1) cap = max64(1, time - 2 * overhead_ms);
+    soft = min64(soft, cap * 6 / 10);
+    hard = min64(hard, cap * 8 / 10);
+    tm->soft_ms = max64(1, soft);
+    tm->hard_ms = max64(1, max64(hard, tm->soft_ms));
+}
+
+void tm_restart(TimeMan *tm) { tm->start_us = tm_now_us(); }
+
+int64_t tm_elapsed_ms(const TimeMan *tm) { return (tm_now_us() - tm->start_us) / 1000; }
+
+bool tm_should_stop_iter(const TimeMan *tm, int stable, int score_drop) {
+    if (!tm->limited || tm->fixed) return false;
+    /* A best move that keeps changing, or a falling score, earns more time;
+     * a move that has been best for many iterations earns less. */
+    double scale = 1.0;
+    if (stable == 0) scale = 1.6;
+    else if (stable == 1) scale = 1.25;
+    else if (stable >= 6) scale = 0.6;
+    else if (stable >= 4) scale = 0.8;
+    if (score_drop > 40) scale *= 1.4;
+    else if (score_drop > 15) scale *= 1.15;
+    double budget = (double)tm->soft_ms * scale;
+    if (budget > (double)tm->hard_ms) budget = (double)tm->hard_ms;
+    /* Starting an iteration we cannot finish wastes the time: the next one
+     * typically takes ~2x the previous, so stop once half the budget is gone. */
+    return (double)tm_elapsed_ms(tm) >= budget * 0.55;
+}
+
+bool tm_hard_expired(const TimeMan *tm) {
+    return tm->limited && tm_elapsed_ms(tm) >= tm->hard_ms;
+}

@@ -1,0 +1,40 @@
+/* timeman.h — time allocation for one search.
+ *
+ * Data: TimeMan holds the monotonic start time and two budgets in ms:
+ * `soft` (do not start another iteration past it, scaled by best-move
+ * stability) and `hard` (abort the running iteration: never exceeded, and
+ * always below the remaining clock minus the move overhead). A budget of
+ * 0 means "no time limit" (depth/nodes/infinite searches).
+ */
+#ifndef PB_TIMEMAN_H
+#define PB_TIMEMAN_H
+
+#include <stdint.h>
+#include <stdbool.h>
+
+typedef struct {
+    int64_t wtime, btime, winc, binc;  /* -1 = not given */
+    int movestogo;                     /* 0 = sudden death / increment */
+    int64_t movetime;                  /* -1 = not given */
+} TimeInput;
+
+typedef struct {
+    int64_t start_us;
+    int64_t soft_ms, hard_ms;   /* 0 = unlimited */
+    bool limited;
+    bool fixed;       /* movetime: use the whole budget, no early stop */
+} TimeMan;
+
+int64_t tm_now_us(void);  /* monotonic clock */
+/* side = side to move, overhead = network/GUI latency margin in ms. */
+void tm_init(TimeMan *tm, const TimeInput *in, int side, int64_t overhead_ms);
+/* Restart the clock (ponderhit: our time starts now). */
+void tm_restart(TimeMan *tm);
+int64_t tm_elapsed_ms(const TimeMan *tm);
+/* Should iterative deepening stop after a completed iteration?
+ * stable = iterations in a row with the same best move; score_drop = cp lost
+ * versus the previous iteration (positive = worse). */
+bool tm_should_stop_iter(const TimeMan *tm, int stable, int score_drop);
+bool tm_hard_expired(const TimeMan *tm);
+
+#endif

@@ -1,0 +1,41 @@
+/* search_main.c — standalone search driver (bench/debug without Python).
+ *   search_main go DEPTH [FEN]        search to DEPTH, print info + bestmove
+ *   search_main movetime MS [FEN]     search for MS milliseconds
+ */
+#include <stdint.h>
+#include <stddef.h>
+#include "../pibot_api.h"
+#include "../pibot_engine_api.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s go DEPTH [FEN] | movetime MS [FEN]\n", argv[0]);
+        return 2;
+    }
+    int err = 0;
+    PbEngine *e = pb_engine_new(64, 1, &err);
+    if (!e) { fprintf(stderr, "engine: %s\n", pb_strerror(err)); return 1; }
+    char msg[256];
+    if (argc > 3 && pb_engine_set_position(e, argv[3], "", 0, msg, sizeof msg)) {
+        fprintf(stderr, "bad FEN: %s\n", msg);
+        return 2;
+    }
+    PbLimits lim = {-1, -1, -1, -1, 0, -1, 0, 0, 0, 0};
+    if (strcmp(argv[1], "go") == 0) lim.depth = atoi(argv[2]);
+    else lim.movetime = atoll(argv[2]);
+    PbResult res;
+    int rc = pb_engine_search(e, &lim, &res);
+    PbInfo info;
+    pb_engine_get_info(e, &info);
+    printf("rc %d depth %d seldepth %d score %s %d nodes %" PRIu64 " time %" PRId64 " nps %" PRIu64 " pv %s\n",
+           rc, res.depth, res.seldepth, res.is_mate ? "mate" : "cp", res.is_mate ? res.mate : res.score_cp,
+           res.nodes, res.time_ms, info.nps, res.pv);
+    printf("bestmove %s ponder %s\n", res.bestmove, res.ponder);
+    pb_engine_free(e);
+    return 0;
+}

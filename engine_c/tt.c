@@ -1,0 +1,179 @@
+/* tt.c — transposition table storage, probe/store, replacement, hashfull. */
+#include "tt.h"
+#include "search.h"   /* MATE bounds for score adjustment */
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+size_t tt_page_size(void) {
+    long p = sysconf(_SC_PAGESIZE);
+    return p > 0 ? (size_t)p : 4096;
+}
+
+size_t tt_huge_page_size(void) {
+    /* The Pi 5 kernel uses 16 KB base pages, so the THP size differs from
+     * x86's 2 MB: read it instead of assuming. */
+    size_t hp = 0;
+    FILE *f = fopen("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size", "r");
+    if (f) {
+        unsigned long long v = 0;
+        if (fscanf(f, "%llu", &v) == 1) hp = (size_t)v;
+        fclose(f);
+    }
+    return hp;
+}
+
+/* Map `bytes` aligned to `align` (a power of two): over-map, trim the ends. */
+static void *map_aligned(size_t bytes, size_t align, size_t *map_bytes) {
+    size_t page = tt_page_size();
+    if (align < page) align = page;
+    size_t want = bytes + align;
+    unsigned char *raw = mmap(NULL, want, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (raw == MAP_FAILED) return NULL;
+    uintptr_t start = ((uintptr_t)raw + align - 1) & ~(uintptr_t)(align - 1);
+    size_t head = start - (uintptr_t)raw;
+    size_t tail = want - head - bytes;
+    if (head) munmap(raw, head);
+    if (tail) munmap((unsigned char *)start + bytes, tail);
+    *map_bytes = bytes;
+    return (void *)start;
+}
+
+static int tt_alloc(TT *tt, size_t mb) {
+    if (mb < 1 || mb > ((size_t)1 << 20)) return PB_ERR_ARG;
+    size_t bytes = mb << 20;
+    size_t hp = tt_huge_page_size();
+    size_t align = hp && (hp & (hp - 1)) == 0 ? hp : tt_page_size();
+    bytes = (bytes + align - 1) & ~(align - 1);
+    size_t mapped = 0;
+    void *mem = map_aligned(bytes, align, &mapped);
+    if (!mem) return PB_ERR_NOMEM;
+#ifdef MADV_HUGEPAGE
+    if (hp) madvise(mem, mapped, MADV_HUGEPAGE);  /* advisory: failure is fine */
+#endif
+    tt->buckets = mem;
+    tt->nbuckets = (mb << 20) / sizeof(TTBucket);
+    tt->map_bytes = mapped;
+    tt->age = 0;
+    return PB_OK;
+}
+
+int tt_init(TT *tt, size_t mb) {
+    memset(tt, 0, sizeof *tt);
+    return tt_alloc(tt, mb);
+}
+
+void tt_free(TT *tt) {
+    if (tt->buckets) munmap(tt->buckets, tt->map_bytes);
+    tt->buckets = NULL;
+    tt->nbuckets = 0;
+}
+
+int tt_resize(TT *tt, size_t mb) {
+    TT fresh;
+    int rc = tt_init(&fresh, mb);
+    if (rc) return rc;
+    tt_free(tt);
+    *tt = fresh;
+    return PB_OK;
+}
+
+void tt_clear(TT *tt) {
+    /* Private anonymous pages read back as zeros after MADV_DONTNEED; an
+     * all-zero entry never validates (check^data == key needs key 0 and a
+     * zero move, which tt_probe rejects as empty). */
+    if (madvise(tt->buckets, tt->map_bytes, MADV_DONTNEED) != 0)
+        memset(tt->buckets, 0, tt->map_bytes);
+    tt->age = 0;
+}
+
+void tt_new_search(TT *tt) { tt->age = (uint8_t)((tt->age + 1) & 63); }
+
+int tt_score_to(int score, int ply) {
+    if (score >= MATE_IN_MAX) return score + ply;
+    if (score <= -MATE_IN_MAX) return score - ply;
+    return score;
+}
+
+int tt_score_from(int score, int ply) {
+    if (score >= MATE_IN_MAX) return score - ply;
+    if (score <= -MATE_IN_MAX) return score + ply;
+    return score;
+}
+
+static inline uint64_t pack(Move move, int score, int eval, int depth, int age, int bound) {
+    return (uint64_t)move | ((uint64_t)(uint16_t)(int16_t)score << 16) |
+           ((uint64_t)(uint16_t)(int16_t)eval << 32) | ((uint64_t)(uint8_t)depth << 48) |
+           ((uint64_t)((age << 2) | bound) << 56);
+}
+static inline Move d_move(uint64_t d) { return (Move)(d & 0xFFFF); }
+static inline int d_score(uint64_t d) { return (int16_t)(uint16_t)(d >> 16); }
+static inline int d_eval(uint64_t d) { return (int16_t)(uint16_t)(d >> 32); }
+static inline int d_depth(uint64_t d) { return (uint8_t)(d >> 48); }
+static inline int d_age(uint64_t d) { return (int)(d >> 58); }
+static inline int d_bound(uint64_t d) { return (int)((d >> 56) & 3); }
+
+static inline TTBucket *bucket_of(const TT *tt, uint64_t key) {
+    return &tt->buckets[(uint64_t)(((__uint128_t)key * tt->nbuckets) >> 64)];
+}
+
+bool tt_probe(const TT *tt, uint64_t key, int ply, TTHit *out) {
+    TTBucket *bk = bucket_of(tt, key);
+    for (int i = 0; i < TT_BUCKET_ENTRIES; i++) {
+        uint64_t data = atomic_load_explicit(&bk->e[i].data, memory_order_relaxed);
+        uint64_t check = atomic_load_explicit(&bk->e[i].check, memory_order_relaxed);
+        if ((check ^ data) != key || d_bound(data) == BOUND_NONE) continue;
+        out->move = d_move(data);
+        out->score = tt_score_from(d_score(data), ply);
+        out->eval = d_eval(data);
+        out->depth = d_depth(data);
+        out->bound = d_bound(data);
+        return true;
+    }
+    return false;
+}
+
+void tt_store(TT *tt, uint64_t key, int ply, Move move, int score, int eval, int depth, int bound) {
+    TTBucket *bk = bucket_of(tt, key);
+    TTEntry *victim = NULL;
+    int victim_worth = 1 << 30;
+    for (int i = 0; i < TT_BUCKET_ENTRIES; i++) {
+        TTEntry *e = &bk->e[i];
+        uint64_t data = atomic_load_explicit(&e->data, memory_order_relaxed);
+        uint64_t check = atomic_load_explicit(&e->check, memory_order_relaxed);
+        if ((check ^ data) == key || d_bound(data) == BOUND_NONE) {
+            /* Same position: keep the old move if we have none, and do not let
+             * a shallow non-exact result overwrite a much deeper one. */
+            if (d_bound(data) != BOUND_NONE && (check ^ data) == key) {
+                if (move == MOVE_NONE) move = d_move(data);
+                if (bound != BOUND_EXACT && depth + 3 < d_depth(data) && d_age(data) == tt->age)
+                    return;
+            }
+            victim = e;
+            break;
+        }
+        /* Prefer replacing stale (older search) and shallow entries. */
+        int age_gap = (tt->age - d_age(data)) & 63;
+        int worth = d_depth(data) - 8 * age_gap;
+        if (worth < victim_worth) { victim_worth = worth; victim = e; }
+    }
+    if (depth < 0) depth = 0;
+    if (depth > 255) depth = 255;
+    uint64_t data = pack(move, tt_score_to(score, ply), eval, depth, tt->age, bound);
+    atomic_store_explicit(&victim->data, data, memory_order_relaxed);
+    atomic_store_explicit(&victim->check, key ^ data, memory_order_relaxed);
+}
+
+int tt_hashfull(const TT *tt) {
+    int used = 0, total = 0;
+    for (uint64_t b = 0; b < tt->nbuckets && total < 1000; b++) {
+        for (int i = 0; i < TT_BUCKET_ENTRIES && total < 1000; i++, total++) {
+            uint64_t data = atomic_load_explicit(&tt->buckets[b].e[i].data, memory_order_relaxed);
+            if (d_bound(data) != BOUND_NONE && d_age(data) == tt->age) used++;
+        }
+    }
+    return total ? used * 1000 / total : 0;
+}
