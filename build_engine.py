@@ -87,13 +87,15 @@ def api_headers() -> list[Path]:
     return [main, *rest]
 
 
-def sources() -> list[str]:
-    return sorted(str(p.relative_to(ROOT)) for p in SRC.glob("*.c"))
+def sources(absolute: bool = False) -> list[str]:
+    return sorted(str(p if absolute else p.relative_to(ROOT)) for p in SRC.glob("*.c"))
 
 
-def make_ffibuilder() -> FFI:
+def make_ffibuilder(absolute: bool = False) -> FFI:
     """Called by cffi's setuptools hook (setup.py) at build time only, so that
-    importing this module for fast_pext_available() has no side effects."""
+    importing this module for fast_pext_available() has no side effects.
+    absolute=True is for ffi.compile(tmpdir=...), which compiles from tmpdir;
+    setuptools wants paths relative to setup.py."""
     _check_toolchain()
     ffibuilder = FFI()
     ffibuilder.cdef("\n".join(p.read_text() for p in api_headers()))
@@ -101,8 +103,8 @@ def make_ffibuilder() -> FFI:
         "bot._engine",
         "#include <stddef.h>\n#include <stdint.h>\n"
         + "\n".join(f'#include "{p.name}"' for p in api_headers()),
-        sources=sources(),
-        include_dirs=[str(SRC.relative_to(ROOT))],
+        sources=sources(absolute),
+        include_dirs=[str(SRC if absolute else SRC.relative_to(ROOT))],
         extra_compile_args=compile_args(),
         libraries=["m", "pthread"],
     )

@@ -1,0 +1,138 @@
+"""Standalone C builds of the move-generation core: magic vs PEXT, sanitizers,
+aarch64 under qemu-user, and the Python extension forced onto the magic path.
+
+These compile with engine_c/Makefile (a few seconds each). In CI (CI=true) a
+missing tool is a failure, elsewhere a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from conftest import DATA, ROOT
+
+ENGINE = ROOT / "engine_c"
+IN_CI = os.environ.get("CI", "") not in ("", "0", "false")
+sys.path.insert(0, str(ROOT))
+from build_engine import fast_pext_available  # noqa: E402
+
+
+def need(tool: str) -> str:
+    path = shutil.which(tool)
+    if path is None:
+        if IN_CI:
+            pytest.fail(f"{tool} is required in CI (.ci/run installs it)")
+        pytest.skip(f"{tool} not installed")
+    return path
+
+
+def build(variant: str, **env: str) -> Path:
+    make_env = {**os.environ, **env}
+    subprocess.run(["make", "-s", f"VARIANT={variant}", f"out/{variant}/perft_main"],
+                   cwd=ENGINE, env=make_env, check=True, timeout=300)
+    return ENGINE / "out" / variant / "perft_main"
+
+
+def run(cmd: list[str], timeout: int = 300, **env: str) -> str:
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout,
+                          env={**os.environ, **env}, input=env.pop("_stdin", None))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    return proc.stdout
+
+
+def test_magic_build_passes_selftest_and_suites() -> None:
+    exe = str(build("magic"))
+    assert "magic): 0 mismatches" in run([exe, "selftest"])
+    out = run([exe, "suite", str(DATA / "perftsuite.epd")], PERFT_MAX_DEPTH="4")
+    assert "0 failures (magic)" in out
+    assert "0 failures" in run([exe, "suite", str(DATA / "chess960.epd"), "960"],
+                               PERFT_MAX_DEPTH="4")
+
+
+def test_pext_build_matches_magic() -> None:
+    if not fast_pext_available():
+        pytest.skip("this CPU has no fast PEXT; the magic path is the one in use")
+    pext, magic = str(build("pext")), str(build("magic"))
+    assert "pext): 0 mismatches" in run([pext, "selftest"])
+    for fen in ("r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+                "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1"):
+        a = run([pext, "perft", "4", fen]).splitlines()[1]
+        b = run([magic, "perft", "4", fen]).splitlines()[1]
+        assert a == b and a.startswith("Nodes searched:")
+
+
+def _fuzz_lines(n: int) -> str:
+    rng = random.Random(99)
+    seeds = [line.split(";")[0].strip() for line in (DATA / "perftsuite.epd").read_text()
+             .splitlines() if line and not line.startswith("#")]
+    alphabet = "rnbqkpRNBQKP012345678/ -wbKQkqA-Ha-h9\t\x01\xff"
+    lines = []
+    for _ in range(n):
+        fen = list(rng.choice(seeds))
+        for _ in range(rng.randrange(0, 4)):
+            pos = rng.randrange(len(fen))
+            fen[pos] = rng.choice(alphabet)
+        moves = []
+        for _ in range(rng.randrange(0, 12)):
+            f1, f2 = rng.choice("abcdefghij"), rng.choice("abcdefghz")
+            moves.append(f"{f1}{rng.randrange(0, 10)}{f2}{rng.randrange(0, 10)}"
+                         + rng.choice(["", "", "q", "n", "x", "qq"]))
+        lines.append("".join(fen).replace("|", "") + "|" + " ".join(moves))
+    lines.append("")               # empty line
+    lines.append("x" * 3000)       # overlong FEN
+    return "\n".join(lines) + "\n"
+
+
+def test_sanitizer_build_perft_and_fuzz_clean() -> None:
+    exe = str(build("san"))
+    env = {"ASAN_OPTIONS": "detect_leaks=1:abort_on_error=0", "UBSAN_OPTIONS": "halt_on_error=1"}
+    proc = subprocess.run([exe, "suite", str(DATA / "standard.epd")], capture_output=True,
+                          text=True, timeout=600, env={**os.environ, **env, "PERFT_MAX_DEPTH": "3"})
+    assert proc.returncode == 0 and "0 failures" in proc.stdout, proc.stderr
+    proc = subprocess.run([exe, "suite", str(DATA / "chess960.epd"), "960"], capture_output=True,
+                          text=True, timeout=600, env={**os.environ, **env, "PERFT_MAX_DEPTH": "3"})
+    assert proc.returncode == 0 and "0 failures" in proc.stdout, proc.stderr
+    proc = subprocess.run([exe, "fuzz"], input=_fuzz_lines(3000).encode("latin-1"),
+                          capture_output=True, timeout=600, env={**os.environ, **env})
+    stderr = proc.stderr.decode(errors="replace")
+    assert proc.returncode == 0, stderr
+    assert "runtime error" not in stderr and "AddressSanitizer" not in stderr
+    assert b"valid FENs" in proc.stdout
+
+
+def test_aarch64_cross_build_under_qemu() -> None:
+    cc = need("aarch64-linux-gnu-gcc")
+    qemu = need("qemu-aarch64")
+    exe = str(build("arm", CC=cc))
+    assert "magic): 0 mismatches" in run([qemu, exe, "selftest"], timeout=600)
+    out = run([qemu, exe, "suite", str(DATA / "standard.epd")], timeout=600, PERFT_MAX_DEPTH="4")
+    assert "0 failures (magic)" in out
+    out = run([qemu, exe, "perft", "5"], timeout=600)
+    assert "Nodes searched: 4865609" in out
+
+
+def test_python_extension_forced_to_magic(tmp_path: Path) -> None:
+    """PIBOT_NO_PEXT=1 builds the cffi extension on the magic path; it reports it."""
+    script = f"""
+import importlib.util, os, sys
+sys.path.insert(0, {str(ROOT)!r})
+os.chdir({str(ROOT)!r})
+from build_engine import make_ffibuilder
+path = make_ffibuilder(absolute=True).compile(tmpdir={str(tmp_path)!r})
+spec = importlib.util.spec_from_file_location("bot._engine", path)
+mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)
+lib, ffi = mod.lib, mod.ffi
+lib.pb_init()
+b = lib.pb_board_new()
+print(ffi.string(lib.pb_backend()).decode(), lib.pb_perft(b, 5), lib.pb_attacks_selftest(500))
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=600, env={**os.environ, "PIBOT_NO_PEXT": "1"})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split()[-3:] == ["magic", "4865609", "0"]
