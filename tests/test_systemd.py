@@ -1,0 +1,127 @@
+"""The systemd units: systemd-analyze verify/security, and their contract with the bot."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from bot.config import load_config
+from bot.token import CREDENTIAL_NAME
+
+ROOT = Path(__file__).resolve().parent.parent
+UNIT = ROOT / "systemd" / "pibot.service"
+TEMPLATE = ROOT / "systemd" / "pibot@.service"
+EXEC = "/opt/pibot/venv/bin/pibot"
+MAX_EXPOSURE = 2.0
+
+needs_analyze = pytest.mark.skipif(
+    shutil.which("systemd-analyze") is None,
+    reason="systemd-analyze not installed (apt-get install systemd)")
+
+
+def settings(path: Path) -> dict[str, list[str]]:
+    """Key -> values (a key may repeat, e.g. SystemCallFilter=) over all sections."""
+    out: dict[str, list[str]] = {}
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if line and not line.startswith(("#", ";", "[")):
+            key, _, value = line.partition("=")
+            out.setdefault(key, []).append(value)
+    return out
+
+
+def one(path: Path, key: str) -> str:
+    values = settings(path)[key]
+    assert len(values) == 1, f"{key}= set {len(values)} times in {path.name}"
+    return values[0]
+
+
+def verify(unit_text: str, name: str, tmp_path: Path) -> None:
+    # verify checks that ExecStart exists; no venv here, so point it at a real binary
+    # (test_deploy verifies the installed copy against the real venv).
+    copy = tmp_path / name
+    copy.write_text(unit_text.replace(EXEC, shutil.which("true") or "/bin/true"))
+    res = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True,
+                         text=True, timeout=60, cwd=tmp_path)
+    # Unknown keys and bad values are only warnings (exit 0): any output is a failure.
+    assert res.returncode == 0 and not res.stderr.strip() and not res.stdout.strip(), \
+        res.stderr + res.stdout
+
+
+def exposure(path: Path) -> float:
+    res = subprocess.run(["systemd-analyze", "security", "--offline=true", str(path)],
+                         capture_output=True, text=True, timeout=60, cwd=path.parent)
+    m = re.search(r"Overall exposure level for \S+: (\d+(?:\.\d+)?)", res.stdout)
+    assert m, f"no exposure line in systemd-analyze output:\n{res.stdout}{res.stderr}"
+    return float(m.group(1))
+
+
+@needs_analyze
+def test_verify_service(tmp_path: Path) -> None:
+    verify(UNIT.read_text(), "pibot.service", tmp_path)
+
+
+@needs_analyze
+def test_verify_template_instance(tmp_path: Path) -> None:
+    verify(TEMPLATE.read_text(), "pibot@ci.service", tmp_path)
+
+
+@needs_analyze
+def test_exposure_is_ok(tmp_path: Path) -> None:
+    assert exposure(UNIT) <= MAX_EXPOSURE
+    instance = tmp_path / "pibot@ci.service"
+    shutil.copy(TEMPLATE, instance)
+    assert exposure(instance) <= MAX_EXPOSURE
+
+
+def test_contract_with_the_bot() -> None:
+    assert one(UNIT, "Type") == "notify"
+    assert one(UNIT, "NotifyAccess") == "main"
+    assert one(UNIT, "WatchdogSec") == "60"
+    assert one(UNIT, "Restart") == "on-failure"
+    assert one(UNIT, "KillMode") == "mixed"
+    assert one(UNIT, "ExecReload") == "/bin/kill -HUP $MAINPID"
+    assert one(UNIT, "ExecStart") == f"{EXEC} run --config /etc/pibot/config.yml"
+    # bot/token.py reads $CREDENTIALS_DIRECTORY/<CREDENTIAL_NAME>.
+    assert one(UNIT, "LoadCredential") == f"{CREDENTIAL_NAME}:/etc/pibot/lichess-token"
+    assert one(UNIT, "StateDirectory") == "pibot"
+    assert one(UNIT, "WorkingDirectory") == "%S/pibot"
+    assert one(UNIT, "User") == "pibot"
+    assert "network-online.target" in one(UNIT, "After")
+    assert "network-online.target" in one(UNIT, "Wants")
+
+
+def test_stop_timeout_covers_shutdown_grace() -> None:
+    # systemd must not SIGKILL before the bot's own deadline (shutdown_grace_s in the
+    # config the installer ships) plus 30 s to save games.
+    shipped = ROOT / "config.yml"
+    if not shipped.exists():
+        pytest.skip("no config.yml in the repository yet")
+    grace = load_config(shipped).shutdown_grace_s
+    assert int(one(UNIT, "TimeoutStopSec")) >= grace + 30, \
+        f"TimeoutStopSec= must be at least shutdown_grace_s ({grace}) + 30"
+
+
+def test_proc_meminfo_stays_readable() -> None:
+    # platform_info.check_hash_fits reads /proc/meminfo: ProcSubset=pid would hide it.
+    s = settings(UNIT)
+    assert "ProcSubset" not in s
+    assert one(UNIT, "ProtectProc") == "invisible"
+
+
+def test_template_differs_only_in_instance_paths() -> None:
+    unit = settings(UNIT)
+    tmpl = settings(TEMPLATE)
+    expected = dict(unit)
+    expected.update({
+        "Description": ["pibot Lichess bot (%i)"],
+        "ExecStart": [f"{EXEC} run --config /etc/pibot/%i.yml"],
+        "LoadCredential": [f"{CREDENTIAL_NAME}:/etc/pibot/%i.token"],
+        "StateDirectory": ["pibot/%i"],
+        "WorkingDirectory": ["%S/pibot/%i"],
+    })
+    assert tmpl == expected
