@@ -287,7 +287,8 @@ class Core:
             while True:
                 if self.stopping or sub.dropped:
                     return [], "drop"
-                fault = self.faults.for_stream(sub.key)
+                # A stream already being replaced/closed must not use up a fault.
+                fault = None if sub.closed else self.faults.for_stream(sub.key)
                 now = time.monotonic()
                 if fault is not None:
                     if fault.kind == "drop_stream":

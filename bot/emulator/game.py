@@ -160,14 +160,22 @@ class Game:
         except ValueError:
             raise MoveRejected(f"Invalid UCI move: {uci}") from None
         try:
-            return self.board.parse_uci(uci)
+            legal = self.board.parse_uci(uci)
         except ValueError:
-            piece = self.board.piece_at(move.from_square) if move.from_square is not None else None
+            legal = None
+        if legal is None or move.drop is not None:
+            if legal is not None:
+                return legal
             src = chess.square_name(move.from_square)
             dst = chess.square_name(move.to_square)
-            if piece is None:
-                raise MoveRejected(f"Illegal move {uci}: no piece on {src}") from None
-            raise MoveRejected(f"Illegal move {uci}: piece on {src} cannot move to {dst}") from None
+            if self.board.piece_at(move.from_square) is None:
+                raise MoveRejected(f"Illegal move {uci}: no piece on {src}")
+            raise MoveRejected(f"Illegal move {uci}: piece on {src} cannot move to {dst}")
+        # Lichess only knows king-takes-rook castling in chess960 games.
+        if self.variant == "chess960" and self.board.is_castling(legal):
+            if self.board.uci(legal) != uci:
+                raise MoveRejected(f"Illegal move {uci}: castle by moving the king onto the rook")
+        return legal
 
     def push(self, move: chess.Move, now: float) -> None:
         mover_white = self.white_to_move
