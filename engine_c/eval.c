@@ -36,7 +36,8 @@ typedef struct {
     Bitboard passed[2];
 } EvalCtx;
 
-/* Add weight `field` `n` times for colour c (and trace it). */
+/* Add weight `field` `n` times for colour c (and trace it). `field` is
+ * evaluated twice: it must have no side effects. */
 #define ADD(ctx, c, field, n)                                                     \
     do {                                                                          \
         int n_ = (n);                                                             \
@@ -238,12 +239,22 @@ static void eval_threats(EvalCtx *e, int c) {
     const Board *b = e->b;
     Bitboard their = b->by_color[!c];
     Bitboard non_pawn = their & ~b->by_type[PAWN] & ~b->by_type[KING];
+    /* (the victim type is computed first: ADD() evaluates its field twice) */
     Bitboard bb = non_pawn & e->pawn_attacks[c];
-    while (bb) ADD(e, c, threat_pawn[piece_type(b->squares[pop_lsb(&bb)])], 1);
+    while (bb) {
+        int victim = piece_type(b->squares[pop_lsb(&bb)]);
+        ADD(e, c, threat_pawn[victim], 1);
+    }
     bb = their & ~b->by_type[KING] & (e->attacked[c][KNIGHT] | e->attacked[c][BISHOP]);
-    while (bb) ADD(e, c, threat_minor[piece_type(b->squares[pop_lsb(&bb)])], 1);
+    while (bb) {
+        int victim = piece_type(b->squares[pop_lsb(&bb)]);
+        ADD(e, c, threat_minor[victim], 1);
+    }
     bb = their & ~b->by_type[KING] & e->attacked[c][ROOK];
-    while (bb) ADD(e, c, threat_rook[piece_type(b->squares[pop_lsb(&bb)])], 1);
+    while (bb) {
+        int victim = piece_type(b->squares[pop_lsb(&bb)]);
+        ADD(e, c, threat_rook[victim], 1);
+    }
     /* attacked and not defended at all */
     bb = their & ~b->by_type[KING] & e->attacked[c][0] & ~e->attacked[!c][0];
     ADD(e, c, threat_hanging, popcount(bb));

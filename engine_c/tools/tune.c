@@ -1,0 +1,287 @@
+/* tune.c — Texel tuner for the evaluation weights (EvalParams).
+ *
+ * Reads positions labelled with game results ("<FEN> | 1.0", White's view,
+ * as written by tune_datagen), records for each the coefficient trace of
+ * eval_evaluate_with() (sparse: weight index, white-minus-black count), the
+ * game phase and the endgame scale, then
+ *   1. fits the logistic constant K with the starting weights
+ *      (minimise mean (result - sigmoid(K * eval / 400))^2),
+ *   2. minimises the same error over all weights (mg and eg halves
+ *      separately) by full-batch Adam on the exact linear model of the eval,
+ *   3. writes the rounded weights as engine_c/evalparams.h.
+ * Every 10th position is held out to report validation error (overfitting
+ * shows as validation error rising while training error falls).
+ *
+ * usage: tune DATA OUT_HEADER [--epochs N] [--lr X] [--limit N] [--k K]
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../eval.h"
+
+typedef struct {
+    int16_t idx;
+    int16_t coef;
+} Entry;
+
+typedef struct {
+    int first, n;        /* slice of the entry array */
+    float phase_mg;      /* phase/24 * scale/128 */
+    float phase_eg;      /* (24-phase)/24 * scale/128 */
+    float result;
+    int eval;            /* the engine's own integer eval, White's view */
+} Pos;
+
+typedef struct {
+    Pos *pos;
+    Entry *ent;
+    int npos, nent, cap_pos, cap_ent;
+} Data;
+
+static double sigmoid(double k, double e) { return 1.0 / (1.0 + pow(10.0, -k * e / 400.0)); }
+
+static double lin_eval(const Pos *p, const Entry *ent, double (*w)[2]) {
+    double mg = 0, eg = 0;
+    for (int j = 0; j < p->n; j++) {
+        const Entry *e = &ent[p->first + j];
+        mg += e->coef * w[e->idx][0];
+        eg += e->coef * w[e->idx][1];
+    }
+    return mg * p->phase_mg + eg * p->phase_eg;
+}
+
+static int load(const char *path, Data *d, long limit) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fprintf(stderr, "cannot open data file %s\n", path);
+        return -1;
+    }
+    Board *b = malloc(sizeof(*b));
+    EvalTrace *t = malloc(sizeof(*t));
+    if (!b || !t) {
+        fprintf(stderr, "out of memory\n");
+        fclose(f);
+        free(b);
+        free(t);
+        return -1;
+    }
+    char line[512];
+    long lineno = 0, bad = 0;
+    while (fgets(line, sizeof(line), f) && (limit <= 0 || d->npos < limit)) {
+        lineno++;
+        char *bar = strchr(line, '|');
+        if (!bar) { bad++; continue; }
+        *bar = 0;
+        double r = strtod(bar + 1, NULL);
+        if (board_set_fen(b, line, false, NULL, 0) != PB_OK || (r != 0.0 && r != 0.5 && r != 1.0)) {
+            bad++;
+            continue;
+        }
+        int v = eval_evaluate_with(b, &EvalDefaultParams, t);
+        (void)v;
+        if (d->npos == d->cap_pos) {
+            d->cap_pos = d->cap_pos ? d->cap_pos * 2 : 1 << 16;
+            void *p = realloc(d->pos, (size_t)d->cap_pos * sizeof(Pos));
+            if (!p) goto oom;
+            d->pos = p;
+        }
+        if (d->nent + EVAL_NPARAMS > d->cap_ent) {
+            d->cap_ent = d->cap_ent ? d->cap_ent * 2 : 1 << 22;
+            void *p = realloc(d->ent, (size_t)d->cap_ent * sizeof(Entry));
+            if (!p) goto oom;
+            d->ent = p;
+        }
+        Pos *p = &d->pos[d->npos++];
+        p->first = d->nent;
+        p->n = 0;
+        for (int i = 0; i < EVAL_NPARAMS; i++) {
+            int c = t->coef[i][WHITE] - t->coef[i][BLACK];
+            if (c) {
+                d->ent[d->nent].idx = (int16_t)i;
+                d->ent[d->nent].coef = (int16_t)c;
+                d->nent++;
+                p->n++;
+            }
+        }
+        p->phase_mg = (float)(t->phase / 24.0 * t->scale / 128.0);
+        p->phase_eg = (float)((24 - t->phase) / 24.0 * t->scale / 128.0);
+        p->result = (float)r;
+        p->eval = t->eval;
+    }
+    fclose(f);
+    free(b);
+    free(t);
+    if (bad) fprintf(stderr, "skipped %ld malformed lines (expected '<FEN> | 1.0|0.5|0.0')\n", bad);
+    return 0;
+oom:
+    fprintf(stderr, "out of memory at line %ld\n", lineno);
+    fclose(f);
+    free(b);
+    free(t);
+    return -1;
+}
+
+static double mse(const Data *d, double k, double (*w)[2], int want_val) {
+    double sum = 0;
+    long n = 0;
+    for (int i = 0; i < d->npos; i++) {
+        if ((i % 10 == 0) != want_val) continue;
+        double s = sigmoid(k, w ? lin_eval(&d->pos[i], d->ent, w) : d->pos[i].eval);
+        double e = d->pos[i].result - s;
+        sum += e * e;
+        n++;
+    }
+    return n ? sum / n : 0;
+}
+
+static double fit_k(const Data *d, double (*w)[2]) {
+    /* golden-section search: the error is unimodal in K */
+    double lo = 0.05, hi = 5.0, g = (sqrt(5.0) - 1) / 2;
+    double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
+    double fa = mse(d, a, w, 0), fb = mse(d, b, w, 0);
+    for (int it = 0; it < 60; it++) {
+        if (fa < fb) { hi = b; b = a; fb = fa; a = hi - g * (hi - lo); fa = mse(d, a, w, 0); }
+        else { lo = a; a = b; fa = fb; b = lo + g * (hi - lo); fb = mse(d, b, w, 0); }
+    }
+    return (lo + hi) / 2;
+}
+
+static void write_score(FILE *f, double *v) {
+    fprintf(f, "S(%d, %d)", (int)lround(v[0]), (int)lround(v[1]));
+}
+
+static void write_row(FILE *f, double (*w)[2], int off, int n, const char *indent) {
+    if (n <= 8) {
+        fputc('{', f);
+        for (int i = 0; i < n; i++) {
+            if (i) fputs(", ", f);
+            write_score(f, w[off + i]);
+        }
+        fputc('}', f);
+        return;
+    }
+    fputs("{\n", f);
+    for (int i = 0; i < n; i++) {
+        if (i % 8 == 0) fprintf(f, "%s    ", indent);
+        write_score(f, w[off + i]);
+        fputs(i % 8 == 7 || i == n - 1 ? ",\n" : ", ", f);
+    }
+    fprintf(f, "%s}", indent);
+}
+
+static int write_header(const char *path, double (*w)[2], const char *note) {
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "cannot write %s\n", path);
+        return -1;
+    }
+    fprintf(f, "/* evalparams.h — evaluation weights, S(mg, eg); included only by eval.c.\n"
+               " * Generated by tools/tune/initial_params.py (untuned starting point) or by\n"
+               " * engine_c/tools/tune.c (Texel-tuned); see docs/tuning.md. Do not edit by hand.\n"
+               " * %s */\n"
+               "const EvalParams EvalDefaultParams = {\n", note);
+    for (int t = 0; t < EvalParamTableCount; t++) {
+        const EvalParamInfo *p = &EvalParamTable[t];
+        fprintf(f, "    .%s = ", p->name);
+        if (p->cols == 0) {
+            write_score(f, w[p->offset]);
+        } else if (p->cols == 1) {
+            write_row(f, w, p->offset, p->rows, "    ");
+        } else {
+            fputs("{\n", f);
+            for (int r = 0; r < p->rows; r++) {
+                fputs("        ", f);
+                write_row(f, w, p->offset + r * p->cols, p->cols, "        ");
+                fputs(",\n", f);
+            }
+            fputs("    }", f);
+        }
+        fputs(",\n", f);
+    }
+    fputs("};\n", f);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+int main(int argc, char **argv) {
+    if (argc < 3) {
+        fprintf(stderr, "usage: %s DATA OUT_HEADER [--epochs N] [--lr X] [--limit N] [--k K]\n", argv[0]);
+        return 2;
+    }
+    int epochs = 1000;
+    double lr = 1.0, kfix = 0;
+    long limit = 0;
+    for (int i = 3; i + 1 < argc; i += 2) {
+        if (!strcmp(argv[i], "--epochs")) epochs = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--lr")) lr = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--limit")) limit = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--k")) kfix = atof(argv[i + 1]);
+        else {
+            fprintf(stderr, "unknown option %s (expected --epochs, --lr, --limit or --k)\n", argv[i]);
+            return 2;
+        }
+    }
+    board_init_tables();
+    Data d = {0};
+    if (load(argv[1], &d, limit) != 0) return 1;
+    if (d.npos < 100) {
+        fprintf(stderr, "only %d positions in %s: generate more data first\n", d.npos, argv[1]);
+        return 1;
+    }
+    static double w[EVAL_NPARAMS][2], m[EVAL_NPARAMS][2], v[EVAL_NPARAMS][2], g[EVAL_NPARAMS][2];
+    const Score *init = (const Score *)&EvalDefaultParams;
+    for (int i = 0; i < EVAL_NPARAMS; i++) {
+        w[i][0] = score_mg(init[i]);
+        w[i][1] = score_eg(init[i]);
+    }
+    /* the linear model must reproduce the engine's eval (up to rounding) */
+    double diff = 0;
+    for (int i = 0; i < d.npos; i++) diff += fabs(lin_eval(&d.pos[i], d.ent, w) - d.pos[i].eval);
+    fprintf(stderr, "positions %d, entries %d (%.1f per position), model error %.3f cp\n",
+            d.npos, d.nent, (double)d.nent / d.npos, diff / d.npos);
+
+    double k = kfix > 0 ? kfix : fit_k(&d, w);
+    fprintf(stderr, "K = %.4f  train mse %.6f  val mse %.6f\n", k, mse(&d, k, w, 0), mse(&d, k, w, 1));
+
+    const double b1 = 0.9, b2 = 0.999, eps = 1e-8, ln10 = log(10.0);
+    for (int ep = 1; ep <= epochs; ep++) {
+        memset(g, 0, sizeof(g));
+        for (int i = 0; i < d.npos; i++) {
+            if (i % 10 == 0) continue;
+            const Pos *p = &d.pos[i];
+            double s = sigmoid(k, lin_eval(p, d.ent, w));
+            /* d(err^2)/dE, constant factors folded in: Adam is scale-free */
+            double ge = (s - p->result) * s * (1 - s) * k * ln10 / 400.0;
+            for (int j = 0; j < p->n; j++) {
+                const Entry *e = &d.ent[p->first + j];
+                g[e->idx][0] += ge * e->coef * p->phase_mg;
+                g[e->idx][1] += ge * e->coef * p->phase_eg;
+            }
+        }
+        /* step decay: halve the rate over the last half of the run */
+        double rate = ep > epochs / 2 ? lr * 0.5 : lr;
+        if (ep > epochs * 3 / 4) rate = lr * 0.25;
+        double c1 = 1 - pow(b1, ep), c2 = 1 - pow(b2, ep);
+        for (int i = 0; i < EVAL_NPARAMS; i++)
+            for (int h = 0; h < 2; h++) {
+                if (g[i][h] == 0 && m[i][h] == 0) continue;   /* never seen: keep */
+                m[i][h] = b1 * m[i][h] + (1 - b1) * g[i][h];
+                v[i][h] = b2 * v[i][h] + (1 - b2) * g[i][h] * g[i][h];
+                w[i][h] -= rate * (m[i][h] / c1) / (sqrt(v[i][h] / c2) + eps);
+            }
+        if (ep % 100 == 0 || ep == epochs)
+            fprintf(stderr, "epoch %d  train mse %.6f  val mse %.6f\n", ep, mse(&d, k, w, 0),
+                    mse(&d, k, w, 1));
+    }
+    char note[160];
+    snprintf(note, sizeof(note), "Tuned on %d positions (%s), K=%.4f, %d epochs.", d.npos,
+             strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1], k, epochs);
+    if (write_header(argv[2], w, note) != 0) return 1;
+    fprintf(stderr, "wrote %s\n", argv[2]);
+    for (int pt = PAWN; pt <= QUEEN; pt++)
+        fprintf(stderr, "material[%d] %+.0f %+.0f\n", pt, w[pt][0], w[pt][1]);
+    free(d.pos);
+    free(d.ent);
+    return 0;
+}
