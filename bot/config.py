@@ -89,7 +89,7 @@ class DrawOrResignConfig:
     resign_score: int = _val(-1000, lo=-100000, hi=0, doc="centipawns, our point of view")
     resign_moves: int = _val(3, lo=1, hi=100)
     offer_draw_enabled: bool = _val(True)
-    offer_draw_score: int = _val(0, lo=0, hi=1000, doc="|eval| at most this (cp)")
+    offer_draw_score: int = _val(0, lo=0, hi=10000, doc="|eval| at most this (cp)")
     offer_draw_moves: int = _val(10, lo=1, hi=300)
     offer_draw_pieces: int = _val(10, lo=2, hi=32)
 

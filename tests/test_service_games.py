@@ -1,0 +1,135 @@
+"""Full games through the real service, engine and emulator: mate/resign/draw,
+offers, opponentGone, chat, PGN records, resumption."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from test_service_helpers import (
+    RunningBot,
+    bot_and_emulator,
+    bot_config,
+    fast_emulator_config,
+    needs_engine,
+    wait_until,
+)
+
+from bot.emulator import Emulator, OpponentSpec
+
+pytestmark = needs_engine
+
+
+def finish(emu: Emulator, cid: str, timeout: float):  # noqa: ANN201 - GameSnapshot
+    emu.wait_game_started(cid, 10)
+    return emu.wait_game_over(cid, timeout)
+
+def test_full_game_to_the_end_with_pgn_and_greetings(tmp_path: Path) -> None:
+    with bot_and_emulator(tmp_path) as (emu, _bot):
+        cid = emu.challenge_bot(challenger="alice", rated=False, clock_limit_s=30, increment_s=0,
+                                color="white", opponent=OpponentSpec(policy="greedy",
+                                                                     think_time_s=0.01, seed=3))
+        snap = finish(emu, cid, 90)
+        assert snap.status in ("mate", "resign", "stalemate", "draw", "outoftime"), snap.status
+        if snap.status == "outoftime":
+            assert snap.winner == snap.bot_color, "the bot lost on time"
+        pgn = tmp_path / "games" / f"{cid}.pgn"
+        assert wait_until(pgn.exists, 5)
+        text = pgn.read_text()
+        assert '[White "alice"]' in text and '[Site "' in text
+        said = [c.text if hasattr(c, "text") else c["text"] for c in snap.chat]
+        assert any("alice" in s for s in said), said  # the {opponent} greeting
+        assert wait_until(lambda: any("Good game" in (c.text if hasattr(c, "text") else c["text"])
+                                      for c in emu.game(cid).chat), 5)
+
+
+def _texts(emu: Emulator, gid: str) -> list[str]:
+    return [c.text if hasattr(c, "text") else c["text"] for c in emu.game(gid).chat]
+
+
+def test_chat_commands(tmp_path: Path) -> None:
+    with bot_and_emulator(tmp_path) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=0.5, resign_after=12, seed=1)
+        cid = emu.challenge_bot(challenger="bob", rated=False, clock_limit_s=60, increment_s=0,
+                                color="white", opponent=opp)
+        emu.wait_game_started(cid, 10)
+        # The greeting proves the bot's game stream is connected (chat is not replayed).
+        assert wait_until(lambda: any("Hi bob" in t for t in _texts(emu, cid)), 10)
+        emu.say(cid, "!help")
+        assert wait_until(lambda: any("Commands:" in t for t in _texts(emu, cid)), 10)
+        emu.say(cid, "!name")
+        assert wait_until(lambda: any("I am pibot" in t for t in _texts(emu, cid)), 10)
+        emu.say(cid, "!eval")
+        assert wait_until(lambda: any(t.startswith(("Eval", "No evaluation"))
+                                      for t in _texts(emu, cid)), 10)
+        snap = emu.wait_game_over(cid, 60)
+        assert snap.status == "resign"
+        assert all(len(t) <= 140 for t in _texts(emu, cid))
+
+
+def test_opponent_resigns_and_draw_offer_declined(tmp_path: Path) -> None:
+    with bot_and_emulator(tmp_path) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=0.05, offer_draw_at=2, resign_after=4,
+                           seed=5)
+        cid = emu.challenge_bot(challenger="carol", rated=False, clock_limit_s=60,
+                                increment_s=0, color="white", opponent=opp)
+        snap = finish(emu, cid, 60)
+        assert snap.status == "resign" and snap.winner == snap.bot_color
+
+
+def test_takeback_declined(tmp_path: Path) -> None:
+    with bot_and_emulator(tmp_path) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=0.05, takeback_at=2, resign_after=5,
+                           seed=7)
+        cid = emu.challenge_bot(challenger="dave", rated=False, clock_limit_s=60,
+                                increment_s=0, color="white", opponent=opp)
+        snap = finish(emu, cid, 60)
+        assert snap.status == "resign", snap.status
+        assert not any(snap.takeback_offers.values())
+
+
+def test_draw_accepted_by_rules(tmp_path: Path) -> None:
+    # Lenient draw rule: any eval, any material, after one move: the offer is accepted.
+    rules = {"offer_draw_enabled": True, "offer_draw_score": 10000, "offer_draw_moves": 1,
+             "offer_draw_pieces": 32}
+    with bot_and_emulator(tmp_path, draw_or_resign=rules) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=0.3, offer_draw_at=3, seed=9,
+                           accept_draw=False)
+        cid = emu.challenge_bot(challenger="erin", rated=False, clock_limit_s=60,
+                                increment_s=0, color="white", opponent=opp)
+        snap = finish(emu, cid, 60)
+        assert snap.status == "draw", snap.status
+
+
+def test_opponent_gone_claims_victory(tmp_path: Path) -> None:
+    with bot_and_emulator(tmp_path) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=0.05, leave_after=3, seed=11)
+        cid = emu.challenge_bot(challenger="frank", rated=False, clock_limit_s=120,
+                                increment_s=0, color="white", opponent=opp)
+        snap = finish(emu, cid, 60)
+        assert snap.winner == snap.bot_color and snap.status in ("timeout", "resign"), snap
+
+
+def test_abort_when_opponent_never_moves(tmp_path: Path) -> None:
+    with bot_and_emulator(tmp_path, game={"abort_if_no_first_move_s": 1.0}) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=60)
+        cid = emu.challenge_bot(challenger="gina", rated=False, clock_limit_s=60,
+                                increment_s=0, color="black", opponent=opp)  # bot is white
+        snap = finish(emu, cid, 20)
+        assert snap.status == "aborted", snap.status
+
+
+def test_resume_after_restart(tmp_path: Path) -> None:
+    emu = Emulator(fast_emulator_config()).start()
+    try:
+        gid = emu.start_game_directly(bot_color="white", moves=["e2e4", "e7e5"],
+                                      clock_limit_s=60, increment_s=0,
+                                      opponent=OpponentSpec(think_time_s=0.05, resign_after=6,
+                                                            seed=2))
+        bot = RunningBot(bot_config(emu.url, tmp_path), emu.token).start()
+        try:
+            snap = emu.wait_game_over(gid, 60)
+        finally:
+            bot.stop()
+        assert snap.status == "resign" and snap.winner == "white"
+    finally:
+        emu.stop()
