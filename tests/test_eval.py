@@ -116,7 +116,7 @@ def test_drawish_endgames_are_scaled() -> None:
     assert detail("8/8/4k3/8/8/3K3R/8/8 w - - 0 1")[2] == 128
     assert detail("8/8/4k3/3b4/8/3K3R/8/8 w - - 0 1")[2] < 64
     # opposite-coloured bishops with a pawn more
-    ocb = "8/5k2/4b3/8/2P5/1P1B4/5K2/8 w - - 0 1"
+    ocb = "8/5k2/3b4/8/2P5/1P1B4/5K2/8 w - - 0 1"
     assert detail(ocb)[2] < 128
 
 
