@@ -11,6 +11,7 @@ the C driver built with PEXT (x86 with fast BMI2 only), and Stockfish's
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import re
 import shutil
@@ -92,11 +93,11 @@ def main() -> int:
     from bot.engine import backend
 
     runners = {f"pibot python ({backend()})": bench_python,
-               "pibot C magic": lambda f, d, exe=build_driver("magic"): bench_driver(exe, f, d)}
+               "pibot C magic": functools.partial(bench_driver, build_driver("magic"))}
     if fast_pext_available():
-        runners["pibot C pext"] = lambda f, d, exe=build_driver("pext"): bench_driver(exe, f, d)
+        runners["pibot C pext"] = functools.partial(bench_driver, build_driver("pext"))
     if os.path.exists(args.stockfish):
-        runners["stockfish"] = lambda f, d: bench_stockfish(args.stockfish, f, d)
+        runners["stockfish"] = functools.partial(bench_stockfish, args.stockfish)
     else:
         print(f"stockfish not found at {args.stockfish}: apt-get install stockfish")
 
@@ -114,7 +115,7 @@ def main() -> int:
             print(f"{name:9} perft {depth}  {who:24} {best / 1e6:8.1f} Mnps")
     print()
     if any(who == "stockfish" for _, who in results):
-        for name, _, depth, _ in POSITIONS:
+        for name, *_ in POSITIONS:
             sf = results[(name, "stockfish")]
             for (pos, who), nps in results.items():
                 if pos == name and who != "stockfish":

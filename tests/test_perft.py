@@ -92,8 +92,8 @@ def test_cli_perft_divide_and_bad_fen() -> None:
     out = subprocess.run([sys.executable, "-m", "bot.cli", "perft", "1", "--divide"],
                          capture_output=True, text=True, timeout=60, check=True).stdout
     assert "e2e4: 1" in out and "Nodes searched: 20" in out
-    bad = subprocess.run([sys.executable, "-m", "bot.cli", "perft", "2", "--fen", "8/8/8 w - - 0 1"],
-                         capture_output=True, text=True, timeout=60)
+    bad = subprocess.run([sys.executable, "-m", "bot.cli", "perft", "2", "--fen",
+                          "8/8/8 w - - 0 1"], capture_output=True, text=True, timeout=60)
     assert bad.returncode == 2
     assert "Traceback" not in bad.stderr
     assert "FEN" in bad.stderr
