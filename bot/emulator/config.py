@@ -45,6 +45,7 @@ class OpponentSpec:
     accept_draw: bool = False  # answer to draws offered by the bot
     accept_takeback: bool = False  # answer to takebacks proposed by the bot
     leave_after: int | None = None  # stop moving after N moves -> opponentGone
+    stall_after: int | None = None  # stop moving after N moves, still connected (no opponentGone)
     chat: list[str] = field(default_factory=list)  # said in the player room at game start
 
 

@@ -1,0 +1,227 @@
+"""Challenges: to the bot (from the control API), from the bot (its
+matchmaking), accept/decline/cancel, expiry bookkeeping, the daily bot limit.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+from bot.emulator.challenge import Challenge
+from bot.emulator.config import AccountSpec, OpponentSpec, UserSpec
+from bot.emulator.errors import ApiError, EmulatorUsageError, bad_request, not_found
+from bot.emulator.game import Player
+from bot.emulator.payloads import DECLINE_REASONS, VARIANTS
+from bot.emulator.state import (
+    COMPAT,
+    CoreState,
+    as_bool,
+    as_int,
+    check_fen,
+    check_variant,
+)
+
+log = logging.getLogger(__name__)
+
+
+class ChallengeOps(CoreState):
+    def challenge_bot(
+        self,
+        *,
+        challenger: str,
+        rated: bool,
+        variant: str,
+        clock_limit_s: int | None,
+        increment_s: int | None,
+        days: int | None,
+        color: str,
+        challenger_title: str | None,
+        challenger_rating: int,
+        initial_fen: str | None,
+        opponent: OpponentSpec,
+        bot_username: str | None,
+    ) -> str:
+        variant = check_variant(variant)
+        if initial_fen is not None:
+            if variant == "standard":
+                variant = "fromPosition"
+            check_fen(variant, initial_fen)
+        if color not in ("white", "black", "random"):
+            raise EmulatorUsageError(f"color {color!r} is invalid; use white, black or random")
+        if clock_limit_s is not None and (clock_limit_s < 0 or (increment_s or 0) < 0):
+            raise EmulatorUsageError("clock_limit_s and increment_s must be >= 0")
+        with self.lock:
+            bot = self._target_account(bot_username)
+            name_key = challenger.lower()
+            if name_key not in self.users:
+                self.users[name_key] = UserSpec(
+                    challenger, title=challenger_title, rating=challenger_rating, opponent=opponent
+                )
+            final = color if color != "random" else self.rng.choice(("white", "black"))
+            ch = Challenge(
+                id=self._new_id(),
+                challenger=Player(challenger, challenger_title, challenger_rating),
+                dest=self.bot_player(bot),
+                variant=variant,
+                rated=rated,
+                limit_s=clock_limit_s,
+                increment_s=increment_s if clock_limit_s is not None else None,
+                days=days if clock_limit_s is None else None,
+                color=color,
+                final_color=final,
+                initial_fen=initial_fen,
+                expires_at=time.monotonic() + self.config.challenge_expiry_s,
+                direction="in",
+                site=self.site,
+                opponent=opponent,
+            )
+            self.challenges[ch.id] = ch
+            self._publish_event(
+                bot.username, {"type": "challenge", "challenge": ch.json(), "compat": COMPAT}
+            )
+            self._touch()
+            log.info("challenge %s from %s to %s", ch.id, challenger, bot.username)
+            return ch.id
+
+    def _own_challenge(self, account: AccountSpec, cid: str, direction: str) -> Challenge:
+        ch = self.challenges.get(cid)
+        me = account.username.lower()
+        if ch is None or ch.status != "created":
+            raise not_found("Challenge not found")
+        if direction == "in" and (ch.direction != "in" or ch.dest.id != me):
+            raise not_found("Challenge not found")
+        if direction == "out" and (ch.direction != "out" or ch.challenger.id != me):
+            raise not_found("Challenge not found")
+        return ch
+
+    def accept_challenge(self, account: AccountSpec, cid: str) -> None:
+        with self.lock:
+            ch = self._own_challenge(account, cid, "in")
+            ch.status = "accepted"
+            del self.challenges[cid]
+            self._start_game_from_challenge(ch, bot_is_challenger=False)
+
+    def decline_challenge(self, account: AccountSpec, cid: str, reason: str | None) -> None:
+        key = reason or "generic"
+        if key not in DECLINE_REASONS:
+            raise bad_request(f"Invalid decline reason {key!r}")
+        with self.lock:
+            ch = self._own_challenge(account, cid, "in")
+            ch.status = "declined"
+            ch.decline_key = key
+            del self.challenges[cid]
+            self.declined[cid] = ch
+            self._touch()
+
+    def cancel_challenge(self, account: AccountSpec, cid: str) -> None:
+        with self.lock:
+            self._cancel(self._own_challenge(account, cid, "out"))
+
+    def cancel_incoming(self, cid: str) -> None:
+        """The challenger withdraws: challengeCanceled on the bot's event stream."""
+        with self.lock:
+            ch = self.challenges.get(cid)
+            if ch is None or ch.direction != "in":
+                raise EmulatorUsageError(f"no open incoming challenge {cid!r}")
+            self._cancel(ch)
+
+    def challenge_status(self, cid: str) -> str | None:
+        with self.lock:
+            if cid in self.challenges:
+                return self.challenges[cid].status
+            if cid in self.declined:
+                return "declined"
+            if cid in self.games:
+                return "accepted"
+            if cid in self.expired:
+                return "canceled"
+            return None
+
+    def list_challenges(self, account: AccountSpec) -> dict[str, list[dict[str, Any]]]:
+        me = account.username.lower()
+        with self.lock:
+            inc = [dict(c.json()) for c in self.challenges.values() if c.dest.id == me]
+            out = [dict(c.json()) for c in self.challenges.values() if c.challenger.id == me]
+        return {"in": inc, "out": out}
+
+    def create_outgoing(self, account: AccountSpec, username: str, params: dict[str, Any]) -> dict:
+        """POST /api/challenge/{username}: the bot challenges someone."""
+        with self.lock:
+            if username.lower() == account.username.lower():
+                raise bad_request("You cannot challenge yourself")
+            target = self.users.get(username.lower())
+            if target is None:
+                raise not_found("User not found")
+            rated = as_bool(params.get("rated"), False)
+            limit = as_int(params.get("clock.limit"), "clock.limit")
+            inc = as_int(params.get("clock.increment"), "clock.increment")
+            days = as_int(params.get("days"), "days")
+            if limit is not None and not 0 <= limit <= 10800:
+                raise bad_request("clock.limit must be between 0 and 10800 seconds")
+            if inc is not None and not 0 <= inc <= 180:
+                raise bad_request("clock.increment must be between 0 and 180 seconds")
+            if limit is not None and inc is None:
+                inc = 0
+            color = str(params.get("color") or "random")
+            if color not in ("white", "black", "random"):
+                raise bad_request(f"Invalid color {color!r}")
+            variant = str(params.get("variant") or "standard")
+            if variant not in VARIANTS:
+                raise bad_request(f"Invalid variant {variant!r}")
+            fen = params.get("fen") or None
+            if fen is not None:
+                variant = "fromPosition" if variant == "standard" else variant
+                try:
+                    check_fen(variant, str(fen))
+                except EmulatorUsageError as exc:
+                    raise bad_request(str(exc)) from None
+            if target.title == "BOT" and self.config.bot_vs_bot_daily_limit is not None:
+                self._check_bot_daily(account)
+            now = time.monotonic()
+            final = color if color != "random" else self.rng.choice(("white", "black"))
+            ch = Challenge(
+                id=self._new_id(),
+                challenger=self.bot_player(account),
+                dest=Player(target.username, target.title, target.rating),
+                variant=variant,
+                rated=rated,
+                limit_s=limit,
+                increment_s=inc,
+                days=days if limit is None else None,
+                color=color,
+                final_color=final,
+                initial_fen=str(fen) if fen else None,
+                expires_at=now + self.config.challenge_expiry_s,
+                direction="out",
+                site=self.site,
+                opponent=target.opponent,
+                respond_at=(now + target.response_delay_s) if target.online else None,
+                response=target.on_challenge if target.online else "ignore",
+            )
+            if ch.response == "decline":
+                ch.decline_key = target.decline_reason
+            self.challenges[ch.id] = ch
+            # Lichess echoes the bot's own challenge on its event stream too:
+            # a bot must recognise challenges it sent (challenger == itself).
+            self._publish_event(
+                account.username, {"type": "challenge", "challenge": ch.json(), "compat": COMPAT}
+            )
+            self._touch()
+            return dict(ch.json())
+
+    def _check_bot_daily(self, account: AccountSpec) -> None:
+        limit = self.config.bot_vs_bot_daily_limit
+        assert limit is not None
+        now = time.time()
+        day_start = now - (now % 86400)
+        times = [t for t in self._bot_vs_bot.get(account.username, []) if t >= day_start]
+        if len(times) >= limit:
+            seconds = int(day_start + 86400 - now) + 1
+            raise ApiError(
+                429,
+                "Too many requests. Try again later.",
+                ratelimit={"key": "bot.vsBot.day", "seconds": seconds},
+            )
+        times.append(now)
+        self._bot_vs_bot[account.username] = times

@@ -1,0 +1,120 @@
+"""The scheduler thread: everything that happens on its own at a deadline
+(opponent moves, flag falls, challenge expiry and answers, opponentGone
+countdowns, first-move timeouts). It sleeps on a Condition until the next one.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+
+from bot.emulator.challenge import Challenge
+from bot.emulator.game import Game
+from bot.emulator.opponent import choose_move
+from bot.emulator.state import (
+    CoreState,
+)
+
+log = logging.getLogger(__name__)
+
+
+class Scheduler(CoreState):
+    def _scheduler(self) -> None:
+        with self.lock:
+            while not self.stopping:
+                try:
+                    next_at = self._tick(time.monotonic())
+                except Exception:  # a bug here must not kill every game: log and go on
+                    log.exception("emulator scheduler tick failed")
+                    next_at = time.monotonic() + 0.5
+                timeout = 1.0 if next_at is None else max(0.0, min(1.0, next_at - time.monotonic()))
+                if timeout > 0:
+                    self._wake.wait(timeout)
+
+    def _tick(self, now: float) -> float | None:
+        """Process everything due at `now`; return the next deadline."""
+        deadlines: list[float] = []
+        for ch in list(self.challenges.values()):
+            if ch.direction == "out" and ch.respond_at is not None:
+                if now >= ch.respond_at:
+                    self._outgoing_answer(ch)
+                    continue
+                deadlines.append(ch.respond_at)
+            if now >= ch.expires_at:
+                self.expired[ch.id] = ch
+                self._cancel(ch)
+            else:
+                deadlines.append(ch.expires_at)
+        for game in list(self.games.values()):
+            if game.over:
+                continue
+            if self._check_flag(game, now):
+                continue
+            flag_at = game.clock.flag_deadline(game.white_to_move)
+            if flag_at is not None:
+                deadlines.append(flag_at)
+            if game.first_move_deadline is not None:
+                if now >= game.first_move_deadline:
+                    self._no_start(game, now)
+                    continue
+                deadlines.append(game.first_move_deadline)
+            if game.opp_gone and game.gone_claim_at is not None:
+                secs = max(0, math.ceil(game.gone_claim_at - now))
+                if secs != game.gone_last_sent:
+                    game.gone_last_sent = secs
+                    self._publish_game(
+                        game, {"type": "opponentGone", "gone": True, "claimWinInSeconds": secs}
+                    )
+                if secs > 0:
+                    deadlines.append(game.gone_claim_at - (secs - 1))
+            if game.opp_due is not None and not game.bot_to_move and not game.opp_gone:
+                if now >= game.opp_due:
+                    self._opponent_move(game, now)
+                else:
+                    deadlines.append(game.opp_due)
+        return min(deadlines) if deadlines else None
+
+    def _no_start(self, game: Game, now: float) -> None:
+        # lila: the side that never moved loses by noStart (abandoned, unrated).
+        loser = game.board.turn
+        self._finish(game, "noStart", game.color_name(not loser), now)
+
+    def _outgoing_answer(self, ch: Challenge) -> None:
+        ch.respond_at = None
+        if ch.response == "accept":
+            ch.status = "accepted"
+            del self.challenges[ch.id]
+            self._start_game_from_challenge(ch, bot_is_challenger=True)
+        elif ch.response == "decline":
+            ch.status = "declined"
+            ch.decline_key = ch.decline_key or "generic"
+            del self.challenges[ch.id]
+            self.declined[ch.id] = ch
+            self._publish_event(
+                ch.challenger.name, {"type": "challengeDeclined", "challenge": ch.json()}
+            )
+            self._touch()
+
+    def _opponent_move(self, game: Game, now: float) -> None:
+        spec = game.opponent
+        n = game.opp_moves_made
+        game.opp_due = None
+        if spec.resign_after is not None and n >= spec.resign_after:
+            self._finish(game, "resign", game.color_name(game.bot_color), now)
+            return
+        if spec.stall_after is not None and n >= spec.stall_after:
+            return  # connected but thinking forever: its clock (or noStart) decides
+        if spec.leave_after is not None and n >= spec.leave_after:
+            self._go_gone(game, now)
+            return
+        move = choose_move(game.board, spec, n, game.rng)
+        game.push(move, now)
+        game.opp_moves_made += 1
+        if self._after_move(game, now):
+            return
+        if spec.offer_draw_at is not None and spec.offer_draw_at == n + 1:
+            game.draw_offer[not game.bot_color] = True
+        if spec.takeback_at is not None and spec.takeback_at == n + 1:
+            game.takeback_offer[not game.bot_color] = True
+        self._publish_state(game, now)

@@ -1,0 +1,291 @@
+"""Shared state of the emulator core and the primitives every part uses:
+ids, publishing to streams, creating and finishing games.
+
+Threading model: one re-entrant lock guards all state. Streams wait on their
+own Condition (sharing that lock); the scheduler thread waits on `_wake`
+until its next deadline; waiters for game changes use `changed`. Every
+method here expects the caller to hold the lock.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import string
+import threading
+import time
+from collections import Counter, deque
+from typing import Any
+
+import chess
+
+from bot.emulator.challenge import Challenge
+from bot.emulator.clock import GameClock
+from bot.emulator.config import AccountSpec, EmulatorConfig, OpponentSpec, UserSpec
+from bot.emulator.errors import EmulatorUsageError, bad_request
+from bot.emulator.faults import FaultBook
+from bot.emulator.game import ChatLine, Game, MoveRejected, Player, make_board
+from bot.emulator.payloads import VARIANTS, speed_of
+from bot.emulator.snapshot import RequestRecord
+from bot.emulator.streams import Subscriber
+
+log = logging.getLogger(__name__)
+
+NOT_YOUR_TURN = "Not your turn, or game already over"
+ID_CHARS = string.ascii_letters + string.digits
+COMPAT = {"bot": True, "board": True}
+
+
+class CoreState:
+    def __init__(self, config: EmulatorConfig) -> None:
+        self.config = config
+        self.lock = threading.RLock()
+        self._wake = threading.Condition(self.lock)  # the scheduler
+        self.changed = threading.Condition(self.lock)  # anything a waiter may watch
+        self.rng = random.Random(config.seed)
+        self.site = "http://127.0.0.1"
+        self.accounts: dict[str, AccountSpec] = {a.token: a for a in config.accounts}
+        self.users: dict[str, UserSpec] = {u.username.lower(): u for u in config.users}
+        self.games: dict[str, Game] = {}
+        self.challenges: dict[str, Challenge] = {}
+        # Closed challenges, kept so late accepts get a clear 404 and tests can ask.
+        self.declined: dict[str, Challenge] = {}
+        self.expired: dict[str, Challenge] = {}
+        self.event_subs: dict[str, Subscriber] = {}  # username(lower) -> the open event stream
+        self.game_subs: dict[str, list[Subscriber]] = {}
+        self.faults = FaultBook(self.rng)
+        self.counters: Counter[str] = Counter()
+        self.request_log: deque[RequestRecord] = deque(maxlen=20000)
+        self._rate_windows: dict[int, deque[float]] = {}
+        self._bot_vs_bot: dict[str, list[float]] = {}  # username -> wall times of challenges
+        self.stopping = False
+        self._thread: threading.Thread | None = None
+
+    def _all_subs(self) -> list[Subscriber]:
+        subs = list(self.event_subs.values())
+        for lst in self.game_subs.values():
+            subs.extend(lst)
+        return subs
+
+    def _new_id(self) -> str:
+        while True:
+            gid = "".join(self.rng.choice(ID_CHARS) for _ in range(8))
+            if gid not in self.games and gid not in self.challenges:
+                return gid
+
+    def _touch(self) -> None:
+        """State changed: wake the scheduler and anyone waiting for a game."""
+        self._wake.notify_all()
+        self.changed.notify_all()
+
+    def bot_player(self, account: AccountSpec) -> Player:
+        return Player(account.username, account.title, account.rating)
+
+    def _account_by_name(self, username: str) -> AccountSpec | None:
+        for acc in self.accounts.values():
+            if acc.username.lower() == username.lower():
+                return acc
+        return None
+
+    def _target_account(self, username: str | None) -> AccountSpec:
+        if username is None:
+            return next(iter(self.accounts.values()))
+        acc = self._account_by_name(username)
+        if acc is None:
+            raise EmulatorUsageError(f"no account named {username!r} in EmulatorConfig.accounts")
+        return acc
+
+    def _publish_event(self, username: str, payload: dict[str, Any]) -> None:
+        sub = self.event_subs.get(username.lower())
+        if sub is not None:
+            sub.push(payload)
+
+    def _publish_game(self, game: Game, payload: dict[str, Any]) -> None:
+        for sub in self.game_subs.get(game.id, []):
+            sub.push(payload)
+
+    def _publish_state(self, game: Game, now: float) -> None:
+        self._publish_game(game, dict(game.state_json(now)))
+        self._touch()
+
+    def _cancel(self, ch: Challenge) -> None:
+        ch.status = "canceled"
+        self.challenges.pop(ch.id, None)
+        # Both sides hear about it on their event streams (the bot is one of them).
+        for side in (ch.dest.name, ch.challenger.name):
+            self._publish_event(side, {"type": "challengeCanceled", "challenge": ch.json()})
+        self._touch()
+
+    def _start_game_from_challenge(self, ch: Challenge, bot_is_challenger: bool) -> Game:
+        if bot_is_challenger:
+            bot_color = chess.WHITE if ch.final_color == "white" else chess.BLACK
+            bot, opp = ch.challenger, ch.dest
+        else:
+            bot_color = chess.BLACK if ch.final_color == "white" else chess.WHITE
+            bot, opp = ch.dest, ch.challenger
+        return self._create_game(
+            gid=ch.id,
+            bot=bot,
+            opp=opp,
+            bot_color=bot_color,
+            variant=ch.variant,
+            rated=ch.rated,
+            limit_s=ch.limit_s,
+            increment_s=ch.increment_s,
+            days=ch.days,
+            initial_fen=ch.initial_fen,
+            opponent=ch.opponent,
+            moves=[],
+            source="friend",
+        )
+
+    def _create_game(
+        self,
+        *,
+        gid: str,
+        bot: Player,
+        opp: Player,
+        bot_color: chess.Color,
+        variant: str,
+        rated: bool,
+        limit_s: int | None,
+        increment_s: int | None,
+        days: int | None,
+        initial_fen: str | None,
+        opponent: OpponentSpec,
+        moves: list[str],
+        source: str,
+        wtime_ms: int | None = None,
+        btime_ms: int | None = None,
+    ) -> Game:
+        if variant == "chess960" and initial_fen is None:
+            initial_fen = chess.Board.from_chess960_pos(self.rng.randrange(960)).fen()
+        board = make_board(variant, initial_fen)
+        clock = GameClock(
+            initial_ms=None if limit_s is None else limit_s * 1000,
+            increment_ms=(increment_s or 0) * 1000,
+        )
+        game = Game(
+            id=gid,
+            variant=variant,
+            rated=rated,
+            speed=speed_of(limit_s, increment_s, days),
+            clock=clock,
+            days=days,
+            white=bot if bot_color == chess.WHITE else opp,
+            black=opp if bot_color == chess.WHITE else bot,
+            bot_color=bot_color,
+            board=board,
+            initial_fen=initial_fen,
+            opponent=opponent,
+            rng=random.Random(opponent.seed if opponent.seed is not None else self.rng.random()),
+            source=source,
+            full_suffix="".join(self.rng.choice(ID_CHARS) for _ in range(4)),
+        )
+        now = time.monotonic()
+        for uci in moves:
+            try:
+                mv = game.parse_move(uci)
+            except MoveRejected as exc:
+                raise EmulatorUsageError(f"start moves: {exc}") from None
+            mover_is_bot = game.bot_to_move
+            game.push(mv, now)
+            if not mover_is_bot:
+                game.opp_moves_made += 1
+        if wtime_ms is not None:
+            clock.white_ms = float(wtime_ms)
+        if btime_ms is not None:
+            clock.black_ms = float(btime_ms)
+        if len(game.moves) < 2 and clock.limited:
+            # lila's noStart timer exists for real-time games only.
+            game.first_move_deadline = now + self.config.first_move_timeout_s
+        self.games[gid] = game
+        if not game.bot_to_move:
+            game.opp_due = now + opponent.think_time_s
+        for text in opponent.chat:
+            self._add_chat(game, "player", opp.name, text)
+        self._publish_event(bot.name, {"type": "gameStart", "game": game.event_info(now)})
+        self._touch()
+        log.info("game %s started: %s vs %s", gid, game.white.name, game.black.name)
+        return game
+
+    def _after_move(self, game: Game, now: float) -> bool:
+        """Common bookkeeping after any move; True if the game ended."""
+        if len(game.moves) >= 2:
+            game.first_move_deadline = None
+        elif game.first_move_deadline is not None:
+            game.first_move_deadline = now + self.config.first_move_timeout_s
+        end = game.natural_end()
+        if end is not None:
+            self._finish(game, end[0], end[1], now)
+            return True
+        return False
+
+    def _finish(self, game: Game, status: str, winner: str | None, now: float) -> None:
+        game.finish(status, winner, now)
+        self._publish_game(game, dict(game.state_json(now)))
+        for sub in self.game_subs.pop(game.id, []):
+            sub.close()
+        self._publish_event(
+            game.bot_player.name, {"type": "gameFinish", "game": game.event_info(now)}
+        )
+        self._touch()
+        log.info("game %s over: %s winner=%s", game.id, status, winner)
+
+    def _check_flag(self, game: Game, now: float) -> bool:
+        """End the game on time if the side to move has flagged."""
+        if game.over or not game.clock.flagged(game.white_to_move, now):
+            return False
+        loser = game.board.turn
+        winner: str | None = game.color_name(not loser)
+        if game.board.has_insufficient_material(not loser):
+            winner = None  # Lichess: flagging against a bare king is a draw
+        self._finish(game, "outoftime", winner, now)
+        return True
+
+    def _add_chat(self, game: Game, room: str, username: str, text: str) -> None:
+        line = ChatLine(room, username, text)
+        game.chat.append(line)
+        self._publish_game(game, dict(game.chat_json(line)))
+        self._touch()
+
+    def _go_gone(self, game: Game, now: float) -> None:
+        claim = self.config.opponent_gone_claim_s
+        game.opp_gone = True
+        game.opp_due = None
+        game.gone_claim_at = now + claim
+        game.gone_last_sent = claim
+        self._publish_game(game, {"type": "opponentGone", "gone": True, "claimWinInSeconds": claim})
+        self._touch()
+
+
+def check_variant(variant: str) -> str:
+    if variant not in VARIANTS:
+        raise EmulatorUsageError(f"unknown variant {variant!r}; use one of {sorted(VARIANTS)}")
+    return variant
+
+
+def check_fen(variant: str, fen: str) -> None:
+    try:
+        board = make_board(variant, fen)
+    except ValueError as exc:
+        raise EmulatorUsageError(f"invalid FEN {fen!r}: {exc}") from None
+    if not board.is_valid():
+        raise EmulatorUsageError(f"invalid position in FEN {fen!r}: {board.status()!r}")
+
+
+def as_bool(value: Any, default: bool) -> bool:
+    if value is None:
+        return default
+    if isinstance(value, bool):
+        return value
+    return str(value).lower() in ("true", "1", "yes")
+
+
+def as_int(value: Any, name: str) -> int | None:
+    if value is None or value == "":
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError):
+        raise bad_request(f"{name} must be an integer, got {value!r}") from None

@@ -1,0 +1,101 @@
+"""Opening, feeding and closing the ndjson streams (event stream, game streams)."""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from typing import Any
+
+from bot.emulator.config import AccountSpec
+from bot.emulator.errors import not_found
+from bot.emulator.state import (
+    COMPAT,
+    CoreState,
+)
+from bot.emulator.streams import Subscriber
+
+log = logging.getLogger(__name__)
+
+
+class StreamOps(CoreState):
+    def open_event_stream(self, account: AccountSpec) -> Subscriber:
+        with self.lock:
+            key = account.username.lower()
+            old = self.event_subs.get(key)
+            if old is not None:
+                # Lichess allows one event stream per token: the new one wins.
+                old.close()
+            sub = Subscriber(self.lock, "event", key)
+            self.event_subs[key] = sub
+            now = time.monotonic()
+            for game in self.games.values():
+                if not game.over and game.bot_player.id == key:
+                    sub.push({"type": "gameStart", "game": game.event_info(now)})
+            for ch in self.challenges.values():
+                if ch.status == "created" and key in (ch.dest.id, ch.challenger.id):
+                    sub.push({"type": "challenge", "challenge": ch.json(), "compat": COMPAT})
+            return sub
+
+    def open_game_stream(self, account: AccountSpec, game_id: str) -> Subscriber:
+        with self.lock:
+            game = self.games.get(game_id)
+            if game is None or game.bot_player.id != account.username.lower():
+                raise not_found("No such game")
+            sub = Subscriber(self.lock, f"game:{game_id}", account.username.lower())
+            sub.push(dict(game.full_json()))
+            if game.over:
+                sub.close()
+            else:
+                self.game_subs.setdefault(game_id, []).append(sub)
+            return sub
+
+    def close_stream(self, sub: Subscriber) -> None:
+        with self.lock:
+            if sub.key == "event":
+                if self.event_subs.get(sub.owner) is sub:
+                    del self.event_subs[sub.owner]
+            else:
+                lst = self.game_subs.get(sub.key[5:], [])
+                if sub in lst:
+                    lst.remove(sub)
+            sub.closed = True
+
+    def next_chunk(self, sub: Subscriber, keepalive_s: float) -> tuple[list[dict[str, Any]], str]:
+        """Block until there is something to write on `sub`.
+
+        Returns (payloads, action): action "send" (payloads; empty list means a
+        keep-alive newline), "end" (send payloads then finish the response
+        cleanly) or "drop" (cut the connection without a proper end).
+        """
+        with self.lock:
+            deadline = time.monotonic() + keepalive_s
+            while True:
+                if self.stopping or sub.dropped:
+                    return [], "drop"
+                # A stream already being replaced/closed must not use up a fault.
+                fault = None if sub.closed else self.faults.for_stream(sub.key)
+                now = time.monotonic()
+                if fault is not None:
+                    if fault.kind == "drop_stream":
+                        log.info("fault: dropping %s stream", sub.key)
+                        return [], "drop"
+                    duration = fault.duration_s
+                    sub.silent_until = math.inf if duration is None else now + duration
+                    log.info("fault: %s stream silent for %s s", sub.key, duration or "ever")
+                if sub.silent_until is not None:
+                    if now < sub.silent_until:
+                        left = sub.silent_until - now
+                        sub.cond.wait(None if math.isinf(left) else left)
+                        continue
+                    sub.silent_until = None
+                    deadline = now  # silence over: resume with a keep-alive at once
+                if sub.queue:
+                    items = list(sub.queue)
+                    sub.queue.clear()
+                    return items, ("end" if sub.closed else "send")
+                if sub.closed:
+                    return [], "end"
+                if now >= deadline:
+                    return [], "send"
+                sub.cond.wait(deadline - now)
