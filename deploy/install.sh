@@ -1,0 +1,386 @@
+#!/usr/bin/env bash
+# pibot installer for the Raspberry Pi (Raspberry Pi OS 12 "Bookworm", 64-bit) and
+# other Debian-like systemd machines.  Idempotent: re-run it to upgrade in place.
+#
+#   sudo deploy/install.sh [--token-file FILE]          install or upgrade, (re)start
+#   sudo deploy/install.sh --uninstall [--purge]        remove (keep config/games)
+#   deploy/install.sh --root DIR ...                    stage under DIR (CI; no root)
+#
+# Run with --help for every option.  Layout (see docs/raspberry-pi.md):
+#   /opt/pibot/venv                  program (virtualenv; engine built for this CPU)
+#   /etc/pibot/config.yml            owner's config, never overwritten
+#   /etc/pibot/lichess-token         API token, root-only (0600), via LoadCredential=
+#   /var/lib/pibot/games             finished games (PGN)
+#   /etc/systemd/system/pibot.service, pibot@.service
+set -euo pipefail
+
+PROG=pibot-install
+REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+APT_PACKAGES=(python3 python3-venv python3-dev build-essential libffi-dev)
+SERVICE_USER=pibot
+NAME_RE='^[A-Za-z0-9_-]+$'
+
+# Options (defaults).
+PREFIX=/opt/pibot
+ROOT=""
+TOKEN_FILE=""
+CONFIG_SRC="$REPO/config.yml"
+INSTANCE=""
+PYTHON=python3
+DO_APT=1
+DO_START=1
+DO_BUILD=1
+NATIVE=1
+UNINSTALL=0
+PURGE=0
+
+STEP="starting"
+HINT=""
+WORK=""
+
+usage() {
+    cat <<EOF
+Usage: sudo $0 [options]
+
+Install or upgrade pibot as a systemd service (re-run to upgrade in place).
+
+  --token-file FILE  read the Lichess API token from FILE (else \$LICHESS_BOT_TOKEN,
+                     else a hidden prompt; an installed token is kept otherwise)
+  --config FILE      config installed when none is there yet (default: the
+                     repository's config.yml); an existing one is never overwritten
+  --instance NAME    install as pibot@NAME: /etc/pibot/NAME.yml, /etc/pibot/NAME.token,
+                     games in /var/lib/pibot/NAME/games (one Lichess account each)
+  --prefix DIR       program directory (default /opt/pibot; venv in DIR/venv)
+  --python PY        Python 3.11+ used for the virtualenv (default python3)
+  --portable         build the engine for any CPU of this architecture
+                     (default: tuned for this machine, -mcpu=native on the Pi)
+  --no-apt           do not install Debian packages
+  --no-build         keep the installed program, refresh config/token/units only
+  --no-start         install and enable, but do not (re)start the service
+  --uninstall        stop and remove the service and the program; keep /etc/pibot
+                     and /var/lib/pibot (config, token, games)
+  --purge            with --uninstall: also delete /etc/pibot, /var/lib/pibot and
+                     the '$SERVICE_USER' user
+  --root DIR         install everything under DIR (no apt, no user, no systemctl,
+                     no root needed) -- for CI and packaging
+  -h, --help         this help
+EOF
+}
+
+say() { printf '%s: %s\n' "$PROG" "$*"; }
+step() { STEP=$1; HINT=${2:-}; say "$STEP"; }
+die() {
+    printf '%s: error: %s\n' "$PROG" "$1" >&2
+    [ -n "${2:-}" ] && printf '%s: fix: %s\n' "$PROG" "$2" >&2
+    exit 1
+}
+on_error() {
+    local rc=$? line=$1 cmd=$2
+    printf '%s: error: step "%s" failed (exit %s at line %s: %s)\n' \
+        "$PROG" "$STEP" "$rc" "$line" "$cmd" >&2
+    [ -n "$HINT" ] && printf '%s: fix: %s\n' "$PROG" "$HINT" >&2
+    printf '%s: nothing after this step was changed; re-run the installer when fixed\n' \
+        "$PROG" >&2
+    exit "$rc"
+}
+cleanup() { if [ -n "$WORK" ]; then rm -rf -- "$WORK"; fi; }
+trap 'on_error "$LINENO" "$BASH_COMMAND"' ERR
+trap cleanup EXIT
+
+need_arg() {
+    if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value" "see $0 --help"; fi
+}
+
+while [ $# -gt 0 ]; do
+    case $1 in
+        --token-file) need_arg "$@"; TOKEN_FILE=$2; shift ;;
+        --config) need_arg "$@"; CONFIG_SRC=$2; shift ;;
+        --instance) need_arg "$@"; INSTANCE=$2; shift ;;
+        --prefix) need_arg "$@"; PREFIX=$2; shift ;;
+        --python) need_arg "$@"; PYTHON=$2; shift ;;
+        --root) need_arg "$@"; ROOT=$2; shift ;;
+        --portable) NATIVE=0 ;;
+        --no-apt) DO_APT=0 ;;
+        --no-build) DO_BUILD=0 ;;
+        --no-start) DO_START=0 ;;
+        --uninstall) UNINSTALL=1 ;;
+        --purge) PURGE=1 ;;
+        -h|--help) usage; exit 0 ;;
+        *) die "unknown option '$1'" "see $0 --help" ;;
+    esac
+    shift
+done
+
+# ---------------------------------------------------------------- derived paths
+if [ -n "$ROOT" ]; then
+    mkdir -p -- "$ROOT" || die "cannot create --root directory $ROOT" "choose a writable path"
+    ROOT=$(cd "$ROOT" && pwd)
+    DO_APT=0
+fi
+case $PREFIX in /*) ;; *) die "--prefix must be an absolute path, got '$PREFIX'" \
+    "pass e.g. --prefix /opt/pibot" ;; esac
+if [ -n "$INSTANCE" ] && ! [[ $INSTANCE =~ $NAME_RE ]]; then
+    die "--instance name '$INSTANCE' may only contain letters, digits, '_' and '-'" \
+        "pick a simple name such as your bot's account name"
+fi
+[ "$PURGE" = 1 ] && [ "$UNINSTALL" = 0 ] && die "--purge only goes with --uninstall" \
+    "run: $0 --uninstall --purge"
+
+P="$ROOT$PREFIX"                      # where the program goes on this filesystem
+VENV="$P/venv"
+ETC="$ROOT/etc/pibot"
+UNIT_DIR="$ROOT/etc/systemd/system"
+STATE="$ROOT/var/lib/pibot"
+if [ -n "$INSTANCE" ]; then
+    UNIT="pibot@$INSTANCE.service"
+    CONFIG="$ETC/$INSTANCE.yml"
+    TOKEN="$ETC/$INSTANCE.token"
+else
+    UNIT="pibot.service"
+    CONFIG="$ETC/config.yml"
+    TOKEN="$ETC/lichess-token"
+fi
+
+# systemctl only when systemd really runs this machine (not in --root, containers).
+USE_SYSTEMD=0
+if [ -z "$ROOT" ] && [ -d /run/systemd/system ] && command -v systemctl >/dev/null; then
+    USE_SYSTEMD=1
+fi
+
+if [ -z "$ROOT" ] && [ "$(id -u)" != 0 ]; then
+    die "installing a system service needs root" "run: sudo $0 $*"
+fi
+
+# ---------------------------------------------------------------- uninstall
+all_units() {
+    # pibot.service plus every pibot@NAME instance systemd knows about.
+    echo pibot.service
+    systemctl list-units --all --plain --no-legend 'pibot@*.service' 2>/dev/null |
+        awk '{print $1}'
+    find /etc/systemd/system -name 'pibot@?*.service' -path '*.wants/*' \
+        -printf '%f\n' 2>/dev/null || true
+}
+
+if [ "$UNINSTALL" = 1 ]; then
+    if [ "$USE_SYSTEMD" = 1 ]; then
+        step "stopping and disabling the service"
+        for u in $(all_units | sort -u); do
+            systemctl disable --now "$u" >/dev/null 2>&1 || true
+        done
+    fi
+    step "removing unit files from $UNIT_DIR"
+    rm -f -- "$UNIT_DIR/pibot.service" "$UNIT_DIR/pibot@.service"
+    [ "$USE_SYSTEMD" = 1 ] && systemctl daemon-reload
+    step "removing the program ($P)"
+    rm -rf -- "$P"
+    if [ "$PURGE" = 1 ]; then
+        step "purging config, token and games ($ETC, $STATE)"
+        rm -rf -- "$ETC" "$STATE"
+        if [ -z "$ROOT" ] && getent passwd "$SERVICE_USER" >/dev/null; then
+            step "removing the '$SERVICE_USER' user"
+            userdel "$SERVICE_USER" || say "could not remove user '$SERVICE_USER' (still in use?)"
+        fi
+        say "done: pibot is gone"
+    else
+        say "done: kept $ETC (config, token) and $STATE (games); add --purge to delete them"
+    fi
+    exit 0
+fi
+
+# ---------------------------------------------------------------- checks
+step "checking the source tree ($REPO)"
+for f in pyproject.toml build_engine.py bot/__init__.py systemd/pibot.service \
+         systemd/pibot@.service deploy/confcheck.py; do
+    [ -e "$REPO/$f" ] || die "$REPO/$f is missing: this does not look like a pibot checkout" \
+        "run the installer from a complete clone: git clone <repo> && sudo pibot/deploy/install.sh"
+done
+[ -f "$CONFIG_SRC" ] || die "config to install ($CONFIG_SRC) not found" \
+    "pass --config FILE, or restore config.yml in the checkout (git checkout config.yml)"
+
+# The token is needed before the long build, so a missing one fails fast.
+TOKEN_SRC=""
+NEW_TOKEN=""
+if [ -n "$TOKEN_FILE" ]; then
+    [ -r "$TOKEN_FILE" ] || die "--token-file $TOKEN_FILE cannot be read" \
+        "check the path, or use LICHESS_BOT_TOKEN=... instead"
+    NEW_TOKEN=$(<"$TOKEN_FILE")
+    TOKEN_SRC="--token-file $TOKEN_FILE"
+elif [ -n "${LICHESS_BOT_TOKEN:-}" ]; then
+    NEW_TOKEN=$LICHESS_BOT_TOKEN
+    TOKEN_SRC="\$LICHESS_BOT_TOKEN"
+elif [ -s "$TOKEN" ]; then
+    TOKEN_SRC=""        # keep the installed token
+elif [ -t 0 ]; then
+    step "reading the token" "paste the token and press Enter, or use --token-file FILE"
+    say "no token installed yet: create one at https://lichess.org/account/oauth/token/create?scopes[]=bot:play"
+    read -rsp "Lichess API token (input hidden): " NEW_TOKEN
+    echo >&2
+    TOKEN_SRC="the prompt"
+else
+    die "no Lichess token given and none installed at $TOKEN" \
+        "pass --token-file FILE or set LICHESS_BOT_TOKEN (token with the bot:play scope)"
+fi
+NEW_TOKEN=${NEW_TOKEN//[$'\t\r\n ']/}
+if [ -n "$TOKEN_SRC" ] && [ -z "$NEW_TOKEN" ]; then
+    die "the token from $TOKEN_SRC is empty" "put the token itself (lip_...) there"
+fi
+
+# ---------------------------------------------------------------- packages
+if [ "$DO_APT" = 1 ] && [ "$DO_BUILD" = 1 ]; then
+    if command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then
+        missing=()
+        for pkg in "${APT_PACKAGES[@]}"; do
+            dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "ok installed" ||
+                missing+=("$pkg")
+        done
+        if [ ${#missing[@]} -gt 0 ]; then
+            step "installing Debian packages: ${missing[*]}" \
+                "check the network, then run: sudo apt-get update && sudo apt-get install ${missing[*]}"
+            DEBIAN_FRONTEND=noninteractive apt-get update -q
+            DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}"
+        else
+            say "Debian packages already present: ${APT_PACKAGES[*]}"
+        fi
+    else
+        say "not a Debian system: make sure Python 3.11+ with venv, headers, a C compiler" \
+            "and libffi headers are installed (or pass --no-apt to silence this)"
+    fi
+fi
+
+# ---------------------------------------------------------------- service user
+if [ -z "$ROOT" ]; then
+    if getent passwd "$SERVICE_USER" >/dev/null; then
+        say "system user '$SERVICE_USER' exists"
+    else
+        step "creating system user '$SERVICE_USER' (no login, no home)" \
+            "create it by hand: useradd --system --user-group --no-create-home --shell /usr/sbin/nologin $SERVICE_USER"
+        useradd --system --user-group --no-create-home --home-dir /nonexistent \
+            --shell /usr/sbin/nologin --comment "pibot Lichess bot" "$SERVICE_USER"
+    fi
+fi
+
+# ---------------------------------------------------------------- program
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/pibot-install.XXXXXX")
+if [ "$DO_BUILD" = 1 ]; then
+    step "checking $PYTHON" "install Python 3.11+ (sudo apt-get install python3 python3-venv) or pass --python PY"
+    "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
+        die "$PYTHON is older than 3.11 ($("$PYTHON" -V 2>&1))" \
+            "use Raspberry Pi OS 12 (Bookworm) or pass --python /path/to/python3.11"
+
+    if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c '' 2>/dev/null; then
+        say "virtualenv $VENV exists (upgrading in place)"
+    else
+        step "creating virtualenv $VENV" \
+            "install the venv module: sudo apt-get install python3-venv"
+        rm -rf -- "$VENV"
+        mkdir -p -- "$P"
+        "$PYTHON" -m venv "$VENV"
+    fi
+
+    # Build from a copy: pip/setuptools write build/ and *.egg-info next to the
+    # sources, which must not end up root-owned in the owner's checkout.
+    step "copying the source tree to a build directory"
+    mkdir "$WORK/src"
+    tar -C "$REPO" --exclude=.git --exclude=build --exclude=dist --exclude='*.egg-info' \
+        --exclude=venv --exclude=.venv --exclude=__pycache__ --exclude='*.so' \
+        --exclude=engine_c/out --exclude=.pytest_cache --exclude=.ruff_cache -cf - . |
+        tar -C "$WORK/src" -xf -
+
+    if [ "$NATIVE" = 1 ]; then
+        build_env=(PIBOT_NATIVE=1)
+        build_desc="tuned for this CPU ($(uname -m), native)"
+    else
+        build_env=(PIBOT_NATIVE=0)
+        build_desc="portable ($(uname -m))"
+    fi
+    step "building the engine and installing pibot into $VENV, $build_desc (1-3 min)" \
+        "read the build log above; a missing compiler or header means: sudo apt-get install ${APT_PACKAGES[*]}"
+    if ! env "${build_env[@]}" "$VENV/bin/python" -m pip install --disable-pip-version-check \
+            --no-input --progress-bar off --upgrade "$WORK/src" >"$WORK/pip.log" 2>&1; then
+        tail -n 40 "$WORK/pip.log" >&2
+        false
+    fi
+else
+    [ -x "$VENV/bin/pibot" ] || die "--no-build, but no program is installed at $VENV" \
+        "run once without --no-build"
+    say "keeping the installed program (--no-build)"
+fi
+
+step "checking the installed program" \
+    "the build finished but pibot does not run; re-run without --no-build, or report a bug"
+"$VENV/bin/pibot" version | sed "s/^/$PROG:   /"
+
+# ---------------------------------------------------------------- config
+step "installing config to $CONFIG" "check that $ETC is writable"
+mkdir -p -- "$ETC"
+chmod 0755 "$ETC"
+install -m 0644 "$CONFIG_SRC" "$ETC/config.yml.shipped"
+if [ -e "$CONFIG" ]; then
+    say "keeping your $CONFIG (shipped version for comparison: $ETC/config.yml.shipped)"
+    if ! new_keys=$("$VENV/bin/python" "$REPO/deploy/confcheck.py" config \
+            "$CONFIG_SRC" "$CONFIG" 2>"$WORK/confcheck.err"); then
+        die "your $CONFIG is not valid for this version: $(cat "$WORK/confcheck.err")" \
+            "edit $CONFIG (compare with $ETC/config.yml.shipped), then re-run the installer"
+    fi
+    if [ -n "$new_keys" ]; then
+        say "keys in the shipped config that yours does not set (their defaults apply):"
+        while IFS= read -r key; do say "  - $key"; done <<<"$new_keys"
+    fi
+else
+    install -m 0644 "$CONFIG_SRC" "$CONFIG"
+    say "installed $CONFIG from $CONFIG_SRC (edit it, then: systemctl reload ${UNIT%.service})"
+fi
+
+# ---------------------------------------------------------------- token
+if [ -n "$TOKEN_SRC" ]; then
+    step "storing the token from $TOKEN_SRC in $TOKEN (root-only)"
+    tmp_token="$TOKEN.new"
+    (umask 077 && printf '%s\n' "$NEW_TOKEN" >"$tmp_token")
+    NEW_TOKEN=""
+    if ! "$VENV/bin/python" "$REPO/deploy/confcheck.py" token "$tmp_token" \
+            2>"$WORK/token.err"; then
+        rm -f -- "$tmp_token"
+        die "the token from $TOKEN_SRC is not valid: $(cat "$WORK/token.err")" \
+            "copy the token exactly as Lichess shows it (lip_...), nothing else"
+    fi
+    [ -z "$ROOT" ] && chown root:root "$tmp_token"
+    chmod 0600 "$tmp_token"
+    mv -f -- "$tmp_token" "$TOKEN"
+else
+    say "keeping the installed token $TOKEN"
+    chmod 0600 "$TOKEN"
+fi
+
+# ---------------------------------------------------------------- units
+step "installing systemd units to $UNIT_DIR" "check that $UNIT_DIR is writable"
+mkdir -p -- "$UNIT_DIR" "$P/share/doc"
+for u in pibot.service pibot@.service; do
+    # The units name /opt/pibot; --prefix moves the program elsewhere.
+    sed "s#/opt/pibot/#$PREFIX/#g" "$REPO/systemd/$u" >"$UNIT_DIR/$u.new"
+    chmod 0644 "$UNIT_DIR/$u.new"
+    mv -f -- "$UNIT_DIR/$u.new" "$UNIT_DIR/$u"
+done
+if [ -f "$REPO/docs/raspberry-pi.md" ]; then
+    install -m 0644 "$REPO/docs/raspberry-pi.md" "$P/share/doc/raspberry-pi.md"
+fi
+
+# ---------------------------------------------------------------- start
+if [ "$USE_SYSTEMD" = 1 ]; then
+    step "enabling $UNIT" "see: systemctl status $UNIT"
+    systemctl daemon-reload
+    systemctl enable "$UNIT" >/dev/null 2>&1
+    if [ "$DO_START" = 1 ]; then
+        step "(re)starting $UNIT (waits until the bot is connected)" \
+            "see why with: journalctl -u $UNIT -n 50 --no-pager"
+        systemctl restart "$UNIT"
+        say "$UNIT is $(systemctl is-active "$UNIT" || true)"
+    else
+        say "not starting (--no-start): sudo systemctl start $UNIT"
+    fi
+    say "done. Logs: journalctl -u $UNIT -f   Config: $CONFIG   Games: /var/lib/pibot/"
+elif [ -n "$ROOT" ]; then
+    say "done: staged under $ROOT (no systemctl in --root mode)"
+else
+    say "done, but systemd is not running here (container?), so nothing was started;"
+    say "run the bot by hand: LICHESS_BOT_TOKEN=... $VENV/bin/pibot run --config $CONFIG"
+fi
