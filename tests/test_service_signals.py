@@ -1,0 +1,116 @@
+"""`pibot run` as a real subprocess: SIGTERM drains, a second SIGTERM exits now,
+SIGHUP reloads the config (and keeps the old one when the new one is bad)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import yaml
+from test_service_helpers import FAST_NETWORK, fast_emulator_config, needs_engine, wait_until
+
+from bot.emulator import Emulator, OpponentSpec
+
+
+def _write_config(path: Path, url: str, **extra: object) -> None:
+    data = {"url": url, "pgn_directory": None, "log_level": "info",
+            "network": FAST_NETWORK, "engine": {"hash_mb": 8}, **extra}
+    path.write_text(yaml.safe_dump(data))
+
+
+def _start(cfg: Path, token: str, log: Path) -> subprocess.Popen[bytes]:
+    env = dict(os.environ, LICHESS_BOT_TOKEN=token)
+    env.pop("JOURNAL_STREAM", None)
+    return subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--config", str(cfg)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+
+
+def _ready(emu: Emulator, log: Path, timeout: float = 15) -> bool:
+    return wait_until(lambda: "ready" in log.read_text(errors="replace"), timeout)
+
+
+def test_sighup_reload(tmp_path: Path) -> None:
+    cfg, log = tmp_path / "c.yml", tmp_path / "log"
+    with Emulator(fast_emulator_config()) as emu:
+        _write_config(cfg, emu.url, challenge={"variants": ["standard"], "modes": ["casual"]})
+        proc = _start(cfg, emu.token, log)
+        try:
+            assert _ready(emu, log), log.read_text()
+            _write_config(cfg, emu.url, challenge={"variants": ["chess960"]})
+            proc.send_signal(signal.SIGHUP)
+            assert wait_until(lambda: "config reloaded" in log.read_text(), 5), log.read_text()
+            cid = emu.challenge_bot(rated=False, clock_limit_s=60, increment_s=0)
+            assert emu.wait_challenge_answered(cid, 5) == "declined"
+            assert emu.decline_reason(cid) == "variant"
+            cfg.write_text("engine:\n  hash_mb: lots\n")
+            proc.send_signal(signal.SIGHUP)
+            assert wait_until(lambda: "config reload failed" in log.read_text(), 5)
+            assert "engine.hash_mb" in log.read_text()
+            assert proc.poll() is None  # still running on the old config
+            cid = emu.challenge_bot(rated=False, clock_limit_s=60, increment_s=0)
+            assert emu.decline_reason(cid) or emu.wait_challenge_answered(cid, 5) == "declined"
+            assert emu.decline_reason(cid) == "variant"
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(15) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert emu.token not in log.read_text()
+        assert "Traceback" not in log.read_text()
+
+
+@needs_engine
+def test_sigterm_finishes_game_then_exits(tmp_path: Path) -> None:
+    cfg, log = tmp_path / "c.yml", tmp_path / "log"
+    with Emulator(fast_emulator_config()) as emu:
+        _write_config(cfg, emu.url, challenge={"concurrency": 2})
+        proc = _start(cfg, emu.token, log)
+        try:
+            assert _ready(emu, log), log.read_text()
+            opp = OpponentSpec(policy="random", think_time_s=0.3, resign_after=10, seed=8)
+            gid = emu.challenge_bot(challenger="ann", rated=False, clock_limit_s=60,
+                                    increment_s=0, opponent=opp)
+            emu.wait_game_started(gid, 10)
+            assert wait_until(lambda: len(emu.game(gid).moves) >= 2, 10)
+            proc.send_signal(signal.SIGTERM)
+            assert wait_until(lambda: "stop requested" in log.read_text(), 5)
+            late = emu.challenge_bot(challenger="bea", rated=False, clock_limit_s=60,
+                                     increment_s=0)
+            assert emu.wait_challenge_answered(late, 5) == "declined"
+            assert emu.decline_reason(late) == "later"
+            snap = emu.wait_game_over(gid, 60)
+            assert snap.status == "resign" and snap.winner == snap.bot_color
+            assert proc.wait(20) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        assert "Traceback" not in log.read_text()
+
+
+@needs_engine
+def test_second_sigterm_exits_at_once(tmp_path: Path) -> None:
+    cfg, log = tmp_path / "c.yml", tmp_path / "log"
+    with Emulator(fast_emulator_config()) as emu:
+        _write_config(cfg, emu.url)
+        proc = _start(cfg, emu.token, log)
+        try:
+            assert _ready(emu, log), log.read_text()
+            gid = emu.challenge_bot(rated=False, clock_limit_s=300, increment_s=0,
+                                    opponent=OpponentSpec(think_time_s=2.0))
+            emu.wait_game_started(gid, 10)
+            assert wait_until(lambda: "I play" in log.read_text(), 10)
+            proc.send_signal(signal.SIGTERM)
+            time.sleep(0.5)
+            assert proc.poll() is None  # draining: the game goes on
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(10) == 0
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+        text = log.read_text()
+        assert f"unfinished (not resigned): {gid}" in text, text
+        assert not emu.game(gid).over  # nothing resigned or aborted silently
