@@ -211,7 +211,8 @@ def test_challenge_expiry_and_decline(emu_factory: Any) -> None:
     r = post(emu, f"/api/challenge/{cid}/accept")
     assert r.status_code == 404
     cid2 = emu.challenge_bot(variant="chess960")
-    client(emu).bots.decline_challenge(cid2, reason="variant")
+    threading.Timer(0.2, client(emu).bots.decline_challenge, (cid2, "variant")).start()
+    assert emu.wait_challenge_answered(cid2, 3) == "declined"
     assert emu.challenge_status(cid2) == "declined" and emu.decline_reason(cid2) == "variant"
     cid3 = emu.challenge_bot()
     r = post(emu, f"/api/challenge/{cid3}/decline", data={"reason": "tooFast"})
@@ -338,6 +339,14 @@ def test_first_move_timeout_and_abort(emu_factory: Any) -> None:
     assert emu.game(gid2).status == "aborted"
     gid3 = emu.start_game_directly(bot_color="white", moves=["e2e4", "e7e5"])
     assert post(emu, f"/api/bot/game/{gid3}/abort").status_code == 400
+
+
+def test_stalling_opponent_lets_the_bot_abort(emu: Emulator) -> None:
+    gid = emu.start_game_directly(bot_color="black", opponent=OpponentSpec(stall_after=0))
+    time.sleep(0.3)
+    assert emu.game(gid).moves == [] and emu.game(gid).opponent_gone is False
+    client(emu).bots.abort_game(gid)
+    assert emu.game(gid).status == "aborted" and emu.game(gid).winner is None
 
 
 def test_resign_and_opponent_resigns(emu: Emulator) -> None:
@@ -533,6 +542,8 @@ def test_outgoing_challenges_and_daily_bot_limit(emu_factory: Any) -> None:
         "acceptor", rated=True, clock_limit=60, clock_increment=0, color="white"
     )
     assert ch["status"] == "created" and ch["challenger"]["id"] == "pibot"
+    echo = events.next_of("challenge")["challenge"]  # Lichess echoes our own challenge
+    assert echo["id"] == ch["id"] and echo["challenger"]["id"] == "pibot"
     start = events.next_of("gameStart")["game"]
     assert start["gameId"] == ch["id"] and start["color"] == "white"
     declined = c.challenges.create("decliner", rated=False, clock_limit=60, clock_increment=0)
