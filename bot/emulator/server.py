@@ -84,6 +84,7 @@ class Route:
 class EmuHTTPServer(ThreadingHTTPServer):
     daemon_threads = True
     allow_reuse_address = True
+    request_queue_size = 64  # a soak run opens many connections at once
 
     def __init__(self, addr: tuple[str, int], core: Core, routes: list[Route]) -> None:
         self.core = core
@@ -98,6 +99,11 @@ class EmuHTTPServer(ThreadingHTTPServer):
                 self._conns.add(sock)
             else:
                 self._conns.discard(sock)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        # Clients vanishing mid-request is normal here (faults, reconnects):
+        # log at debug level instead of socketserver's traceback on stderr.
+        log.debug("connection from %s ended with an error", client_address, exc_info=True)
 
     def close_all_connections(self) -> None:
         """Cut every open connection so no handler thread outlives stop()."""
