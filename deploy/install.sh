@@ -220,7 +220,10 @@ else
     die "no Lichess token given and none installed at $TOKEN" \
         "pass --token-file FILE or set LICHESS_BOT_TOKEN (token with the bot:play scope)"
 fi
-NEW_TOKEN=${NEW_TOKEN//[$'\t\r\n ']/}
+# Trim surrounding whitespace (a pasted newline); anything inside is left for the
+# validation below to refuse.
+NEW_TOKEN=${NEW_TOKEN#"${NEW_TOKEN%%[![:space:]]*}"}
+NEW_TOKEN=${NEW_TOKEN%"${NEW_TOKEN##*[![:space:]]}"}
 if [ -n "$TOKEN_SRC" ] && [ -z "$NEW_TOKEN" ]; then
     die "the token from $TOKEN_SRC is empty" "put the token itself (lip_...) there"
 fi

@@ -1,0 +1,211 @@
+"""deploy/install.sh for real, staged under a temporary --root.
+
+One module-scoped install (a real venv with the engine compiled, ~15-60 s) is
+shared by the tests below, which run in file order: fresh install, upgrade,
+token and config handling, a second instance, uninstall, purge.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import stat
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+INSTALL = ROOT / "deploy" / "install.sh"
+TOKEN = "lip_TestToken0123456789"
+NEW_TOKEN = "lip_Replacement9876543210"
+
+
+@dataclass
+class Staged:
+    root: Path
+    first: subprocess.CompletedProcess[str]
+
+    @property
+    def etc(self) -> Path:
+        return self.root / "etc/pibot"
+
+    @property
+    def venv(self) -> Path:
+        return self.root / "opt/pibot/venv"
+
+    @property
+    def units(self) -> Path:
+        return self.root / "etc/systemd/system"
+
+
+def run(root: Path, *args: str, token: str | None = None,
+        timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "LICHESS_BOT_TOKEN"}
+    if token is not None:
+        env["LICHESS_BOT_TOKEN"] = token
+    return subprocess.run(["bash", str(INSTALL), "--root", str(root), *args],
+                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                          env=env, timeout=timeout)
+
+
+def ok(res: subprocess.CompletedProcess[str]) -> str:
+    assert res.returncode == 0, f"install.sh failed:\n{res.stdout}\n{res.stderr}"
+    return res.stdout + res.stderr
+
+
+def user_error(res: subprocess.CompletedProcess[str]) -> str:
+    """A user mistake: non-zero exit, an error line and a fix line, no traceback."""
+    assert res.returncode != 0, res.stdout + res.stderr
+    assert "pibot-install: error:" in res.stderr
+    assert "pibot-install: fix:" in res.stderr
+    assert "Traceback" not in res.stdout + res.stderr
+    return res.stderr
+
+
+@pytest.fixture(scope="module")
+def staged(tmp_path_factory: pytest.TempPathFactory) -> Staged:
+    root = tmp_path_factory.mktemp("pi")
+    return Staged(root, run(root, token=TOKEN))
+
+
+def test_shellcheck() -> None:
+    if shutil.which("shellcheck") is None:
+        pytest.skip("shellcheck not installed (apt-get install shellcheck)")
+    scripts = sorted(str(p) for p in (ROOT / "deploy").glob("*.sh"))
+    assert scripts
+    res = subprocess.run(["shellcheck", "--severity=style", *scripts], capture_output=True,
+                         text=True, timeout=60)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_fresh_install_layout(staged: Staged) -> None:
+    out = ok(staged.first)
+    # Every step is announced.
+    for words in ("creating virtualenv", "building the engine", "installing config",
+                  "storing the token", "installing systemd units"):
+        assert words in out
+    # config installed verbatim from the repository.
+    assert (staged.etc / "config.yml").read_text() == (ROOT / "config.yml").read_text()
+    # token: only the token, root-only.
+    token = staged.etc / "lichess-token"
+    assert token.read_text().strip() == TOKEN
+    assert stat.S_IMODE(token.stat().st_mode) == 0o600
+    # units where systemd looks, program where ExecStart points.
+    unit = (staged.units / "pibot.service").read_text()
+    assert (staged.units / "pibot@.service").exists()
+    assert "ExecStart=/opt/pibot/venv/bin/pibot run --config /etc/pibot/config.yml" in unit
+    assert "LoadCredential=lichess-token:/etc/pibot/lichess-token" in unit
+    version = subprocess.run([str(staged.venv / "bin/pibot"), "version"], capture_output=True,
+                             text=True, timeout=60)
+    assert version.returncode == 0, version.stderr
+    assert version.stdout.startswith("pibot ")
+    assert "engine slider index:" in version.stdout
+
+
+def test_installed_unit_verifies_against_the_real_venv(staged: Staged, tmp_path: Path) -> None:
+    if shutil.which("systemd-analyze") is None:
+        pytest.skip("systemd-analyze not installed (apt-get install systemd)")
+    text = (staged.units / "pibot.service").read_text()
+    copy = tmp_path / "pibot.service"
+    copy.write_text(text.replace("/opt/pibot/", f"{staged.root}/opt/pibot/"))
+    res = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True,
+                         text=True, timeout=60, cwd=tmp_path)
+    assert res.returncode == 0 and not (res.stdout + res.stderr).strip(), res.stderr
+
+
+def test_token_appears_nowhere_else(staged: Staged) -> None:
+    assert TOKEN not in staged.first.stdout + staged.first.stderr
+    for path in staged.root.rglob("*"):
+        if path.is_file() and not path.is_symlink() and path.name != "lichess-token":
+            assert TOKEN.encode() not in path.read_bytes(), path
+
+
+def test_upgrade_keeps_edited_config_and_reports_new_keys(staged: Staged) -> None:
+    config = staged.etc / "config.yml"
+    edited = "\n".join(line for line in config.read_text().splitlines()
+                       if not line.lstrip().startswith(("hash_mb:", "log_level:")))
+    edited += "\n# my own note\n"
+    config.write_text(edited)
+    out = ok(run(staged.root))  # no token given: the installed one is kept
+    assert "upgrading in place" in out and "building the engine" in out
+    assert config.read_text() == edited
+    assert "  - engine.hash_mb" in out and "  - log_level" in out
+    assert (staged.etc / "lichess-token").read_text().strip() == TOKEN
+    assert (staged.etc / "config.yml.shipped").read_text() == (ROOT / "config.yml").read_text()
+
+
+def test_token_file_replaces_token(staged: Staged, tmp_path: Path) -> None:
+    src = tmp_path / "token.txt"
+    src.write_text(f"  {NEW_TOKEN}\r\n")  # pasted with stray whitespace
+    out = ok(run(staged.root, "--no-build", "--token-file", str(src)))
+    assert "keeping the installed program" in out
+    token = staged.etc / "lichess-token"
+    assert token.read_text() == NEW_TOKEN + "\n"
+    assert stat.S_IMODE(token.stat().st_mode) == 0o600
+    assert NEW_TOKEN not in out
+
+
+def test_bad_token_is_refused_and_old_one_kept(staged: Staged, tmp_path: Path) -> None:
+    src = tmp_path / "token.txt"
+    for bad in ("Bearer lip_xy12345678\n", "lip_abcd efgh1234\n", "lip_x'y12345678"):
+        src.write_text(bad)
+        err = user_error(run(staged.root, "--no-build", "--token-file", str(src)))
+        assert "token" in err and "not valid" in err
+        assert bad.strip() not in err
+    assert (staged.etc / "lichess-token").read_text() == NEW_TOKEN + "\n"
+    assert not list(staged.etc.glob("*.new"))
+
+
+def test_invalid_config_stops_with_a_fix(staged: Staged) -> None:
+    config = staged.etc / "config.yml"
+    good = config.read_text()
+    config.write_text(good + "engine:\n  hash_mb: lots\n")
+    try:
+        err = user_error(run(staged.root, "--no-build"))
+        assert "engine.hash_mb" in err and str(config) in err
+    finally:
+        config.write_text(good)
+
+
+def test_user_mistakes_get_clear_errors(staged: Staged, tmp_path: Path) -> None:
+    assert "unknown option '--colour'" in user_error(run(staged.root, "--colour"))
+    assert "--instance" in user_error(run(staged.root, "--instance", "a b"))
+    assert "--purge only goes with --uninstall" in user_error(run(staged.root, "--purge"))
+    missing = tmp_path / "nope"
+    assert str(missing) in user_error(run(staged.root, "--token-file", str(missing)))
+    # A fresh machine without any token fails before the slow build.
+    empty = tmp_path / "fresh"
+    err = user_error(run(empty))
+    assert "LICHESS_BOT_TOKEN" in err and "--token-file" in err
+    assert not (empty / "opt").exists()
+
+
+def test_second_instance(staged: Staged) -> None:
+    ok(run(staged.root, "--no-build", "--instance", "alice", token=TOKEN))
+    assert (staged.etc / "alice.yml").read_text() == (ROOT / "config.yml").read_text()
+    token = staged.etc / "alice.token"
+    assert token.read_text().strip() == TOKEN
+    assert stat.S_IMODE(token.stat().st_mode) == 0o600
+    assert (staged.etc / "lichess-token").read_text() == NEW_TOKEN + "\n"  # untouched
+
+
+def test_uninstall_keeps_config_token_and_games(staged: Staged) -> None:
+    games = staged.root / "var/lib/pibot/games"
+    games.mkdir(parents=True)
+    (games / "abcd1234.pgn").write_text('[Event "test"]\n\n1. e4 *\n')
+    out = ok(run(staged.root, "--uninstall"))
+    assert "kept" in out
+    assert not (staged.root / "opt/pibot").exists()
+    assert not (staged.units / "pibot.service").exists()
+    assert not (staged.units / "pibot@.service").exists()
+    assert (staged.etc / "config.yml").exists() and (staged.etc / "lichess-token").exists()
+    assert (games / "abcd1234.pgn").exists()
+
+
+def test_purge_removes_everything(staged: Staged) -> None:
+    ok(run(staged.root, "--uninstall", "--purge"))
+    assert not staged.etc.exists()
+    assert not (staged.root / "var/lib/pibot").exists()
+    assert not (staged.root / "opt/pibot").exists()
