@@ -191,6 +191,36 @@ def test_second_instance(staged: Staged) -> None:
     assert (staged.etc / "lichess-token").read_text() == NEW_TOKEN + "\n"  # untouched
 
 
+MDWE_PROBE = r"""
+import ctypes, mmap, sys
+libc = ctypes.CDLL(None, use_errno=True)
+PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN = 65, 1  # kernel 6.3+
+if libc.prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN, 0, 0, 0) != 0:
+    sys.exit(77)
+try:  # prove the policy bites: no writable+executable memory from here on
+    mmap.mmap(-1, 4096, prot=mmap.PROT_READ | mmap.PROT_WRITE | mmap.PROT_EXEC)
+    sys.exit("W+X mapping was allowed")
+except OSError:
+    pass
+import berserk, chess, requests, yaml  # noqa: F401  (the bot's dependencies load)
+from bot import platform_info
+from bot.engine import Board
+assert Board().perft(3) == 8902
+platform_info.report()
+print("ok")
+"""
+
+
+def test_engine_runs_without_write_execute_memory(staged: Staged) -> None:
+    # pibot.service sets MemoryDenyWriteExecute=yes; the kernel's PR_SET_MDWE is the
+    # same policy, so the installed program is run under it here.
+    res = subprocess.run([str(staged.venv / "bin/python"), "-c", MDWE_PROBE],
+                         capture_output=True, text=True, timeout=120)
+    if res.returncode == 77:
+        pytest.skip("kernel without PR_SET_MDWE (needs Linux 6.3+)")
+    assert res.returncode == 0 and res.stdout.strip() == "ok", res.stdout + res.stderr
+
+
 def test_uninstall_keeps_config_token_and_games(staged: Staged) -> None:
     games = staged.root / "var/lib/pibot/games"
     games.mkdir(parents=True)
@@ -209,3 +239,4 @@ def test_purge_removes_everything(staged: Staged) -> None:
     assert not staged.etc.exists()
     assert not (staged.root / "var/lib/pibot").exists()
     assert not (staged.root / "opt/pibot").exists()
+
