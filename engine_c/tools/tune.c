@@ -7,12 +7,13 @@
  *   1. fits the logistic constant K with the starting weights
  *      (minimise mean (result - sigmoid(K * eval / 400))^2),
  *   2. minimises the same error over all weights (mg and eg halves
- *      separately) by full-batch Adam on the exact linear model of the eval,
+ *      separately) by full-batch gradient descent with momentum on the exact
+ *      linear model of the eval, then rescales to centipawn units,
  *   3. writes the rounded weights as engine_c/evalparams.h.
- * Every 10th position is held out to report validation error (overfitting
- * shows as validation error rising while training error falls).
+ * Every 10th block of 1000 positions (whole games) is held out to report
+ * validation error (overfitting shows as it rising while training falls).
  *
- * usage: tune DATA OUT_HEADER [--epochs N] [--lr X] [--limit N] [--k K]
+ * usage: tune DATA OUT_HEADER [--epochs N] [--lr X] [--limit N] [--k K] [--l2 X]
  */
 #include <math.h>
 #include <stdio.h>
@@ -123,11 +124,16 @@ oom:
     return -1;
 }
 
+/* Validation: every 10th block of 1000 consecutive positions. The data file
+ * holds games in order, so this holds out whole games (positions of one
+ * game are too alike to tell fitting from overfitting). */
+static inline int is_val(int i) { return (i / 1000) % 10 == 0; }
+
 static double mse(const Data *d, double k, double (*w)[2], int want_val) {
     double sum = 0;
     long n = 0;
     for (int i = 0; i < d->npos; i++) {
-        if ((i % 10 == 0) != want_val) continue;
+        if (is_val(i) != want_val) continue;
         double s = sigmoid(k, w ? lin_eval(&d->pos[i], d->ent, w) : d->pos[i].eval);
         double e = d->pos[i].result - s;
         sum += e * e;
@@ -146,6 +152,21 @@ static double fit_k(const Data *d, double (*w)[2]) {
         else { lo = a; a = b; fa = fb; b = lo + g * (hi - lo); fb = mse(d, b, w, 0); }
     }
     return (lo + hi) / 2;
+}
+
+/* Sum over N, B, R, Q of material plus the mean piece-square value, mg and
+ * eg averaged: the overall scale of the eval in pawn-ish units. */
+static double piece_scale(double (*w)[2]) {
+    const EvalParams *layout = &EvalDefaultParams;
+    double sum = 0;
+    for (int pt = KNIGHT; pt <= QUEEN; pt++) {
+        int mat = (int)(&layout->material[pt] - (const Score *)layout);
+        int sq0 = (int)(&layout->psqt[pt][0] - (const Score *)layout);
+        double ps = 0;
+        for (int sq = 0; sq < 64; sq++) ps += w[sq0 + sq][0] + w[sq0 + sq][1];
+        sum += w[mat][0] + w[mat][1] + ps / 64;
+    }
+    return sum / 2;
 }
 
 static void write_score(FILE *f, double *v) {
@@ -206,19 +227,20 @@ static int write_header(const char *path, double (*w)[2], const char *note) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s DATA OUT_HEADER [--epochs N] [--lr X] [--limit N] [--k K]\n", argv[0]);
+        fprintf(stderr, "usage: %s DATA OUT_HEADER [--epochs N] [--lr X] [--limit N] [--k K] [--l2 X]\n", argv[0]);
         return 2;
     }
     int epochs = 1000;
-    double lr = 1.0, kfix = 0;
+    double lr = 10000.0, kfix = 0, l2 = 0;
     long limit = 0;
     for (int i = 3; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--epochs")) epochs = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--lr")) lr = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--limit")) limit = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--k")) kfix = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--l2")) l2 = atof(argv[i + 1]);
         else {
-            fprintf(stderr, "unknown option %s (expected --epochs, --lr, --limit or --k)\n", argv[i]);
+            fprintf(stderr, "unknown option %s (expected --epochs, --lr, --limit, --k or --l2)\n", argv[i]);
             return 2;
         }
     }
@@ -229,11 +251,11 @@ int main(int argc, char **argv) {
         fprintf(stderr, "only %d positions in %s: generate more data first\n", d.npos, argv[1]);
         return 1;
     }
-    static double w[EVAL_NPARAMS][2], m[EVAL_NPARAMS][2], v[EVAL_NPARAMS][2], g[EVAL_NPARAMS][2];
+    static double best_w[EVAL_NPARAMS][2], init_w[EVAL_NPARAMS][2], w[EVAL_NPARAMS][2], m[EVAL_NPARAMS][2], g[EVAL_NPARAMS][2];
     const Score *init = (const Score *)&EvalDefaultParams;
     for (int i = 0; i < EVAL_NPARAMS; i++) {
-        w[i][0] = score_mg(init[i]);
-        w[i][1] = score_eg(init[i]);
+        init_w[i][0] = w[i][0] = score_mg(init[i]);
+        init_w[i][1] = w[i][1] = score_eg(init[i]);
     }
     /* the linear model must reproduce the engine's eval (up to rounding) */
     double diff = 0;
@@ -244,39 +266,70 @@ int main(int argc, char **argv) {
     double k = kfix > 0 ? kfix : fit_k(&d, w);
     fprintf(stderr, "K = %.4f  train mse %.6f  val mse %.6f\n", k, mse(&d, k, w, 0), mse(&d, k, w, 1));
 
-    const double b1 = 0.9, b2 = 0.999, eps = 1e-8, ln10 = log(10.0);
+    /* Full-batch gradient descent with momentum on the mean error. Plain
+     * (not per-weight adaptive like Adam) on purpose: a weight moves in
+     * proportion to how often its term occurs, so rare terms (high mobility
+     * counts, exotic threats) stay near their start instead of being fitted
+     * to the noise of a handful of positions. */
+    const double mom = 0.9, ln10 = log(10.0);
+    double best_val = mse(&d, k, w, 1);
+    int best_epoch = 0;
+    memcpy(best_w, w, sizeof(best_w));
+    long ntrain = 0;
+    for (int i = 0; i < d.npos; i++) ntrain += !is_val(i);
     for (int ep = 1; ep <= epochs; ep++) {
         memset(g, 0, sizeof(g));
         for (int i = 0; i < d.npos; i++) {
-            if (i % 10 == 0) continue;
+            if (is_val(i)) continue;
             const Pos *p = &d.pos[i];
             double s = sigmoid(k, lin_eval(p, d.ent, w));
-            /* d(err^2)/dE, constant factors folded in: Adam is scale-free */
-            double ge = (s - p->result) * s * (1 - s) * k * ln10 / 400.0;
+            double ge = 2 * (s - p->result) * s * (1 - s) * k * ln10 / 400.0 / ntrain;
             for (int j = 0; j < p->n; j++) {
                 const Entry *e = &d.ent[p->first + j];
                 g[e->idx][0] += ge * e->coef * p->phase_mg;
                 g[e->idx][1] += ge * e->coef * p->phase_eg;
             }
         }
-        /* step decay: halve the rate over the last half of the run */
-        double rate = ep > epochs / 2 ? lr * 0.5 : lr;
-        if (ep > epochs * 3 / 4) rate = lr * 0.25;
-        double c1 = 1 - pow(b1, ep), c2 = 1 - pow(b2, ep);
+        /* L2 pull toward the starting weights (a prior: move only where the
+         * data insists), in units of mse per cp^2 */
+        for (int i = 0; i < EVAL_NPARAMS && l2 > 0; i++)
+            for (int h = 0; h < 2; h++)
+                if (g[i][h] != 0) g[i][h] += 2 * l2 * (w[i][h] - init_w[i][h]);
+        /* step decay over the last half of the run */
+        double rate = ep > epochs * 3 / 4 ? lr * 0.25 : ep > epochs / 2 ? lr * 0.5 : lr;
         for (int i = 0; i < EVAL_NPARAMS; i++)
             for (int h = 0; h < 2; h++) {
-                if (g[i][h] == 0 && m[i][h] == 0) continue;   /* never seen: keep */
-                m[i][h] = b1 * m[i][h] + (1 - b1) * g[i][h];
-                v[i][h] = b2 * v[i][h] + (1 - b2) * g[i][h] * g[i][h];
-                w[i][h] -= rate * (m[i][h] / c1) / (sqrt(v[i][h] / c2) + eps);
+                m[i][h] = mom * m[i][h] + g[i][h];
+                w[i][h] -= rate * m[i][h];
             }
-        if (ep % 100 == 0 || ep == epochs)
-            fprintf(stderr, "epoch %d  train mse %.6f  val mse %.6f\n", ep, mse(&d, k, w, 0),
-                    mse(&d, k, w, 1));
+        if (ep % 10 == 0 || ep == epochs) {
+            /* early stopping: keep the weights with the best held-out error */
+            double val = mse(&d, k, w, 1);
+            if (val < best_val) {
+                best_val = val;
+                best_epoch = ep;
+                memcpy(best_w, w, sizeof(best_w));
+            }
+            if (ep % 100 == 0 || ep == epochs)
+                fprintf(stderr, "epoch %d  train mse %.6f  val mse %.6f\n", ep, mse(&d, k, w, 0), val);
+        }
     }
+    fprintf(stderr, "best val mse %.6f at epoch %d\n", best_val, best_epoch);
+    memcpy(w, best_w, sizeof(best_w));
+    /* MSE is invariant under (weights * c, K / c): rescale so the average
+     * piece value is what it was, keeping eval in the centipawn units the
+     * search margins assume (a low K otherwise inflates every weight). */
+    double before = piece_scale(init_w), after = piece_scale(w), c = before / after;
+    for (int i = 0; i < EVAL_NPARAMS; i++) {
+        w[i][0] *= c;
+        w[i][1] *= c;
+    }
+    fprintf(stderr, "normalised by %.3f (effective K %.4f): val mse %.6f\n", c, k / c,
+            mse(&d, k / c, w, 1));
+    k /= c;
     char note[160];
-    snprintf(note, sizeof(note), "Tuned on %d positions (%s), K=%.4f, %d epochs.", d.npos,
-             strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1], k, epochs);
+    snprintf(note, sizeof(note), "Tuned on %d positions (%s), K=%.4f, lr %g, l2 %g, epoch %d of %d.",
+             d.npos, strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1], k, lr, l2, best_epoch, epochs);
     if (write_header(argv[2], w, note) != 0) return 1;
     fprintf(stderr, "wrote %s\n", argv[2]);
     for (int pt = PAWN; pt <= QUEEN; pt++)
