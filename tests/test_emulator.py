@@ -527,6 +527,18 @@ def test_silent_stream(emu: Emulator) -> None:
             next(lines)
 
 
+def test_silent_forever_game_stream_is_cut_when_game_ends(emu: Emulator) -> None:
+    gid = emu.start_game_directly(opponent=OpponentSpec(think_time_s=5))
+    emu.inject("silent_stream", f"game:{gid}", duration_s=None)
+    reader = Reader(client(emu).bots.stream_game_state(gid))
+    assert emu.wait_until(lambda: emu.open_streams()["game"] == 1, 3)
+    with pytest.raises(queue.Empty):
+        reader.q.get(timeout=0.5)  # silent: not even gameFull
+    emu.opponent_action(gid, "resign")
+    assert reader.ended.wait(3) and reader.error is not None
+    assert emu.wait_until(lambda: emu.open_streams()["game"] == 0, 3)
+
+
 def test_outgoing_challenges_and_daily_bot_limit(emu_factory: Any) -> None:
     users = [
         UserSpec("acceptor", response_delay_s=0.05, opponent=OpponentSpec(think_time_s=0.01)),

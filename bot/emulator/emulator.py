@@ -251,6 +251,13 @@ class Emulator:
         with self._core.lock:
             return self._core.faults.active()
 
+    def open_streams(self) -> dict[str, int]:
+        """Streams with a live handler: {"event": n, "game": m} (leak checks, reconnects)."""
+        with self._core.lock:
+            subs = list(self._core.live_subs)
+        events = sum(1 for s in subs if s.key == "event")
+        return {"event": events, "game": len(subs) - events}
+
     # ------------------------------------------------------------------ counters
     def counters(self) -> dict[str, int]:
         """Requests per route, e.g. {"POST /api/bot/game/{id}/move/{move}": 12}."""

@@ -53,6 +53,7 @@ class CoreState:
         self.expired: dict[str, Challenge] = {}
         self.event_subs: dict[str, Subscriber] = {}  # username(lower) -> the open event stream
         self.game_subs: dict[str, list[Subscriber]] = {}
+        self.live_subs: set[Subscriber] = set()  # every stream with a handler thread
         self.faults = FaultBook(self.rng)
         self.counters: Counter[str] = Counter()
         self.request_log: deque[RequestRecord] = deque(maxlen=20000)
@@ -62,10 +63,7 @@ class CoreState:
         self._thread: threading.Thread | None = None
 
     def _all_subs(self) -> list[Subscriber]:
-        subs = list(self.event_subs.values())
-        for lst in self.game_subs.values():
-            subs.extend(lst)
-        return subs
+        return list(self.live_subs)
 
     def _new_id(self) -> str:
         while True:

@@ -27,6 +27,7 @@ class StreamOps(CoreState):
                 # Lichess allows one event stream per token: the new one wins.
                 old.close()
             sub = Subscriber(self.lock, "event", key)
+            self.live_subs.add(sub)
             self.event_subs[key] = sub
             now = time.monotonic()
             for game in self.games.values():
@@ -43,6 +44,7 @@ class StreamOps(CoreState):
             if game is None or game.bot_player.id != account.username.lower():
                 raise not_found("No such game")
             sub = Subscriber(self.lock, f"game:{game_id}", account.username.lower())
+            self.live_subs.add(sub)
             sub.push(dict(game.full_json()))
             if game.over:
                 sub.close()
@@ -59,6 +61,7 @@ class StreamOps(CoreState):
                 lst = self.game_subs.get(sub.key[5:], [])
                 if sub in lst:
                     lst.remove(sub)
+            self.live_subs.discard(sub)
             sub.closed = True
 
     def next_chunk(self, sub: Subscriber, keepalive_s: float) -> tuple[list[dict[str, Any]], str]:
@@ -84,6 +87,10 @@ class StreamOps(CoreState):
                     sub.silent_until = math.inf if duration is None else now + duration
                     log.info("fault: %s stream silent for %s s", sub.key, duration or "ever")
                 if sub.silent_until is not None:
+                    if sub.closed and math.isinf(sub.silent_until):
+                        # Nobody can tell a dead-forever stream ended: cut it so
+                        # its thread does not linger for the rest of the run.
+                        return [], "drop"
                     if now < sub.silent_until:
                         left = sub.silent_until - now
                         sub.cond.wait(None if math.isinf(left) else left)
