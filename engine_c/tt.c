@@ -45,6 +45,11 @@ static void *map_aligned(size_t bytes, size_t align, size_t *map_bytes) {
 static int tt_alloc(TT *tt, size_t mb) {
     if (mb < 1 || mb > ((size_t)1 << 20)) return PB_ERR_ARG;
     size_t bytes = mb << 20;
+    /* MAP_NORESERVE would happily hand out more than the machine has and the
+     * OOM killer would strike mid-game once the pages get touched: refuse
+     * tables larger than physical RAM up front. */
+    long pages = sysconf(_SC_PHYS_PAGES);
+    if (pages > 0 && bytes > (size_t)pages * tt_page_size()) return PB_ERR_NOMEM;
     size_t hp = tt_huge_page_size();
     size_t align = hp && (hp & (hp - 1)) == 0 ? hp : tt_page_size();
     bytes = (bytes + align - 1) & ~(align - 1);

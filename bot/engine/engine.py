@@ -1,0 +1,315 @@
+"""Engine: one search context per game over the C engine (pibot_engine_api.h).
+
+    with Engine(hash_mb=64, threads=1) as eng:
+        eng.set_position(None, ["e2e4", "e7e5"])
+        res = eng.search(SearchLimits(wtime=60_000, btime=60_000), on_info=print)
+
+`search` blocks the calling thread. The C search itself runs in a helper
+thread (cffi releases the GIL), while the caller's thread polls for progress
+and calls `on_info` — so callbacks run in the caller's thread, exceptions in
+them propagate, and Ctrl-C stops the search cleanly. `stop()` and
+`ponderhit()` may be called from any other thread.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Any, Literal
+
+from bot.engine import search_bindings as sb
+from bot.engine.exceptions import EngineArgumentError, EngineBusyError, EngineError
+
+log = logging.getLogger(__name__)
+
+_POLL_S = 0.01  # progress poll period; also how fast a missed stop is re-sent
+_MAX_MS = 1 << 40  # ~35 years: anything larger is a typo, not a clock
+_MAX_NODES = 1 << 62
+
+
+def _check_int(name: str, value: int | None, lo: int, hi: int) -> None:
+    if value is None:
+        return
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EngineArgumentError(f"search limit {name} must be an integer, got {value!r}")
+    if not lo <= value <= hi:
+        raise EngineArgumentError(f"search limit {name}={value} is out of range {lo}..{hi}")
+
+
+@dataclass(frozen=True)
+class SearchLimits:
+    """What ends a search. Times in milliseconds; None = not given.
+
+    No limit at all (and not infinite) means "search to the maximum depth".
+    """
+
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int | None = None
+    binc: int | None = None
+    movestogo: int | None = None
+    movetime: int | None = None
+    depth: int | None = None
+    nodes: int | None = None
+    infinite: bool = False
+    ponder: bool = False
+
+    def __post_init__(self) -> None:
+        for name in ("wtime", "btime", "winc", "binc", "movetime"):
+            _check_int(name, getattr(self, name), 0, _MAX_MS)
+        _check_int("movestogo", self.movestogo, 1, 10_000)
+        _check_int("depth", self.depth, 1, 10_000)
+        _check_int("nodes", self.nodes, 1, _MAX_NODES)
+
+    def raw(self) -> sb.RawLimits:
+        def ms(v: int | None) -> int:
+            return -1 if v is None else v
+
+        return sb.RawLimits(
+            wtime=ms(self.wtime), btime=ms(self.btime), winc=ms(self.winc), binc=ms(self.binc),
+            movestogo=self.movestogo or 0, movetime=ms(self.movetime),
+            depth=self.depth or 0, nodes=self.nodes or 0,
+            infinite=self.infinite, ponder=self.ponder)
+
+
+@dataclass(frozen=True)
+class SearchInfo:
+    """Progress of a running search (one per completed iteration)."""
+
+    depth: int
+    seldepth: int
+    score_cp: int | None  # None when the score is a mate
+    mate: int | None      # moves to mate, negative when we get mated
+    bound: Literal["exact", "lowerbound", "upperbound"]
+    nodes: int
+    nps: int
+    hashfull: int         # per mille
+    time_ms: int
+    pv: list[str]
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """Outcome of a search. bestmove is "0000" only when there is no legal move."""
+
+    bestmove: str
+    ponder: str | None
+    score_cp: int | None
+    mate: int | None
+    depth: int
+    nodes: int
+    time_ms: int
+    pv: list[str]
+
+
+_BOUNDS: tuple[Literal["exact", "lowerbound", "upperbound"], ...] = (
+    "exact", "upperbound", "lowerbound")
+
+
+def _info_from_raw(raw: sb.RawInfo) -> SearchInfo:
+    return SearchInfo(
+        depth=raw["depth"], seldepth=raw["seldepth"],
+        score_cp=None if raw["is_mate"] else raw["score_cp"],
+        mate=raw["mate"] if raw["is_mate"] else None,
+        bound=_BOUNDS[raw["bound"]] if 0 <= raw["bound"] < 3 else "exact",
+        nodes=raw["nodes"], nps=raw["nps"], hashfull=raw["hashfull"],
+        time_ms=raw["time_ms"], pv=raw["pv"].split())
+
+
+def _result_from_raw(raw: sb.RawResult) -> SearchResult:
+    return SearchResult(
+        bestmove=raw["bestmove"], ponder=raw["ponder"] or None,
+        score_cp=None if raw["is_mate"] else raw["score_cp"],
+        mate=raw["mate"] if raw["is_mate"] else None,
+        depth=raw["depth"], nodes=raw["nodes"], time_ms=raw["time_ms"], pv=raw["pv"].split())
+
+
+class Engine:
+    """A search context (hash table, threads, position) for one game."""
+
+    def __init__(self, hash_mb: int = 64, threads: int = 1) -> None:
+        _check_option("hash_mb", hash_mb, 1, sb.MAX_HASH_MB)
+        _check_option("threads", threads, 1, sb.MAX_THREADS)
+        self._ptr: Any = sb.engine_new(hash_mb, threads)
+        self._hash_mb = hash_mb
+        self._threads = threads
+        self._search_lock = threading.Lock()
+        # Guards _active and the request flags, so stop()/ponderhit() act on
+        # the running search only, never on one that starts later.
+        self._state_lock = threading.Lock()
+        self._active = False
+        self._stop_requested = False
+        self._ponderhit_requested = False
+
+    def __repr__(self) -> str:
+        state = "closed" if self._ptr is None else "open"
+        return f"Engine(hash_mb={self._hash_mb}, threads={self._threads}, {state})"
+
+    # ---- lifecycle ----
+
+    def _handle(self) -> Any:
+        if self._ptr is None:
+            raise EngineError("the engine is closed; create a new Engine")
+        return self._ptr
+
+    def close(self) -> None:
+        """Stop any search, wait for it, and free the hash table."""
+        if self._ptr is None:
+            return
+        self.stop()
+        with self._search_lock:
+            ptr, self._ptr = self._ptr, None
+            sb.engine_free(ptr)
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
+                 tb: TracebackType | None) -> None:
+        self.close()
+
+    # ---- configuration ----
+
+    def set_option(self, *, hash_mb: int | None = None, threads: int | None = None,
+                   move_overhead_ms: int | None = None) -> None:
+        ptr = self._handle()
+        if hash_mb is not None:
+            _check_option("hash_mb", hash_mb, 1, sb.MAX_HASH_MB)
+            sb.set_hash(ptr, hash_mb)
+            self._hash_mb = hash_mb
+        if threads is not None:
+            _check_option("threads", threads, 1, sb.MAX_THREADS)
+            sb.set_threads(ptr, threads)
+            self._threads = threads
+        if move_overhead_ms is not None:
+            _check_option("move_overhead_ms", move_overhead_ms, 0, 60_000)
+            sb.set_move_overhead(ptr, move_overhead_ms)
+
+    def new_game(self) -> None:
+        """Forget the hash table and move-ordering history."""
+        sb.clear(self._handle())
+
+    def set_position(self, fen: str | None, moves: list[str], chess960: bool = False) -> None:
+        """Root position: FEN (None = start position) plus the moves played since.
+
+        Raises FenError / IllegalMoveError naming the bad part; the previous
+        position is kept then.
+        """
+        if isinstance(moves, str):
+            raise EngineArgumentError("moves must be a list of UCI strings, not one string")
+        sb.set_position(self._handle(), fen, list(moves), chess960)
+
+    # ---- searching ----
+
+    def search(self, limits: SearchLimits,
+               on_info: Callable[[SearchInfo], None] | None = None, *,
+               stop_event: threading.Event | None = None,
+               ponderhit_event: threading.Event | None = None) -> SearchResult:
+        """Search the root position; blocks until a best move is known.
+
+        `stop_event` / `ponderhit_event` (optional) act like stop() and
+        ponderhit() but may be set before this call has started (the UCI loop
+        uses them: a `stop` can arrive before the worker thread gets going).
+        """
+        ptr = self._handle()
+        if not self._search_lock.acquire(blocking=False):
+            raise EngineBusyError("this engine is already searching; stop it first")
+        try:
+            with self._state_lock:
+                self._active = True
+                self._stop_requested = False
+                self._ponderhit_requested = False
+            return self._run_search(ptr, limits.raw(), on_info, stop_event, ponderhit_event)
+        finally:
+            with self._state_lock:
+                self._active = False
+            self._search_lock.release()
+
+    def _run_search(self, ptr: Any, raw: sb.RawLimits,
+                    on_info: Callable[[SearchInfo], None] | None,
+                    stop_event: threading.Event | None,
+                    ponderhit_event: threading.Event | None) -> SearchResult:
+        box: dict[str, Any] = {}
+
+        def worker() -> None:
+            try:
+                box["result"] = sb.search(ptr, raw)
+            except BaseException as exc:  # handed to the caller's thread below
+                box["error"] = exc
+
+        last_seq = sb.info_seq(ptr)
+        thread = threading.Thread(target=worker, name="pibot-search", daemon=True)
+        thread.start()
+        try:
+            while thread.is_alive():
+                thread.join(_POLL_S)
+                # A stop/ponderhit sent before C reset its flags would be lost:
+                # re-sending is idempotent and closes that race.
+                if self._stop_requested or (stop_event is not None and stop_event.is_set()):
+                    sb.stop(ptr)
+                elif self._ponderhit_requested or (
+                        ponderhit_event is not None and ponderhit_event.is_set()):
+                    sb.ponderhit(ptr)
+                if on_info is not None:
+                    last_seq = self._deliver(ptr, last_seq, on_info)
+        except BaseException:
+            sb.stop(ptr)
+            thread.join()
+            raise
+        if "error" in box:
+            raise box["error"]
+        if on_info is not None:
+            self._deliver(ptr, last_seq, on_info)
+        return _result_from_raw(box["result"])
+
+    @staticmethod
+    def _deliver(ptr: Any, last_seq: int, on_info: Callable[[SearchInfo], None]) -> int:
+        seq, raw = sb.get_info(ptr)
+        if seq != last_seq and raw["pv"]:
+            on_info(_info_from_raw(raw))
+        return seq
+
+    def stop(self) -> None:
+        """Make a running search return its best move now (any thread)."""
+        with self._state_lock:
+            if not self._active or self._ptr is None:
+                return
+            self._stop_requested = True
+            sb.stop(self._ptr)
+
+    def ponderhit(self) -> None:
+        """The predicted move was played: the ponder search becomes timed."""
+        with self._state_lock:
+            if not self._active or self._ptr is None:
+                return
+            self._ponderhit_requested = True
+            sb.ponderhit(self._ptr)
+
+    # ---- inspection (UCI `d` / `eval`) ----
+
+    def fen(self) -> str:
+        return sb.fen(self._handle())
+
+    def evaluate(self) -> int:
+        """Static eval of the root position, centipawns for the side to move."""
+        return sb.evaluate(self._handle())
+
+    def legal_moves(self) -> list[str]:
+        return sb.legal_moves(self._handle())
+
+    def hashfull(self) -> int:
+        return sb.hashfull(self._handle())
+
+    @property
+    def searching(self) -> bool:
+        return self._ptr is not None and sb.is_searching(self._ptr)
+
+
+def _check_option(name: str, value: int, lo: int, hi: int) -> None:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise EngineArgumentError(f"engine option {name} must be an integer, got {value!r}")
+    if not lo <= value <= hi:
+        raise EngineArgumentError(f"engine option {name}={value} is out of range {lo}..{hi}")

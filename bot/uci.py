@@ -1,0 +1,373 @@
+"""UCI protocol loop over the same Engine binding the bot uses.
+
+stdin is read in the main thread; `go` runs the search in a worker thread
+whose on_info callback prints `info` lines, so `stop`, `ponderhit`,
+`isready` and `quit` are answered while it searches. Malformed input is
+reported on an `info string` line and ignored: a GUI typo never kills us.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+import threading
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TextIO
+
+from bot import __version__
+from bot.engine.board import Board
+from bot.engine.engine import Engine, SearchInfo, SearchLimits, SearchResult
+from bot.engine.exceptions import EngineError
+from bot.errors import PibotError
+
+log = logging.getLogger(__name__)
+
+_MAX_MS = 1 << 40
+_MAX_NODES = 1 << 62
+_MAX_HASH_MB = 1 << 20
+_MAX_THREADS = 256
+
+
+@dataclass
+class UciOptions:
+    hash_mb: int = 64
+    threads: int = 1
+    move_overhead_ms: int = 50
+    ponder: bool = False
+    chess960: bool = False
+
+
+class UciError(ValueError):
+    """A malformed command; reported as `info string` and ignored."""
+
+
+def _int_arg(name: str, text: str | None, lo: int, hi: int) -> int:
+    """Parse an integer and clamp it into lo..hi (GUIs send odd clocks)."""
+    if text is None:
+        raise UciError(f"{name} needs a value")
+    try:
+        value = int(text)
+    except ValueError:
+        raise UciError(f"{name} value {text!r} is not an integer") from None
+    return max(lo, min(hi, value))
+
+
+class UciSession:
+    def __init__(self, out: TextIO | None = None) -> None:
+        self._out = out if out is not None else sys.stdout
+        self._out_lock = threading.Lock()
+        self._opts = UciOptions()
+        self._engine: Engine | None = None
+        self._fen: str | None = None
+        self._moves: list[str] = []
+        self._worker: threading.Thread | None = None
+        self._stop_event = threading.Event()
+        self._ponderhit_event = threading.Event()
+
+    # ---- output ----
+
+    def send(self, line: str) -> None:
+        with self._out_lock:
+            self._out.write(line + "\n")
+            self._out.flush()
+
+    def info_string(self, text: str) -> None:
+        self.send(f"info string {text}")
+
+    # ---- engine lifecycle ----
+
+    def _get_engine(self) -> Engine:
+        if self._engine is None:
+            o = self._opts
+            self._engine = Engine(hash_mb=o.hash_mb, threads=o.threads)
+            self._engine.set_option(move_overhead_ms=o.move_overhead_ms)
+            self._engine.set_position(self._fen, self._moves, o.chess960)
+        return self._engine
+
+    def _searching(self) -> bool:
+        return self._worker is not None and self._worker.is_alive()
+
+    def _finish_search(self) -> None:
+        """Stop a running search and wait for its bestmove line."""
+        if self._worker is None:
+            return
+        if self._worker.is_alive():
+            self._stop_event.set()
+            if self._engine is not None:
+                self._engine.stop()
+        self._worker.join()
+        self._worker = None
+
+    # ---- main loop ----
+
+    def run(self, lines: Iterable[str]) -> None:
+        try:
+            for line in lines:
+                if not self.handle(line):
+                    break
+        finally:
+            self._finish_search()
+            if self._engine is not None:
+                self._engine.close()
+
+    def handle(self, line: str) -> bool:
+        """Process one command line; False means quit."""
+        tokens = line.split()
+        if not tokens:
+            return True
+        cmd, args = tokens[0], tokens[1:]
+        if cmd == "quit":
+            return False
+        handler = _COMMANDS.get(cmd)
+        if handler is None:
+            self.info_string(f"unknown command: {line.strip()[:200]}")
+            return True
+        try:
+            handler(self, args)
+        except UciError as exc:
+            self.info_string(f"error in '{cmd}': {exc}")
+        except PibotError as exc:
+            self.info_string(f"error in '{cmd}': {exc}")
+        return True
+
+    # ---- commands ----
+
+    def cmd_uci(self, args: list[str]) -> None:
+        o = UciOptions()
+        for line in (
+            f"id name pibot {__version__}",
+            "id author the pibot authors",
+            f"option name Hash type spin default {o.hash_mb} min 1 max {_MAX_HASH_MB}",
+            f"option name Threads type spin default {o.threads} min 1 max {_MAX_THREADS}",
+            f"option name Move Overhead type spin default {o.move_overhead_ms} min 0 max 5000",
+            "option name Ponder type check default false",
+            "option name Clear Hash type button",
+            "option name UCI_Chess960 type check default false",
+            "uciok",
+        ):
+            self.send(line)
+
+    def cmd_isready(self, args: list[str]) -> None:
+        if not self._searching():
+            self._get_engine()  # allocate the hash now, not during the first go
+        self.send("readyok")
+
+    def cmd_ucinewgame(self, args: list[str]) -> None:
+        self._finish_search()
+        self._get_engine().new_game()
+
+    def cmd_setoption(self, args: list[str]) -> None:
+        text = " ".join(args)
+        if not text.startswith("name "):
+            raise UciError("expected 'setoption name <id> [value <x>]'")
+        body = text[5:]
+        name, _, value = body.partition(" value ")
+        name = name.strip().lower()
+        value = value.strip()
+        self._finish_search()
+        eng = self._engine
+        if name == "hash":
+            mb = _int_arg("Hash", value or None, 1, _MAX_HASH_MB)
+            if eng is not None:
+                eng.set_option(hash_mb=mb)
+            self._opts.hash_mb = mb
+        elif name == "threads":
+            n = _int_arg("Threads", value or None, 1, _MAX_THREADS)
+            if eng is not None:
+                eng.set_option(threads=n)
+            self._opts.threads = n
+        elif name == "move overhead":
+            ms = _int_arg("Move Overhead", value or None, 0, 5000)
+            if eng is not None:
+                eng.set_option(move_overhead_ms=ms)
+            self._opts.move_overhead_ms = ms
+        elif name == "ponder":
+            self._opts.ponder = _bool_arg("Ponder", value)
+        elif name == "uci_chess960":
+            self._opts.chess960 = _bool_arg("UCI_Chess960", value)
+        elif name == "clear hash":
+            if eng is not None:
+                eng.new_game()
+        else:
+            raise UciError(f"no option named {name!r}")
+
+    def cmd_position(self, args: list[str]) -> None:
+        if not args:
+            raise UciError("expected 'position startpos|fen <FEN> [moves ...]'")
+        if "moves" in args:
+            i = args.index("moves")
+            head, moves = args[:i], args[i + 1:]
+        else:
+            head, moves = args, []
+        if head[0] == "startpos":
+            if len(head) > 1:
+                raise UciError(f"unexpected text after startpos: {' '.join(head[1:])}")
+            fen = None
+        elif head[0] == "fen":
+            if len(head) < 2:
+                raise UciError("'position fen' needs a FEN")
+            fen = " ".join(head[1:])
+        else:
+            raise UciError(f"expected startpos or fen, got {head[0]!r}")
+        self._finish_search()
+        # Set on the engine first: on a bad FEN/move it raises and the
+        # previous position stays in force.
+        self._get_engine().set_position(fen, moves, self._opts.chess960)
+        self._fen, self._moves = fen, moves
+
+    def cmd_go(self, args: list[str]) -> None:
+        if self._searching():
+            raise UciError("already searching; send stop first")
+        if args and args[0] == "perft":
+            self._perft(args[1:])
+            return
+        limits = _parse_go(args)
+        eng = self._get_engine()
+        self._stop_event = threading.Event()
+        self._ponderhit_event = threading.Event()
+        self._worker = threading.Thread(
+            target=self._search_worker, args=(eng, limits, self._stop_event,
+                                              self._ponderhit_event),
+            name="uci-search", daemon=True)
+        self._worker.start()
+
+    def _search_worker(self, eng: Engine, limits: SearchLimits, stop: threading.Event,
+                       ponderhit: threading.Event) -> None:
+        try:
+            res = eng.search(limits, on_info=self._print_info, stop_event=stop,
+                             ponderhit_event=ponderhit)
+        except Exception as exc:  # a GUI must always get its bestmove
+            log.exception("search failed")
+            self.info_string(f"search failed: {exc}")
+            moves = eng.legal_moves()
+            self.send(f"bestmove {moves[0] if moves else '(none)'}")
+            return
+        self._print_bestmove(res)
+
+    def _print_info(self, info: SearchInfo) -> None:
+        if info.mate is not None:
+            score = f"mate {info.mate}"
+        else:
+            score = f"cp {info.score_cp}"
+        if info.bound != "exact":
+            score += f" {info.bound}"
+        self.send(f"info depth {info.depth} seldepth {info.seldepth} multipv 1 score {score} "
+                  f"nodes {info.nodes} nps {info.nps} hashfull {info.hashfull} "
+                  f"time {info.time_ms} pv {' '.join(info.pv)}")
+
+    def _print_bestmove(self, res: SearchResult) -> None:
+        if res.bestmove == "0000":
+            self.send("bestmove (none)")
+        elif res.ponder:
+            self.send(f"bestmove {res.bestmove} ponder {res.ponder}")
+        else:
+            self.send(f"bestmove {res.bestmove}")
+
+    def _perft(self, args: list[str]) -> None:
+        depth = _int_arg("perft depth", args[0] if args else None, 1, 10)
+        board = Board(self._fen, chess960=self._opts.chess960)
+        for mv in self._moves:
+            board.push_uci(mv)
+        rows, total = board.perft_divide(depth)
+        for move, count in rows:
+            self.send(f"{move}: {count}")
+        self.send("")
+        self.send(f"Nodes searched: {total}")
+
+    def cmd_stop(self, args: list[str]) -> None:
+        self._stop_event.set()
+        if self._engine is not None:
+            self._engine.stop()
+
+    def cmd_ponderhit(self, args: list[str]) -> None:
+        self._ponderhit_event.set()
+        if self._engine is not None:
+            self._engine.ponderhit()
+
+    def cmd_bench(self, args: list[str]) -> None:
+        from bot.commands.bench import DEFAULT_DEPTH, format_result, run_bench
+
+        self._finish_search()
+        depth = _int_arg("bench depth", args[0], 1, 64) if args else DEFAULT_DEPTH
+        res = run_bench(depth)
+        for line in format_result(res).splitlines():
+            self.send(line)
+
+    def cmd_d(self, args: list[str]) -> None:
+        eng = self._get_engine()
+        self.send(f"Fen: {eng.fen()}")
+        self.send(f"Legal moves: {' '.join(eng.legal_moves())}")
+
+    def cmd_eval(self, args: list[str]) -> None:
+        self.send(f"Static eval: {self._get_engine().evaluate()} cp (side to move)")
+
+
+def _bool_arg(name: str, value: str) -> bool:
+    v = value.lower()
+    if v in ("true", "1", "on", "yes"):
+        return True
+    if v in ("false", "0", "off", "no"):
+        return False
+    raise UciError(f"{name} must be true or false, got {value!r}")
+
+
+_GO_INT = {"wtime": (0, _MAX_MS), "btime": (0, _MAX_MS), "winc": (0, _MAX_MS),
+           "binc": (0, _MAX_MS), "movestogo": (0, 10_000), "movetime": (0, _MAX_MS),
+           "depth": (1, 10_000), "nodes": (1, _MAX_NODES), "mate": (1, 1000)}
+
+
+def _parse_go(args: list[str]) -> SearchLimits:
+    values: dict[str, int] = {}
+    infinite = ponder = False
+    i = 0
+    while i < len(args):
+        tok = args[i]
+        if tok in _GO_INT:
+            lo, hi = _GO_INT[tok]
+            nxt = args[i + 1] if i + 1 < len(args) else None
+            values[tok] = _int_arg(tok, nxt, lo, hi)
+            i += 2
+        elif tok == "infinite":
+            infinite = True
+            i += 1
+        elif tok == "ponder":
+            ponder = True
+            i += 1
+        elif tok == "searchmoves":
+            raise UciError("searchmoves is not supported")
+        else:
+            raise UciError(f"unknown go parameter {tok!r}")
+    mate = values.pop("mate", None)
+    if mate is not None and "depth" not in values:
+        values["depth"] = 2 * mate + 1  # a mate in n is found by depth 2n-1
+    movestogo = values.pop("movestogo", None) or None
+    return SearchLimits(movestogo=movestogo, infinite=infinite, ponder=ponder,
+                        **values)  # type: ignore[arg-type]
+
+
+_COMMANDS = {
+    "uci": UciSession.cmd_uci,
+    "isready": UciSession.cmd_isready,
+    "ucinewgame": UciSession.cmd_ucinewgame,
+    "setoption": UciSession.cmd_setoption,
+    "position": UciSession.cmd_position,
+    "go": UciSession.cmd_go,
+    "stop": UciSession.cmd_stop,
+    "ponderhit": UciSession.cmd_ponderhit,
+    "bench": UciSession.cmd_bench,
+    "d": UciSession.cmd_d,
+    "eval": UciSession.cmd_eval,
+}
+
+
+def main(stream: TextIO | None = None) -> int:
+    session = UciSession()
+    try:
+        session.run(stream if stream is not None else sys.stdin)
+    except KeyboardInterrupt:
+        return 130
+    except EngineError as exc:
+        print(f"pibot uci: {exc}", file=sys.stderr)
+        return 2
+    return 0
