@@ -8,5 +8,6 @@ from __future__ import annotations
 
 from bot.engine.bindings import backend
 from bot.engine.board import STARTPOS, Board
+from bot.engine.engine import Engine, SearchInfo, SearchLimits, SearchResult
 
-__all__ = ["STARTPOS", "Board", "backend"]
+__all__ = ["STARTPOS", "Board", "Engine", "SearchInfo", "SearchLimits", "SearchResult", "backend"]
