@@ -306,6 +306,23 @@ def test_from_position_challenge(emu: Emulator) -> None:
     assert full["initialFen"] == fen and full["variant"]["key"] == "fromPosition"
 
 
+def test_correspondence_and_unlimited(emu: Emulator) -> None:
+    events = open_events(emu)
+    cid = emu.challenge_bot(clock_limit_s=None, days=3, color="black")
+    ch = events.next_of("challenge")["challenge"]
+    assert ch["timeControl"] == {"type": "correspondence", "daysPerTurn": 3}
+    assert ch["speed"] == "correspondence"
+    client(emu).bots.accept_challenge(cid)
+    start = events.next_of("gameStart")["game"]
+    assert "secondsLeft" not in start
+    full = next(iter(client(emu).bots.stream_game_state(cid)))
+    assert "clock" not in full and full["daysPerTurn"] == 3
+    cid2 = emu.challenge_bot(clock_limit_s=None)
+    assert events.next_of("challenge")["challenge"]["timeControl"] == {"type": "unlimited"}
+    client(emu).bots.accept_challenge(cid2)
+    assert emu.game(cid2).wtime_ms == 2147483647
+
+
 def test_clock_runs_out(emu: Emulator) -> None:
     events = open_events(emu)
     gid = emu.start_game_directly(bot_color="white", moves=["e2e4", "e7e5"], wtime_ms=400)

@@ -87,6 +87,7 @@ class Challenge:
             "finalColor": self.final_color,
             "perf": {"icon": PERF_ICONS.get(pk, ""), "name": perf_name(pk)},
             "direction": self.direction,
+            "compat": {"bot": True, "board": True},
         }
         if self.initial_fen is not None and self.variant == "fromPosition":
             data["initialFen"] = self.initial_fen

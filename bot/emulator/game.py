@@ -248,18 +248,11 @@ class Game:
         return state
 
     def full_json(self, now: float | None = None) -> GameFullJson:
-        clock = None
-        if self.clock.limited:
-            clock = {
-                "initial": int(self.clock.initial_ms or 0),
-                "increment": self.clock.increment_ms,
-            }
         full: GameFullJson = {
             "type": "gameFull",
             "id": self.id,
             "rated": self.rated,
             "variant": variant_json(self.variant),
-            "clock": clock,
             "speed": self.speed,
             "perf": {"name": perf_name(perf_key(self.variant, self.speed))},
             "createdAt": self.created_at_ms,
@@ -268,6 +261,11 @@ class Game:
             "initialFen": self.initial_fen or "startpos",
             "state": self.state_json(now),
         }
+        if self.clock.limited:
+            full["clock"] = {
+                "initial": int(self.clock.initial_ms or 0),
+                "increment": self.clock.increment_ms,
+            }
         if self.days is not None:
             full["daysPerTurn"] = self.days
         return full
@@ -276,10 +274,6 @@ class Game:
         """The `game` object of gameStart/gameFinish and /api/account/playing."""
         opp = self.opp_player
         bot_white = self.bot_color == chess.WHITE
-        seconds_left = None
-        if self.clock.limited:
-            left = self.clock.remaining_ms(bot_white, self.white_to_move, now)
-            seconds_left = int(max(0.0, left) // 1000)
         info: GameEventInfo = {
             "fullId": self.full_id,
             "gameId": self.id,
@@ -296,9 +290,11 @@ class Game:
             "hasMoved": self.moves_by(self.bot_color) > 0,
             "opponent": {"id": opp.id, "username": opp.name, "rating": opp.rating},
             "isMyTurn": (not self.over) and self.bot_to_move,
-            "secondsLeft": seconds_left,
             "compat": {"bot": True, "board": True},
         }
+        if self.clock.limited:
+            left = self.clock.remaining_ms(bot_white, self.white_to_move, now)
+            info["secondsLeft"] = int(max(0.0, left) // 1000)
         if self.winner:
             info["winner"] = self.winner
         return info

@@ -99,6 +99,7 @@ class ChallengeJson(TypedDict):
     finalColor: str
     perf: PerfJson
     direction: NotRequired[str]
+    compat: NotRequired[dict[str, bool]]
     initialFen: NotRequired[str]
     declineReason: NotRequired[str]
     declineReasonKey: NotRequired[str]
@@ -132,7 +133,7 @@ class GameEventInfo(TypedDict):
     hasMoved: bool
     opponent: OpponentJson
     isMyTurn: bool
-    secondsLeft: int | None
+    secondsLeft: NotRequired[int]  # absent without a clock
     compat: dict[str, bool]
     winner: NotRequired[str]
 
@@ -170,7 +171,7 @@ class GameFullJson(TypedDict):
     id: str
     rated: bool
     variant: VariantJson
-    clock: dict[str, int] | None
+    clock: NotRequired[dict[str, int]]  # absent for correspondence/unlimited
     daysPerTurn: NotRequired[int]
     speed: str
     perf: dict[str, str]
