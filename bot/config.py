@@ -119,6 +119,10 @@ class NetworkConfig:
     backoff_max_s: float = _val(60.0, lo=0.01, hi=3600)
     rate_limit_pause_s: float = _val(60.0, lo=0.01, hi=3600, doc="Lichess asks for >= 60 s")
     watchdog_s: float = _val(5.0, lo=0.1, hi=600, doc="liveness check period")
+    move_echo_timeout_s: float = _val(3.0, lo=0.1, hi=60,
+                                      doc="re-open a game stream that doesn't echo our move")
+    game_stale_check_s: float = _val(6.0, lo=0, hi=600,
+                                     doc="quiet game stream: ask /api/account/playing; 0=off")
 
 
 @dataclass(frozen=True)

@@ -84,6 +84,8 @@ class GameRunner:
         self._timers: dict[str, asyncio.Task[None]] = {}
         self._answered: set[tuple[str, int]] = set()
         self._greeted = False
+        self._last_item = time.monotonic()
+        self._posted_at: float | None = None  # when our last move was accepted, until echoed
         self.over = False
 
     # -- lifecycle --------------------------------------------------------
@@ -92,10 +94,12 @@ class GameRunner:
         try:
             while not self.over:
                 stream = self.api.start_stream("game_stream", self.queue, self.game_id)
+                watch = asyncio.create_task(self._watch_stream())
                 try:
                     got_data = await self._consume()
                 finally:
                     stream.stop()
+                    watch.cancel()
                 if self.over:
                     break
                 failures = 0 if got_data else failures + 1
@@ -113,6 +117,7 @@ class GameRunner:
         got = False
         while True:
             item = await self.queue.get()
+            self._last_item = time.monotonic()
             if isinstance(item, StreamOpened):
                 continue
             if isinstance(item, StreamClosed):
@@ -128,6 +133,38 @@ class GameRunner:
                 log.warning("game %s: %s", self.game_id, exc)
             if self.over:
                 return got
+
+    async def _watch_stream(self) -> None:
+        """Catch a silent game stream sooner than the read timeout would.
+
+        berserk hides keep-alives, so silence is ambiguous; two signals are not:
+        our own move never echoed, or Lichess saying it is our turn.
+        """
+        net = self.cfg.network
+        while True:
+            await asyncio.sleep(min(0.5, net.move_echo_timeout_s / 2))
+            now = time.monotonic()
+            if self._posted_at is not None and now - self._posted_at > net.move_echo_timeout_s:
+                self._posted_at = None
+                self.queue.put_nowait(StreamClosed("our move was not echoed"))
+                return
+            my_turn = self.st.to_move() == self.st.color
+            if net.game_stale_check_s and not my_turn and \
+                    now - self._last_item > net.game_stale_check_s:
+                self._last_item = now
+                if await self._server_says_my_turn():
+                    self.queue.put_nowait(StreamClosed("stream silent but it is our turn"))
+                    return
+
+    async def _server_says_my_turn(self) -> bool:
+        try:
+            playing = await self.api.playing()
+        except LichessError:
+            return False
+        for g in playing:
+            if (g.get("gameId") or g.get("id")) == self.game_id:
+                return bool(g.get("isMyTurn"))
+        return True  # no longer playing: the game ended and we missed it
 
     def poke(self) -> None:
         """The event stream said the game finished: re-sync from a fresh stream."""
@@ -192,6 +229,8 @@ class GameRunner:
         st.winner = state.get("winner")
         st.clock = Clock.from_state(state, now, st.has_clock)
         st.moves = moves
+        if self._posted_at is not None and len(moves) != self._moved_ply:
+            self._posted_at = None  # the echo (or anything newer) arrived
         if st.status not in ONGOING:
             self.over = True
             if self.thinker is not None:
@@ -207,8 +246,10 @@ class GameRunner:
                     self._think_task.cancel()
                 self._think_ply = len(moves)
                 self._think_task = asyncio.create_task(self._think(list(moves), st.clock))
-        elif not my_turn and running and self._think_ply != len(moves):
+        elif not my_turn and running and len(moves) != self._think_ply + 1:
             # A takeback happened while we were thinking: that search is moot.
+            # (len == think_ply + 1 is the echo of our own move, often faster than
+            # the POST's response: that task must finish, not be cancelled.)
             assert self._think_task is not None
             self._think_task.cancel()
 
@@ -319,6 +360,8 @@ class GameRunner:
             self.queue.put_nowait(StreamClosed("resync after failed move post"))
             return
         self._moved_ply = len(moves)
+        if len(self.st.moves) == len(moves):
+            self._posted_at = time.monotonic()  # echo not seen yet
         log.debug("game %s: played %s (think %.0f ms, overhead %.1f ms, wait %.0f ms)",
                   self.game_id, move, think_ms, overhead, (t_search - t0) * 1000)
         if self.hooks.on_move:
