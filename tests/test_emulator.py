@@ -456,6 +456,9 @@ def test_opponent_gone_and_claim_victory(emu_factory: Any) -> None:
     assert post(emu, f"/api/bot/game/{gid}/claim-victory").status_code == 400
     zero = game.next_of("opponentGone", timeout=3, claimWinInSeconds=0)
     assert zero["gone"] is True
+    again = Reader(client(emu).bots.stream_game_state(gid))  # a reconnect hears it too
+    assert again.get()["type"] == "gameFull"
+    assert again.get() == {"type": "opponentGone", "gone": True, "claimWinInSeconds": 0}
     assert post(emu, f"/api/bot/game/{gid}/claim-victory").status_code == 200
     snap = emu.wait_game_over(gid, 1)
     assert snap.status == "timeout" and snap.winner == "white"

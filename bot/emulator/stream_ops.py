@@ -49,6 +49,15 @@ class StreamOps(CoreState):
             if game.over:
                 sub.close()
             else:
+                if game.opp_gone and game.gone_last_sent is not None:
+                    # A reconnecting bot must still learn the opponent is gone.
+                    sub.push(
+                        {
+                            "type": "opponentGone",
+                            "gone": True,
+                            "claimWinInSeconds": game.gone_last_sent,
+                        }
+                    )
                 self.game_subs.setdefault(game_id, []).append(sub)
             return sub
 
