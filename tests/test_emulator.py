@@ -20,6 +20,7 @@ from bot.emulator import (
     AccountSpec,
     Emulator,
     EmulatorConfig,
+    EmulatorUsageError,
     OpponentSpec,
     RateLimit,
     UserSpec,
@@ -636,8 +637,6 @@ def test_control_api_over_http(emu: Emulator) -> None:
 
 
 def test_bad_control_arguments_are_clear(emu: Emulator) -> None:
-    from bot.emulator import EmulatorUsageError
-
     with pytest.raises(EmulatorUsageError, match="unknown variant"):
         emu.challenge_bot(variant="chess961")
     with pytest.raises(EmulatorUsageError, match="invalid FEN"):
@@ -646,6 +645,10 @@ def test_bad_control_arguments_are_clear(emu: Emulator) -> None:
         emu.inject("boom")
     with pytest.raises(EmulatorUsageError, match="start moves"):
         emu.start_game_directly(moves=["e2e5"])
+    with pytest.raises(EmulatorUsageError, match="game_keepalive_s"):
+        EmulatorConfig(game_keepalive_s=-1)
+    r = requests.post(emu.url + "/emu/game", json={"bot_color": "purple"}, timeout=5)
+    assert r.status_code == 400 and "bot_color" in r.json()["error"]
 
 
 def test_stop_is_fast_with_open_streams(emu_factory: Any) -> None:
@@ -658,6 +661,8 @@ def test_stop_is_fast_with_open_streams(emu_factory: Any) -> None:
     t0 = time.monotonic()
     emu.stop()
     assert time.monotonic() - t0 < 2.0
+    with pytest.raises(EmulatorUsageError, match="create a new Emulator"):
+        emu.start()
     assert events.ended.wait(2) and game.ended.wait(2)
     idle.close()
     deadline = time.monotonic() + 2

@@ -24,10 +24,8 @@ def build_routes(core: Core) -> list[Route]:
         return Reply(body=core.user_json(req.account.username, with_online=False))
 
     def token_test(req: Request) -> Reply:
-        # berserk posts the tokens as a raw comma-separated body.
+        # berserk posts the tokens as a raw comma-separated body (no form keys).
         text = req.raw_body.decode("utf-8", errors="replace")
-        if "=" in text and not text.startswith("lip_"):
-            text = str(req.body.get("tokens", ""))
         out: dict[str, Any] = {}
         for tok in [t.strip() for t in text.split(",") if t.strip()]:
             acc = core.account_for_token(tok)

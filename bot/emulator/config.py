@@ -97,3 +97,29 @@ class EmulatorConfig:
     bot_vs_bot_daily_limit: int | None = None  # outgoing challenges to BOTs per day
     seed: int | None = None
     handler_timeout_s: float = 60.0  # idle keep-alive HTTP connections are closed after this
+
+    def __post_init__(self) -> None:
+        # Imported here: errors.py pulls in bot.errors, config.py stays dependency-free.
+        from bot.emulator.errors import EmulatorUsageError
+
+        positive = {
+            "event_keepalive_s": self.event_keepalive_s,
+            "game_keepalive_s": self.game_keepalive_s,
+            "challenge_expiry_s": self.challenge_expiry_s,
+            "first_move_timeout_s": self.first_move_timeout_s,
+            "handler_timeout_s": self.handler_timeout_s,
+        }
+        for name, value in positive.items():
+            if not value > 0:
+                raise EmulatorUsageError(f"EmulatorConfig.{name}={value!r} must be > 0 seconds")
+        if self.opponent_gone_claim_s < 0:
+            raise EmulatorUsageError("EmulatorConfig.opponent_gone_claim_s must be >= 0")
+        if not self.accounts:
+            raise EmulatorUsageError("EmulatorConfig.accounts is empty; add an AccountSpec")
+        tokens = [a.token for a in self.accounts]
+        if len(set(tokens)) != len(tokens):
+            raise EmulatorUsageError(
+                "two EmulatorConfig.accounts share a token; tokens must differ"
+            )
+        if not 0 <= self.port <= 65535:
+            raise EmulatorUsageError(f"EmulatorConfig.port={self.port} is not a TCP port (0-65535)")

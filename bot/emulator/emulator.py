@@ -31,6 +31,8 @@ class Emulator:
     def start(self) -> Emulator:
         if self._server is not None:
             return self
+        if self._core.stopping:
+            raise EmulatorUsageError("this Emulator was stopped; create a new Emulator to restart")
         routes = build_control_routes(self) + build_routes(self._core)
         try:
             self._server = EmuHTTPServer((self.config.host, self.config.port), self._core, routes)
