@@ -15,6 +15,9 @@
 set -euo pipefail
 
 PROG=pibot-install
+# The program and config must be readable by the service user whatever root's
+# umask is; the token is written under umask 077 on its own.
+umask 022
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 APT_PACKAGES=(python3 python3-venv python3-dev build-essential libffi-dev)
 SERVICE_USER=pibot
@@ -262,6 +265,14 @@ if [ -z "$ROOT" ]; then
     fi
 fi
 
+# Programs are checked by running them as the service will (--root: as ourselves).
+as_service=()
+who=""
+if [ -z "$ROOT" ]; then
+    as_service=(runuser -u "$SERVICE_USER" --)
+    who=" as user '$SERVICE_USER'"
+fi
+
 # ---------------------------------------------------------------- program
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/pibot-install.XXXXXX")
 if [ "$DO_BUILD" = 1 ]; then
@@ -269,15 +280,25 @@ if [ "$DO_BUILD" = 1 ]; then
     "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
         die "$PYTHON is older than 3.11 ($("$PYTHON" -V 2>&1))" \
             "use Raspberry Pi OS 12 (Bookworm) or pass --python /path/to/python3.11"
+    # The venv links to this interpreter: one under /root (pyenv...) would build
+    # fine and then fail in the service.
+    py_exe=$("$PYTHON" -c 'import sys; print(sys.executable)')
+    if ! "${as_service[@]}" "$py_exe" -c '' 2>/dev/null; then
+        die "$py_exe cannot be run$who" \
+            "use a system-wide Python: sudo $0 --python /usr/bin/python3"
+    fi
 
-    if [ -x "$VENV/bin/python" ] && "$VENV/bin/python" -c '' 2>/dev/null; then
+    venv_py=$("${as_service[@]}" "$VENV/bin/python" -c 'import sys; print(sys._base_executable)' \
+        2>/dev/null || true)
+    if [ -n "$venv_py" ] && [ "$venv_py" -ef "$py_exe" ]; then
         say "virtualenv $VENV exists (upgrading in place)"
     else
-        step "creating virtualenv $VENV" \
+        # Missing, broken (Python upgraded by the OS?) or made from another Python.
+        step "creating virtualenv $VENV with $py_exe" \
             "install the venv module: sudo apt-get install python3-venv"
         rm -rf -- "$VENV"
         mkdir -p -- "$P"
-        "$PYTHON" -m venv "$VENV"
+        "$py_exe" -m venv "$VENV"
     fi
 
     # Build from a copy: pip/setuptools write build/ and *.egg-info next to the
@@ -311,7 +332,12 @@ fi
 
 step "checking the installed program" \
     "the build finished but pibot does not run; re-run without --no-build, or report a bug"
-"$VENV/bin/pibot" version | sed "s/^/$PROG:   /"
+if ! "${as_service[@]}" "$VENV/bin/pibot" version >"$WORK/version" 2>&1; then
+    cat "$WORK/version" >&2
+    die "$VENV/bin/pibot does not run$who" \
+        "reinstall with a system Python: sudo $0 --uninstall && sudo $0 --python /usr/bin/python3"
+fi
+sed "s/^/$PROG:   /" "$WORK/version"
 
 # ---------------------------------------------------------------- config
 step "installing config to $CONFIG" "check that $ETC is writable"

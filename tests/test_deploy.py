@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
+import socket
 import stat
 import subprocess
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -219,6 +222,61 @@ def test_engine_runs_without_write_execute_memory(staged: Staged) -> None:
     if res.returncode == 77:
         pytest.skip("kernel without PR_SET_MDWE (needs Linux 6.3+)")
     assert res.returncode == 0 and res.stdout.strip() == "ok", res.stdout + res.stderr
+
+
+def _datagrams(sock: socket.socket, until: str, timeout: float) -> list[str]:
+    """Fields received on the notify socket up to and including `until`."""
+    fields: list[str] = []
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        sock.settimeout(max(0.01, deadline - time.monotonic()))
+        try:
+            fields += sock.recv(4096).decode().split("\n")
+        except TimeoutError:
+            break
+        if until in fields:
+            return fields
+    raise AssertionError(f"no {until} within {timeout} s; got {fields}")
+
+
+def test_installed_bot_speaks_the_units_protocol(staged: Staged, tmp_path: Path) -> None:
+    """What systemd would do with pibot.service, minus systemd: credential dir,
+    state dir as working directory, $NOTIFY_SOCKET and $WATCHDOG_USEC, then
+    ExecReload's SIGHUP and the stop's SIGTERM -- against the Lichess emulator."""
+    from bot.emulator import Emulator, EmulatorConfig
+
+    creds, state = tmp_path / "credentials", tmp_path / "state"
+    creds.mkdir()
+    state.mkdir()
+    config = tmp_path / "config.yml"
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(str(tmp_path / "notify.sock"))
+    with Emulator(EmulatorConfig(event_keepalive_s=0.5)) as emu, sock:
+        (creds / "lichess-token").write_text(emu.token + "\n")
+        config.write_text(f"url: {emu.url}\nshutdown_grace_s: 5\n")
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("LICHESS_BOT_TOKEN", "NOTIFY_SOCKET", "WATCHDOG_PID")}
+        env |= {"CREDENTIALS_DIRECTORY": str(creds), "NOTIFY_SOCKET": str(sock.getsockname()),
+                "WATCHDOG_USEC": "1000000"}
+        bot = subprocess.Popen([str(staged.venv / "bin/pibot"), "run", "--config", str(config)],
+                               cwd=state, env=env, stdin=subprocess.DEVNULL,
+                               stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            assert "READY=1" in _datagrams(sock, "READY=1", 60)
+            assert "WATCHDOG=1" in _datagrams(sock, "WATCHDOG=1", 3)  # every 0.5 s
+            bot.send_signal(signal.SIGHUP)                        # ExecReload=
+            fields = _datagrams(sock, "READY=1", 10)
+            assert "RELOADING=1" in fields
+            assert fields.index("RELOADING=1") < fields.index("READY=1")
+            bot.send_signal(signal.SIGTERM)                       # systemctl stop
+            assert "STOPPING=1" in _datagrams(sock, "STOPPING=1", 10)
+            assert bot.wait(timeout=30) == 0
+        finally:
+            if bot.poll() is None:
+                bot.kill()
+            output = bot.communicate(timeout=10)[0]
+    assert emu.token not in output
+    assert "Traceback" not in output, output
 
 
 def test_uninstall_keeps_config_token_and_games(staged: Staged) -> None:
