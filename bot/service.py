@@ -113,7 +113,8 @@ class Service:
         return await self._shutdown()
 
     async def _shutdown(self) -> int:
-        left = [gid for gid, t in self.games.items() if not t.done()]
+        left = [gid for gid, t in self.games.items()
+                if not t.done() and not (gid in self.runners and self.runners[gid].over)]
         if left:
             log.warning("exiting with %d game(s) unfinished (not resigned): %s",
                         len(left), ", ".join(left))

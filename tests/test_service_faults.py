@@ -79,5 +79,5 @@ def test_game_survives_faults(tmp_path: Path, faults: list, caplog: pytest.LogCa
         for kind, target, kw in faults:
             emu.inject(kind, target, **kw)
         snap = emu.wait_game_over(cid, 60)
-        assert snap.status == "resign" and snap.winner == snap.bot_color, snap
+        assert snap.status in ("resign", "mate") and snap.winner == snap.bot_color, snap
         assert emu.token not in caplog.text  # the token never reaches the log

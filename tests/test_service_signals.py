@@ -83,7 +83,7 @@ def test_sigterm_finishes_game_then_exits(tmp_path: Path) -> None:
             assert emu.wait_challenge_answered(late, 5) == "declined"
             assert emu.decline_reason(late) == "later"
             snap = emu.wait_game_over(gid, 60)
-            assert snap.status == "resign" and snap.winner == snap.bot_color
+            assert snap.status in ("resign", "mate") and snap.winner == snap.bot_color
             assert proc.wait(20) == 0
         finally:
             if proc.poll() is None:
