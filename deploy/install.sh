@@ -346,18 +346,21 @@ chmod 0755 "$ETC"
 install -m 0644 "$CONFIG_SRC" "$ETC/config.yml.shipped"
 if [ -e "$CONFIG" ]; then
     say "keeping your $CONFIG (shipped version for comparison: $ETC/config.yml.shipped)"
-    if ! new_keys=$("$VENV/bin/python" "$REPO/deploy/confcheck.py" config \
-            "$CONFIG_SRC" "$CONFIG" 2>"$WORK/confcheck.err"); then
-        die "your $CONFIG is not valid for this version: $(cat "$WORK/confcheck.err")" \
-            "edit $CONFIG (compare with $ETC/config.yml.shipped), then re-run the installer"
-    fi
-    if [ -n "$new_keys" ]; then
-        say "keys in the shipped config that yours does not set (their defaults apply):"
-        while IFS= read -r key; do say "  - $key"; done <<<"$new_keys"
-    fi
+    fresh=0
 else
     install -m 0644 "$CONFIG_SRC" "$CONFIG"
     say "installed $CONFIG from $CONFIG_SRC (edit it, then: systemctl reload ${UNIT%.service})"
+    fresh=1
+fi
+# Validate with the new program's own loader: the service must not fail on start.
+if ! new_keys=$("$VENV/bin/python" "$REPO/deploy/confcheck.py" config \
+        "$CONFIG_SRC" "$CONFIG" 2>"$WORK/confcheck.err"); then
+    die "$CONFIG is not valid for this version: $(cat "$WORK/confcheck.err")" \
+        "edit $CONFIG (compare with $ETC/config.yml.shipped), then re-run the installer"
+fi
+if [ "$fresh" = 0 ] && [ -n "$new_keys" ]; then
+    say "keys in the shipped config that yours does not set (their defaults apply):"
+    while IFS= read -r key; do say "  - $key"; done <<<"$new_keys"
 fi
 
 # ---------------------------------------------------------------- token

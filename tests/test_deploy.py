@@ -172,6 +172,15 @@ def test_invalid_config_stops_with_a_fix(staged: Staged) -> None:
         config.write_text(good)
 
 
+def test_invalid_first_config_is_refused(staged: Staged, tmp_path: Path) -> None:
+    bad = tmp_path / "bob.yml"
+    bad.write_text("challenge:\n  concurency: 2\n")  # typo
+    err = user_error(run(staged.root, "--no-build", "--instance", "bob", "--config", str(bad),
+                         token=TOKEN))
+    assert "challenge.concurency" in err and "challenge.concurrency" in err
+    assert not (staged.etc / "bob.token").exists()  # stopped before the token step
+
+
 def test_user_mistakes_get_clear_errors(staged: Staged, tmp_path: Path) -> None:
     assert "unknown option '--colour'" in user_error(run(staged.root, "--colour"))
     assert "--instance" in user_error(run(staged.root, "--instance", "a b"))
