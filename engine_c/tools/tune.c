@@ -10,10 +10,11 @@
  *      separately) by full-batch gradient descent with momentum on the exact
  *      linear model of the eval, then rescales to centipawn units,
  *   3. writes the rounded weights as engine_c/evalparams.h.
- * Every 10th block of 1000 positions (whole games) is held out to report
+ * Every 5th block of 500 positions (whole games) is held out to report
  * validation error (overfitting shows as it rising while training falls).
  *
  * usage: tune DATA OUT_HEADER [--epochs N] [--lr X] [--limit N] [--k K] [--l2 X]
+ *            [--freeze name,name,...]   (EvalParams fields kept as they are)
  */
 #include <math.h>
 #include <stdio.h>
@@ -124,10 +125,10 @@ oom:
     return -1;
 }
 
-/* Validation: every 10th block of 1000 consecutive positions. The data file
+/* Validation: every 5th block of 500 consecutive positions. The data file
  * holds games in order, so this holds out whole games (positions of one
  * game are too alike to tell fitting from overfitting). */
-static inline int is_val(int i) { return (i / 1000) % 10 == 0; }
+static inline int is_val(int i) { return (i / 500) % 5 == 2; }
 
 static double mse(const Data *d, double k, double (*w)[2], int want_val) {
     double sum = 0;
@@ -227,11 +228,14 @@ static int write_header(const char *path, double (*w)[2], const char *note) {
 
 int main(int argc, char **argv) {
     if (argc < 3) {
-        fprintf(stderr, "usage: %s DATA OUT_HEADER [--epochs N] [--lr X] [--limit N] [--k K] [--l2 X]\n", argv[0]);
+        fprintf(stderr, "usage: %s DATA OUT_HEADER [--epochs N] [--lr X] [--limit N] [--k K] [--l2 X]"
+                        " [--freeze name,name,...] [--keep-last 1]\n", argv[0]);
         return 2;
     }
     int epochs = 1000;
     double lr = 10000.0, kfix = 0, l2 = 0;
+    const char *freeze = "";
+    bool keep_last = false;   /* write the last epoch, not the best validated one */
     long limit = 0;
     for (int i = 3; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--epochs")) epochs = atoi(argv[i + 1]);
@@ -239,8 +243,10 @@ int main(int argc, char **argv) {
         else if (!strcmp(argv[i], "--limit")) limit = atol(argv[i + 1]);
         else if (!strcmp(argv[i], "--k")) kfix = atof(argv[i + 1]);
         else if (!strcmp(argv[i], "--l2")) l2 = atof(argv[i + 1]);
+        else if (!strcmp(argv[i], "--freeze")) freeze = argv[i + 1];
+        else if (!strcmp(argv[i], "--keep-last")) keep_last = atoi(argv[i + 1]) != 0;
         else {
-            fprintf(stderr, "unknown option %s (expected --epochs, --lr, --limit, --k or --l2)\n", argv[i]);
+            fprintf(stderr, "unknown option %s (expected --epochs, --lr, --limit, --k, --l2, --freeze or --keep-last)\n", argv[i]);
             return 2;
         }
     }
@@ -256,6 +262,36 @@ int main(int argc, char **argv) {
     for (int i = 0; i < EVAL_NPARAMS; i++) {
         init_w[i][0] = w[i][0] = score_mg(init[i]);
         init_w[i][1] = w[i][1] = score_eg(init[i]);
+    }
+    /* frozen tables ("name", or one half: "name:mg" / "name:eg"): fewer
+     * free weights when the data is small, and no middlegame value for
+     * terms that only mean something in the endgame (and vice versa) */
+    static bool frozen[EVAL_NPARAMS][2];
+    for (const char *f = freeze; *f;) {
+        size_t len = strcspn(f, ",");
+        char tok[64];
+        snprintf(tok, sizeof(tok), "%.*s", (int)(len < 63 ? len : 63), f);
+        f += len + (f[len] == ',');
+        char *colon = strchr(tok, ':');
+        int half = -1;                      /* -1 both, 0 mg, 1 eg */
+        if (colon) {
+            *colon = 0;
+            if (!strcmp(colon + 1, "mg")) half = 0;
+            else if (!strcmp(colon + 1, "eg")) half = 1;
+        }
+        int t = 0;
+        while (t < EvalParamTableCount && strcmp(EvalParamTable[t].name, tok)) t++;
+        if (t == EvalParamTableCount || (colon && half < 0)) {
+            fprintf(stderr, "--freeze: unknown weight '%s%s%s' (use an EvalParams field name, "
+                            "optionally with :mg or :eg)\n", tok, colon ? ":" : "", colon ? colon + 1 : "");
+            return 2;
+        }
+        const EvalParamInfo *p = &EvalParamTable[t];
+        int n = p->cols == 0 ? 1 : p->rows * p->cols;
+        for (int i = 0; i < n; i++)
+            for (int h = 0; h < 2; h++)
+                if (half < 0 || half == h) frozen[p->offset + i][h] = true;
+        fprintf(stderr, "frozen: %s%s (%d weights)\n", tok, half < 0 ? "" : half ? ":eg" : ":mg", n);
     }
     /* the linear model must reproduce the engine's eval (up to rounding) */
     double diff = 0;
@@ -299,6 +335,7 @@ int main(int argc, char **argv) {
         double rate = ep > epochs * 3 / 4 ? lr * 0.25 : ep > epochs / 2 ? lr * 0.5 : lr;
         for (int i = 0; i < EVAL_NPARAMS; i++)
             for (int h = 0; h < 2; h++) {
+                if (frozen[i][h]) continue;
                 m[i][h] = mom * m[i][h] + g[i][h];
                 w[i][h] -= rate * m[i][h];
             }
@@ -314,8 +351,10 @@ int main(int argc, char **argv) {
                 fprintf(stderr, "epoch %d  train mse %.6f  val mse %.6f\n", ep, mse(&d, k, w, 0), val);
         }
     }
-    fprintf(stderr, "best val mse %.6f at epoch %d\n", best_val, best_epoch);
-    memcpy(w, best_w, sizeof(best_w));
+    fprintf(stderr, "best val mse %.6f at epoch %d%s\n", best_val, best_epoch,
+            keep_last ? " (ignored: --keep-last)" : "");
+    if (keep_last) best_epoch = epochs;
+    else memcpy(w, best_w, sizeof(best_w));
     /* MSE is invariant under (weights * c, K / c): rescale so the average
      * piece value is what it was, keeping eval in the centipawn units the
      * search margins assume (a low K otherwise inflates every weight). */
