@@ -72,7 +72,7 @@ def test_game_survives_faults(tmp_path: Path, faults: list, caplog: pytest.LogCa
     caplog.set_level(logging.DEBUG)
     with bot_and_emulator(tmp_path) as (emu, _):
         opp = OpponentSpec(policy="random", think_time_s=0.1, resign_after=12, seed=4)
-        cid = emu.challenge_bot(challenger="faulty", rated=False, clock_limit_s=60,
+        cid = emu.challenge_bot(challenger="faulty", rated=False, clock_limit_s=20,
                                 increment_s=0, color="black", opponent=opp)
         emu.wait_game_started(cid, 10)
         assert wait_until(lambda: len(emu.game(cid).moves) >= 2, 10)

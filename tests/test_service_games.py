@@ -49,7 +49,7 @@ def _texts(emu: Emulator, gid: str) -> list[str]:
 def test_chat_commands(tmp_path: Path) -> None:
     with bot_and_emulator(tmp_path) as (emu, _bot):
         opp = OpponentSpec(policy="random", think_time_s=0.5, resign_after=12, seed=1)
-        cid = emu.challenge_bot(challenger="bob", rated=False, clock_limit_s=60, increment_s=0,
+        cid = emu.challenge_bot(challenger="bob", rated=False, clock_limit_s=20, increment_s=0,
                                 color="white", opponent=opp)
         emu.wait_game_started(cid, 10)
         # The greeting proves the bot's game stream is connected (chat is not replayed).
