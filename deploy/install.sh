@@ -18,6 +18,9 @@ PROG=pibot-install
 # The program and config must be readable by the service user whatever root's
 # umask is; the token is written under umask 077 on its own.
 umask 022
+# The service runs without these; a caller's PYTHONPATH would make the checks
+# below test some other checkout instead of the installed program.
+unset PYTHONPATH PYTHONHOME PYTHONSTARTUP PYTHONUSERBASE
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 APT_PACKAGES=(python3 python3-venv python3-dev build-essential libffi-dev)
 SERVICE_USER=pibot
