@@ -43,9 +43,16 @@ class Staged:
         return self.root / "etc/systemd/system"
 
 
+def clean_env() -> dict[str, str]:
+    """The environment minus what would make the installed program not itself."""
+    drop = {"LICHESS_BOT_TOKEN", "PYTHONPATH", "PYTHONHOME", "NOTIFY_SOCKET", "WATCHDOG_PID",
+            "WATCHDOG_USEC", "CREDENTIALS_DIRECTORY"}
+    return {k: v for k, v in os.environ.items() if k not in drop}
+
+
 def run(root: Path, *args: str, token: str | None = None,
         timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "LICHESS_BOT_TOKEN"}
+    env = clean_env()
     if token is not None:
         env["LICHESS_BOT_TOKEN"] = token
     return subprocess.run(["bash", str(INSTALL), "--root", str(root), *args],
@@ -101,7 +108,7 @@ def test_fresh_install_layout(staged: Staged) -> None:
     assert "ExecStart=/opt/pibot/venv/bin/pibot run --config /etc/pibot/config.yml" in unit
     assert "LoadCredential=lichess-token:/etc/pibot/lichess-token" in unit
     version = subprocess.run([str(staged.venv / "bin/pibot"), "version"], capture_output=True,
-                             text=True, timeout=60)
+                             text=True, timeout=60, env=clean_env())
     assert version.returncode == 0, version.stderr
     assert version.stdout.startswith("pibot ")
     assert "engine slider index:" in version.stdout
@@ -227,7 +234,7 @@ def test_engine_runs_without_write_execute_memory(staged: Staged) -> None:
     # pibot.service sets MemoryDenyWriteExecute=yes; the kernel's PR_SET_MDWE is the
     # same policy, so the installed program is run under it here.
     res = subprocess.run([str(staged.venv / "bin/python"), "-c", MDWE_PROBE],
-                         capture_output=True, text=True, timeout=120)
+                         capture_output=True, text=True, timeout=120, env=clean_env())
     if res.returncode == 77:
         pytest.skip("kernel without PR_SET_MDWE (needs Linux 6.3+)")
     assert res.returncode == 0 and res.stdout.strip() == "ok", res.stdout + res.stderr
@@ -263,10 +270,9 @@ def test_installed_bot_speaks_the_units_protocol(staged: Staged, tmp_path: Path)
     with Emulator(EmulatorConfig(event_keepalive_s=0.5)) as emu, sock:
         (creds / "lichess-token").write_text(emu.token + "\n")
         config.write_text(f"url: {emu.url}\nshutdown_grace_s: 5\n")
-        env = {k: v for k, v in os.environ.items()
-               if k not in ("LICHESS_BOT_TOKEN", "NOTIFY_SOCKET", "WATCHDOG_PID")}
-        env |= {"CREDENTIALS_DIRECTORY": str(creds), "NOTIFY_SOCKET": str(sock.getsockname()),
-                "WATCHDOG_USEC": "1000000"}
+        env = clean_env() | {"CREDENTIALS_DIRECTORY": str(creds),
+                             "NOTIFY_SOCKET": str(sock.getsockname()),
+                             "WATCHDOG_USEC": "1000000"}
         bot = subprocess.Popen([str(staged.venv / "bin/pibot"), "run", "--config", str(config)],
                                cwd=state, env=env, stdin=subprocess.DEVNULL,
                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
