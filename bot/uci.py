@@ -8,6 +8,7 @@ reported on an `info string` line and ignored: a GUI typo never kills us.
 
 from __future__ import annotations
 
+import io
 import logging
 import sys
 import threading
@@ -62,6 +63,7 @@ class UciSession:
         self._fen: str | None = None
         self._moves: list[str] = []
         self._worker: threading.Thread | None = None
+        self._finite_search = False
         self._stop_event = threading.Event()
         self._ponderhit_event = threading.Event()
 
@@ -69,8 +71,13 @@ class UciSession:
 
     def send(self, line: str) -> None:
         with self._out_lock:
-            self._out.write(line + "\n")
-            self._out.flush()
+            try:
+                self._out.write(line + "\n")
+                self._out.flush()
+            except (BrokenPipeError, ValueError):
+                # The GUI went away (or closed our stdout): nothing to tell it;
+                # the read loop ends at EOF and we exit cleanly.
+                log.debug("stdout closed; dropped %r", line)
 
     def info_string(self, text: str) -> None:
         self.send(f"info string {text}")
@@ -106,6 +113,11 @@ class UciSession:
             for line in lines:
                 if not self.handle(line):
                     break
+            else:
+                # EOF (e.g. `echo "go depth 12" | pibot uci`): let a search that
+                # ends by itself print its bestmove; `quit` stops at once.
+                if self._worker is not None and self._finite_search:
+                    self._worker.join()
         finally:
             self._finish_search()
             if self._engine is not None:
@@ -224,6 +236,7 @@ class UciSession:
             return
         limits = _parse_go(args)
         eng = self._get_engine()
+        self._finite_search = not (limits.infinite or limits.ponder)
         self._stop_event = threading.Event()
         self._ponderhit_event = threading.Event()
         self._worker = threading.Thread(
@@ -363,8 +376,11 @@ _COMMANDS = {
 
 def main(stream: TextIO | None = None) -> int:
     session = UciSession()
+    if stream is None:
+        # Undecodable bytes from a GUI must not kill the loop with a traceback.
+        stream = io.TextIOWrapper(sys.stdin.buffer, encoding="utf-8", errors="replace")
     try:
-        session.run(stream if stream is not None else sys.stdin)
+        session.run(stream)
     except KeyboardInterrupt:
         return 130
     except EngineError as exc:
