@@ -1,0 +1,41 @@
+"""`pibot check` and `pibot upgrade` as subprocesses against the emulator."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+from bot.emulator import AccountSpec, Emulator, EmulatorConfig
+
+
+def _pibot(cfg: Path, token: str, *args: str) -> subprocess.CompletedProcess[str]:
+    env = dict(os.environ, LICHESS_BOT_TOKEN=token)
+    return subprocess.run([sys.executable, "-m", "bot.cli", *args, "--config", str(cfg)],
+                          env=env, capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+
+
+def test_check_and_upgrade(tmp_path: Path) -> None:
+    with Emulator(EmulatorConfig(accounts=[AccountSpec(title=None)])) as emu:
+        cfg = tmp_path / "c.yml"
+        cfg.write_text(yaml.safe_dump({"url": emu.url, "engine": {"hash_mb": 16}}))
+        r = _pibot(cfg, emu.token, "check")
+        assert r.returncode == 1
+        assert "token valid for pibot with bot:play" in r.stdout
+        assert "not a BOT account: run `pibot upgrade`" in r.stdout
+        assert "engine build:" in r.stdout and "fits in memory" in r.stdout
+        r = _pibot(cfg, emu.token, "upgrade")
+        assert r.returncode == 2 and "pass --yes" in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
+        r = _pibot(cfg, emu.token, "upgrade", "--yes")
+        assert r.returncode == 0 and "is now a BOT account" in r.stdout
+        r = _pibot(cfg, emu.token, "check")
+        assert r.returncode == 0, r.stdout
+        r = _pibot(cfg, "lip_notavalidtoken", "check")
+        assert r.returncode == 1 and "does not accept the token" in r.stdout
+        assert "lip_notavalidtoken" not in r.stdout + r.stderr
+        assert emu.token not in r.stdout + r.stderr
