@@ -108,7 +108,7 @@ def test_fresh_install_layout(staged: Staged) -> None:
     assert "ExecStart=/opt/pibot/venv/bin/pibot run --config /etc/pibot/config.yml" in unit
     assert "LoadCredential=lichess-token:/etc/pibot/lichess-token" in unit
     version = subprocess.run([str(staged.venv / "bin/pibot"), "version"], capture_output=True,
-                             text=True, timeout=60, env=clean_env())
+                             text=True, timeout=60, env=clean_env(), cwd=staged.root)
     assert version.returncode == 0, version.stderr
     assert version.stdout.startswith("pibot ")
     assert "engine slider index:" in version.stdout
@@ -234,7 +234,8 @@ def test_engine_runs_without_write_execute_memory(staged: Staged) -> None:
     # pibot.service sets MemoryDenyWriteExecute=yes; the kernel's PR_SET_MDWE is the
     # same policy, so the installed program is run under it here.
     res = subprocess.run([str(staged.venv / "bin/python"), "-c", MDWE_PROBE],
-                         capture_output=True, text=True, timeout=120, env=clean_env())
+                         capture_output=True, text=True, timeout=120, env=clean_env(),
+                         cwd=staged.root)  # not the checkout: `-c` puts the cwd on sys.path
     if res.returncode == 77:
         pytest.skip("kernel without PR_SET_MDWE (needs Linux 6.3+)")
     assert res.returncode == 0 and res.stdout.strip() == "ok", res.stdout + res.stderr
