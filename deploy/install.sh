@@ -97,6 +97,7 @@ need_arg() {
     if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value" "see $0 --help"; fi
 }
 
+ARGS="$*"
 while [ $# -gt 0 ]; do
     case $1 in
         --token-file) need_arg "$@"; TOKEN_FILE=$2; shift ;;
@@ -154,7 +155,7 @@ if [ -z "$ROOT" ] && [ -d /run/systemd/system ] && command -v systemctl >/dev/nu
 fi
 
 if [ -z "$ROOT" ] && [ "$(id -u)" != 0 ]; then
-    die "installing a system service needs root" "run: sudo $0 $*"
+    die "installing a system service needs root" "run: sudo $0 $ARGS"
 fi
 
 # ---------------------------------------------------------------- uninstall
@@ -177,8 +178,10 @@ if [ "$UNINSTALL" = 1 ]; then
     step "removing unit files from $UNIT_DIR"
     rm -f -- "$UNIT_DIR/pibot.service" "$UNIT_DIR/pibot@.service"
     [ "$USE_SYSTEMD" = 1 ] && systemctl daemon-reload
-    step "removing the program ($P)"
-    rm -rf -- "$P"
+    step "removing the program ($VENV)"
+    # Only what the installer made: --prefix may well be a shared directory.
+    rm -rf -- "$VENV" "$P/share/doc/raspberry-pi.md"
+    rmdir -- "$P/share/doc" "$P/share" "$P" 2>/dev/null || true
     if [ "$PURGE" = 1 ]; then
         step "purging config, token and games ($ETC, $STATE)"
         rm -rf -- "$ETC" "$STATE"

@@ -314,3 +314,13 @@ def test_purge_removes_everything(staged: Staged) -> None:
     assert not (staged.root / "var/lib/pibot").exists()
     assert not (staged.root / "opt/pibot").exists()
 
+
+
+def test_uninstall_with_shared_prefix_removes_only_its_own_files(tmp_path: Path) -> None:
+    prefix = tmp_path / "usr/local"
+    (prefix / "venv/bin").mkdir(parents=True)
+    (prefix / "bin").mkdir()
+    (prefix / "bin/other-tool").write_text("#!/bin/sh\n")
+    ok(run(tmp_path, "--prefix", "/usr/local", "--uninstall"))
+    assert not (prefix / "venv").exists()
+    assert (prefix / "bin/other-tool").exists()
