@@ -188,12 +188,14 @@ uint64_t pb_engine_get_info(PbEngine *e, PbInfo *out) {
 
 /* Ponder move: second PV move, else the TT move of the position after ours. */
 static Move find_ponder(PbEngine *e, SearchThread *t, Move best) {
-    if (t->best_pv_len >= 2 && t->best_pv[0] == best) return t->best_pv[1];
     Board *b = &t->board;
     Move ponder = MOVE_NONE;
     if (!board_make_move(b, best)) return MOVE_NONE;
     TTHit hit;
-    if (tt_probe(&e->tt, b->key, 1, &hit) && hit.move && movegen_is_legal(b, hit.move))
+    /* Validate even the PV move: a ponder move the GUI rejects costs a game. */
+    if (t->best_pv_len >= 2 && t->best_pv[0] == best && movegen_is_legal(b, t->best_pv[1]))
+        ponder = t->best_pv[1];
+    else if (tt_probe(&e->tt, b->key, 1, &hit) && hit.move && movegen_is_legal(b, hit.move))
         ponder = hit.move;
     board_unmake_move(b);
     return ponder;

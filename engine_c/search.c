@@ -29,6 +29,7 @@ void search_clear_thread(SearchThread *t) {
     memset(t->killers, 0, sizeof t->killers);
     memset(t->history, 0, sizeof t->history);
     memset(t->counter, 0, sizeof t->counter);
+    memset(t->cont, 0, sizeof t->cont);
 }
 
 uint64_t search_nodes(const SearchShared *sh) {
@@ -115,6 +116,8 @@ static void picker_init(Picker *p, SearchThread *t, int ply, Move tt_move, int g
     movegen_legal(b, &p->list, gen);
     Move k1 = t->killers[ply][0], k2 = t->killers[ply][1];
     Move cm = MOVE_NONE;
+    ContHist *c1 = ply >= 1 ? t->stack[ply - 1].cont : &t->cont[0][0];
+    ContHist *c2 = ply >= 2 ? t->stack[ply - 2].cont : &t->cont[0][0];
     if (ply > 0) {
         const SearchStack *prev = &t->stack[ply - 1];
         if (prev->move != MOVE_NONE && prev->move != MOVE_NULL)
@@ -133,7 +136,10 @@ static void picker_init(Picker *p, SearchThread *t, int ply, Move tt_move, int g
         } else if (m == k1) s = SC_KILLER1;
         else if (m == k2) s = SC_KILLER2;
         else if (m == cm) s = SC_COUNTER;
-        else s = t->history[b->side][move_from(m)][move_to(m)];
+        else {
+            int pc = board_piece_on(b, move_from(m)), to = move_to(m);
+            s = t->history[b->side][move_from(m)][to] + (*c1)[pc][to] + (*c2)[pc][to];
+        }
         p->scores[i] = s;
     }
 }
@@ -204,6 +210,7 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
         }
         t->stack[ply].move = m;
         t->stack[ply].piece = board_piece_on(b, move_from(m));
+        t->stack[ply].cont = &t->cont[t->stack[ply].piece][move_to(m)];
         if (!board_make_move(b, m)) continue;
         tt_prefetch(t->sh->tt, b->key);
         int score = -qsearch(t, -beta, -alpha, ply + 1);
@@ -253,10 +260,11 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         if (alpha >= beta) return alpha;
     }
 
+    Move excluded = t->stack[ply].excluded;
     TTHit hit;
     bool found = tt_probe(t->sh->tt, b->key, ply, &hit);
     Move tt_move = found ? hit.move : MOVE_NONE;
-    if (found && !pv_node && hit.depth >= depth &&
+    if (found && !pv_node && !excluded && hit.depth >= depth &&
         (hit.bound == BOUND_EXACT || (hit.bound == BOUND_LOWER && hit.score >= beta) ||
          (hit.bound == BOUND_UPPER && hit.score <= alpha)) &&
         b->rule50 < 90)
@@ -269,6 +277,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         eval = found && hit.eval != SCORE_NONE ? hit.eval : eval_evaluate(b);
     }
     t->stack[ply].eval = eval;
+    t->stack[ply + 1].excluded = MOVE_NONE;
     t->killers[ply + 1][0] = t->killers[ply + 1][1] = MOVE_NONE;
     /* "Improving": our eval rose since our previous move; prune less if so. */
     bool improving = !in_check && ply >= 2 && t->stack[ply - 2].eval != SCORE_NONE &&
@@ -279,7 +288,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
                                (hit.bound == BOUND_UPPER && hit.score < eval)))
         adj_eval = hit.score;
 
-    if (!pv_node && !in_check) {
+    if (!pv_node && !in_check && !excluded) {
         /* Reverse futility: far above beta at low depth, assume a cutoff. */
         if (depth <= 8 && adj_eval - 80 * (depth - improving) >= beta && adj_eval < MATE_IN_MAX)
             return adj_eval;
@@ -289,6 +298,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
             int r = 3 + depth / 4 + ((adj_eval - beta) / 200 < 3 ? (adj_eval - beta) / 200 : 3);
             t->stack[ply].move = MOVE_NULL;
             t->stack[ply].piece = 0;
+            t->stack[ply].cont = &t->cont[0][0];
             board_make_null(b);
             int score = -negamax(t, -beta, -beta + 1, depth - 1 - r, ply + 1, !cut_node);
             board_unmake_null(b);
@@ -298,6 +308,23 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     }
     /* Internal iterative reduction: no TT move means poor ordering here. */
     if (depth >= 4 && tt_move == MOVE_NONE && (pv_node || cut_node)) depth--;
+
+    /* Singular extension: if every other move fails well below the TT score,
+     * the TT move is the only good one; search it one ply deeper. If even
+     * the alternatives beat beta, several moves refute: cut now (multi-cut). */
+    int singular_ext = 0;
+    if (!root && !excluded && depth >= 8 && tt_move && found && hit.depth >= depth - 3 &&
+        (hit.bound & BOUND_LOWER) && hit.score > -MATE_IN_MAX && hit.score < MATE_IN_MAX &&
+        ply < 2 * MAX_PLY / 3) {
+        int sbeta = hit.score - 2 * depth;
+        t->stack[ply].excluded = tt_move;
+        int score = negamax(t, sbeta - 1, sbeta, (depth - 1) / 2, ply, cut_node);
+        t->stack[ply].excluded = MOVE_NONE;
+        t->pv_len[ply] = 0;  /* the verification search wrote a PV here */
+        if (stopped(t)) return 0;
+        if (score < sbeta) singular_ext = 1;
+        else if (sbeta >= beta) return sbeta;
+    }
 
     Picker p;
     picker_init(&p, t, ply, tt_move, GEN_ALL);
@@ -309,6 +336,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     bool skip_quiets = false;
 
     while ((m = picker_next(&p, &sc)) != MOVE_NONE) {
+        if (m == excluded) continue;
         bool noisy = is_noisy(b, m);
         if (skip_quiets && !noisy && sc < SC_COUNTER) continue;
         /* Pruning of late moves once we have a non-losing line. */
@@ -325,6 +353,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         int piece = board_piece_on(b, move_from(m));
         t->stack[ply].move = m;
         t->stack[ply].piece = piece;
+        t->stack[ply].cont = &t->cont[piece][move_to(m)];
         if (!board_make_move(b, m)) continue;
         tt_prefetch(t->sh->tt, b->key);
         moves++;
@@ -332,6 +361,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
 
         bool gives_check = board_in_check(b);
         int ext = gives_check && ply < 2 * MAX_PLY / 3 ? 1 : 0;
+        if (m == tt_move && singular_ext) ext = 1;
         int new_depth = depth - 1 + ext;
         int score;
         if (moves == 1) {
@@ -345,7 +375,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
                 r += !improving;
                 r += cut_node;
                 if (sc >= SC_COUNTER) r--;  /* killers and countermove */
-                else r -= sc / 8192;        /* history */
+                else r -= sc / 12000;       /* history + continuation history */
                 if (gives_check) r--;
                 if (r < 0) r = 0;
                 if (r > new_depth - 1) r = new_depth - 1 > 0 ? new_depth - 1 : 0;
@@ -375,6 +405,8 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     }
 
     if (moves == 0) {
+        /* Only the excluded move: the verification search fails low. */
+        if (excluded) return alpha;
         /* Every legal move was pruned: fall back to a quiet static score. */
         return in_check ? -MATE + ply : (eval != SCORE_NONE ? eval : 0);
     }
@@ -387,15 +419,23 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         }
         if (ply > 0 && t->stack[ply - 1].move != MOVE_NULL && t->stack[ply - 1].move != MOVE_NONE)
             t->counter[t->stack[ply - 1].piece][move_to(t->stack[ply - 1].move)] = best_move;
+        ContHist *c1 = ply >= 1 ? t->stack[ply - 1].cont : &t->cont[0][0];
+        ContHist *c2 = ply >= 2 ? t->stack[ply - 2].cont : &t->cont[0][0];
         for (int i = 0; i < quiets_tried; i++) {
             Move q = quiets[i];
-            update_history(&t->history[b->side][move_from(q)][move_to(q)],
-                           q == best_move ? bonus * 8 : -bonus * 8);
+            int v = q == best_move ? bonus * 8 : -bonus * 8;
+            int pc = board_piece_on(b, move_from(q)), to = move_to(q);
+            update_history(&t->history[b->side][move_from(q)][to], v);
+            update_history(&(*c1)[pc][to], v);
+            update_history(&(*c2)[pc][to], v);
         }
     }
 
-    int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
-    tt_store(t->sh->tt, b->key, ply, best_move, best, eval, depth, bound);
+    /* A search without the best move must not pollute the TT. */
+    if (!excluded) {
+        int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
+        tt_store(t->sh->tt, b->key, ply, best_move, best, eval, depth, bound);
+    }
     return best;
 }
 

@@ -5,7 +5,9 @@
  * thread); SearchThread is private to one thread: its own Board copy, node
  * counter (written only by its owner, read relaxed by the main thread),
  * move-ordering heuristics (killers[ply][2], butterfly history[side][from][to],
- * countermove[piece][to]), the triangular PV table and a per-ply stack.
+ * countermove[piece][to], continuation history cont[piece][to][piece][to]
+ * for the move 1 and 2 plies back), the triangular PV table and a per-ply
+ * stack.
  * Lazy SMP: every thread runs the same iterative deepening on the same root
  * and they cooperate only through the TT; thread 0 decides time and result.
  */
@@ -26,10 +28,15 @@ enum {
 
 struct TT;
 
+/* Continuation history row: indexed [piece][to] of the following move. */
+typedef int16_t ContHist[16][64];
+
 typedef struct {
     Move move;        /* move played at this ply (MOVE_NULL for null move) */
     int piece;        /* piece that moved (for countermoves) */
     int eval;         /* static eval, SCORE_NONE in check */
+    ContHist *cont;   /* cont[piece][to] of this move; cont[0][0] for none/null */
+    Move excluded;    /* singular-extension verification: skip this move */
 } SearchStack;
 
 typedef struct SearchShared SearchShared;
@@ -44,6 +51,7 @@ typedef struct SearchThread {
     Move killers[MAX_PLY + 4][2];
     int16_t history[2][64][64];
     Move counter[16][64];
+    ContHist cont[16][64];   /* 2 MB: why SearchThread lives on the heap */
     Move pv[MAX_PLY + 1][MAX_PLY + 1];
     int pv_len[MAX_PLY + 1];
     SearchStack stack[MAX_PLY + 8];

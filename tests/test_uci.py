@@ -63,6 +63,11 @@ class Uci:
 @pytest.fixture
 def uci():
     u = Uci()
+    # Interpreter start-up can be slow on a loaded machine (or right after a
+    # rebuild): wait for it here so the per-command timeouts below only
+    # measure the engine.
+    u.send("isready")
+    u.expect("readyok", timeout=120)
     yield u
     u.close()
 
@@ -96,11 +101,11 @@ def test_go_depth_prints_info_and_legal_bestmove(uci: Uci) -> None:
 
 def test_clock_search_and_ponder_flow(uci: Uci) -> None:
     uci.send("position startpos", "go wtime 2000 btime 2000 winc 20 binc 20")
-    uci.expect("bestmove", timeout=10)
+    uci.expect("bestmove", timeout=30)
     uci.send("go ponder wtime 2000 btime 2000")
     time.sleep(0.2)
     uci.send("ponderhit")
-    uci.expect("bestmove", timeout=10)
+    uci.expect("bestmove", timeout=30)
     uci.send("go infinite")
     time.sleep(0.2)
     uci.send("isready")
@@ -111,7 +116,7 @@ def test_clock_search_and_ponder_flow(uci: Uci) -> None:
 
 def test_stop_right_after_go_is_not_lost(uci: Uci) -> None:
     uci.send("position startpos", "go infinite", "stop")
-    uci.expect("bestmove", timeout=10)
+    uci.expect("bestmove", timeout=30)
 
 
 def test_garbage_never_kills_the_process(uci: Uci) -> None:

@@ -1,6 +1,7 @@
 /* search_main.c — standalone search driver (bench/debug without Python).
  *   search_main go DEPTH [FEN]        search to DEPTH, print info + bestmove
  *   search_main movetime MS [FEN]     search for MS milliseconds
+ *   search_main bench DEPTH FILE      one FEN per line; total nodes (as pibot bench)
  */
 #include <stdint.h>
 #include <stddef.h>
@@ -18,9 +19,31 @@ int main(int argc, char **argv) {
         return 2;
     }
     int err = 0;
-    PbEngine *e = pb_engine_new(64, 1, &err);
+    PbEngine *e = pb_engine_new(strcmp(argv[1], "bench") == 0 ? 16 : 64, 1, &err);
     if (!e) { fprintf(stderr, "engine: %s\n", pb_strerror(err)); return 1; }
     char msg[256];
+    if (strcmp(argv[1], "bench") == 0 && argc > 3) {
+        FILE *f = fopen(argv[3], "r");
+        if (!f) { perror(argv[3]); return 2; }
+        char line[512];
+        uint64_t total = 0;
+        int64_t ms = 0;
+        while (fgets(line, sizeof line, f)) {
+            line[strcspn(line, "\r\n")] = '\0';
+            if (!line[0]) continue;
+            if (pb_engine_set_position(e, line, "", 0, msg, sizeof msg)) { fprintf(stderr, "%s\n", msg); return 2; }
+            PbLimits bl = {-1, -1, -1, -1, 0, -1, atoi(argv[2]), 0, 0, 0};
+            PbResult br;
+            pb_engine_search(e, &bl, &br);
+            total += br.nodes;
+            ms += br.time_ms;
+        }
+        fclose(f);
+        printf("Nodes searched: %" PRIu64 "\nTime: %" PRId64 " ms\nNodes/second: %" PRIu64 "\n", total, ms,
+               ms > 0 ? total * 1000 / (uint64_t)ms : total);
+        pb_engine_free(e);
+        return 0;
+    }
     if (argc > 3 && pb_engine_set_position(e, argv[3], "", 0, msg, sizeof msg)) {
         fprintf(stderr, "bad FEN: %s\n", msg);
         return 2;
