@@ -101,6 +101,7 @@ async def soak(args: argparse.Namespace) -> int:
     t0 = time.monotonic()
     games: list[str] = []
     pending: set[str] = set()
+    declined: Counter[str] = Counter()
     i = 0
     while len(games) < args.games or pending:
         for gid in list(pending):
@@ -117,11 +118,14 @@ async def soak(args: argparse.Namespace) -> int:
                                           rated=False, clock_limit_s=base, increment_s=inc,
                                           opponent=opp)
             i += 1
-            try:
-                await asyncio.to_thread(emu.wait_game_started, cid, 25)
-            except TimeoutError:
-                log.warning("challenge %s not accepted (%s)", cid, emu.challenge_status(cid))
+            status = await asyncio.to_thread(emu.wait_challenge_answered, cid, 25)
+            if status != "accepted":
+                # Usually "later": the previous game's slot is freed only after its
+                # goodbye/PGN, a moment after the emulator reports the game over.
+                declined[emu.decline_reason(cid) or status] += 1
+                await asyncio.sleep(1.0)
                 continue
+            await asyncio.to_thread(emu.wait_game_started, cid, 25)
             games.append(cid)
             pending.add(cid)
         await asyncio.sleep(0.5)
@@ -132,7 +136,7 @@ async def soak(args: argparse.Namespace) -> int:
     fired = sum(emu._core.faults.fired.values())  # noqa: SLF001 - report only
 
     snaps = [emu.game(g) for g in games]
-    results = Counter()
+    results: Counter[str] = Counter()
     time_losses = fault_losses = 0
     for s in snaps:
         outcome = "draw" if not s.winner else ("win" if s.winner == s.bot_color else "loss")
@@ -144,7 +148,8 @@ async def soak(args: argparse.Namespace) -> int:
     report = {
         "games": len(snaps), "time_controls": args.tc, "concurrency": args.concurrency,
         "fault_rate": args.fault_rate, "faults_fired": fired, "minutes": round(elapsed / 60, 1),
-        "results": dict(results), "time_losses": time_losses,
+        "results": dict(results), "challenges_declined": dict(declined),
+        "time_losses": time_losses,
         "games_lost_through_faults": fault_losses, "moves": len(stats.overhead_ms),
         "overhead_ms_median": round(statistics.median(stats.overhead_ms), 2)
         if stats.overhead_ms else None,

@@ -185,7 +185,7 @@ class GameRunner:
         if kind == "gameFull":
             await self._on_full(ev)
         elif kind == "gameState":
-            await self._on_state(ev)
+            await self._on_state(ev, ev.get("_received_at"))
         elif kind == "chatLine":
             await self._on_chat(ev)
         elif kind == "opponentGone":
@@ -215,15 +215,16 @@ class GameRunner:
                  black.get("name"), st.color, len(str(state.get("moves", "")).split()))
         if not self._greeted:
             self._greeted = True
-            if len(state.get("moves", "").split()) < 2:
-                await self._say_all(goodbye=False)
-        await self._on_state(state)
+            if len(str(state.get("moves", "")).split()) < 2:
+                # In the background: two chat posts must not delay the first move.
+                self._timers["hello"] = asyncio.create_task(self._say_all(goodbye=False))
+        await self._on_state(state, ev.get("_received_at"))
         if not self.over and not st.opponent_has_moved() and "abort" not in self._timers:
             self._timers["abort"] = asyncio.create_task(self._abort_if_no_move())
 
-    async def _on_state(self, state: dict[str, Any]) -> None:
+    async def _on_state(self, state: dict[str, Any], received_at: float | None = None) -> None:
         st = self.st
-        now = time.monotonic()
+        now = received_at or time.monotonic()
         moves = str(state.get("moves") or "").split()
         st.status = str(state.get("status", "started"))
         st.winner = state.get("winner")
@@ -321,6 +322,7 @@ class GameRunner:
         t0 = time.monotonic()
         res = await self.thinker.take_ponder(moves) if self.cfg.engine.ponder else None
         t_search = time.monotonic()
+        pondered = res is not None
         if res is None:
             try:
                 res = await self.thinker.search(moves, self._limits(clock, t_search))
@@ -330,7 +332,7 @@ class GameRunner:
                 log.error("game %s: engine failed (%s); playing a fallback move",
                           self.game_id, exc)
                 res = None
-        think_ms = (time.monotonic() - t_search) * 1000.0
+        think_ms = (time.monotonic() - t0) * 1000.0  # includes a ponderhit's remainder
         if self.over or self.st.moves != moves:
             return
         if res is None:
@@ -345,8 +347,6 @@ class GameRunner:
                          self.game_id, self.cfg.draw_or_resign.resign_moves)
                 await self.api.resign(self.game_id)
                 return
-        t_post = time.monotonic()
-        overhead = (t_post - clock.received_at) * 1000.0 - think_ms
         try:
             await self.api.move(self.game_id, move, budget_ms=lambda: clock.move_budget_ms(
                 self.st.color, time.monotonic(), 0))
@@ -359,11 +359,13 @@ class GameRunner:
             log.error("game %s: could not post move %s: %s", self.game_id, move, exc)
             self.queue.put_nowait(StreamClosed("resync after failed move post"))
             return
+        # Overhead: position received -> move accepted by the server, minus thinking.
+        overhead = (time.monotonic() - clock.received_at) * 1000.0 - think_ms
         self._moved_ply = len(moves)
         if len(self.st.moves) == len(moves):
             self._posted_at = time.monotonic()  # echo not seen yet
-        log.debug("game %s: played %s (think %.0f ms, overhead %.1f ms, wait %.0f ms)",
-                  self.game_id, move, think_ms, overhead, (t_search - t0) * 1000)
+        log.debug("game %s: played %s (think %.0f ms, overhead %.1f ms%s)", self.game_id, move,
+                  think_ms, overhead, ", ponderhit" if pondered else "")
         if self.hooks.on_move:
             self.hooks.on_move(self.game_id, overhead, think_ms)
         if res is not None:

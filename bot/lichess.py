@@ -345,6 +345,10 @@ class StreamThread(threading.Thread):
     def _put(self, item: Any) -> None:
         if self.stopped.is_set():
             return
+        if isinstance(item, dict):
+            # Stamp arrival here, not when the loop gets to it: clock ageing and the
+            # overhead figures then include the hand-over to the event loop.
+            item["_received_at"] = time.monotonic()
         try:
             self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
         except RuntimeError:  # loop closed during shutdown

@@ -133,3 +133,17 @@ def test_resume_after_restart(tmp_path: Path) -> None:
         assert snap.status in ("resign", "mate") and snap.winner == "white"
     finally:
         emu.stop()
+
+
+def test_ponder_game(tmp_path: Path) -> None:
+    moves: list[float] = []
+    from bot.game import GameHooks
+
+    hooks = GameHooks(on_move=lambda gid, overhead, think: moves.append(overhead))
+    with bot_and_emulator(tmp_path, hooks=hooks, engine={"ponder": True}) as (emu, _bot):
+        opp = OpponentSpec(policy="greedy", think_time_s=0.3, seed=12)
+        cid = emu.challenge_bot(challenger="pete", rated=False, clock_limit_s=20,
+                                increment_s=0, color="black", opponent=opp)
+        snap = finish(emu, cid, 60)
+        assert snap.over and not (snap.status == "outoftime" and snap.winner != snap.bot_color)
+        assert moves, "no moves recorded"
