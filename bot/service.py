@@ -18,7 +18,7 @@ from typing import Any
 
 from bot import sdnotify
 from bot.config import Config, load_config
-from bot.errors import PibotError
+from bot.errors import PibotError, UserError
 from bot.events import Challenge
 from bot.game import GameHooks, GameRunner
 from bot.lichess import (
@@ -98,7 +98,13 @@ class Service:
             loop.add_signal_handler(signal.SIGTERM, self.request_stop)
             loop.add_signal_handler(signal.SIGINT, self.request_stop)
             loop.add_signal_handler(signal.SIGHUP, self.reload)
-        account = await self.api.account()
+        try:
+            account = await self.api.account()
+        except ApiRejected as exc:
+            if exc.status == 401:
+                raise UserError("Lichess rejected the token (HTTP 401): it is revoked or "
+                                "mistyped; create a new one with the bot:play scope") from None
+            raise
         self.me = str(account.get("username") or account.get("id") or "")
         if account.get("title") != "BOT":
             log.warning("account %s is not a BOT account: run `pibot upgrade` first", self.me)

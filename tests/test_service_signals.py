@@ -116,3 +116,40 @@ def test_second_sigterm_exits_at_once(tmp_path: Path) -> None:
         text = log.read_text()
         assert f"unfinished (not resigned): {gid}" in text, text
         assert not emu.game(gid).over  # nothing resigned or aborted silently
+
+
+def test_sd_notify_and_bad_token(tmp_path: Path) -> None:
+    import socket
+
+    cfg, log = tmp_path / "c.yml", tmp_path / "log"
+    sock_path = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(sock_path)
+    sock.settimeout(10)
+    with Emulator(fast_emulator_config()) as emu:
+        _write_config(cfg, emu.url)
+        env = dict(os.environ, LICHESS_BOT_TOKEN=emu.token, NOTIFY_SOCKET=sock_path,
+                   WATCHDOG_USEC="400000")
+        proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--config", str(cfg)],
+                                env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+        got: list[str] = []
+        try:
+            while "READY=1" not in got or got.count("WATCHDOG=1") < 3:
+                got += sock.recv(4096).decode().splitlines()
+            proc.send_signal(signal.SIGHUP)
+            while "RELOADING=1" not in got:
+                got += sock.recv(4096).decode().splitlines()
+            proc.send_signal(signal.SIGTERM)
+            while "STOPPING=1" not in got:
+                got += sock.recv(4096).decode().splitlines()
+            assert proc.wait(15) == 0
+        finally:
+            sock.close()
+            if proc.poll() is None:
+                proc.kill()
+        r = subprocess.run([sys.executable, "-m", "bot.cli", "run", "--config", str(cfg)],
+                           env=dict(os.environ, LICHESS_BOT_TOKEN="lip_revokedtoken1"),
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and "Traceback" not in r.stderr
+        assert "rejected the token (HTTP 401)" in r.stderr
+        assert "lip_revokedtoken1" not in r.stderr
