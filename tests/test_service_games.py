@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from test_service_helpers import (
     RunningBot,
     bot_and_emulator,
@@ -76,15 +77,23 @@ def test_opponent_resigns_and_draw_offer_declined(tmp_path: Path) -> None:
         assert snap.status in ("resign", "mate") and snap.winner == snap.bot_color
 
 
-def test_takeback_declined(tmp_path: Path) -> None:
-    with bot_and_emulator(tmp_path) as (emu, _bot):
+@pytest.mark.parametrize("accept", [False, True], ids=["declined", "accepted"])
+def test_takeback(tmp_path: Path, accept: bool) -> None:
+    with bot_and_emulator(tmp_path, game={"accept_takebacks": accept}) as (emu, _bot):
         opp = OpponentSpec(policy="random", think_time_s=0.05, takeback_at=2, resign_after=5,
                            seed=7)
-        cid = emu.challenge_bot(challenger="dave", rated=False, clock_limit_s=60,
+        cid = emu.challenge_bot(challenger="dave", rated=False, clock_limit_s=20,
                                 increment_s=0, color="white", opponent=opp)
-        snap = finish(emu, cid, 60)
+        emu.wait_game_started(cid, 10)
+        assert wait_until(lambda: len(emu.game(cid).moves) >= 4 or emu.game(cid).over, 20)
+        snap = emu.wait_game_over(cid, 60)
         assert snap.status in ("resign", "mate") and snap.winner == snap.bot_color, snap.status
         assert not any(snap.takeback_offers.values())
+        takebacks = emu.count("POST /api/bot/game/*/takeback/*")
+        assert takebacks >= 1
+        answer = "yes" if accept else "no"
+        assert any(r.path.endswith("/" + answer)
+                   for r in emu.requests("POST /api/bot/game/*/takeback/*"))
 
 
 def test_draw_accepted_by_rules(tmp_path: Path) -> None:
