@@ -64,10 +64,10 @@ def to_pgn(rec: GameRecord) -> str:
         h["BlackElo"] = str(rec.black_rating)
     h["TimeControl"] = rec.time_control
     h["Termination"] = rec.status
+    if fen or chess960:
+        game.setup(board)  # sets FEN/SetUp (and drops Variant for a standard board)
     if rec.variant != "standard":
         h["Variant"] = "Chess960" if chess960 else "From Position"
-    if fen or chess960:
-        game.setup(board)
     node: chess.pgn.GameNode = game
     for uci in rec.moves:
         try:

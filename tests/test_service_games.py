@@ -156,3 +156,21 @@ def test_ponder_game(tmp_path: Path) -> None:
         snap = finish(emu, cid, 60)
         assert snap.over and not (snap.status == "outoftime" and snap.winner != snap.bot_color)
         assert moves, "no moves recorded"
+
+
+@pytest.mark.parametrize("variant, fen", [
+    ("chess960", None),
+    ("fromPosition", "4k3/8/8/8/8/8/4P3/R3K2R b KQ - 0 1"),  # black (the opponent) moves first
+])
+def test_variants(tmp_path: Path, variant: str, fen: str | None) -> None:
+    challenge = {"variants": ["standard", "chess960", "fromPosition"]}
+    with bot_and_emulator(tmp_path, challenge=challenge) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=0.05, resign_after=8, seed=13)
+        cid = emu.challenge_bot(challenger="vera", rated=False, clock_limit_s=20,
+                                increment_s=0, color="black", variant=variant,
+                                initial_fen=fen, opponent=opp)
+        snap = finish(emu, cid, 60)
+        assert snap.winner == snap.bot_color or snap.status in ("draw", "stalemate"), snap
+        pgn = (tmp_path / "games" / f"{cid}.pgn")
+        assert wait_until(pgn.exists, 5)
+        assert '[Variant "' in pgn.read_text()
