@@ -23,6 +23,7 @@ from typing import Any, Literal, TypeVar, cast
 
 import berserk
 import requests
+import requests.adapters
 from berserk.clients.base import BaseClient
 from berserk.exceptions import ApiError, ResponseError
 
@@ -118,6 +119,11 @@ class _TimeoutSession(requests.Session):
     def __init__(self, token: Token | None, net: NetworkConfig) -> None:
         super().__init__()
         self._net = net
+        # Each game holds a long-lived stream connection besides the event stream and
+        # short calls; urllib3's default pool of 10 would churn connections.
+        for prefix in ("https://", "http://"):
+            self.mount(prefix, requests.adapters.HTTPAdapter(pool_connections=4,
+                                                             pool_maxsize=64))
         self.headers["User-Agent"] = USER_AGENT
         if token is not None:
             self.headers["Authorization"] = f"Bearer {token.reveal()}"
