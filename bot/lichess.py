@@ -35,7 +35,7 @@ from bot.token import Token
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 
-USER_AGENT = "pibot/0.1 (+https://github.com/; lichess bot for Raspberry Pi)"
+USER_AGENT = "pibot/0.1 (Lichess bot for the Raspberry Pi; python-requests via berserk)"
 DAILY_BOT_LIMIT_KEY = "bot.vsBot.day"
 
 
