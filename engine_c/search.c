@@ -260,11 +260,10 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         if (alpha >= beta) return alpha;
     }
 
-    Move excluded = t->stack[ply].excluded;
     TTHit hit;
     bool found = tt_probe(t->sh->tt, b->key, ply, &hit);
     Move tt_move = found ? hit.move : MOVE_NONE;
-    if (found && !pv_node && !excluded && hit.depth >= depth &&
+    if (found && !pv_node && hit.depth >= depth &&
         (hit.bound == BOUND_EXACT || (hit.bound == BOUND_LOWER && hit.score >= beta) ||
          (hit.bound == BOUND_UPPER && hit.score <= alpha)) &&
         b->rule50 < 90)
@@ -277,7 +276,6 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         eval = found && hit.eval != SCORE_NONE ? hit.eval : eval_evaluate(b);
     }
     t->stack[ply].eval = eval;
-    t->stack[ply + 1].excluded = MOVE_NONE;
     t->killers[ply + 1][0] = t->killers[ply + 1][1] = MOVE_NONE;
     /* "Improving": our eval rose since our previous move; prune less if so. */
     bool improving = !in_check && ply >= 2 && t->stack[ply - 2].eval != SCORE_NONE &&
@@ -288,7 +286,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
                                (hit.bound == BOUND_UPPER && hit.score < eval)))
         adj_eval = hit.score;
 
-    if (!pv_node && !in_check && !excluded) {
+    if (!pv_node && !in_check) {
         /* Reverse futility: far above beta at low depth, assume a cutoff. */
         if (depth <= 8 && adj_eval - 80 * (depth - improving) >= beta && adj_eval < MATE_IN_MAX)
             return adj_eval;
@@ -309,23 +307,6 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     /* Internal iterative reduction: no TT move means poor ordering here. */
     if (depth >= 4 && tt_move == MOVE_NONE && (pv_node || cut_node)) depth--;
 
-    /* Singular extension: if every other move fails well below the TT score,
-     * the TT move is the only good one; search it one ply deeper. If even
-     * the alternatives beat beta, several moves refute: cut now (multi-cut). */
-    int singular_ext = 0;
-    if (!root && !excluded && depth >= 8 && tt_move && found && hit.depth >= depth - 3 &&
-        (hit.bound & BOUND_LOWER) && hit.score > -MATE_IN_MAX && hit.score < MATE_IN_MAX &&
-        ply < 2 * MAX_PLY / 3) {
-        int sbeta = hit.score - 2 * depth;
-        t->stack[ply].excluded = tt_move;
-        int score = negamax(t, sbeta - 1, sbeta, (depth - 1) / 2, ply, cut_node);
-        t->stack[ply].excluded = MOVE_NONE;
-        t->pv_len[ply] = 0;  /* the verification search wrote a PV here */
-        if (stopped(t)) return 0;
-        if (score < sbeta) singular_ext = 1;
-        else if (sbeta >= beta) return sbeta;
-    }
-
     Picker p;
     picker_init(&p, t, ply, tt_move, GEN_ALL);
     if (p.list.count == 0) return in_check ? -MATE + ply : 0;
@@ -336,7 +317,6 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     bool skip_quiets = false;
 
     while ((m = picker_next(&p, &sc)) != MOVE_NONE) {
-        if (m == excluded) continue;
         bool noisy = is_noisy(b, m);
         if (skip_quiets && !noisy && sc < SC_COUNTER) continue;
         /* Pruning of late moves once we have a non-losing line. */
@@ -361,7 +341,6 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
 
         bool gives_check = board_in_check(b);
         int ext = gives_check && ply < 2 * MAX_PLY / 3 ? 1 : 0;
-        if (m == tt_move && singular_ext) ext = 1;
         int new_depth = depth - 1 + ext;
         int score;
         if (moves == 1) {
@@ -405,8 +384,6 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     }
 
     if (moves == 0) {
-        /* Only the excluded move: the verification search fails low. */
-        if (excluded) return alpha;
         /* Every legal move was pruned: fall back to a quiet static score. */
         return in_check ? -MATE + ply : (eval != SCORE_NONE ? eval : 0);
     }
@@ -431,11 +408,8 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         }
     }
 
-    /* A search without the best move must not pollute the TT. */
-    if (!excluded) {
-        int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
-        tt_store(t->sh->tt, b->key, ply, best_move, best, eval, depth, bound);
-    }
+    int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
+    tt_store(t->sh->tt, b->key, ply, best_move, best, eval, depth, bound);
     return best;
 }
 

@@ -36,7 +36,6 @@ typedef struct {
     int piece;        /* piece that moved (for countermoves) */
     int eval;         /* static eval, SCORE_NONE in check */
     ContHist *cont;   /* cont[piece][to] of this move; cont[0][0] for none/null */
-    Move excluded;    /* singular-extension verification: skip this move */
 } SearchStack;
 
 typedef struct SearchShared SearchShared;
