@@ -9,63 +9,28 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime as dt
 import logging
 import time
-from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
-
-import chess
 
 from bot import chat, records
 from bot.clock import CORRESPONDENCE_THINK_MS, Clock
 from bot.config import Config
 from bot.game_rules import DrawResign
+from bot.game_state import GameHooks, GameState
 from bot.lichess import (
     ApiRejected,
     Lichess,
     LichessError,
-    StreamClosed,
-    StreamOpened,
     backoff_s,
 )
+from bot.streams import StreamClosed, StreamOpened
 from bot.thinker import Thinker
 
 log = logging.getLogger(__name__)
 
 ONGOING = ("created", "started")
 MAX_STREAM_FAILURES = 30  # consecutive re-open failures before giving a game up
-
-
-@dataclass
-class GameHooks:
-    """Optional observers (the soak benchmark uses them)."""
-
-    on_move: Callable[[str, float, float], None] | None = None  # game, overhead ms, think ms
-    on_end: Callable[[str, str, str | None, str], None] | None = None  # game, status, winner, color
-
-
-@dataclass
-class GameState:
-    color: str = "white"
-    opponent: str = "?"
-    initial_fen: str | None = None
-    chess960: bool = False
-    first_to_move: str = "white"
-    has_clock: bool = True
-    moves: list[str] = field(default_factory=list)
-    status: str = "started"
-    winner: str | None = None
-    clock: Clock | None = None
-    full: dict[str, Any] = field(default_factory=dict)
-
-    def to_move(self) -> str:
-        other = "black" if self.first_to_move == "white" else "white"
-        return self.first_to_move if len(self.moves) % 2 == 0 else other
-
-    def opponent_has_moved(self) -> bool:
-        return len(self.moves) >= (1 if self.first_to_move != self.color else 2)
 
 
 class GameRunner:
@@ -259,7 +224,7 @@ class GameRunner:
         ply = len(self.st.moves)
         if state.get(f"{opp}draw") and ("draw", ply) not in self._answered:
             self._answered.add(("draw", ply))
-            accept = self.rules.draw_acceptable(self._pieces())
+            accept = self.rules.draw_acceptable(self.st.pieces())
             log.info("game %s: opponent offers a draw; %s", self.game_id,
                      "accepting" if accept else "declining")
             await self.api.draw(self.game_id, accept)
@@ -336,7 +301,7 @@ class GameRunner:
         if self.over or self.st.moves != moves:
             return
         if res is None:
-            move = self._fallback_move(moves)
+            move = self.st.fallback_move(moves)
             if move is None:
                 return
         else:
@@ -369,7 +334,7 @@ class GameRunner:
         if self.hooks.on_move:
             self.hooks.on_move(self.game_id, overhead, think_ms)
         if res is not None:
-            pieces = self._pieces(moves + [move])
+            pieces = self.st.pieces(moves + [move])
             if self.rules.should_offer(pieces):
                 log.info("game %s: offering a draw", self.game_id)
                 with contextlib.suppress(LichessError):
@@ -378,28 +343,6 @@ class GameRunner:
                 after = clock.after_our_move(self.st.color, time.monotonic())
                 await self.thinker.start_ponder(moves + [move, res.ponder],
                                                 self._limits(after, time.monotonic(), True))
-
-    def _board(self, moves: list[str] | None = None) -> chess.Board:
-        st = self.st
-        board = chess.Board(st.initial_fen, chess960=st.chess960) if st.initial_fen \
-            else chess.Board(chess960=st.chess960)
-        for m in st.moves if moves is None else moves:
-            board.push_uci(m)
-        return board
-
-    def _pieces(self, moves: list[str] | None = None) -> int:
-        try:
-            return len(self._board(moves).piece_map())
-        except ValueError:
-            return 32
-
-    def _fallback_move(self, moves: list[str]) -> str | None:
-        try:
-            board = self._board(moves)
-        except ValueError:
-            return None
-        legal = list(board.legal_moves)
-        return legal[0].uci() if legal else None
 
     # -- chat and records -------------------------------------------------------
     def _eval_text(self) -> str:
@@ -428,26 +371,9 @@ class GameRunner:
             self.hooks.on_end(self.game_id, st.status, st.winner, st.color)
         if self.cfg.pgn_directory and st.full:
             try:
-                path = await asyncio.to_thread(records.save, self._record(),
-                                               self.cfg.pgn_directory)
+                rec = self.st.record(self.game_id, self.api.url)
+                path = await asyncio.to_thread(records.save, rec, self.cfg.pgn_directory)
                 log.info("game %s: saved %s", self.game_id, path)
             except OSError as exc:
                 log.error("game %s: could not save PGN: %s", self.game_id, exc)
 
-    def _record(self) -> records.GameRecord:
-        full, st = self.st.full, self.st
-        white, black = full.get("white") or {}, full.get("black") or {}
-        clock = full.get("clock")
-        tc = f"{clock['initial'] // 1000}+{clock['increment'] // 1000}" if clock else "-"
-        created = full.get("createdAt")
-        if not isinstance(created, dt.datetime):
-            created = dt.datetime.fromtimestamp(float(created or time.time() * 1000) / 1000,
-                                                dt.UTC)
-        return records.GameRecord(
-            game_id=self.game_id, url=self.api.url,
-            white=white.get("name") or f"AI level {white.get('aiLevel', '?')}",
-            black=black.get("name") or f"AI level {black.get('aiLevel', '?')}",
-            white_rating=white.get("rating"), black_rating=black.get("rating"),
-            variant=(full.get("variant") or {}).get("key", "standard"),
-            initial_fen=st.initial_fen, time_control=tc, rated=bool(full.get("rated")),
-            moves=st.moves, status=st.status, winner=st.winner, started=created)

@@ -25,13 +25,12 @@ from bot.lichess import (
     ApiRejected,
     Lichess,
     LichessError,
-    StreamClosed,
-    StreamOpened,
     backoff_s,
 )
 from bot.logsetup import set_level
 from bot.matchmaking import Matchmaker
 from bot.policy import Decision, Slots, decide
+from bot.streams import StreamClosed, StreamOpened
 from bot.token import Token
 
 log = logging.getLogger(__name__)
