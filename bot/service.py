@@ -57,6 +57,11 @@ class Service:
         self._tasks: set[asyncio.Task[Any]] = set()
         self.matchmaker: Matchmaker | None = None
 
+    @property
+    def hard_exit(self) -> bool:
+        """True once a second stop request asked to exit without waiting."""
+        return self._hard
+
     # -- public control (signals, tests, demo) --
     def request_stop(self) -> None:
         """First call: drain (finish games, decline new ones). Second: exit now."""

@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
     service = Service(cfg, token, config_path=path)
     code = asyncio.run(service.run())
-    if service._hard:
+    if service.hard_exit:
         # Second SIGTERM: don't wait for worker threads stuck in HTTP reads or searches.
         logging.shutdown()
         sys.stdout.flush()
