@@ -39,3 +39,20 @@ def test_check_and_upgrade(tmp_path: Path) -> None:
         assert r.returncode == 1 and "does not accept the token" in r.stdout
         assert "lip_notavalidtoken" not in r.stdout + r.stderr
         assert emu.token not in r.stdout + r.stderr
+
+
+def test_demo_plays_a_game() -> None:
+    r = subprocess.run([sys.executable, "-m", "bot.cli", "demo", "--moves-only", "--tc", "20+0"],
+                       capture_output=True, text=True, timeout=120,
+                       env={k: v for k, v in os.environ.items() if k != "LICHESS_BOT_TOKEN"})
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.strip().splitlines()
+    assert lines[0].startswith("1. ") and lines[-1].startswith("Result: ")
+    assert "Traceback" not in r.stderr
+
+
+def test_demo_bad_tc_is_one_line() -> None:
+    r = subprocess.run([sys.executable, "-m", "bot.cli", "demo", "--tc", "fast"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "write it like 60+1" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1

@@ -81,3 +81,18 @@ def test_game_survives_faults(tmp_path: Path, faults: list, caplog: pytest.LogCa
         snap = emu.wait_game_over(cid, 60)
         assert snap.status in ("resign", "mate") and snap.winner == snap.bot_color, snap
         assert emu.token not in caplog.text  # the token never reaches the log
+
+
+@needs_engine
+def test_matchmaking_plays_when_idle(tmp_path: Path) -> None:
+    users = [UserSpec("sparbot", rating=1500, response_delay_s=0.05,
+                      opponent=OpponentSpec(policy="random", think_time_s=0.05,
+                                            resign_after=3, seed=3))]
+    mm = {"allow_matchmaking": True, "challenge_timeout_s": 1, "challenge_expiry_s": 5,
+          "challenge_initial_time": [20], "challenge_increment": [0]}
+    with bot_and_emulator(tmp_path, fast_emulator_config(users=users), matchmaking=mm,
+                          challenge={"time_controls": ["ultraBullet"]}) as (emu, _):
+        assert wait_until(lambda: any(g.over for g in emu.games()), 30)
+        game = next(g for g in emu.games() if g.over)
+        assert "sparbot" in (game.white, game.black)
+        assert game.winner == game.bot_color
