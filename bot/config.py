@@ -130,7 +130,7 @@ class Config:
     url: str = _val("https://lichess.org")
     token_file: str | None = _val(None, doc="file holding the token (else env/credential)")
     pgn_directory: str | None = _val("games", doc="where finished games are saved; null=off")
-    shutdown_grace_s: float = _val(1800.0, lo=0, doc="SIGTERM: wait this long for games")
+    shutdown_grace_s: float = _val(60.0, lo=0, doc="SIGTERM: wait this long for games")
     log_level: str = _val("info", choices=("debug", "info", "warning", "error"))
     engine: EngineConfig = field(default_factory=EngineConfig)
     challenge: ChallengeConfig = field(default_factory=ChallengeConfig)

@@ -73,7 +73,12 @@ def load_token(token_file: str | None = None) -> Token:
     cred_dir = os.environ.get("CREDENTIALS_DIRECTORY")
     if cred_dir:
         cred = Path(cred_dir) / CREDENTIAL_NAME
-        if cred.exists():
+        try:
+            present = cred.exists()
+        except OSError as exc:  # e.g. a credentials directory another user owns
+            raise UserError(f"cannot read the systemd credentials directory {cred_dir}: "
+                            f"{exc.strerror}; run pibot as the service user") from None
+        if present:
             return _from_file(cred, "systemd credential")
     raise UserError(f"no Lichess token: set ${ENV_VAR}=<token>, or set 'token_file: PATH' "
                     f"in config.yml (systemd: LoadCredential={CREDENTIAL_NAME}:PATH)")

@@ -98,15 +98,7 @@ def test_contract_with_the_bot() -> None:
 def test_stop_timeout_covers_shutdown_grace() -> None:
     # systemd must not SIGKILL before the bot's own deadline (shutdown_grace_s in the
     # config the installer ships) plus 30 s to save games.
-    shipped = ROOT / "config.yml"
-    if not shipped.exists():
-        pytest.skip("no config.yml in the repository yet")
-    grace = load_config(shipped).shutdown_grace_s
-    if grace > 60:
-        # Known, reported conflict: the unit follows the agreed 60 s grace (a reboot must
-        # not hang for half an hour); config.yml ships a longer one.  Visible with -rx.
-        pytest.xfail(f"config.yml ships shutdown_grace_s: {grace:g}; TimeoutStopSec=90 "
-                     f"assumes 60 -- align config.yml (or raise TimeoutStopSec)")
+    grace = load_config(ROOT / "config.yml").shutdown_grace_s
     assert int(one(UNIT, "TimeoutStopSec")) >= grace + 30, \
         f"TimeoutStopSec= must be at least shutdown_grace_s ({grace}) + 30"
 

@@ -9,6 +9,7 @@ import os
 import sys
 
 from bot.config import load_config
+from bot.errors import UserError
 from bot.logsetup import setup_logging
 from bot.token import load_token
 
@@ -26,10 +27,20 @@ def resolve_config_path(arg: str | None) -> str | None:
     return "config.yml" if os.path.exists("config.yml") else None
 
 
+def _check_memory(hash_mb: int, games: int) -> None:
+    """Refuse to start with hash tables that cannot fit (the Pi would swap or OOM)."""
+    from bot import platform_info
+
+    problem = platform_info.check_hash_fits(hash_mb, games)
+    if problem:
+        raise UserError(problem)
+
+
 def run(args: argparse.Namespace) -> int:
     path = resolve_config_path(args.config)
     cfg = load_config(path)  # UserError -> one clean line from the CLI
     token = load_token(cfg.token_file)
+    _check_memory(cfg.engine.hash_mb, cfg.challenge.concurrency)
     setup_logging(cfg.log_level)
     from bot.service import Service  # imported late: config errors must not need the engine
 
