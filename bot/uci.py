@@ -18,7 +18,7 @@ from typing import TextIO
 
 from bot import __version__
 from bot.engine.board import Board
-from bot.engine.engine import Engine, SearchInfo, SearchLimits, SearchResult
+from bot.engine.engine import Engine, SearchInfo, SearchLimits, SearchResult, monotonic_us
 from bot.engine.exceptions import EngineError
 from bot.errors import PibotError
 
@@ -64,6 +64,7 @@ class UciSession:
         self._moves: list[str] = []
         self._worker: threading.Thread | None = None
         self._finite_search = False
+        self._answered = threading.Event()  # set just before `bestmove` goes out
         self._stop_event = threading.Event()
         self._ponderhit_event = threading.Event()
 
@@ -93,7 +94,15 @@ class UciSession:
         return self._engine
 
     def _searching(self) -> bool:
-        return self._worker is not None and self._worker.is_alive()
+        """A search whose bestmove is not out yet (a worker that has printed
+        it is only winding down: GUIs send the next `go` right away)."""
+        if self._worker is None:
+            return False
+        if self._answered.is_set():
+            self._worker.join()
+            self._worker = None
+            return False
+        return self._worker.is_alive()
 
     def _finish_search(self) -> None:
         """Stop a running search and wait for its bestmove line."""
@@ -229,6 +238,7 @@ class UciSession:
         self._fen, self._moves = fen, moves
 
     def cmd_go(self, args: list[str]) -> None:
+        start_us = monotonic_us()  # our clock runs from here, not from thread start
         if self._searching():
             raise UciError("already searching; send stop first")
         if args and args[0] == "perft":
@@ -239,23 +249,27 @@ class UciSession:
         self._finite_search = not (limits.infinite or limits.ponder)
         self._stop_event = threading.Event()
         self._ponderhit_event = threading.Event()
+        self._answered = threading.Event()
         self._worker = threading.Thread(
             target=self._search_worker, args=(eng, limits, self._stop_event,
-                                              self._ponderhit_event),
+                                              self._ponderhit_event, self._answered, start_us),
             name="uci-search", daemon=True)
         self._worker.start()
 
     def _search_worker(self, eng: Engine, limits: SearchLimits, stop: threading.Event,
-                       ponderhit: threading.Event) -> None:
+                       ponderhit: threading.Event, answered: threading.Event,
+                       start_us: int) -> None:
         try:
             res = eng.search(limits, on_info=self._print_info, stop_event=stop,
-                             ponderhit_event=ponderhit)
+                             ponderhit_event=ponderhit, start_us=start_us)
         except Exception as exc:  # a GUI must always get its bestmove
             log.exception("search failed")
             self.info_string(f"search failed: {exc}")
             moves = eng.legal_moves()
+            answered.set()
             self.send(f"bestmove {moves[0] if moves else '(none)'}")
             return
+        answered.set()
         self._print_bestmove(res)
 
     def _print_info(self, info: SearchInfo) -> None:

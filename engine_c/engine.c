@@ -225,6 +225,10 @@ int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
     };
     if (lim->infinite) ti.wtime = ti.btime = ti.movetime = -1;
     tm_init(&sh->tm, &ti, e->root.side, e->overhead_ms);
+    /* Latency between the command and this point counts against our clock. */
+    int64_t now = sh->tm.start_us;
+    if (lim->start_us > 0 && lim->start_us <= now && now - lim->start_us < 10000000)
+        sh->tm.start_us = lim->start_us;
     tt_new_search(&e->tt);
     for (int i = 0; i < e->nthreads; i++) memcpy(&e->threads[i].board, &e->root, sizeof e->root);
 
@@ -292,6 +296,8 @@ int pb_engine_eval(PbEngine *e, int *out) {
     *out = eval_evaluate(&e->root);
     return PB_OK;
 }
+
+int64_t pb_engine_now_us(void) { return tm_now_us(); }
 
 int pb_engine_legal_moves(PbEngine *e, char *out, size_t outlen) {
     MoveList list;

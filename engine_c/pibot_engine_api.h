@@ -18,6 +18,8 @@ typedef struct {
     uint64_t nodes;                    /* 0 = no limit */
     int infinite;                      /* search until pb_engine_stop */
     int ponder;                        /* like infinite until pb_engine_ponderhit */
+    int64_t start_us;                  /* CLOCK_MONOTONIC us when the clock started
+                                          (e.g. when `go` arrived); 0 = now */
 } PbLimits;
 
 typedef struct {
@@ -60,3 +62,4 @@ int pb_engine_is_searching(PbEngine *e);
 int pb_engine_get_fen(PbEngine *e, char *out, size_t outlen);
 int pb_engine_eval(PbEngine *e, int *out);
 int pb_engine_legal_moves(PbEngine *e, char *out, size_t outlen);
+int64_t pb_engine_now_us(void);   /* the monotonic clock the time manager uses */

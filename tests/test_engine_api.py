@@ -136,3 +136,14 @@ def test_two_engines_search_concurrently() -> None:
 
 def test_repr_is_short(eng: Engine) -> None:
     assert repr(eng).startswith("Engine(hash_mb=8")
+
+
+def test_start_us_charges_latency_to_the_budget(eng: Engine) -> None:
+    from bot.engine.engine import monotonic_us
+
+    # The clock started 2 s ago and we had 1 s: answer at once, still legally.
+    res = eng.search(SearchLimits(movetime=1000), start_us=monotonic_us() - 2_000_000)
+    assert res.bestmove in {m.uci() for m in chess.Board().legal_moves}
+    # A stamp from the future (clock mix-up) is ignored rather than trusted.
+    res = eng.search(SearchLimits(depth=3), start_us=monotonic_us() + 5_000_000)
+    assert res.depth == 3

@@ -4,17 +4,17 @@
         eng.set_position(None, ["e2e4", "e7e5"])
         res = eng.search(SearchLimits(wtime=60_000, btime=60_000), on_info=print)
 
-`search` blocks the calling thread. The C search itself runs in a helper
-thread (cffi releases the GIL), while the caller's thread polls for progress
-and calls `on_info` — so callbacks run in the caller's thread, exceptions in
-them propagate, and Ctrl-C stops the search cleanly. `stop()` and
-`ponderhit()` may be called from any other thread.
+`search` blocks the calling thread, which runs the C search itself with the
+GIL released; a small poller thread calls `on_info` with each new iteration
+(an exception raised there stops the search and is re-raised by `search`).
+`stop()` and `ponderhit()` may be called from any other thread.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import TracebackType
@@ -26,6 +26,11 @@ from bot.engine.exceptions import EngineArgumentError, EngineBusyError, EngineEr
 log = logging.getLogger(__name__)
 
 _POLL_S = 0.01  # progress poll period; also how fast a missed stop is re-sent
+
+
+def monotonic_us() -> int:
+    """Now on the clock the engine's time manager uses (for `start_us`)."""
+    return sb.now_us()
 _MAX_MS = 1 << 40  # ~35 years: anything larger is a typo, not a clock
 _MAX_NODES = 1 << 62
 
@@ -207,12 +212,16 @@ class Engine:
     def search(self, limits: SearchLimits,
                on_info: Callable[[SearchInfo], None] | None = None, *,
                stop_event: threading.Event | None = None,
-               ponderhit_event: threading.Event | None = None) -> SearchResult:
+               ponderhit_event: threading.Event | None = None,
+               start_us: int | None = None) -> SearchResult:
         """Search the root position; blocks until a best move is known.
 
         `stop_event` / `ponderhit_event` (optional) act like stop() and
         ponderhit() but may be set before this call has started (the UCI loop
         uses them: a `stop` can arrive before the worker thread gets going).
+        `start_us` (from monotonic_us()) is when our clock started running,
+        e.g. when the opponent's move arrived: the latency until the search
+        starts is then charged to the time budget instead of being ignored.
         """
         ptr = self._handle()
         if not self._search_lock.acquire(blocking=False):
@@ -222,7 +231,8 @@ class Engine:
                 self._active = True
                 self._stop_requested = False
                 self._ponderhit_requested = False
-            return self._run_search(ptr, limits.raw(), on_info, stop_event, ponderhit_event)
+            return self._run_search(ptr, limits.raw(), on_info, stop_event, ponderhit_event,
+                                    start_us or 0)
         finally:
             with self._state_lock:
                 self._active = False
@@ -231,46 +241,53 @@ class Engine:
     def _run_search(self, ptr: Any, raw: sb.RawLimits,
                     on_info: Callable[[SearchInfo], None] | None,
                     stop_event: threading.Event | None,
-                    ponderhit_event: threading.Event | None) -> SearchResult:
-        box: dict[str, Any] = {}
+                    ponderhit_event: threading.Event | None, start_us: int) -> SearchResult:
+        # The C search runs right here (GIL released) so nothing stands between
+        # its end and our return: under CPU load every extra thread hand-off
+        # on that path costs milliseconds of the clock. A small poller thread
+        # re-sends stop/ponderhit and reports progress meanwhile.
+        done = False
+        lock = threading.Lock()  # poller actions vs. the end of the search
+        seen = [sb.info_seq(ptr)]
+        errors: list[BaseException] = []
 
-        def worker() -> None:
-            try:
-                box["result"] = sb.search(ptr, raw)
-            except BaseException as exc:  # handed to the caller's thread below
-                box["error"] = exc
+        def deliver() -> None:
+            seq, raw_info = sb.get_info(ptr)
+            if seq != seen[0] and raw_info["pv"] and on_info is not None:
+                seen[0] = seq
+                on_info(_info_from_raw(raw_info))
 
-        last_seq = sb.info_seq(ptr)
-        thread = threading.Thread(target=worker, name="pibot-search", daemon=True)
-        thread.start()
+        def poll() -> None:
+            while True:
+                time.sleep(_POLL_S)
+                with lock:
+                    if done:
+                        return
+                    # A stop/ponderhit sent before C reset its flags would be
+                    # lost: re-sending is idempotent and closes that race.
+                    if self._stop_requested or (stop_event is not None and stop_event.is_set()):
+                        sb.stop(ptr)
+                    elif self._ponderhit_requested or (
+                            ponderhit_event is not None and ponderhit_event.is_set()):
+                        sb.ponderhit(ptr)
+                    try:
+                        deliver()
+                    except BaseException as exc:  # re-raised in the caller's thread
+                        errors.append(exc)
+                        sb.stop(ptr)
+                        return
+
+        poller = threading.Thread(target=poll, name="pibot-search-poll", daemon=True)
+        poller.start()
         try:
-            while thread.is_alive():
-                thread.join(_POLL_S)
-                # A stop/ponderhit sent before C reset its flags would be lost:
-                # re-sending is idempotent and closes that race.
-                if self._stop_requested or (stop_event is not None and stop_event.is_set()):
-                    sb.stop(ptr)
-                elif self._ponderhit_requested or (
-                        ponderhit_event is not None and ponderhit_event.is_set()):
-                    sb.ponderhit(ptr)
-                if on_info is not None:
-                    last_seq = self._deliver(ptr, last_seq, on_info)
-        except BaseException:
-            sb.stop(ptr)
-            thread.join()
-            raise
-        if "error" in box:
-            raise box["error"]
-        if on_info is not None:
-            self._deliver(ptr, last_seq, on_info)
-        return _result_from_raw(box["result"])
-
-    @staticmethod
-    def _deliver(ptr: Any, last_seq: int, on_info: Callable[[SearchInfo], None]) -> int:
-        seq, raw = sb.get_info(ptr)
-        if seq != last_seq and raw["pv"]:
-            on_info(_info_from_raw(raw))
-        return seq
+            result = sb.search(ptr, raw, start_us)
+        finally:
+            with lock:
+                done = True
+        if errors:
+            raise errors[0]
+        deliver()
+        return _result_from_raw(result)
 
     def stop(self) -> None:
         """Make a running search return its best move now (any thread)."""

@@ -115,8 +115,14 @@ def set_position(ptr: Any, fen: str | None, moves: list[str], chess960: bool) ->
     check(code, detail)
 
 
-def search(ptr: Any, limits: RawLimits) -> RawResult:
+def now_us() -> int:
+    """The engine's monotonic clock (microseconds), for search start stamps."""
+    return int(lib.pb_engine_now_us())
+
+
+def search(ptr: Any, limits: RawLimits, start_us: int = 0) -> RawResult:
     lim = ffi.new("PbLimits *")
+    lim.start_us = start_us
     lim.wtime, lim.btime = limits["wtime"], limits["btime"]
     lim.winc, lim.binc = limits["winc"], limits["binc"]
     lim.movestogo, lim.movetime = limits["movestogo"], limits["movetime"]

@@ -32,7 +32,7 @@ int main(int argc, char **argv) {
             line[strcspn(line, "\r\n")] = '\0';
             if (!line[0]) continue;
             if (pb_engine_set_position(e, line, "", 0, msg, sizeof msg)) { fprintf(stderr, "%s\n", msg); return 2; }
-            PbLimits bl = {-1, -1, -1, -1, 0, -1, atoi(argv[2]), 0, 0, 0};
+            PbLimits bl = {-1, -1, -1, -1, 0, -1, atoi(argv[2]), 0, 0, 0, 0};
             PbResult br;
             pb_engine_search(e, &bl, &br);
             total += br.nodes;
@@ -48,7 +48,7 @@ int main(int argc, char **argv) {
         fprintf(stderr, "bad FEN: %s\n", msg);
         return 2;
     }
-    PbLimits lim = {-1, -1, -1, -1, 0, -1, 0, 0, 0, 0};
+    PbLimits lim = {-1, -1, -1, -1, 0, -1, 0, 0, 0, 0, 0};
     if (strcmp(argv[1], "go") == 0) lim.depth = atoi(argv[2]);
     else lim.movetime = atoll(argv[2]);
     PbResult res;
