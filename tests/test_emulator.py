@@ -498,6 +498,34 @@ def test_5xx_and_slow_injection(emu: Emulator) -> None:
     assert err.value.status_code == 500
 
 
+def test_4xx_injection_keeps_the_lichess_error_body(emu: Emulator) -> None:
+    gid = emu.start_game_directly(opponent=OpponentSpec(think_time_s=5))
+    emu.inject("http_error", "POST /api/bot/game/*/move/*", status=400,
+               error="Not your turn, or game already over")
+    r = post(emu, f"/api/bot/game/{gid}/move/e2e4")
+    assert r.status_code == 400 and r.json() == {"error": "Not your turn, or game already over"}
+    assert emu.game(gid).moves == []  # the rejected move was not played
+    emu.inject("http_error", "POST /api/bot/game/*/move/*", status=400)
+    with pytest.raises(berserk.exceptions.ResponseError) as err:
+        client(emu).bots.make_move(gid, "e2e4")
+    assert err.value.status_code == 400
+    emu.inject("http_error", "GET /api/account", status=404)
+    r = requests.get(emu.url + "/api/account", headers=auth(), timeout=5)
+    assert r.status_code == 404 and r.json() == {"error": "Not found"}
+    emu.inject("http_error", "GET /api/account", status=418)  # any 4xx; text from its name
+    r = requests.get(emu.url + "/api/account", headers=auth(), timeout=5)
+    assert r.status_code == 418 and r.json() == {"error": "I'm a Teapot"}
+    assert post(emu, f"/api/bot/game/{gid}/move/e2e4").status_code == 200
+    for bad in (302, 504, 600, "400"):
+        with pytest.raises(EmulatorUsageError, match="use a 4xx"):
+            emu.inject("http_error", "*", status=bad)  # type: ignore[arg-type]
+    r = requests.post(emu.url + "/emu/fault", json={"kind": "http_error", "target":
+                      "GET /api/account", "status": 404, "error": "No such account"}, timeout=5)
+    assert r.status_code == 200 and r.json()["error"] == "No such account"
+    r = requests.get(emu.url + "/api/account", headers=auth(), timeout=5)
+    assert r.status_code == 404 and r.json() == {"error": "No such account"}
+
+
 def test_random_faults_fire_with_probability(emu_factory: Any) -> None:
     emu = emu_factory(seed=7)
     emu.inject("http_error", "GET /api/user/*", status=502, count=None, probability=0.5)

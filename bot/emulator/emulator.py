@@ -219,6 +219,7 @@ class Emulator:
         target: str = "*",
         *,
         status: int = 429,
+        error: str | None = None,
         count: int | None = 1,
         probability: float = 1.0,
         duration_s: float | None = None,
@@ -228,6 +229,8 @@ class Emulator:
         inject("http_error", "POST /api/bot/game/*/move/*", status=429)
         inject("drop_stream", "event"); inject("silent_stream", "game", duration_s=3)
         inject("http_error", "*", status=503, count=None, probability=0.02)  # soak
+        inject("http_error", "POST /api/bot/game/*/move/*", status=400,
+               error="Not your turn, or game already over")
         """
         if isinstance(kind, Fault):
             fault = kind
@@ -237,6 +240,7 @@ class Emulator:
                     kind=kind,  # type: ignore[arg-type]
                     target=target,
                     status=status,
+                    error=error,
                     count=count,
                     probability=probability,
                     duration_s=duration_s,

@@ -12,6 +12,7 @@ import fnmatch
 import itertools
 import random
 from dataclasses import asdict, dataclass
+from http import HTTPStatus
 from typing import Any, Literal
 
 FaultKind = Literal["http_error", "slow", "drop_stream", "silent_stream"]
@@ -19,6 +20,20 @@ FAULT_KINDS: tuple[str, ...] = ("http_error", "slow", "drop_stream", "silent_str
 STREAM_KINDS = ("drop_stream", "silent_stream")
 
 _ids = itertools.count(1)
+
+# The JSON `error` text each status gets unless the fault names its own; 429 is
+# Lichess's exact rate-limit body, the rest are short like lila's.
+ERROR_TEXT = {
+    400: "Bad request",
+    401: "No such token",
+    403: "Missing scope",
+    404: "Not found",
+    429: "Too many requests. Try again later.",
+    500: "Internal server error",
+    502: "Bad gateway",
+    503: "Service unavailable",
+}
+SERVER_ERRORS = (500, 502, 503)
 
 
 class FaultError(ValueError):
@@ -31,7 +46,8 @@ class Fault:
     # Request faults: fnmatch pattern over "METHOD /path" (e.g. "POST /api/bot/game/*/move/*").
     # Stream faults: "event", "game" (any game stream) or "game:<gameId>".
     target: str = "*"
-    status: int = 429  # http_error: 429, 500, 502 or 503
+    status: int = 429  # http_error: any 4xx (400, 404, 429, ...) or 500, 502, 503
+    error: str | None = None  # http_error: the body's {"error": ...}; None = ERROR_TEXT
     count: int | None = 1  # how many times it fires; None = unlimited
     probability: float = 1.0
     duration_s: float | None = None  # silent_stream: None = forever; slow: the delay
@@ -40,8 +56,14 @@ class Fault:
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
             raise FaultError(f"unknown fault kind {self.kind!r}; use one of {FAULT_KINDS}")
-        if self.kind == "http_error" and self.status not in (429, 500, 502, 503):
-            raise FaultError(f"http_error status {self.status} unsupported; use 429/500/502/503")
+        if self.kind == "http_error" and not (
+            isinstance(self.status, int) and (400 <= self.status <= 499
+                                              or self.status in SERVER_ERRORS)
+        ):
+            raise FaultError(
+                f"http_error status {self.status!r} unsupported; use a 4xx (e.g. 400, 404, 429)"
+                " or 500/502/503"
+            )
         if not 0.0 <= self.probability <= 1.0:
             raise FaultError(f"probability {self.probability} must be within 0..1")
         if self.count is not None and self.count < 1:
@@ -54,6 +76,17 @@ class Fault:
             raise FaultError(f"stream fault target {self.target!r}: use event, game or game:<id>")
         if not self.id:
             self.id = next(_ids)
+
+    def error_text(self) -> str:
+        """The `error` field of the JSON body an http_error fault answers with."""
+        if self.error is not None:
+            return self.error
+        if self.status in ERROR_TEXT:
+            return ERROR_TEXT[self.status]
+        try:
+            return HTTPStatus(self.status).phrase
+        except ValueError:  # a 4xx with no registered name, e.g. 499
+            return "Client error"
 
     def json(self) -> dict[str, Any]:
         return asdict(self)

@@ -19,6 +19,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from bot.emulator.config import AccountSpec
 from bot.emulator.errors import ApiError, EmulatorUsageError
+from bot.emulator.faults import ERROR_TEXT
 from bot.emulator.streams import Subscriber
 
 if TYPE_CHECKING:
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-TOO_MANY = "Too many requests. Try again later."
+TOO_MANY = ERROR_TEXT[429]
 
 
 @dataclass
@@ -120,6 +121,7 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server: EmuHTTPServer
     server_version = "lichess-emulator/1.0"
+    _pending_record: tuple[str, str, str] | None = None  # (method, path, route) not yet logged
 
     def setup(self) -> None:
         self.timeout = self.server.core.config.handler_timeout_s
@@ -155,6 +157,9 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         route, params = self._match(method, path)
         route_name = route.name if route else f"{method} (unknown)"
         status = 500
+        # Recorded just before the answer is written (see _send), so a client that
+        # has its response can already see the request in emu.requests().
+        self._pending_record = (method, path, route_name)
         try:
             if route is None:
                 raise ApiError(404, "Not found")
@@ -175,6 +180,7 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
             result = route.handler(req)
             if isinstance(result, StreamReply):
                 status = 200
+                self._pending_record = None
                 core.record(method, path, route_name, status)
                 self._write_stream(result)
                 return
@@ -204,7 +210,7 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
                 self._send(500, b'{"error": "Internal server error"}', "application/json")
             except OSError:
                 self.close_connection = True
-        if status:
+        if status and self._pending_record is not None:
             core.record(method, path, route_name, status)
 
     def _match(self, method: str, path: str) -> tuple[Route | None, dict[str, str]]:
@@ -228,9 +234,7 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         for fault in faults:
             if fault.kind != "http_error":
                 continue
-            if fault.status == 429:
-                raise ApiError(429, TOO_MANY)
-            raise ApiError(fault.status, _HTTP_ERROR_TEXT[fault.status])
+            raise ApiError(fault.status, fault.error_text())
 
     def _authenticate(self, route: Route, req: Request) -> None:
         auth = req.headers.get("authorization", "")
@@ -256,6 +260,9 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         self._send(reply.status, body, reply.content_type)
 
     def _send(self, status: int, body: bytes, content_type: str) -> None:
+        pending, self._pending_record = self._pending_record, None
+        if pending is not None:
+            self.server.core.record(*pending, status)
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -312,13 +319,6 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
 
 class _Dropped(Exception):
     """Raised by a handler to cut the connection without an answer."""
-
-
-_HTTP_ERROR_TEXT = {
-    500: "Internal server error",
-    502: "Bad gateway",
-    503: "Service unavailable",
-}
 
 
 def _parse_body(headers: Any, raw: bytes) -> dict[str, Any]:
