@@ -42,6 +42,13 @@ void tm_init(TimeMan *tm, const TimeInput *in, int side, int64_t overhead_ms) {
     if (in->movestogo == 1) cap = max64(1, time - 2 * overhead_ms);
     soft = min64(soft, cap * 6 / 10);
     hard = min64(hard, cap * 8 / 10);
+    /* Clock down to the overhead reserve: spend well under the increment so
+     * the real per-move latency (GUI, network, a busy CPU) cannot drain what
+     * is left; the clock then climbs back above the reserve. */
+    if (time < reserve + inc) {
+        soft = min64(soft, inc / 3);
+        hard = min64(hard, inc * 2 / 3);
+    }
     tm->soft_ms = max64(1, soft);
     tm->hard_ms = max64(1, max64(hard, tm->soft_ms));
 }
