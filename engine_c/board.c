@@ -338,8 +338,8 @@ void board_get_fen(const Board *b, char *out, size_t outlen) {
 
 /* ---------- make / unmake ---------- */
 
-bool board_make_move(Board *b, Move m) {
-    if (b->ply >= HIST_MAX) return false;
+/* Save what unmake cannot recompute; the caller checked there is room. */
+static inline Undo *push_undo(Board *b, Move m) {
     Undo *u = &b->hist[b->ply++];
     u->key = b->key;
     u->pawn_key = b->pawn_key;
@@ -349,6 +349,12 @@ bool board_make_move(Board *b, Move m) {
     u->ep = (uint8_t)b->ep;
     u->rule50 = (uint16_t)b->rule50;
     u->captured = NO_PIECE;
+    return u;
+}
+
+bool board_make_move(Board *b, Move m) {
+    if (b->ply >= HIST_MAX) return false;
+    Undo *u = push_undo(b, m);
 
     int us = b->side, them = !us;
     int from = move_from(m), to = move_to(m), kind = move_kind(m);
@@ -443,15 +449,7 @@ void board_unmake_move(Board *b) {
 }
 
 void board_make_null(Board *b) {
-    Undo *u = &b->hist[b->ply++];
-    u->key = b->key;
-    u->pawn_key = b->pawn_key;
-    u->checkers = b->checkers;
-    u->move = MOVE_NULL;
-    u->castling = (uint8_t)b->castling;
-    u->ep = (uint8_t)b->ep;
-    u->rule50 = (uint16_t)b->rule50;
-    u->captured = NO_PIECE;
+    push_undo(b, MOVE_NULL);
     if (b->ep != SQ_NONE) { b->key ^= ZobEp[sq_file(b->ep)]; b->ep = SQ_NONE; }
     b->key ^= ZobSide;
     b->rule50++;
