@@ -136,3 +136,21 @@ print(ffi.string(lib.pb_backend()).decode(), lib.pb_perft(b, 5), lib.pb_attacks_
                           timeout=600, env={**os.environ, "PIBOT_NO_PEXT": "1"})
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split()[-3:] == ["magic", "4865609", "0"]
+
+
+def test_sanitizer_build_search_clean(tmp_path: Path) -> None:
+    """The whole engine (search, TT, eval) under ASan/UBSan: a fixed-depth bench."""
+    subprocess.run(["make", "-s", "VARIANT=san", "out/san/search_main"], cwd=ENGINE, check=True,
+                   timeout=600)
+    fens = [line.split(";")[0].strip() for line in (DATA / "standard.epd").read_text()
+            .splitlines() if line and not line.startswith("#")]
+    fens.append("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")  # mate in one
+    fens.append("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")          # stalemate: no legal move
+    positions = tmp_path / "fens.txt"
+    positions.write_text("\n".join(fens) + "\n")
+    proc = subprocess.run([str(ENGINE / "out/san/search_main"), "bench", "6", str(positions)],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "UBSAN_OPTIONS": "halt_on_error=1"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "runtime error" not in proc.stderr and "AddressSanitizer" not in proc.stderr
+    assert "Nodes searched" in proc.stdout
