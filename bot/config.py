@@ -18,7 +18,7 @@ from typing import Any
 
 import yaml
 
-from bot.errors import UserError
+from bot.errors import UserError, read_user_file
 
 VARIANTS = ("standard", "chess960", "fromPosition")
 SPEEDS = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
@@ -262,14 +262,9 @@ def load_config(path: str | Path | None) -> Config:
     if path is None:
         return Config()
     p = Path(path)
-    try:
-        text = p.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"config file {p} does not exist; pass --config PATH "
-                        f"or copy config.yml from the repository") from None
-    except OSError as exc:
-        raise UserError(f"cannot read config file {p}: {exc.strerror}; "
-                        f"check the path and permissions") from None
+    text = read_user_file(p, "config file",
+                          "pass --config PATH or copy config.yml from the repository",
+                          "check the path and permissions")
     try:
         data = yaml.safe_load(text)
     except yaml.YAMLError as exc:

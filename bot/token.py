@@ -11,7 +11,7 @@ import os
 import re
 from pathlib import Path
 
-from bot.errors import UserError
+from bot.errors import UserError, read_user_file
 
 ENV_VAR = "LICHESS_BOT_TOKEN"
 CREDENTIAL_NAME = "lichess-token"
@@ -52,14 +52,8 @@ def _validate(text: str, source: str) -> Token:
 
 
 def _from_file(path: Path, what: str) -> Token:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        raise UserError(f"{what} {path} does not exist; create it with the token "
-                        f"or fix the path") from None
-    except OSError as exc:
-        raise UserError(f"cannot read {what} {path}: {exc.strerror}; "
-                        f"check its permissions") from None
+    text = read_user_file(path, what, "create it with the token or fix the path",
+                          "check its permissions")
     return _validate(text, f"{what} {path}")
 
 
