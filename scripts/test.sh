@@ -11,5 +11,7 @@ PIBOT_PIP_EXTRAS="test" setup_venv stockfish qemu-user gcc-aarch64-linux-gnu \
     libc6-dev-arm64-cross systemd shellcheck make
 echo "==> ruff check"
 ruff check .
+echo "==> pibot bench (signature recorded in bench/signature.txt)"
+pibot bench
 echo "==> pytest"
 exec python -m pytest -q "$@"

@@ -1,0 +1,63 @@
+"""The bench signature: `pibot bench` (default depth, one thread) must print
+the node count recorded in bench/signature.txt, the Pi's build (aarch64,
+magic bitboards, under qemu-user) and the x86 magic build must search the
+very same tree, and docs/strength.md must quote the recorded number."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import ROOT
+from test_c_builds import ENGINE, need, run
+
+from bot.commands.bench import BENCH_FENS, DEFAULT_DEPTH
+
+
+def recorded_signature() -> int:
+    lines = [ln for ln in (ROOT / "bench/signature.txt").read_text().splitlines()
+             if ln.strip() and not ln.startswith("#")]
+    assert len(lines) == 1, "bench/signature.txt holds one number after its comments"
+    return int(lines[0])
+
+
+def nodes_in(output: str) -> int:
+    found = re.findall(r"^Nodes searched: (\d+)$", output, re.MULTILINE)
+    assert len(found) == 1, output
+    return int(found[0])
+
+
+def c_bench(tmp_path: Path, variant: str, prefix: list[str], **env: str) -> int:
+    subprocess.run(["make", "-s", f"VARIANT={variant}", f"out/{variant}/search_main"],
+                   cwd=ENGINE, env={**os.environ, **env}, check=True, timeout=600)
+    fens = tmp_path / "bench.fens"
+    fens.write_text("\n".join(BENCH_FENS) + "\n")
+    exe = str(ENGINE / "out" / variant / "search_main")
+    return nodes_in(run([*prefix, exe, "bench", str(DEFAULT_DEPTH), str(fens)], timeout=600))
+
+
+def test_pibot_bench_prints_the_recorded_signature() -> None:
+    proc = subprocess.run([sys.executable, "-m", "bot.cli", "bench"], capture_output=True,
+                          text=True, timeout=600, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    assert nodes_in(proc.stdout) == recorded_signature(), (
+        "the search changed: update bench/signature.txt and record the new "
+        "signature with its measurement in docs/strength.md")
+    assert re.search(r"^Nodes/second: \d+$", proc.stdout, re.MULTILINE)
+
+
+def test_strength_log_quotes_the_signature() -> None:
+    assert str(recorded_signature()) in (ROOT / "docs/strength.md").read_text()
+
+
+def test_magic_c_build_searches_the_same_tree(tmp_path: Path) -> None:
+    assert c_bench(tmp_path, "magic", []) == recorded_signature()
+
+
+def test_aarch64_build_searches_the_same_tree(tmp_path: Path) -> None:
+    cc = need("aarch64-linux-gnu-gcc")
+    qemu = need("qemu-aarch64")
+    assert c_bench(tmp_path, "arm", [qemu], CC=cc) == recorded_signature()
