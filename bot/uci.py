@@ -90,6 +90,7 @@ class UciSession:
             o = self._opts
             self._engine = Engine(hash_mb=o.hash_mb, threads=o.threads)
             self._engine.set_option(move_overhead_ms=o.move_overhead_ms)
+            self._engine.new_game()  # fault the table in now, not during a timed search
             self._engine.set_position(self._fen, self._moves, o.chess960)
         return self._engine
 
@@ -192,6 +193,7 @@ class UciSession:
             mb = _int_arg("Hash", value or None, 1, _MAX_HASH_MB)
             if eng is not None:
                 eng.set_option(hash_mb=mb)
+                eng.new_game()
             self._opts.hash_mb = mb
         elif name == "threads":
             n = _int_arg("Threads", value or None, 1, _MAX_THREADS)

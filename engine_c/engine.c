@@ -80,7 +80,7 @@ int pb_engine_set_move_overhead(PbEngine *e, int ms) {
 
 int pb_engine_clear(PbEngine *e) {
     if (atomic_load(&e->searching)) return PB_ERR_BUSY;
-    tt_clear(&e->tt);
+    tt_clear(&e->tt, e->nthreads);
     for (int i = 0; i < e->nthreads; i++) search_clear_thread(&e->threads[i]);
     return PB_OK;
 }

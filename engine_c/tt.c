@@ -2,6 +2,7 @@
 #include "tt.h"
 #include "search.h"   /* MATE bounds for score adjustment */
 
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -63,6 +64,7 @@ static int tt_alloc(TT *tt, size_t mb) {
     tt->nbuckets = (mb << 20) / sizeof(TTBucket);
     tt->map_bytes = mapped;
     tt->age = 0;
+    tt->used = false;
     return PB_OK;
 }
 
@@ -86,16 +88,61 @@ int tt_resize(TT *tt, size_t mb) {
     return PB_OK;
 }
 
-void tt_clear(TT *tt) {
-    /* Private anonymous pages read back as zeros after MADV_DONTNEED; an
-     * all-zero entry never validates (check^data == key needs key 0 and a
-     * zero move, which tt_probe rejects as empty). */
-    if (madvise(tt->buckets, tt->map_bytes, MADV_DONTNEED) != 0)
-        memset(tt->buckets, 0, tt->map_bytes);
-    tt->age = 0;
+typedef struct {
+    unsigned char *start;
+    size_t len;
+    bool fresh;            /* no entry written since the mapping was made */
+} ClearChunk;
+
+static void *clear_chunk(void *arg) {
+    ClearChunk *c = arg;
+#ifdef MADV_POPULATE_WRITE
+    /* Untouched pages read as zeros already: fault them in without writing
+     * them a second time (Linux 5.14+; older kernels fall back to memset). */
+    if (c->fresh && madvise(c->start, c->len, MADV_POPULATE_WRITE) == 0) return NULL;
+#endif
+    memset(c->start, 0, c->len);
+    return NULL;
 }
 
-void tt_new_search(TT *tt) { tt->age = (uint8_t)((tt->age + 1) & 63); }
+void tt_clear(TT *tt, int nthreads) {
+    /* A memset, not MADV_DONTNEED: dropping the pages would make the next
+     * search fault every one back in (a huge page is zeroed per fault), which
+     * stalls the first moves of a game past their time budget with a big
+     * table. Clearing is where that cost belongs: before the clock runs. */
+    enum { MAX_CLEAR_THREADS = 64 };
+    size_t min_chunk = (size_t)64 << 20;
+    if (nthreads > MAX_CLEAR_THREADS) nthreads = MAX_CLEAR_THREADS;
+    if (nthreads < 1 || tt->map_bytes / min_chunk < 2) nthreads = 1;
+    else if ((size_t)nthreads > tt->map_bytes / min_chunk) nthreads = (int)(tt->map_bytes / min_chunk);
+    size_t page = tt_page_size();
+    size_t step = (tt->map_bytes / (size_t)nthreads + page - 1) & ~(page - 1);
+    ClearChunk chunks[MAX_CLEAR_THREADS];
+    pthread_t handles[MAX_CLEAR_THREADS];
+    bool started[MAX_CLEAR_THREADS] = {false};
+    unsigned char *base = (unsigned char *)tt->buckets;
+    for (int i = 0; i < nthreads; i++) {
+        size_t off = step * (size_t)i;
+        chunks[i].start = base + off;
+        chunks[i].fresh = !tt->used;
+        chunks[i].len = off >= tt->map_bytes ? 0 : (tt->map_bytes - off < step ? tt->map_bytes - off : step);
+        /* Chunk 0 is ours; a helper that cannot start is done inline. */
+        if (i > 0 && pthread_create(&handles[i], NULL, clear_chunk, &chunks[i]) == 0)
+            started[i] = true;
+    }
+    clear_chunk(&chunks[0]);
+    for (int i = 1; i < nthreads; i++) {
+        if (started[i]) pthread_join(handles[i], NULL);
+        else clear_chunk(&chunks[i]);
+    }
+    tt->age = 0;
+    tt->used = false;
+}
+
+void tt_new_search(TT *tt) {
+    tt->age = (uint8_t)((tt->age + 1) & 63);
+    tt->used = true;
+}
 
 int tt_score_to(int score, int ply) {
     if (score >= MATE_IN_MAX) return score + ply;

@@ -9,9 +9,10 @@
  * Both words are C11 atomics accessed with relaxed ordering: plain loads and
  * stores on x86/ARM, but no data-race undefined behaviour between threads.
  * The bucket index is the high 64 bits of key * nbuckets, so any size works.
- * Memory comes from an anonymous MAP_NORESERVE mapping: creating even a
- * multi-gigabyte table touches no page, and clearing is MADV_DONTNEED (the
- * kernel hands back zero pages lazily) instead of a memset.
+ * Memory comes from an anonymous MAP_NORESERVE mapping: creating or
+ * resizing even a multi-gigabyte table touches no page. Clearing zeroes it
+ * with several threads, which also faults every page in, so searches after
+ * a clear (a new game) never stall on page faults.
  */
 #ifndef PB_TT_H
 #define PB_TT_H
@@ -36,6 +37,7 @@ typedef struct TT {
     uint64_t nbuckets;
     size_t map_bytes;      /* length of the mapping (for munmap) */
     uint8_t age;           /* 0..63, bumped once per search */
+    bool used;             /* searched since it was mapped or last cleared */
 } TT;
 
 /* What a probe hands back (score already adjusted from "mate from here"
@@ -53,8 +55,9 @@ int tt_init(TT *tt, size_t mb);
 void tt_free(TT *tt);
 /* Replace with a new size; on failure the old table is kept untouched. */
 int tt_resize(TT *tt, size_t mb);
-/* Forget everything (fast: pages are returned to the kernel). */
-void tt_clear(TT *tt);
+/* Forget everything: zero the table with up to `nthreads` threads (at least
+ * 64 MB each), leaving every page resident. */
+void tt_clear(TT *tt, int nthreads);
 /* Start of a new search: entries of older ages become preferred victims. */
 void tt_new_search(TT *tt);
 

@@ -35,15 +35,34 @@ def test_hashfull_grows_and_clear_resets() -> None:
 
 def test_large_table_is_not_touched_up_front() -> None:
     # MAP_NORESERVE + lazy zero pages: an 8 GB table costs no resident
-    # memory until it is used (a memset would make this test swap/OOM).
+    # memory when it is created (a memset would make this test swap/OOM).
     mb = 8192 if _ram_mb() > 9000 else max(64, _ram_mb() // 4)
     before = _rss_kb()
     with Engine(hash_mb=mb) as eng:
         assert _rss_kb() - before < 200_000
         res = eng.search(SearchLimits(depth=6))
         assert res.bestmove
+
+
+def test_clear_forgets_everything_and_faults_the_table_in() -> None:
+    fen = "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10"
+    with Engine(hash_mb=256) as fresh:
+        fresh.set_position(fen, [])
+        expected = fresh.search(SearchLimits(depth=9)).nodes
+    before = _rss_kb()
+    with Engine(hash_mb=256) as eng:
         eng.new_game()
-        assert _rss_kb() - before < 200_000
+        # The clear is where pages are faulted in: a game's timed searches
+        # must not stall on page faults.
+        assert _rss_kb() - before > 200_000
+        assert eng.hashfull() == 0
+        eng.set_position(fen, [])
+        assert eng.search(SearchLimits(depth=9)).nodes == expected
+        assert eng.search(SearchLimits(depth=9)).nodes < expected  # the table helps...
+        eng.new_game()
+        # ...until a clear: nothing survives it (table and move-ordering
+        # history), the same search as on a brand-new engine.
+        assert eng.search(SearchLimits(depth=9)).nodes == expected
 
 
 def test_failed_resize_keeps_old_table() -> None:
