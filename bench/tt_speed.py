@@ -6,9 +6,10 @@ For each Hash size (MB) it times, through the same cffi Engine the bot uses:
 creating the engine (mmap: no page touched, RSS unchanged), the first
 `new_game()` (the clear that faults every page in, as the bot and `pibot
 uci` do before a game's clock runs), a timed search from a middlegame
-position, a second clear (pages already resident), a resize to half the
-size, and closing. Sizes larger than half the physical RAM are skipped
-unless given explicitly.
+position (nodes searched and wall time: a search that has to fault the
+table in itself, `--no-clear`, overruns its movetime), a second clear
+(pages already resident), a resize to half the size, and closing. Sizes
+larger than half the physical RAM are skipped unless given explicitly.
 """
 
 from __future__ import annotations
@@ -52,6 +53,8 @@ def main() -> int:
                     "(default 64, 1024, 4096, 8192, 16384 up to half the RAM)")
     ap.add_argument("--search-ms", type=int, default=1000, help="search time per size")
     ap.add_argument("--threads", type=int, default=1, help="engine Threads (clears use as many)")
+    ap.add_argument("--no-clear", action="store_true",
+                    help="skip the first clear: the search faults the table in itself")
     a = ap.parse_args()
     if a.sizes:
         sizes = [int(s) for s in a.sizes.split(",")]
@@ -60,22 +63,26 @@ def main() -> int:
     print(f"RAM {ram_mb} MB, page {os.sysconf('SC_PAGE_SIZE')} B, transparent huge pages "
           f"{thp_mode()} ({huge_page_size()} B), threads {a.threads}, search {a.search_ms} ms, "
           f"base RSS {rss_mb()} MB")
-    print(f"{'Hash MB':>8} {'create ms':>10} {'RSS':>6} {'1st clear ms':>12} {'RSS':>6} "
-          f"{'search':>8} {'hashfull':>8} {'clear ms':>9} {'resize/2 ms':>11} {'free ms':>8}")
+    cols = [("Hash MB", 8), ("create ms", 10), ("RSS", 6), ("1st clear ms", 12), ("RSS", 6),
+            ("nodes", 8), ("took ms", 8), ("hashfull", 8), ("clear ms", 9),
+            ("resize/2 ms", 11), ("free ms", 8)]
+    print(" ".join(f"{name:>{width}}" for name, width in cols))
+    limits = SearchLimits(movetime=a.search_ms)
     for mb in sizes:
-        eng, t_create = timed(lambda mb=mb: Engine(hash_mb=mb, threads=a.threads))
+        eng, t_create = timed(functools.partial(Engine, hash_mb=mb, threads=a.threads))
         rss_created = rss_mb()
-        _, t_first = timed(eng.new_game)
+        t_first = 0.0 if a.no_clear else timed(eng.new_game)[1]
         rss_cleared = rss_mb()
         eng.set_position(FEN, [])
-        res = eng.search(SearchLimits(movetime=a.search_ms))
+        res, t_search = timed(functools.partial(eng.search, limits))
         full = eng.hashfull()
-        _, t_clear = timed(eng.new_game)
-        _, t_resize = timed(functools.partial(eng.set_option, hash_mb=max(1, mb // 2)))
-        _, t_free = timed(eng.close)
-        print(f"{mb:>8} {t_create:>10.2f} {rss_created:>6} {t_first:>12.1f} {rss_cleared:>6} "
-              f"{res.nodes / 1e6:>7.2f}M {full:>8} {t_clear:>9.1f} {t_resize:>11.2f} "
-              f"{t_free:>8.2f}", flush=True)
+        t_clear = timed(eng.new_game)[1]
+        t_resize = timed(functools.partial(eng.set_option, hash_mb=max(1, mb // 2)))[1]
+        t_free = timed(eng.close)[1]
+        row = [f"{mb}", f"{t_create:.2f}", f"{rss_created}", f"{t_first:.1f}", f"{rss_cleared}",
+               f"{res.nodes}", f"{t_search:.0f}", f"{full}", f"{t_clear:.1f}",
+               f"{t_resize:.2f}", f"{t_free:.2f}"]
+        print(" ".join(f"{v:>{w}}" for v, (_, w) in zip(row, cols, strict=True)), flush=True)
     return 0
 
 
