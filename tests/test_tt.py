@@ -65,6 +65,22 @@ def test_clear_forgets_everything_and_faults_the_table_in() -> None:
         assert eng.search(SearchLimits(depth=9)).nodes == expected
 
 
+def test_clear_split_over_threads_zeroes_the_whole_table() -> None:
+    # 3 threads over 256 MB: three chunks, the last one shorter.
+    fen = "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1"
+    with Engine(hash_mb=256) as fresh:
+        fresh.set_position(fen, [])
+        expected = fresh.search(SearchLimits(depth=8)).nodes
+    with Engine(hash_mb=256) as eng:
+        eng.set_position(fen, [])
+        eng.search(SearchLimits(depth=8))
+        eng.set_option(threads=3)
+        eng.new_game()
+        eng.set_option(threads=1)
+        eng.set_position(fen, [])
+        assert eng.search(SearchLimits(depth=8)).nodes == expected
+
+
 def test_failed_resize_keeps_old_table() -> None:
     with Engine(hash_mb=2) as eng:
         eng.search(SearchLimits(depth=6))
