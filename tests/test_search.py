@@ -52,6 +52,7 @@ AWKWARD = [
     "4k3/8/8/8/8/8/8/4K2R w K - 0 1",                       # simple
     "4k3/8/8/8/8/8/4q3/4K3 w - - 0 1",                      # in check, one reply
     "7k/5Q2/6K1/8/8/8/8/8 b - - 0 1",                       # no legal move (stalemate)
+    "rnb1kbnr/pppp1ppp/8/4p3/6Pq/5P2/PPPPP2P/RNBQKBNR w KQkq - 1 3",  # checkmated
     "8/8/8/4k3/8/8/8/R3K3 w - - 99 80",                     # fifty-move edge
     "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
     "rnbqkbnr/ppp1pppp/8/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3",  # en passant
