@@ -106,10 +106,11 @@ static void *clear_chunk(void *arg) {
 }
 
 void tt_clear(TT *tt, int nthreads) {
-    /* A memset, not MADV_DONTNEED: dropping the pages would make the next
-     * search fault every one back in (a huge page is zeroed per fault), which
-     * stalls the first moves of a game past their time budget with a big
-     * table. Clearing is where that cost belongs: before the clock runs. */
+    /* Zero in place, not MADV_DONTNEED: dropped pages would be faulted back
+     * in by the next search (a huge page zeroed per fault), stalling the
+     * first moves of a game past their time budget with a big table. The
+     * clear is where that cost belongs: before the clock runs. An all-zero
+     * entry is empty (BOUND_NONE), so probes miss until it is written. */
     enum { MAX_CLEAR_THREADS = 64 };
     size_t min_chunk = (size_t)64 << 20;
     if (nthreads > MAX_CLEAR_THREADS) nthreads = MAX_CLEAR_THREADS;
@@ -125,7 +126,8 @@ void tt_clear(TT *tt, int nthreads) {
         size_t off = step * (size_t)i;
         chunks[i].start = base + off;
         chunks[i].fresh = !tt->used;
-        chunks[i].len = off >= tt->map_bytes ? 0 : (tt->map_bytes - off < step ? tt->map_bytes - off : step);
+        size_t left = off < tt->map_bytes ? tt->map_bytes - off : 0;
+        chunks[i].len = left < step ? left : step;
         /* Chunk 0 is ours; a helper that cannot start is done inline. */
         if (i > 0 && pthread_create(&handles[i], NULL, clear_chunk, &chunks[i]) == 0)
             started[i] = true;
