@@ -304,8 +304,6 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
             if (score >= beta) return score >= MATE_IN_MAX ? beta : score;
         }
     }
-    /* Internal iterative reduction: no TT move means poor ordering here. */
-    if (depth >= 4 && tt_move == MOVE_NONE && (pv_node || cut_node)) depth--;
 
     Picker p;
     picker_init(&p, t, ply, tt_move, GEN_ALL);

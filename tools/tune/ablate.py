@@ -37,9 +37,6 @@ FEATURES: dict[str, tuple[str, list[tuple[str, str]]]] = {
          "if (0 && depth <= 8 && quiets_tried >= lmp) {"),
         ("if (!in_check && depth <= 8 && eval != SCORE_NONE &&",
          "if (0 && !in_check && depth <= 8 && eval != SCORE_NONE &&")]),
-    "iir": ("internal iterative reduction", [
-        ("if (depth >= 4 && tt_move == MOVE_NONE && (pv_node || cut_node)) depth--;",
-         "if (0 && depth >= 4 && tt_move == MOVE_NONE && (pv_node || cut_node)) depth--;")]),
     "aspiration": ("aspiration windows", [("if (depth >= 5) {", "if (0 && depth >= 5) {")]),
 }
 
