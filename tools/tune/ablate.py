@@ -5,8 +5,8 @@ real-engine A/B matches that measure what the technique is worth.
     python3 tools/tune/ablate.py --list
 
 Each feature is a source edit of engine_c/search.c at this commit (the edit
-must apply exactly once, or the script stops); the copy is built like
-tools/tune/build_variant.sh builds an eval variant. Then, e.g.:
+must apply exactly once, or the script stops); tools/tune/build_variant.sh
+builds the copy with the edited file. Then, e.g.:
 
     python3 tools/tune/engine_match.py --a 'pibot uci' --b DIR/pibot-uci --games 200 --nodes 5000
 """
@@ -14,9 +14,9 @@ tools/tune/build_variant.sh builds an eval variant. Then, e.g.:
 from __future__ import annotations
 
 import argparse
-import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,34 +43,18 @@ FEATURES: dict[str, tuple[str, list[tuple[str, str]]]] = {
 
 def build(dest: Path, feature: str) -> Path:
     _, edits = FEATURES[feature]
-    dest.mkdir(parents=True, exist_ok=True)
-    for sub in ("engine_c", "bot"):
-        shutil.rmtree(dest / sub, ignore_errors=True)
-    (dest / "engine_c").mkdir()
-    for f in list((ROOT / "engine_c").glob("*.[ch]")):
-        shutil.copy(f, dest / "engine_c" / f.name)
-    shutil.copytree(ROOT / "bot", dest / "bot", ignore=shutil.ignore_patterns("_engine*.so",
-                                                                             "__pycache__"))
-    shutil.copy(ROOT / "build_engine.py", dest)
-    src = dest / "engine_c" / "search.c"
-    text = src.read_text()
+    text = (ROOT / "engine_c/search.c").read_text()
     for old, new in edits:
         if text.count(old) != 1:
             sys.exit(f"ablate: the edit for {feature!r} does not apply to this search.c: {old!r}")
         text = text.replace(old, new)
-    src.write_text(text)
-    subprocess.run([sys.executable, "-c", "import shutil, build_engine; shutil.copy("
-                    "build_engine.make_ffibuilder(absolute=True).compile(tmpdir='build_tmp', "
-                    "verbose=False), 'bot/')"], cwd=dest, check=True)
-    # This copy's `bot` must win over the current directory (a checkout) and
-    # an installed pibot: put it first, and check that it did.
-    boot = (f"import sys; sys.path.insert(0, {str(dest)!r}); import bot, bot._engine; "
-            f"assert bot._engine.__file__.startswith({str(dest)!r}), bot._engine.__file__; "
-            "from bot.cli import main; sys.exit(main(['uci']))")
-    cmd = dest / "pibot-uci"
-    cmd.write_text(f'#!/bin/sh\nexec {sys.executable} -c "{boot}"\n')
-    cmd.chmod(0o755)
-    return cmd
+    with tempfile.TemporaryDirectory() as tmp:
+        src = Path(tmp) / "search.c"
+        src.write_text(text)
+        out = subprocess.run([str(ROOT / "tools/tune/build_variant.sh"), str(dest),
+                              str(ROOT / "engine_c/evalparams.h"), str(src)],
+                             check=True, capture_output=True, text=True).stdout
+    return Path(out.strip().splitlines()[-1])
 
 
 def main() -> int:

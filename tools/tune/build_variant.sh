@@ -1,12 +1,15 @@
 #!/bin/sh
-# Build a private copy of the package whose engine uses another weights file,
-# for real-engine A/B matches (old vs new eval) without touching the shared
-# tree or the installed package. Writes DIR/pibot-uci, a UCI command.
-# usage: tools/tune/build_variant.sh DIR EVALPARAMS.h
+# Build a private copy of the package whose engine uses another weights file
+# (and optionally another search.c, see tools/tune/ablate.py), for real-engine
+# A/B matches without touching the shared tree or the installed package.
+# Writes DIR/pibot-uci, a UCI command.
+# usage: tools/tune/build_variant.sh DIR EVALPARAMS.h [SEARCH.c]
 set -eu
-[ $# -eq 2 ] || { echo "usage: $0 DIR EVALPARAMS.h" >&2; exit 2; }
+[ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: $0 DIR EVALPARAMS.h [SEARCH.c]" >&2; exit 2; }
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 DIR=$(realpath -m "$1"); HDR=$(realpath "$2")
+SRC=""
+[ $# -eq 3 ] && SRC=$(realpath "$3")
 mkdir -p "$DIR"
 # only what the engine and the UCI command need
 cp "$ROOT/build_engine.py" "$DIR/"
@@ -16,16 +19,18 @@ cp "$ROOT"/engine_c/*.c "$ROOT"/engine_c/*.h "$DIR/engine_c/"
 cp -r "$ROOT/bot" "$DIR/bot"
 find "$DIR/bot" -name '_engine*.so' -delete
 cp "$HDR" "$DIR/engine_c/evalparams.h"
+[ -z "$SRC" ] || cp "$SRC" "$DIR/engine_c/search.c"
 cd "$DIR"
 python3 - <<'PY'
 import glob, shutil, build_engine
 out = build_engine.make_ffibuilder(absolute=True).compile(tmpdir="build_tmp", verbose=False)
 shutil.copy(out, "bot/")
 PY
+# `python -c` puts the current directory first, and a checkout there (or an
+# installed pibot) would shadow this copy: insert it first and check.
 cat > "$DIR/pibot-uci" <<SH
 #!/bin/sh
-PYTHONPATH="$DIR" exec python3 -c "import sys; from bot.cli import main; sys.exit(main(['uci']))"
+exec python3 -c "import sys; sys.path.insert(0, '$DIR'); import bot._engine as e; assert e.__file__.startswith('$DIR'), e.__file__; from bot.cli import main; sys.exit(main(['uci']))"
 SH
 chmod +x "$DIR/pibot-uci"
-PYTHONPATH="$DIR" python3 -c "import bot._engine as e; assert e.__file__.startswith('$DIR'), e.__file__"
 echo "$DIR/pibot-uci"
