@@ -5,14 +5,13 @@ very same tree, and docs/strength.md must quote the recorded number."""
 
 from __future__ import annotations
 
-import os
 import re
 import subprocess
 import sys
 from pathlib import Path
 
 from conftest import ROOT
-from test_c_builds import ENGINE, need, run
+from test_c_builds import build, need, run
 
 from bot.commands.bench import BENCH_FENS, DEFAULT_DEPTH
 
@@ -31,11 +30,9 @@ def nodes_in(output: str) -> int:
 
 
 def c_bench(tmp_path: Path, variant: str, prefix: list[str], **env: str) -> int:
-    subprocess.run(["make", "-s", f"VARIANT={variant}", f"out/{variant}/search_main"],
-                   cwd=ENGINE, env={**os.environ, **env}, check=True, timeout=600)
+    exe = str(build(variant, "search_main", **env))
     fens = tmp_path / "bench.fens"
     fens.write_text("\n".join(BENCH_FENS) + "\n")
-    exe = str(ENGINE / "out" / variant / "search_main")
     return nodes_in(run([*prefix, exe, "bench", str(DEFAULT_DEPTH), str(fens)], timeout=600))
 
 

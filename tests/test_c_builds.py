@@ -32,11 +32,11 @@ def need(tool: str) -> str:
     return path
 
 
-def build(variant: str, **env: str) -> Path:
+def build(variant: str, program: str = "perft_main", **env: str) -> Path:
     make_env = {**os.environ, **env}
-    subprocess.run(["make", "-s", f"VARIANT={variant}", f"out/{variant}/perft_main"],
-                   cwd=ENGINE, env=make_env, check=True, timeout=300)
-    return ENGINE / "out" / variant / "perft_main"
+    subprocess.run(["make", "-s", f"VARIANT={variant}", f"out/{variant}/{program}"],
+                   cwd=ENGINE, env=make_env, check=True, timeout=600)
+    return ENGINE / "out" / variant / program
 
 
 def run(cmd: list[str], timeout: int = 300, **env: str) -> str:
@@ -140,15 +140,14 @@ print(ffi.string(lib.pb_backend()).decode(), lib.pb_perft(b, 5), lib.pb_attacks_
 
 def test_sanitizer_build_search_clean(tmp_path: Path) -> None:
     """The whole engine (search, TT, eval) under ASan/UBSan: a fixed-depth bench."""
-    subprocess.run(["make", "-s", "VARIANT=san", "out/san/search_main"], cwd=ENGINE, check=True,
-                   timeout=600)
+    exe = build("san", "search_main")
     fens = [line.split(";")[0].strip() for line in (DATA / "standard.epd").read_text()
             .splitlines() if line and not line.startswith("#")]
     fens.append("6k1/5ppp/8/8/8/8/5PPP/3R2K1 w - - 0 1")  # mate in one
     fens.append("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")          # stalemate: no legal move
     positions = tmp_path / "fens.txt"
     positions.write_text("\n".join(fens) + "\n")
-    proc = subprocess.run([str(ENGINE / "out/san/search_main"), "bench", "6", str(positions)],
+    proc = subprocess.run([str(exe), "bench", "6", str(positions)],
                           capture_output=True, text=True, timeout=600,
                           env={**os.environ, "UBSAN_OPTIONS": "halt_on_error=1"})
     assert proc.returncode == 0, proc.stderr[-3000:]
