@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.emulator.config import OpponentSpec
 from bot.emulator.errors import ApiError, EmulatorUsageError
-from bot.emulator.faults import Fault, FaultError
+from bot.emulator.faults import FAULT_KINDS, Fault, FaultError
 from bot.emulator.server import Reply, Request, Route
 
 if TYPE_CHECKING:
@@ -95,8 +95,7 @@ def build_control_routes(emu: Emulator) -> list[Route]:
             raise EmulatorUsageError(f"/emu/fault: unknown keys {unknown}; known: {sorted(names)}")
         if "kind" not in req.body:
             raise EmulatorUsageError(
-                "/emu/fault needs a kind: "
-                + ", ".join(["http_error", "slow", "drop_stream", "silent_stream"])
+                "/emu/fault needs a kind: " + ", ".join(FAULT_KINDS)
             )
         try:
             fault = emu.inject(Fault(**req.body))

@@ -223,12 +223,14 @@ class Emulator:
         count: int | None = 1,
         probability: float = 1.0,
         duration_s: float | None = None,
+        apply: bool = True,
     ) -> Fault:
         """Add a fault; see faults.Fault. Examples:
 
         inject("http_error", "POST /api/bot/game/*/move/*", status=429)
         inject("drop_stream", "event"); inject("silent_stream", "game", duration_s=3)
         inject("http_error", "*", status=503, count=None, probability=0.02)  # soak
+        inject("stall", "POST /api/bot/game/*/move/*", duration_s=None, apply=True)
         inject("http_error", "POST /api/bot/game/*/move/*", status=400,
                error="Not your turn, or game already over")
         """
@@ -244,6 +246,7 @@ class Emulator:
                     count=count,
                     probability=probability,
                     duration_s=duration_s,
+                    apply=apply,
                 )
             except FaultError as exc:
                 raise EmulatorUsageError(str(exc)) from None
