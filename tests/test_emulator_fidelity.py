@@ -16,6 +16,7 @@ import requests
 from bot.emulator import (
     Emulator,
     EmulatorConfig,
+    EmulatorUsageError,
     OpponentSpec,
 )
 from tests.test_emulator import FAST, auth
@@ -77,3 +78,33 @@ def test_stall_holds_the_move_post_without_an_answer(emu_factory: Any, apply: bo
     with pytest.raises(requests.exceptions.ConnectionError):
         requests.get(emu.url + "/api/account", headers=auth(), timeout=5)
     assert requests.get(emu.url + "/api/account", headers=auth(), timeout=5).ok
+
+
+# ---------------------------------------------------------------------- 2. UltraBullet
+
+
+def test_bots_cannot_play_ultrabullet(emu_factory: Any) -> None:
+    lila_text = "Bots cannot play UltraBullet. Choose a slower time control."
+    emu = emu_factory(refuse_bot_ultrabullet=True)
+    with pytest.raises(EmulatorUsageError, match="Bots cannot play UltraBullet"):
+        emu.challenge_bot(clock_limit_s=15, increment_s=0)
+    r = requests.post(emu.url + "/emu/challenge", json={"clock_limit_s": 29, "increment_s": 0},
+                      timeout=5)
+    assert r.status_code == 400 and lila_text in r.json()["error"]
+    # 20+1 is bullet (estimate 20 + 40 * 1 = 60 s): allowed.
+    emu.challenge_bot(clock_limit_s=20, increment_s=1)
+    # force=True delivers it (to test the bot's decline); accepting it as a BOT gets 400.
+    cid = emu.challenge_bot(clock_limit_s=15, increment_s=0, force=True)
+    r = requests.post(f"{emu.url}/api/challenge/{cid}/accept", headers=auth(), timeout=5)
+    assert r.status_code == 400 and r.json() == {"error": "Game incompatible with a BOT account"}
+    assert emu.challenge_status(cid) == "created"
+    # The bot challenging a BOT at UltraBullet gets lila's 400.
+    r = requests.post(emu.url + "/api/challenge/sparbot-weak", headers=auth(),
+                      data={"clock.limit": "15", "clock.increment": "0"}, timeout=5)
+    assert r.status_code == 400 and r.json() == {"error": lila_text}
+    r = requests.post(emu.url + "/api/challenge/sparbot-weak", headers=auth(),
+                      data={"clock.limit": "60", "clock.increment": "0"}, timeout=5)
+    assert r.status_code == 200
+    # Off by default: older tests play 20+0 against the bot.
+    plain = emu_factory()
+    assert plain.challenge_bot(clock_limit_s=20, increment_s=0)

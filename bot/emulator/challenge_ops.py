@@ -12,7 +12,7 @@ from bot.emulator.challenge import Challenge
 from bot.emulator.config import AccountSpec, OpponentSpec, UserSpec
 from bot.emulator.errors import ApiError, EmulatorUsageError, bad_request, not_found
 from bot.emulator.game import Player
-from bot.emulator.payloads import DECLINE_REASONS, VARIANTS
+from bot.emulator.payloads import DECLINE_REASONS, VARIANTS, speed_of
 from bot.emulator.state import (
     COMPAT,
     CoreState,
@@ -23,6 +23,13 @@ from bot.emulator.state import (
 )
 
 log = logging.getLogger(__name__)
+
+# lila modules/challenge/src/main/ChallengeGranter.scala (Reason.BotUltraBullet):
+# a challenge at UltraBullet speed to a BOT is refused with this text.
+BOT_ULTRABULLET = "Bots cannot play UltraBullet. Choose a slower time control."
+# lila modules/challenge/src/main/ChallengeApi.scala (accept): a BOT accepting a
+# game its clock is not compatible with (UltraBullet).
+BOT_INCOMPATIBLE = "Game incompatible with a BOT account"
 
 
 class ChallengeOps(CoreState):
@@ -41,6 +48,7 @@ class ChallengeOps(CoreState):
         initial_fen: str | None,
         opponent: OpponentSpec,
         bot_username: str | None,
+        force: bool = False,
     ) -> str:
         variant = check_variant(variant)
         if initial_fen is not None:
@@ -53,6 +61,12 @@ class ChallengeOps(CoreState):
             raise EmulatorUsageError("clock_limit_s and increment_s must be >= 0")
         with self.lock:
             bot = self._target_account(bot_username)
+            ultra = speed_of(clock_limit_s, increment_s, days) == "ultraBullet"
+            if ultra and bot.title == "BOT" and self.config.refuse_bot_ultrabullet and not force:
+                raise EmulatorUsageError(
+                    f"{BOT_ULTRABULLET} (lila refuses UltraBullet challenges to a BOT; "
+                    "pass force=True to deliver it anyway, e.g. to test the bot declines it)"
+                )
             name_key = challenger.lower()
             if name_key not in self.users:
                 self.users[name_key] = UserSpec(
@@ -98,6 +112,12 @@ class ChallengeOps(CoreState):
     def accept_challenge(self, account: AccountSpec, cid: str) -> None:
         with self.lock:
             ch = self._own_challenge(account, cid, "in")
+            if (
+                self.config.refuse_bot_ultrabullet
+                and account.title == "BOT"
+                and ch.speed == "ultraBullet"
+            ):
+                raise bad_request(BOT_INCOMPATIBLE)
             ch.status = "accepted"
             del self.challenges[cid]
             self._start_game_from_challenge(ch, bot_is_challenger=False)
@@ -178,6 +198,10 @@ class ChallengeOps(CoreState):
                     raise bad_request(str(exc)) from None
             if target.title == "BOT" and self.config.bot_vs_bot_daily_limit is not None:
                 self._check_bot_daily(account)
+            # After the bot limits, as in lila's controllers/Challenge.scala apiCreate.
+            ultra = speed_of(limit, inc, days) == "ultraBullet"
+            if self.config.refuse_bot_ultrabullet and target.title == "BOT" and ultra:
+                raise bad_request(BOT_ULTRABULLET)
             now = time.monotonic()
             final = color if color != "random" else self.rng.choice(("white", "black"))
             ch = Challenge(

@@ -95,6 +95,9 @@ class EmulatorConfig:
     opponent_gone_claim_s: int = 10  # countdown of opponentGone.claimWinInSeconds
     rate_limits: list[RateLimit] = field(default_factory=list)
     bot_vs_bot_daily_limit: int | None = None  # outgoing challenges to BOTs per day
+    # lila's rule that BOTs cannot play UltraBullet (ChallengeGranter, ChallengeApi.accept):
+    # off by default because older tests play 20+0 games against the bot.
+    refuse_bot_ultrabullet: bool = False
     seed: int | None = None
     handler_timeout_s: float = 60.0  # idle keep-alive HTTP connections are closed after this
 

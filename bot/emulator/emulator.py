@@ -101,10 +101,14 @@ class Emulator:
         opponent: OpponentSpec | None = None,
         days: int | None = None,
         bot_username: str | None = None,
+        force: bool = False,
     ) -> str:
         """A user challenges the bot; returns the challenge id (= the game id if accepted).
 
         clock_limit_s=None makes a correspondence (`days`) or unlimited challenge.
+        With EmulatorConfig.refuse_bot_ultrabullet, an UltraBullet clock to a BOT
+        raises EmulatorUsageError with lila's reason (lila never delivers such a
+        challenge) unless force=True.
         """
         return self._core.challenge_bot(
             challenger=challenger,
@@ -119,6 +123,7 @@ class Emulator:
             initial_fen=initial_fen,
             opponent=opponent or OpponentSpec(),
             bot_username=bot_username,
+            force=force,
         )
 
     def cancel_challenge(self, challenge_id: str) -> None:
