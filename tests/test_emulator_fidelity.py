@@ -10,6 +10,7 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+import berserk
 import pytest
 import requests
 
@@ -18,8 +19,9 @@ from bot.emulator import (
     EmulatorConfig,
     EmulatorUsageError,
     OpponentSpec,
+    UserSpec,
 )
-from tests.test_emulator import FAST, auth
+from tests.test_emulator import FAST, auth, client
 
 MOVE = "POST /api/bot/game/{id}/move/{move}"
 
@@ -108,3 +110,40 @@ def test_bots_cannot_play_ultrabullet(emu_factory: Any) -> None:
     # Off by default: older tests play 20+0 against the bot.
     plain = emu_factory()
     assert plain.challenge_bot(clock_limit_s=20, increment_s=0)
+
+
+# ---------------------------------------------------------------------- 3. daily limit
+
+
+def test_opponent_at_its_daily_bot_limit(emu_factory: Any) -> None:
+    users = [UserSpec("tiredbot", at_daily_limit=True), UserSpec("freshbot"),
+             UserSpec("human", title=None, at_daily_limit=True)]
+    emu = emu_factory(users=users)
+    r = requests.post(emu.url + "/api/challenge/tiredbot", headers=auth(),
+                      data={"clock.limit": "60", "clock.increment": "0"}, timeout=5)
+    assert r.status_code == 400
+    body = r.json()
+    assert set(body) == {"error", "ratelimit"}
+    assert body["error"].startswith("tiredbot played 100 games against other bots today, "
+                                    "please wait until ")
+    assert body["error"].endswith(" to challenge them.")
+    assert body["ratelimit"]["key"] == "bot.vsBot.day"
+    assert 0 < body["ratelimit"]["seconds"] <= 86401
+    assert client(emu).challenges.get_mine()["out"] == []
+    # berserk raises it as a ResponseError carrying the same body.
+    with pytest.raises(berserk.exceptions.ResponseError) as err:
+        client(emu).challenges.create("tiredbot", rated=False, clock_limit=60,
+                                      clock_increment=0)
+    assert err.value.status_code == 400 and "bot.vsBot.day" in str(err.value)
+    # Other BOTs, and humans (not part of the bot-vs-bot limit), are unaffected.
+    for name in ("freshbot", "human"):
+        r = requests.post(f"{emu.url}/api/challenge/{name}", headers=auth(),
+                          data={"clock.limit": "60", "clock.increment": "0"}, timeout=5)
+        assert r.status_code == 200, name
+    # Our own limit is a 429 with lila's own text.
+    own = emu_factory(bot_vs_bot_daily_limit=0)
+    r = requests.post(own.url + "/api/challenge/sparbot-weak", headers=auth(),
+                      data={"clock.limit": "60"}, timeout=5)
+    assert r.status_code == 429
+    assert r.json()["error"] == ("You played 0 games against other bots today, "
+                                 "please wait before challenging another bot.")

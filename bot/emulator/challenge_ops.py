@@ -30,6 +30,7 @@ BOT_ULTRABULLET = "Bots cannot play UltraBullet. Choose a slower time control."
 # lila modules/challenge/src/main/ChallengeApi.scala (accept): a BOT accepting a
 # game its clock is not compatible with (UltraBullet).
 BOT_INCOMPATIBLE = "Game incompatible with a BOT account"
+BOT_DAY_KEY = "bot.vsBot.day"  # lila BotLimit's rate-limit key (100 bot games a day)
 
 
 class ChallengeOps(CoreState):
@@ -196,8 +197,11 @@ class ChallengeOps(CoreState):
                     check_fen(variant, str(fen))
                 except EmulatorUsageError as exc:
                     raise bad_request(str(exc)) from None
-            if target.title == "BOT" and self.config.bot_vs_bot_daily_limit is not None:
+            both_bots = target.title == "BOT" and account.title == "BOT"
+            if both_bots and self.config.bot_vs_bot_daily_limit is not None:
                 self._check_bot_daily(account)
+            if both_bots and target.at_daily_limit:
+                raise self._opponent_at_daily_limit(target)
             # After the bot limits, as in lila's controllers/Challenge.scala apiCreate.
             ultra = speed_of(limit, inc, days) == "ultraBullet"
             if self.config.refuse_bot_ultrabullet and target.title == "BOT" and ultra:
@@ -242,10 +246,25 @@ class ChallengeOps(CoreState):
         times = [t for t in self._bot_vs_bot.get(account.username, []) if t >= day_start]
         if len(times) >= limit:
             seconds = int(day_start + 86400 - now) + 1
+            # lila modules/bot/src/main/BotLimit.scala: JsonLimited -> 429 with this text.
             raise ApiError(
                 429,
-                "Too many requests. Try again later.",
-                ratelimit={"key": "bot.vsBot.day", "seconds": seconds},
+                f"You played {limit} games against other bots today, "
+                "please wait before challenging another bot.",
+                ratelimit={"key": BOT_DAY_KEY, "seconds": seconds},
             )
         times.append(now)
         self._bot_vs_bot[account.username] = times
+
+    def _opponent_at_daily_limit(self, target: UserSpec) -> ApiError:
+        """lila BotLimit.challengeLimitError -> OpponentLimit, which
+        controllers/Challenge.scala answers as 400 with BotLimit's JSON writer."""
+        now = time.time()
+        seconds = int(86400 - now % 86400) + 1  # lila: a rolling day; here: next UTC midnight
+        until = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now + seconds))
+        return ApiError(
+            400,
+            f"{target.username} played 100 games against other bots today, "
+            f"please wait until {until} to challenge them.",
+            ratelimit={"key": BOT_DAY_KEY, "seconds": seconds},
+        )

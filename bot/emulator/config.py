@@ -62,6 +62,9 @@ class UserSpec:
     decline_reason: str = "generic"
     response_delay_s: float = 0.2
     opponent: OpponentSpec = field(default_factory=OpponentSpec)
+    # This BOT played its 100 bot games today: the bot's challenge to it gets
+    # lila's 400 (BotLimit OpponentLimit) instead of reaching it.
+    at_daily_limit: bool = False
 
 
 def _default_users() -> list[UserSpec]:
