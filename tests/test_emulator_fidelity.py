@@ -6,6 +6,7 @@ Raw requests / berserk against Emulator(...) over loopback HTTP; no mocks."""
 
 from __future__ import annotations
 
+import queue
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -21,7 +22,7 @@ from bot.emulator import (
     OpponentSpec,
     UserSpec,
 )
-from tests.test_emulator import FAST, auth, client
+from tests.test_emulator import FAST, auth, client, open_game
 
 MOVE = "POST /api/bot/game/{id}/move/{move}"
 
@@ -147,3 +148,36 @@ def test_opponent_at_its_daily_bot_limit(emu_factory: Any) -> None:
     assert r.status_code == 429
     assert r.json()["error"] == ("You played 0 games against other bots today, "
                                  "please wait before challenging another bot.")
+
+
+# ---------------------------------------------------------------------- 4. spectator chat
+
+
+def test_spectator_chat_reaches_the_bot_game_stream(emu_factory: Any) -> None:
+    emu = emu_factory(spectator_chat=["!help", "!eval", "!name"], spectator_chat_interval_s=0.2)
+    gid = emu.start_game_directly(bot_color="white", clock_limit_s=600)
+    game = open_game(emu, gid)
+    emu.spectator_say(gid, "hello bot", username="watcher")
+    assert game.next_of("chatLine", room="spectator", username="watcher") == {
+        "type": "chatLine", "room": "spectator", "username": "watcher", "text": "hello bot"}
+    r = requests.post(f"{emu.url}/emu/game/{gid}/spectator",
+                      json={"text": "over http", "username": "w2"}, timeout=5)
+    assert r.status_code == 200
+    assert game.next_of("chatLine", username="w2")["text"] == "over http"
+    # The configured spectators type their lines in turn, unprompted.
+    # (next_of skips non-matching lines, so the first few may have gone by already.)
+    cycle = ["!help", "!eval", "!name"]
+    seen = [game.next_of("chatLine", timeout=5, room="spectator")["text"] for _ in range(4)]
+    first = cycle.index(seen[0])
+    assert seen == [cycle[(first + i) % 3] for i in range(4)]
+    # Spectator lines are not player chat (GET .../chat lists the player room only).
+    r = requests.get(f"{emu.url}/api/bot/game/{gid}/chat", headers=auth(), timeout=5)
+    assert r.json() == []
+    r = requests.post(f"{emu.url}/emu/game/{gid}/spectator", json={"txt": "typo"}, timeout=5)
+    assert r.status_code == 400 and "txt" in r.json()["error"]
+    # Off by default: no spectators in a plain emulator.
+    plain = emu_factory()
+    gid2 = plain.start_game_directly(bot_color="white", clock_limit_s=600)
+    plain_game = open_game(plain, gid2)
+    with pytest.raises(queue.Empty):
+        plain_game.next_of("chatLine", timeout=0.8)

@@ -101,6 +101,11 @@ class EmulatorConfig:
     # lila's rule that BOTs cannot play UltraBullet (ChallengeGranter, ChallengeApi.accept):
     # off by default because older tests play 20+0 games against the bot.
     refuse_bot_ultrabullet: bool = False
+    # Spectators typing in every running game's watcher chat (lila GameStateStream
+    # also subscribes BOTs to the "<gameId>/w" chat): the lines in turn, one every
+    # spectator_chat_interval_s seconds (0 = off).
+    spectator_chat: list[str] = field(default_factory=list)
+    spectator_chat_interval_s: float = 0.0
     seed: int | None = None
     handler_timeout_s: float = 60.0  # idle keep-alive HTTP connections are closed after this
 
@@ -118,6 +123,10 @@ class EmulatorConfig:
         for name, value in positive.items():
             if not value > 0:
                 raise EmulatorUsageError(f"EmulatorConfig.{name}={value!r} must be > 0 seconds")
+        if self.spectator_chat_interval_s < 0:
+            raise EmulatorUsageError(
+                "EmulatorConfig.spectator_chat_interval_s must be >= 0 (0 = no spectators)"
+            )
         if self.opponent_gone_claim_s < 0:
             raise EmulatorUsageError("EmulatorConfig.opponent_gone_claim_s must be >= 0")
         if not self.accounts:

@@ -88,6 +88,17 @@ def build_control_routes(emu: Emulator) -> list[Route]:
         emu.opponent_action(req.params["id"], req.params["action"], text)
         return Reply()
 
+    def spectator(req: Request) -> Reply:
+        unknown = sorted(set(req.body) - {"text", "username"})
+        if unknown:
+            raise EmulatorUsageError(
+                f"/emu/game/{{id}}/spectator: unknown keys {unknown}; known: text, username"
+            )
+        emu.spectator_say(
+            req.params["id"], req.body.get("text"), req.body.get("username", "spectator1")
+        )
+        return Reply()
+
     def fault_add(req: Request) -> Reply:
         names = {f.name for f in fields(Fault)} - {"id"}
         unknown = sorted(set(req.body) - names)
@@ -130,6 +141,7 @@ def build_control_routes(emu: Emulator) -> list[Route]:
         Route("GET", "/emu/game/{id}", game),
         Route("GET", "/emu/game/{id}/wait", game_wait),
         Route("POST", "/emu/game/{id}/opponent/{action}", opponent),
+        Route("POST", "/emu/game/{id}/spectator", spectator),
         Route("POST", "/emu/fault", fault_add),
         Route("GET", "/emu/faults", faults),
         Route("DELETE", "/emu/faults", faults_clear),

@@ -214,6 +214,11 @@ class Emulator:
         """The opponent writes in the player chat."""
         self._core.opponent_action(game_id, "chat", text)
 
+    def spectator_say(self, game_id: str, text: str, username: str = "spectator1") -> None:
+        """A spectator writes in the watcher chat: a `chatLine` with room "spectator"
+        on the bot's game stream (lila sends BOTs the `<gameId>/w` chat too)."""
+        self._core.spectator_say(game_id, text, username)
+
     def pgn(self, game_id: str) -> str:
         return self._core.export_pgn(game_id)
 
