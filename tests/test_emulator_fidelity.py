@@ -181,3 +181,34 @@ def test_spectator_chat_reaches_the_bot_game_stream(emu_factory: Any) -> None:
     plain_game = open_game(plain, gid2)
     with pytest.raises(queue.Empty):
         plain_game.next_of("chatLine", timeout=0.8)
+
+
+# ---------------------------------------------------------------------- 5. latency
+
+
+def test_round_trip_time_costs_the_bot_clock(emu_factory: Any) -> None:
+    emu = emu_factory(rtt_ms=(200, 200), seed=3)
+    gid = _running_game(emu)
+    game = open_game(emu, gid)
+    before = emu.game(gid).wtime_ms
+    t0 = time.monotonic()
+    r = requests.post(f"{emu.url}/api/bot/game/{gid}/move/g1f3", headers=auth(), timeout=5)
+    elapsed = time.monotonic() - t0
+    assert r.ok and elapsed >= 0.2  # a full round trip
+    snap = emu.game(gid)
+    assert snap.moves[2] == "g1f3"
+    # No lag compensation: the 100 ms the request spent on the way count on the clock.
+    assert before - snap.wtime_ms >= 99
+    # Stream lines arrive one one-way latency (100 ms) after they are produced.
+    t1 = time.monotonic()
+    emu.spectator_say(gid, "lag")
+    game.next_of("chatLine", username="spectator1")
+    assert time.monotonic() - t1 >= 0.1
+    # Off by default: the same move costs next to nothing.
+    plain = emu_factory()
+    gid2 = _running_game(plain)
+    before = plain.game(gid2).wtime_ms
+    requests.post(f"{plain.url}/api/bot/game/{gid2}/move/g1f3", headers=auth(), timeout=5)
+    assert before - plain.game(gid2).wtime_ms < 99
+    with pytest.raises(EmulatorUsageError, match="rtt_ms"):
+        EmulatorConfig(rtt_ms=(300, 100))

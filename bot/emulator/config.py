@@ -106,6 +106,11 @@ class EmulatorConfig:
     # spectator_chat_interval_s seconds (0 = off).
     spectator_chat: list[str] = field(default_factory=list)
     spectator_chat_interval_s: float = 0.0
+    # Network round-trip time per HTTP request, drawn uniformly from [lo, hi] ms
+    # (seeded): half before the server handles the request, half before the
+    # answer is written; stream lines arrive one one-way latency after they are
+    # produced. lila gives BOTs no lag compensation, so transit costs clock time.
+    rtt_ms: tuple[float, float] = (0.0, 0.0)
     seed: int | None = None
     handler_timeout_s: float = 60.0  # idle keep-alive HTTP connections are closed after this
 
@@ -127,6 +132,17 @@ class EmulatorConfig:
             raise EmulatorUsageError(
                 "EmulatorConfig.spectator_chat_interval_s must be >= 0 (0 = no spectators)"
             )
+        try:
+            lo, hi = (float(v) for v in self.rtt_ms)
+        except (TypeError, ValueError):
+            raise EmulatorUsageError(
+                f"EmulatorConfig.rtt_ms={self.rtt_ms!r} must be two numbers (lo, hi) in ms"
+            ) from None
+        if not 0 <= lo <= hi:
+            raise EmulatorUsageError(
+                f"EmulatorConfig.rtt_ms={self.rtt_ms!r} needs 0 <= lo <= hi (milliseconds)"
+            )
+        self.rtt_ms = (lo, hi)
         if self.opponent_gone_claim_s < 0:
             raise EmulatorUsageError("EmulatorConfig.opponent_gone_claim_s must be >= 0")
         if not self.accounts:

@@ -123,6 +123,7 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
     server: EmuHTTPServer
     server_version = "lichess-emulator/1.0"
     _pending_record: tuple[str, str, str] | None = None  # (method, path, route) not yet logged
+    _one_way_s = 0.0  # this request's one-way network latency (EmulatorConfig.rtt_ms)
 
     def setup(self) -> None:
         self.timeout = self.server.core.config.handler_timeout_s
@@ -151,6 +152,7 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------------ dispatch
     def _dispatch(self, method: str) -> None:
         core = self.server.core
+        self._one_way_s = 0.0
         split = urlsplit(self.path)
         path = split.path
         query = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
@@ -174,6 +176,11 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
                 params,
             )
             if not path.startswith("/emu/"):
+                # Network latency: the request reaches lila only now (and BOTs get
+                # no lag compensation), the answer takes as long again.
+                self._one_way_s = core.one_way_s()
+                if self._one_way_s:
+                    time.sleep(self._one_way_s)
                 stall = self._apply_request_faults(method, path)
                 if stall is not None:
                     status = 0
@@ -187,6 +194,7 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
                 status = 200
                 self._pending_record = None
                 core.record(method, path, route_name, status)
+                result.sub.delay_s = self._one_way_s
                 self._write_stream(result)
                 return
             if isinstance(result, NdjsonReply):
@@ -315,6 +323,8 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         pending, self._pending_record = self._pending_record, None
         if pending is not None:
             self.server.core.record(*pending, status)
+        if self._one_way_s:
+            time.sleep(self._one_way_s)
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -326,6 +336,8 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         core = self.server.core
         sub = stream.sub
         try:
+            if self._one_way_s:
+                time.sleep(self._one_way_s)
             self.send_response(200)
             self.send_header("Content-Type", "application/x-ndjson")
             self.send_header("Transfer-Encoding", "chunked")
