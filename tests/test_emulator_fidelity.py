@@ -22,7 +22,7 @@ from bot.emulator import (
     OpponentSpec,
     UserSpec,
 )
-from tests.test_emulator import FAST, auth, client, open_game
+from tests.test_emulator import FAST, auth, client, open_events, open_game
 
 MOVE = "POST /api/bot/game/{id}/move/{move}"
 
@@ -39,6 +39,16 @@ def emu_factory() -> Iterator[Any]:
     yield make
     for emu in started:
         emu.stop()
+
+
+def eventually(predicate: Any, timeout: float = 5.0) -> bool:
+    """Poll a condition that no emulator state change announces (client-side facts)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return bool(predicate())
 
 
 def _running_game(emu: Emulator) -> str:
@@ -212,3 +222,25 @@ def test_round_trip_time_costs_the_bot_clock(emu_factory: Any) -> None:
     assert before - plain.game(gid2).wtime_ms < 99
     with pytest.raises(EmulatorUsageError, match="rtt_ms"):
         EmulatorConfig(rtt_ms=(300, 100))
+
+
+# ---------------------------------------------------------------------- 6. rival stream
+
+
+def test_rival_event_stream_takes_the_stream_over(emu_factory: Any) -> None:
+    emu = emu_factory()
+    mine = open_events(emu)
+    with emu.rival_event_stream(reconnect_s=0.3) as rival:
+        # lila: the new stream kills the old one, whose response ends cleanly.
+        assert mine.ended.wait(5) and mine.error is None
+        assert eventually(lambda: rival.opens == 1)
+        # We take it back; the rival loses it, and 0.3 s later takes it again.
+        again = open_events(emu)
+        assert eventually(lambda: rival.opens >= 2)
+        assert again.ended.wait(5) and again.error is None
+        # Only one stream per account stays live.
+        assert eventually(lambda: emu.open_streams()["event"] == 1)
+    assert eventually(lambda: emu.open_streams()["event"] == 0)
+    opens = rival.opens
+    time.sleep(0.5)
+    assert rival.opens == opens  # stopped: no more reconnects

@@ -13,6 +13,7 @@ from bot.emulator.control import build_control_routes
 from bot.emulator.core import Core, GameSnapshot, RequestRecord
 from bot.emulator.errors import EmulatorUsageError
 from bot.emulator.faults import Fault, FaultError
+from bot.emulator.rival import RivalEventStream
 from bot.emulator.server import EmuHTTPServer
 
 log = logging.getLogger(__name__)
@@ -26,6 +27,7 @@ class Emulator:
         self._core = Core(self.config)
         self._server: EmuHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._rivals: list[RivalEventStream] = []
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> Emulator:
@@ -57,6 +59,8 @@ class Emulator:
         server, self._server = self._server, None
         if server is None:
             return
+        for rival in self._rivals:
+            rival.stop()
         self._core.stop()
         server.shutdown()
         server.close_all_connections()
@@ -221,6 +225,17 @@ class Emulator:
 
     def pgn(self, game_id: str) -> str:
         return self._core.export_pgn(game_id)
+
+    def rival_event_stream(self, reconnect_s: float = 0.5) -> RivalEventStream:
+        """Emulate a second program on the default account's token: a thread that
+        keeps the event stream open over real HTTP and re-opens it `reconnect_s`
+        after it is closed (each opening closes the bot's own stream, as on lila).
+        Stop it with `.stop()` or use it as a context manager; stop() also ends it."""
+        if not isinstance(reconnect_s, (int, float)) or reconnect_s < 0:
+            raise EmulatorUsageError(f"reconnect_s={reconnect_s!r} must be a number >= 0")
+        rival = RivalEventStream(self.config.host, self.port, self.token, float(reconnect_s))
+        self._rivals.append(rival)
+        return rival.start()
 
     # ------------------------------------------------------------------ faults
     def inject(
