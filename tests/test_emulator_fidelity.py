@@ -22,6 +22,7 @@ from bot.emulator import (
     OpponentSpec,
     UserSpec,
 )
+from bot.emulator import __main__ as emulator_main
 from tests.test_emulator import FAST, auth, client, open_events, open_game
 
 MOVE = "POST /api/bot/game/{id}/move/{move}"
@@ -244,3 +245,31 @@ def test_rival_event_stream_takes_the_stream_over(emu_factory: Any) -> None:
     opens = rival.opens
     time.sleep(0.5)
     assert rival.opens == opens  # stopped: no more reconnects
+
+
+# ---------------------------------------------------------------------- 7. keep-alive gaps
+
+
+def test_keepalive_defaults_are_lilas() -> None:
+    # lila: 6 s on the event stream (api EventStream), 7 s on game streams (GameStateStream).
+    config = EmulatorConfig()
+    assert (config.event_keepalive_s, config.game_keepalive_s) == (6.0, 7.0)
+    args = emulator_main.parse_args([])
+    assert (args.event_keepalive, args.game_keepalive) == (6.0, 7.0)
+
+
+def test_keepalive_gaps_follow_the_config(emu_factory: Any) -> None:
+    emu = emu_factory(event_keepalive_s=0.2, game_keepalive_s=0.6)
+    gid = emu.start_game_directly(bot_color="white", clock_limit_s=600)
+    gaps: dict[str, list[float]] = {}
+    for name, path in (("event", "/api/stream/event"), ("game", f"/api/bot/game/stream/{gid}")):
+        with requests.get(emu.url + path, headers=auth(), stream=True, timeout=5) as r:
+            lines = r.iter_lines()
+            next(lines)  # gameStart / gameFull
+            stamps = []
+            for _ in range(3):
+                assert next(lines) == b""
+                stamps.append(time.monotonic())
+            gaps[name] = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+    assert all(0.1 < g < 0.45 for g in gaps["event"]), gaps
+    assert all(0.45 < g < 1.2 for g in gaps["game"]), gaps

@@ -91,8 +91,11 @@ class EmulatorConfig:
     port: int = 0  # 0 = pick a free port
     accounts: list[AccountSpec] = field(default_factory=lambda: [AccountSpec()])
     users: list[UserSpec] = field(default_factory=_default_users)
-    event_keepalive_s: float = 7.0  # Lichess: an empty line every ~7 s on the event stream
-    game_keepalive_s: float = 6.0  # ... and every ~6 s on game streams
+    # lila: an empty line every 6 s on the event stream (api EventStream.scala,
+    # SetOnline rescheduled after 6 s) and every 7 s on game streams
+    # (bot GameStateStream.scala, CheckOnline after 7 s).
+    event_keepalive_s: float = 6.0
+    game_keepalive_s: float = 7.0
     challenge_expiry_s: float = 20.0
     first_move_timeout_s: float = 30.0  # no first move in time -> noStart
     opponent_gone_claim_s: int = 10  # countdown of opponentGone.claimWinInSeconds
