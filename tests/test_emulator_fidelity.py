@@ -273,3 +273,34 @@ def test_keepalive_gaps_follow_the_config(emu_factory: Any) -> None:
             gaps[name] = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
     assert all(0.1 < g < 0.45 for g in gaps["event"]), gaps
     assert all(0.45 < g < 1.2 for g in gaps["game"]), gaps
+
+
+# ---------------------------------------------------------------------- 8. challenge expiry
+
+
+def test_unseen_challenge_goes_offline_like_lila(emu_factory: Any) -> None:
+    assert EmulatorConfig().challenge_expiry_s == 20.0  # lila: realTimeUnseenSince(now - 20 s)
+    emu = emu_factory(challenge_expiry_s=0.4, challenge_expiry_mode="offline")
+    events = open_events(emu)
+    cid = emu.challenge_bot(clock_limit_s=60, increment_s=0, color="white")
+    assert events.next_of("challenge")["challenge"]["id"] == cid
+    assert emu.wait_until(lambda: emu.challenge_status(cid) == "offline", 3)
+    with pytest.raises(queue.Empty):  # no event: lila only flips the status
+        events.next_of("challengeCanceled", timeout=0.6)
+    c = client(emu)
+    assert c.challenges.get_mine()["in"] == []  # no longer listed
+    c.bots.accept_challenge(cid)  # ... but still acceptable
+    assert events.next_of("gameStart")["game"]["gameId"] == cid
+    # The challenger is gone: after the bot's first move it never answers.
+    assert emu.game(cid).bot_color == "black"  # the challenger chose white
+    time.sleep(0.3)
+    assert emu.game(cid).moves == []
+    # The default model: dropped with challengeCanceled, a late accept gets 404.
+    old = emu_factory(challenge_expiry_s=0.4)
+    old_events = open_events(old)
+    cid2 = old.challenge_bot()
+    assert old_events.next_of("challengeCanceled", timeout=3)["challenge"]["id"] == cid2
+    r = requests.post(f"{old.url}/api/challenge/{cid2}/accept", headers=auth(), timeout=5)
+    assert r.status_code == 404
+    with pytest.raises(EmulatorUsageError, match="challenge_expiry_mode"):
+        EmulatorConfig(challenge_expiry_mode="vanish")  # type: ignore[arg-type]

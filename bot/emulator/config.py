@@ -96,7 +96,12 @@ class EmulatorConfig:
     # (bot GameStateStream.scala, CheckOnline after 7 s).
     event_keepalive_s: float = 6.0
     game_keepalive_s: float = 7.0
+    # lila (modules/challenge ChallengeApi.sweep + ChallengeRepo.realTimeUnseenSince):
+    # a real-time challenge whose challenger has not been seen for 20 s goes
+    # "offline" - no event, no longer listed, but still acceptable. "cancel"
+    # (default, the older model) drops it with challengeCanceled; "offline" is lila's.
     challenge_expiry_s: float = 20.0
+    challenge_expiry_mode: Literal["cancel", "offline"] = "cancel"
     first_move_timeout_s: float = 30.0  # no first move in time -> noStart
     opponent_gone_claim_s: int = 10  # countdown of opponentGone.claimWinInSeconds
     rate_limits: list[RateLimit] = field(default_factory=list)
@@ -131,6 +136,11 @@ class EmulatorConfig:
         for name, value in positive.items():
             if not value > 0:
                 raise EmulatorUsageError(f"EmulatorConfig.{name}={value!r} must be > 0 seconds")
+        if self.challenge_expiry_mode not in ("cancel", "offline"):
+            raise EmulatorUsageError(
+                f"EmulatorConfig.challenge_expiry_mode={self.challenge_expiry_mode!r}:"
+                " use cancel or offline"
+            )
         if self.spectator_chat_interval_s < 0:
             raise EmulatorUsageError(
                 "EmulatorConfig.spectator_chat_interval_s must be >= 0 (0 = no spectators)"

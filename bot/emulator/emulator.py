@@ -135,7 +135,7 @@ class Emulator:
         self._core.cancel_incoming(challenge_id)
 
     def challenge_status(self, challenge_id: str) -> str | None:
-        """created | accepted | declined | canceled, or None if unknown."""
+        """created | offline | accepted | declined | canceled, or None if unknown."""
         return self._core.challenge_status(challenge_id)
 
     def decline_reason(self, challenge_id: str) -> str | None:
