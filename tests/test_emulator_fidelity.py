@@ -7,6 +7,8 @@ Raw requests / berserk against Emulator(...) over loopback HTTP; no mocks."""
 from __future__ import annotations
 
 import queue
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -304,3 +306,66 @@ def test_unseen_challenge_goes_offline_like_lila(emu_factory: Any) -> None:
     assert r.status_code == 404
     with pytest.raises(EmulatorUsageError, match="challenge_expiry_mode"):
         EmulatorConfig(challenge_expiry_mode="vanish")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- 9. bad control input
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "needle"),
+    [
+        ("/emu/challenge", {"clock_limit_s": "abc"}, "clock_limit_s"),
+        ("/emu/challenge", {"rated": "yes"}, "rated"),
+        ("/emu/challenge", {"opponent": {"policy": "telepathy"}}, "policy"),
+        ("/emu/challenge", {"opponent": {"think_time_s": "slow"}}, "think_time_s"),
+        ("/emu/challenge", {"opponent": "greedy"}, "opponent"),
+        ("/emu/game", {"moves": "e2e4"}, "moves"),
+        ("/emu/game", {"clock_limit_s": 1.5, "wtime_ms": "1000"}, "clock_limit_s"),
+        ("/emu/fault", {"kind": "slow", "duration_s": "x"}, "duration_s"),
+        ("/emu/fault", {"kind": "http_error", "count": "two"}, "count"),
+        ("/emu/fault", {"kind": "stall", "apply": "no"}, "apply"),
+        ("/emu/game/nope/opponent/resign", {}, "nope"),
+        ("/emu/game/nope/spectator", {"text": "hi"}, "nope"),
+    ],
+)
+def test_bad_control_input_is_400_not_500(emu_factory: Any, path: str, body: Any,
+                                           needle: str) -> None:
+    emu = emu_factory()
+    r = requests.post(emu.url + path, json=body, timeout=5)
+    assert r.status_code == 400, r.text
+    assert needle in r.json()["error"]
+
+
+def test_non_json_control_bodies_are_400(emu_factory: Any) -> None:
+    emu = emu_factory()
+    for data in (b"clock_limit_s=abc", b"{not json", b"[1, 2]", b"\xff\xfe"):
+        r = requests.post(emu.url + "/emu/challenge", data=data, timeout=5)
+        assert r.status_code == 400 and "JSON object" in r.json()["error"], data
+    gid = emu.start_game_directly()
+    r = requests.post(f"{emu.url}/emu/game/{gid}/opponent/chat", json={"text": 5}, timeout=5)
+    assert r.status_code == 400 and "text" in r.json()["error"]
+    with pytest.raises(EmulatorUsageError, match="policy"):
+        OpponentSpec(policy="telepathy")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--port", "99999"], ["--port", "abc"], ["--event-keepalive", "-1"], ["--bogus"],
+     ["--bot-daily-limit", "-3"], ["--token-file", "/nonexistent/token"]],
+)
+def test_bad_cli_arguments_are_one_line_and_exit_2(argv: list[str]) -> None:
+    proc = subprocess.run([sys.executable, "-m", "bot.emulator", *argv], capture_output=True,
+                          text=True, timeout=30)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "error" in lines[0].lower() or "cannot" in lines[0]
+    assert proc.stdout == ""
+
+
+def test_bad_python_control_arguments_name_the_field(emu_factory: Any) -> None:
+    emu = emu_factory()
+    with pytest.raises(EmulatorUsageError, match="clock_limit_s"):
+        emu.challenge_bot(clock_limit_s="abc")  # type: ignore[arg-type]
+    with pytest.raises(EmulatorUsageError, match="moves"):
+        emu.start_game_directly(moves="e2e4")  # type: ignore[arg-type]

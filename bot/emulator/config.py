@@ -16,6 +16,7 @@ DEFAULT_BOT_NAME = "pibot"
 ALL_BOT_SCOPES = ("bot:play", "challenge:read", "challenge:write", "board:play")
 
 Policy = Literal["random", "greedy", "scripted"]
+POLICIES: tuple[str, ...] = ("random", "greedy", "scripted")
 
 
 @dataclass
@@ -47,6 +48,18 @@ class OpponentSpec:
     leave_after: int | None = None  # stop moving after N moves -> opponentGone
     stall_after: int | None = None  # stop moving after N moves, still connected (no opponentGone)
     chat: list[str] = field(default_factory=list)  # said in the player room at game start
+
+    def __post_init__(self) -> None:
+        from bot.emulator.errors import EmulatorUsageError
+        from bot.emulator.validate import check_fields
+
+        if self.policy not in POLICIES:
+            raise EmulatorUsageError(
+                f"OpponentSpec.policy={self.policy!r} is unknown; use one of {list(POLICIES)}"
+            )
+        check_fields(self, "OpponentSpec")
+        if self.think_time_s < 0:
+            raise EmulatorUsageError("OpponentSpec.think_time_s must be >= 0 seconds")
 
 
 @dataclass
@@ -165,5 +178,14 @@ class EmulatorConfig:
             raise EmulatorUsageError(
                 "two EmulatorConfig.accounts share a token; tokens must differ"
             )
+        limit = self.bot_vs_bot_daily_limit
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 0
+        ):
+            raise EmulatorUsageError(
+                f"EmulatorConfig.bot_vs_bot_daily_limit={limit!r} must be an integer >= 0 or None"
+            )
+        if isinstance(self.port, bool) or not isinstance(self.port, int):
+            raise EmulatorUsageError(f"EmulatorConfig.port={self.port!r} must be an integer")
         if not 0 <= self.port <= 65535:
             raise EmulatorUsageError(f"EmulatorConfig.port={self.port} is not a TCP port (0-65535)")

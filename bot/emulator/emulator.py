@@ -15,8 +15,13 @@ from bot.emulator.errors import EmulatorUsageError
 from bot.emulator.faults import Fault, FaultError
 from bot.emulator.rival import RivalEventStream
 from bot.emulator.server import EmuHTTPServer
+from bot.emulator.validate import check_kwargs
 
 log = logging.getLogger(__name__)
+
+
+def _args(frame_locals: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in frame_locals.items() if k != "self"}
 
 
 class Emulator:
@@ -41,7 +46,7 @@ class Emulator:
         except OSError as exc:
             raise EmulatorUsageError(
                 f"cannot listen on {self.config.host}:{self.config.port} ({exc.strerror}); "
-                "pick another port or use port 0 for a free one"
+                "pick another address or port (port 0 = any free one)"
             ) from None
         self._core.site = self.url
         self._core.start()
@@ -114,6 +119,7 @@ class Emulator:
         raises EmulatorUsageError with lila's reason (lila never delivers such a
         challenge) unless force=True.
         """
+        check_kwargs(Emulator.challenge_bot, _args(locals()), "challenge_bot")
         return self._core.challenge_bot(
             challenger=challenger,
             rated=rated,
@@ -173,6 +179,7 @@ class Emulator:
         bot_username: str | None = None,
     ) -> str:
         """A game already in progress (e.g. to test resumption after a restart)."""
+        check_kwargs(Emulator.start_game_directly, _args(locals()), "start_game_directly")
         return self._core.start_game_directly(
             bot_color=bot_color,
             moves=list(moves),

@@ -166,16 +166,17 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         try:
             if route is None:
                 raise ApiError(404, "Not found")
+            control = path.startswith("/emu/")
             req = Request(
                 method,
                 path,
                 query,
-                _parse_body(self.headers, raw),
+                _parse_control_body(raw) if control else _parse_body(self.headers, raw),
                 raw,
                 {k.lower(): v for k, v in self.headers.items()},
                 params,
             )
-            if not path.startswith("/emu/"):
+            if not control:
                 # Network latency: the request reaches lila only now (and BOTs get
                 # no lag compensation), the answer takes as long again.
                 self._one_way_s = core.one_way_s()
@@ -216,11 +217,20 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             status = 0
             self.close_connection = True
-        except Exception:
-            log.exception("emulator: internal error on %s %s", method, path)
-            status = 500
+        except Exception as exc:
+            if path.startswith("/emu/") and isinstance(
+                exc, (TypeError, ValueError, KeyError, AttributeError)
+            ):
+                # Control input the checks missed: still the caller's mistake, not a 500.
+                status = 400
+                body = {"error": f"bad control input for {method} {path}: {exc}"}
+                payload, ctype = json.dumps(body).encode(), "application/json"
+            else:
+                log.exception("emulator: internal error on %s %s", method, path)
+                status = 500
+                payload, ctype = b'{"error": "Internal server error"}', "application/json"
             try:
-                self._send(500, b'{"error": "Internal server error"}', "application/json")
+                self._send(status, payload, ctype)
             except OSError:
                 self.close_connection = True
         if status and self._pending_record is not None:
@@ -383,6 +393,20 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
 
 class _Dropped(Exception):
     """Raised by a handler to cut the connection without an answer."""
+
+
+def _parse_control_body(raw: bytes) -> dict[str, Any]:
+    """/emu bodies are JSON objects (or empty)."""
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise EmulatorUsageError("the /emu request body must be a JSON object") from None
+    if not isinstance(data, dict):
+        raise EmulatorUsageError("the /emu request body must be a JSON object, not "
+                                 f"{type(data).__name__}")
+    return data
 
 
 def _parse_body(headers: Any, raw: bytes) -> dict[str, Any]:
