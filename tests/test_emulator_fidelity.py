@@ -369,3 +369,33 @@ def test_bad_python_control_arguments_name_the_field(emu_factory: Any) -> None:
         emu.challenge_bot(clock_limit_s="abc")  # type: ignore[arg-type]
     with pytest.raises(EmulatorUsageError, match="moves"):
         emu.start_game_directly(moves="e2e4")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- 10. UCI opponent
+
+
+def test_uci_engine_opponent(emu_factory: Any) -> None:
+    emu = emu_factory()
+    strong = OpponentSpec(policy="uci", engine="stockfish", movetime_ms=100, think_time_s=0.0)
+    # Fool's mate set up: after the bot's g2g4 the engine must find d8h4 mate
+    # (a random mover would pick it 1 time in 30).
+    gid = emu.start_game_directly(bot_color="white", moves=["f2f3", "e7e5"], clock_limit_s=60,
+                                  opponent=strong)
+    assert emu.engines_running() == 0  # started lazily, on its first move
+    r = requests.post(f"{emu.url}/api/bot/game/{gid}/move/g2g4", headers=auth(), timeout=5)
+    assert r.ok
+    snap = emu.wait_game_over(gid, timeout=20)
+    assert snap.moves[-1] == "d8h4" and snap.status == "mate" and snap.winner == "black"
+    assert snap.btime_ms <= 60000 - 90  # its thinking was charged to its clock
+    assert eventually(lambda: emu.engines_running() == 0)  # closed when the game ended
+    # A game cut short by the emulator stopping: the engine goes with it.
+    weak = OpponentSpec(policy="uci", skill_level=5, movetime_ms=50, think_time_s=0.0)
+    gid2 = emu.start_game_directly(bot_color="black", clock_limit_s=60, opponent=weak)
+    assert eventually(lambda: len(emu.game(gid2).moves) == 1)
+    assert emu.engines_running() == 1
+    emu.stop()
+    assert emu.engines_running() == 0
+    with pytest.raises(EmulatorUsageError, match="no-such-engine"):
+        OpponentSpec(policy="uci", engine="no-such-engine")
+    with pytest.raises(EmulatorUsageError, match="skill_level"):
+        OpponentSpec(policy="uci", skill_level=42)

@@ -15,8 +15,8 @@ DEFAULT_TOKEN = "lip_emulator_demo_token"
 DEFAULT_BOT_NAME = "pibot"
 ALL_BOT_SCOPES = ("bot:play", "challenge:read", "challenge:write", "board:play")
 
-Policy = Literal["random", "greedy", "scripted"]
-POLICIES: tuple[str, ...] = ("random", "greedy", "scripted")
+Policy = Literal["random", "greedy", "scripted", "uci"]
+POLICIES: tuple[str, ...] = ("random", "greedy", "scripted", "uci")
 
 
 @dataclass
@@ -48,6 +48,14 @@ class OpponentSpec:
     leave_after: int | None = None  # stop moving after N moves -> opponentGone
     stall_after: int | None = None  # stop moving after N moves, still connected (no opponentGone)
     chat: list[str] = field(default_factory=list)  # said in the player room at game start
+    # policy="uci": a UCI engine process per game (python-chess SimpleEngine), started
+    # on its first move, closed when the game ends. `engine` is a name looked up on
+    # PATH and in /usr/games, or a path; skill_level is Stockfish's "Skill Level"
+    # (0-20, None = full strength); movetime_ms is its time per move (on top of
+    # think_time_s), charged to its clock as any move is.
+    engine: str = "stockfish"
+    skill_level: int | None = None
+    movetime_ms: int = 100
 
     def __post_init__(self) -> None:
         from bot.emulator.errors import EmulatorUsageError
@@ -60,6 +68,18 @@ class OpponentSpec:
         check_fields(self, "OpponentSpec")
         if self.think_time_s < 0:
             raise EmulatorUsageError("OpponentSpec.think_time_s must be >= 0 seconds")
+        if self.policy == "uci":
+            from bot.emulator.uci_opponent import resolve_engine
+
+            if resolve_engine(self.engine) is None:
+                raise EmulatorUsageError(
+                    f"OpponentSpec.engine={self.engine!r}: no such UCI engine (looked on PATH "
+                    "and in /usr/games); install it or give the path to its executable"
+                )
+            if self.skill_level is not None and not 0 <= self.skill_level <= 20:
+                raise EmulatorUsageError("OpponentSpec.skill_level must be within 0..20")
+            if self.movetime_ms <= 0:
+                raise EmulatorUsageError("OpponentSpec.movetime_ms must be > 0")
 
 
 @dataclass

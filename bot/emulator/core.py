@@ -40,6 +40,20 @@ class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
             self.changed.notify_all()
         if self._thread is not None:
             self._thread.join(timeout=1.0)
+        with self.lock:
+            players = list(self.uci_players.values())
+            self.uci_players.clear()
+        for player in players:
+            player.close()
+        # Searches and closes in flight end within one movetime once engines quit.
+        for thread in threading.enumerate():
+            if thread.name.startswith("emu-uci-") and thread is not threading.current_thread():
+                thread.join(timeout=2.0)
+
+    def engines_running(self) -> int:
+        """UCI opponent engine processes alive (policy="uci")."""
+        with self.lock:
+            return sum(1 for p in self.uci_players.values() if p.running)
 
     def account_for_token(self, token: str) -> AccountSpec | None:
         with self.lock:

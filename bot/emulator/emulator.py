@@ -292,6 +292,10 @@ class Emulator:
         with self._core.lock:
             return self._core.faults.active()
 
+    def engines_running(self) -> int:
+        """How many `uci` opponent engine processes are alive (closed when games end)."""
+        return self._core.engines_running()
+
     def open_streams(self) -> dict[str, int]:
         """Streams with a live handler: {"event": n, "game": m} (leak checks, reconnects)."""
         with self._core.lock:
