@@ -1,9 +1,17 @@
 """Soak benchmark: the real bot service plays many games against the emulator
-with random faults on, and reports time losses, games lost through faults and
-the per-move overhead (position received -> move posted, minus think time).
+with random faults on, and reports time losses, games lost through faults,
+illegal moves, request rates per endpoint and the per-move overhead (position
+received -> move posted, minus think time).
 
     python bench/soak.py                      # full run: 50 games, 1+0 and 3+2
     python bench/soak.py --games 10 --tc 60+0 # a shorter run
+    python bench/soak.py --profile realistic --games 4   # lichess.org-like conditions
+
+--profile realistic: 80-250 ms round trips (no lag compensation), spectators
+typing (!help, !eval, !name ...), a slow chat endpoint and chat 429s, dropped
+and silent streams, rare stalled move POSTs (applied or not), 429s on the other
+endpoints, lila's keep-alive gaps, a Stockfish opponent (uci policy) for long
+games, 30+0 / 60+0 / 180+2 mixed, two games at a time.
 
 Not a unit test: it takes a long time (the bot really uses its clock).
 """
@@ -20,9 +28,16 @@ import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.config import parse_config
-from bot.emulator import Emulator, EmulatorConfig, OpponentSpec
+from bot.emulator import (
+    Emulator,
+    EmulatorConfig,
+    EmulatorUsageError,
+    OpponentSpec,
+    RequestRecord,
+)
 from bot.game import GameHooks
 from bot.logsetup import setup_logging
 from bot.service import Service
@@ -71,6 +86,80 @@ def inject_faults(emu: Emulator, rate: float) -> None:
                duration_s=0.5)
 
 
+# Spectators in the realistic profile: commands the bot answers, and chatter.
+SPECTATOR_LINES = ["!help", "nice", "!eval", "what engine is this?", "!name", "gl"]
+REALISTIC_TC = "30+0,60+0,180+2"
+
+
+def inject_realistic_faults(emu: Emulator, rate: float) -> None:
+    """Faults as a busy lichess.org produces them (count=None: for the whole run)."""
+    if rate <= 0:
+        return
+    chat = "POST /api/bot/game/*/chat"
+    move = "POST /api/bot/game/*/move/*"
+    emu.inject("slow", chat, count=None, probability=min(1.0, rate * 15), duration_s=4.0)
+    emu.inject("http_error", chat, status=429, count=None, probability=min(1.0, rate * 5))
+    for target in ("GET /api/account*", "GET /api/stream/event", "GET /api/bot/game/stream/*",
+                   "GET /api/challenge", "POST /api/challenge/*"):
+        emu.inject("http_error", target, status=429, count=None, probability=rate / 2)
+    emu.inject("drop_stream", "game", count=None, probability=rate / 2)
+    emu.inject("drop_stream", "event", count=None, probability=rate / 2)
+    emu.inject("silent_stream", "game", count=None, probability=rate / 4, duration_s=None)
+    emu.inject("silent_stream", "event", count=None, probability=rate / 4, duration_s=None)
+    # Rare: a move POST that is never answered (the move landed, or it did not).
+    emu.inject("stall", move, count=None, probability=rate / 8, duration_s=None, apply=True)
+    emu.inject("stall", move, count=None, probability=rate / 8, duration_s=None, apply=False)
+
+
+def max_in_window(times: list[float], window_s: float = 60.0) -> int:
+    """The most events within any `window_s`-long interval."""
+    times = sorted(times)
+    best = lo = 0
+    for hi, t in enumerate(times):
+        while t - times[lo] >= window_s:
+            lo += 1
+        best = max(best, hi - lo + 1)
+    return best
+
+
+PER_GAME = ("/move/", "/chat", "/api/bot/game/stream/")
+
+
+def request_report(records: list[RequestRecord]) -> dict[str, Any]:
+    """Per-endpoint request rates (per-game traffic excluded), illegal moves."""
+    by_route: dict[str, list[float]] = {}
+    for r in records:
+        if not any(p in r.route for p in PER_GAME):
+            by_route.setdefault(r.route, []).append(r.t)
+    windows = {route: max_in_window(ts) for route, ts in sorted(by_route.items())}
+    # The issue: no endpoint polled more than once a minute per account. Polling = GETs
+    # (the event stream is a long-lived connection and reported on its own).
+    polled = {
+        route: n for route, n in windows.items()
+        if route.startswith("GET ") and route != "GET /api/stream/event" and n > 1
+    }
+    illegal = after_stall = 0
+    last_status: dict[str, int] = {}  # game id -> status of its previous move POST
+    for r in sorted((r for r in records if "/move/" in r.route), key=lambda r: r.t):
+        gid = r.path.split("/")[4]
+        if r.status == 400:
+            if last_status.get(gid) == 0:
+                after_stall += 1  # its previous move was stalled (maybe landed): a retry
+            else:
+                illegal += 1
+        last_status[gid] = r.status
+    return {
+        "max_requests_per_60s": windows,
+        "account_playing_max_per_60s": windows.get("GET /api/account/playing", 0),
+        "event_stream_opens": len(by_route.get("GET /api/stream/event", [])),
+        "event_stream_opens_max_per_60s": windows.get("GET /api/stream/event", 0),
+        "polled_more_than_once_a_minute": polled,
+        "illegal_moves": illegal,
+        "move_400_after_stall": after_stall,
+        "move_posts_stalled": sum(1 for r in records if "/move/" in r.route and r.status == 0),
+    }
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -78,26 +167,52 @@ def percentile(values: list[float], q: float) -> float:
     return s[min(len(s) - 1, int(q * len(s)))]
 
 
-async def soak(args: argparse.Namespace) -> int:
-    tcs = [parse_tc(t) for t in args.tc.split(",")]
-    emu = Emulator(EmulatorConfig(seed=args.seed, event_keepalive_s=3.0,
-                                  game_keepalive_s=3.0)).start()
-    stats = Stats()
-    cfg = parse_config({
-        "url": emu.url, "pgn_directory": args.pgn_dir, "log_level": args.log_level,
+def emulator_config(args: argparse.Namespace) -> EmulatorConfig:
+    if args.profile == "realistic":
+        # lila's keep-alive gaps (EmulatorConfig defaults), real round trips.
+        return EmulatorConfig(seed=args.seed, rtt_ms=(80.0, 250.0),
+                              spectator_chat=SPECTATOR_LINES, spectator_chat_interval_s=8.0)
+    return EmulatorConfig(seed=args.seed, event_keepalive_s=3.0, game_keepalive_s=3.0)
+
+
+def service_config(args: argparse.Namespace, url: str) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "url": url, "pgn_directory": args.pgn_dir, "log_level": args.log_level,
         "engine": {"hash_mb": args.hash_mb, "move_overhead_ms": args.move_overhead_ms,
                    "ponder": args.ponder},
         "challenge": {"concurrency": args.concurrency, "max_simultaneous_games_per_user": 64,
                       "time_controls": ["ultraBullet", "bullet", "blitz", "rapid"]},
-        "greeting": {"hello": "", "hello_spectators": "", "goodbye": "",
-                     "goodbye_spectators": ""},
-        "network": {"stream_read_timeout_s": 7.0, "backoff_base_s": 0.2, "backoff_max_s": 2.0,
-                    "rate_limit_pause_s": 2.0}})
+    }
+    if args.profile == "basic":
+        data["greeting"] = {"hello": "", "hello_spectators": "", "goodbye": "",
+                            "goodbye_spectators": ""}
+        data["network"] = {"stream_read_timeout_s": 7.0, "backoff_base_s": 0.2,
+                           "backoff_max_s": 2.0, "rate_limit_pause_s": 2.0}
+    # realistic: the production greetings, chat commands and network settings.
+    return data
+
+
+def opponent_for(args: argparse.Namespace, i: int) -> OpponentSpec:
+    if args.profile == "realistic":
+        return OpponentSpec(policy="uci", engine=args.engine, skill_level=args.skill,
+                            movetime_ms=args.movetime_ms, think_time_s=0.05)
+    return OpponentSpec(policy="greedy" if i % 2 else "random", think_time_s=0.05,
+                        seed=args.seed + i)
+
+
+async def soak(args: argparse.Namespace) -> int:
+    tcs = [parse_tc(t) for t in args.tc.split(",")]
+    emu = Emulator(emulator_config(args)).start()
+    stats = Stats()
+    cfg = parse_config(service_config(args, emu.url))
     service = Service(cfg, Token(emu.token, "emulator"), hooks=GameHooks(stats.on_move,
                                                                        stats.on_end))
     run = asyncio.create_task(service.run())
     await asyncio.wait_for(service.ready.wait(), 30)
-    inject_faults(emu, args.fault_rate)
+    if args.profile == "realistic":
+        inject_realistic_faults(emu, args.fault_rate)
+    else:
+        inject_faults(emu, args.fault_rate)
     t0 = time.monotonic()
     games: list[str] = []
     pending: set[str] = set()
@@ -112,8 +227,7 @@ async def soak(args: argparse.Namespace) -> int:
                             args.games, gid, snap.status, snap.winner or "", len(snap.moves))
         while len(games) < args.games and len(pending) < args.concurrency:
             base, inc = tcs[i % len(tcs)]
-            opp = OpponentSpec(policy="greedy" if i % 2 else "random", think_time_s=0.05,
-                               seed=args.seed + i)
+            opp = opponent_for(args, i)
             cid = await asyncio.to_thread(emu.challenge_bot, challenger=f"soak{i % 7}",
                                           rated=False, clock_limit_s=base, increment_s=inc,
                                           opponent=opp)
@@ -130,6 +244,7 @@ async def soak(args: argparse.Namespace) -> int:
             pending.add(cid)
         await asyncio.sleep(0.5)
     elapsed = time.monotonic() - t0
+    records = emu.requests()
     emu.clear_faults()
     service.request_stop()
     await asyncio.wait_for(run, 60)
@@ -145,7 +260,9 @@ async def soak(args: argparse.Namespace) -> int:
             time_losses += 1
         if s.status in ("aborted", "noStart") or not s.over:
             fault_losses += 1
+    requests_seen = request_report(records)
     report = {
+        "profile": args.profile,
         "games": len(snaps), "time_controls": args.tc, "concurrency": args.concurrency,
         "fault_rate": args.fault_rate, "faults_fired": fired, "minutes": round(elapsed / 60, 1),
         "results": dict(results), "challenges_declined": dict(declined),
@@ -154,19 +271,32 @@ async def soak(args: argparse.Namespace) -> int:
         "overhead_ms_median": round(statistics.median(stats.overhead_ms), 2)
         if stats.overhead_ms else None,
         "overhead_ms_p95": round(percentile(stats.overhead_ms, 0.95), 2),
+        "overhead_ms_p99": round(percentile(stats.overhead_ms, 0.99), 2),
         "overhead_ms_max": round(max(stats.overhead_ms), 2) if stats.overhead_ms else None,
+        "plies_per_game": [len(s.moves) for s in snaps],
+        **requests_seen,
     }
     print(json.dumps(report, indent=2))
     emu.stop()
-    ok = time_losses == 0 and fault_losses == 0
+    ok = time_losses == 0 and fault_losses == 0 and requests_seen["illegal_moves"] == 0
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 
 
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--profile", choices=("basic", "realistic"), default="basic",
+                   help="basic: fast keep-alives, python opponents; realistic: lichess.org-like "
+                   "(latency, spectators, chat and stream faults, stalls, Stockfish)")
     p.add_argument("--games", type=int, default=50)
-    p.add_argument("--tc", default="60+0,180+2", help="comma-separated BASE+INC list")
+    p.add_argument("--tc", default=None,
+                   help="comma-separated BASE+INC list (default 60+0,180+2; realistic: "
+                   f"{REALISTIC_TC})")
+    p.add_argument("--engine", default="stockfish", help="realistic: the opponent's UCI engine")
+    p.add_argument("--skill", type=int, default=6,
+                   help="realistic: the opponent's Skill Level (0-20)")
+    p.add_argument("--movetime-ms", type=int, default=100,
+                   help="realistic: the opponent's time per move")
     p.add_argument("--concurrency", type=int, default=2)
     p.add_argument("--fault-rate", type=float, default=0.02,
                    help="probability of each random fault per opportunity")
@@ -177,6 +307,19 @@ def main() -> int:
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--log-level", default="warning")
     args = p.parse_args()
+    if args.tc is None:
+        args.tc = REALISTIC_TC if args.profile == "realistic" else "60+0,180+2"
+    if args.games < 1:
+        p.error("--games must be >= 1")
+    try:
+        [parse_tc(t) for t in args.tc.split(",")]
+    except ValueError:
+        p.error(f"--tc {args.tc!r}: use BASE+INC pairs in seconds, e.g. 60+0,180+2")
+    if args.profile == "realistic":
+        try:
+            opponent_for(args, 0)  # a missing engine or bad skill: say so now
+        except EmulatorUsageError as exc:
+            p.error(str(exc))
     setup_logging(args.log_level)
     logging.getLogger("soak").setLevel(logging.INFO)
     return asyncio.run(soak(args))

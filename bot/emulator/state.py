@@ -59,7 +59,7 @@ class CoreState:
         self.live_subs: set[Subscriber] = set()  # every stream with a handler thread
         self.faults = FaultBook(self.rng)
         self.counters: Counter[str] = Counter()
-        self.request_log: deque[RequestRecord] = deque(maxlen=20000)
+        self.request_log: deque[RequestRecord] = deque(maxlen=200000)  # a long soak's worth
         self._rate_windows: dict[int, deque[float]] = {}
         self._bot_vs_bot: dict[str, list[float]] = {}  # username -> wall times of challenges
         self.stopping = False
