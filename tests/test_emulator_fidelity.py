@@ -7,6 +7,7 @@ Raw requests / berserk against Emulator(...) over loopback HTTP; no mocks."""
 from __future__ import annotations
 
 import queue
+import socket
 import subprocess
 import sys
 import time
@@ -25,6 +26,7 @@ from bot.emulator import (
     UserSpec,
 )
 from bot.emulator import __main__ as emulator_main
+from bot.emulator.config import DEFAULT_TOKEN
 from tests.test_emulator import FAST, auth, client, open_events, open_game
 
 MOVE = "POST /api/bot/game/{id}/move/{move}"
@@ -94,6 +96,17 @@ def test_stall_holds_the_move_post_without_an_answer(emu_factory: Any, apply: bo
     with pytest.raises(requests.exceptions.ConnectionError):
         requests.get(emu.url + "/api/account", headers=auth(), timeout=5)
     assert requests.get(emu.url + "/api/account", headers=auth(), timeout=5).ok
+    # A stall held open forever does not keep stop() waiting.
+    emu.inject("stall", "GET /api/account")
+    held = socket.create_connection(("127.0.0.1", emu.port), timeout=5)
+    held.sendall(b"GET /api/account HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
+                 + DEFAULT_TOKEN.encode() + b"\r\n\r\n")
+    assert eventually(lambda: emu.count("GET /api/account") == 4)
+    t0 = time.monotonic()
+    emu.stop()
+    assert time.monotonic() - t0 < 2.0
+    assert held.recv(100) == b""  # closed without an answer
+    held.close()
 
 
 # ---------------------------------------------------------------------- 2. UltraBullet

@@ -22,6 +22,7 @@ from bot.emulator.emulator import Emulator
 from bot.emulator.errors import EmulatorUsageError
 from bot.emulator.faults import Fault
 from bot.emulator.game import ChatLine
+from bot.emulator.rival import RivalEventStream
 
 __all__ = [
     "DEFAULT_TOKEN",
@@ -35,5 +36,6 @@ __all__ = [
     "OpponentSpec",
     "RateLimit",
     "RequestRecord",
+    "RivalEventStream",
     "UserSpec",
 ]

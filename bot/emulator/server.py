@@ -163,10 +163,16 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         # Recorded just before the answer is written (see _send), so a client that
         # has its response can already see the request in emu.requests().
         self._pending_record = (method, path, route_name)
+        control = path.startswith("/emu/")
+        if not control:
+            # Network latency: the request reaches lila only now (and BOTs get no
+            # lag compensation), the answer takes as long again (see _send).
+            self._one_way_s = core.one_way_s()
+            if self._one_way_s:
+                time.sleep(self._one_way_s)
         try:
             if route is None:
                 raise ApiError(404, "Not found")
-            control = path.startswith("/emu/")
             req = Request(
                 method,
                 path,
@@ -177,11 +183,6 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
                 params,
             )
             if not control:
-                # Network latency: the request reaches lila only now (and BOTs get
-                # no lag compensation), the answer takes as long again.
-                self._one_way_s = core.one_way_s()
-                if self._one_way_s:
-                    time.sleep(self._one_way_s)
                 stall = self._apply_request_faults(method, path)
                 if stall is not None:
                     status = 0
@@ -218,7 +219,7 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
             status = 0
             self.close_connection = True
         except Exception as exc:
-            if path.startswith("/emu/") and isinstance(
+            if control and isinstance(
                 exc, (TypeError, ValueError, KeyError, AttributeError)
             ):
                 # Control input the checks missed: still the caller's mistake, not a 500.
