@@ -40,6 +40,20 @@ class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
             self.changed.notify_all()
         if self._thread is not None:
             self._thread.join(timeout=1.0)
+        with self.lock:
+            players = list(self.uci_players.values())
+            self.uci_players.clear()
+        for player in players:
+            player.close()
+        # Searches and closes in flight end within one movetime once engines quit.
+        for thread in threading.enumerate():
+            if thread.name.startswith("emu-uci-") and thread is not threading.current_thread():
+                thread.join(timeout=2.0)
+
+    def engines_running(self) -> int:
+        """UCI opponent engine processes alive (policy="uci")."""
+        with self.lock:
+            return sum(1 for p in self.uci_players.values() if p.running)
 
     def account_for_token(self, token: str) -> AccountSpec | None:
         with self.lock:
@@ -115,6 +129,14 @@ class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
                     return True
                 window.append(now)
         return False
+
+    def one_way_s(self) -> float:
+        """Half of a round-trip time drawn from EmulatorConfig.rtt_ms, in seconds."""
+        lo, hi = self.config.rtt_ms
+        if hi <= 0:
+            return 0.0
+        with self.lock:
+            return self.net_rng.uniform(lo, hi) / 2000.0
 
     def request_faults(self, method: str, path: str) -> list[Fault]:
         with self.lock:

@@ -7,7 +7,10 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import time
+
+import chess
 
 from bot.emulator.challenge import Challenge
 from bot.emulator.game import Game
@@ -15,6 +18,7 @@ from bot.emulator.opponent import choose_move
 from bot.emulator.state import (
     CoreState,
 )
+from bot.emulator.uci_opponent import UCI_VARIANTS, UciPlayer, resolve_engine
 
 log = logging.getLogger(__name__)
 
@@ -36,12 +40,24 @@ class Scheduler(CoreState):
         """Process everything due at `now`; return the next deadline."""
         deadlines: list[float] = []
         for ch in list(self.challenges.values()):
+            if ch.status == "offline":
+                continue  # lila keeps it (acceptable) until its two-week expiresAt
             if ch.direction == "out" and ch.respond_at is not None:
                 if now >= ch.respond_at:
                     self._outgoing_answer(ch)
                     continue
                 deadlines.append(ch.respond_at)
             if now >= ch.expires_at:
+                if (
+                    self.config.challenge_expiry_mode == "offline"
+                    and ch.direction == "in"
+                    and ch.limit_s is not None
+                ):
+                    # lila ChallengeApi.offline: status only, no event to anyone.
+                    ch.status = "offline"
+                    log.info("challenge %s: challenger unseen, now offline", ch.id)
+                    self._touch()
+                    continue
                 self.expired[ch.id] = ch
                 self._cancel(ch)
             else:
@@ -120,7 +136,41 @@ class Scheduler(CoreState):
         if spec.leave_after is not None and n >= spec.leave_after:
             self._go_gone(game, now)
             return
-        move = choose_move(game.board, spec, n, game.rng)
+        if spec.policy == "uci" and game.variant in UCI_VARIANTS:
+            self._uci_think(game)
+            return
+        self._play_opponent_move(game, choose_move(game.board, spec, n, game.rng), now)
+
+    def _uci_think(self, game: Game) -> None:
+        """Search in a worker thread (outside the lock); the move lands when it is done."""
+        if game.id in self.uci_thinking:
+            return
+        player = self.uci_players.get(game.id)
+        if player is None:
+            spec = game.opponent
+            path = resolve_engine(spec.engine)
+            assert path is not None  # OpponentSpec checked it exists
+            player = UciPlayer(path, spec.skill_level, spec.movetime_ms)
+            self.uci_players[game.id] = player
+        self.uci_thinking.add(game.id)
+        board = game.board.copy()
+        moves_then = list(game.moves)
+
+        def think() -> None:
+            move = player.choose(board)
+            with self.lock:
+                self.uci_thinking.discard(game.id)
+                if self.stopping or game.over or game.moves != moves_then:
+                    return  # the position changed meanwhile (takeback, game over)
+                if move is None or move not in game.board.legal_moves:
+                    move = choose_move(game.board, game.opponent, game.opp_moves_made, game.rng)
+                self._play_opponent_move(game, move, time.monotonic())
+
+        threading.Thread(target=think, name=f"emu-uci-{game.id}", daemon=True).start()
+
+    def _play_opponent_move(self, game: Game, move: chess.Move, now: float) -> None:
+        spec = game.opponent
+        n = game.opp_moves_made
         game.push(move, now)
         game.opp_moves_made += 1
         if self._after_move(game, now):

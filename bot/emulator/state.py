@@ -28,6 +28,7 @@ from bot.emulator.game import ChatLine, Game, MoveRejected, Player, make_board
 from bot.emulator.payloads import VARIANTS, speed_of
 from bot.emulator.snapshot import RequestRecord
 from bot.emulator.streams import Subscriber
+from bot.emulator.uci_opponent import UciPlayer
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +44,8 @@ class CoreState:
         self._wake = threading.Condition(self.lock)  # the scheduler
         self.changed = threading.Condition(self.lock)  # anything a waiter may watch
         self.rng = random.Random(config.seed)
+        # Its own stream, so turning latency on leaves ids and colors reproducible.
+        self.net_rng = random.Random(config.seed)
         self.site = "http://127.0.0.1"
         self.accounts: dict[str, AccountSpec] = {a.token: a for a in config.accounts}
         self.users: dict[str, UserSpec] = {u.username.lower(): u for u in config.users}
@@ -61,6 +64,9 @@ class CoreState:
         self._bot_vs_bot: dict[str, list[float]] = {}  # username -> wall times of challenges
         self.stopping = False
         self._thread: threading.Thread | None = None
+        # policy="uci" opponents: game id -> engine process; games whose engine is thinking.
+        self.uci_players: dict[str, UciPlayer] = {}
+        self.uci_thinking: set[str] = set()
 
     def _all_subs(self) -> list[Subscriber]:
         return list(self.live_subs)
@@ -223,6 +229,11 @@ class CoreState:
 
     def _finish(self, game: Game, status: str, winner: str | None, now: float) -> None:
         game.finish(status, winner, now)
+        player = self.uci_players.pop(game.id, None)
+        if player is not None:
+            # quit() may wait for a search to stop: not under the lock.
+            threading.Thread(target=player.close, name=f"emu-uci-close-{game.id}",
+                             daemon=True).start()
         self._publish_game(game, dict(game.state_json(now)))
         for sub in self.game_subs.pop(game.id, []):
             sub.close()
