@@ -49,7 +49,8 @@ def test_stalled_move_post_is_retried_at_once_and_counted_once(
     """A move POST whose answer never comes: a fresh attempt within seconds, and a
     first attempt that did land is taken as played (not as a rejected move)."""
     caplog.set_level(logging.INFO)
-    with bot_and_emulator(tmp_path) as (emu, _):
+    # The default request timeout (15 s): a move must not wait for it.
+    with bot_and_emulator(tmp_path, network={"request_timeout_s": 15}) as (emu, _):
         # The opponent thinks longer than one move attempt may take (3 s at most), so
         # the retry happens before the game stream moves on.
         opp = OpponentSpec(policy="random", think_time_s=4.0, resign_after=3, seed=2)
