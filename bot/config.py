@@ -124,10 +124,9 @@ class NetworkConfig:
     watchdog_s: float = _val(5.0, lo=0.1, hi=600, doc="liveness check period")
     move_echo_timeout_s: float = _val(3.0, lo=0.1, hi=60,
                                       doc="re-open a game stream that doesn't echo our move")
-    # Off: keep-alives tell a quiet stream from a dead one (read timeout), and
-    # /api/account/playing is answered at most once a minute (Lichess.playing).
-    game_stale_check_s: float = _val(0.0, lo=0, hi=600,
-                                     doc="quiet game stream: ask /api/account/playing; 0=off")
+    # Ignored (kept so existing configs still load): games no longer poll
+    # /api/account/playing; keep-alives tell a quiet stream from a dead one.
+    game_stale_check_s: float = _val(0.0, lo=0, hi=600, doc="ignored; kept for old configs")
 
 
 @dataclass(frozen=True)
