@@ -128,6 +128,7 @@ class Service:
             raise UserError(f"account {self.me} is not a BOT account; run `pibot upgrade` "
                             "to upgrade it (irreversible), then start pibot again")
         log.info("logged in as %s on %s", self.me, self.api.url)
+        self.waiting_for = "opening the Lichess event stream"
         self.matchmaker = Matchmaker(self.api, self.me, lambda: self.cfg,
                                      lambda: not self.draining and self.slots.used() == 0,
                                      self.slots)
