@@ -23,6 +23,7 @@ from bot.errors import PibotError, UserError
 from bot.events import Account, Challenge
 from bot.game import GameHooks, GameRunner
 from bot.lichess import (
+    PLAYING_MIN_INTERVAL_S,
     ApiRejected,
     DailyLimitReached,
     Lichess,
@@ -67,6 +68,7 @@ class Service:
         self.waiting_for = "connecting to Lichess"  # sd_notify STATUS until ready
         self._challenge_seen: dict[str, float] = {}  # id -> monotonic arrival
         self._challenge_gone: set[str] = set()  # canceled/declined while an answer waited
+        self._ended: dict[str, float] = {}  # game id -> when its task ended
 
     @property
     def hard_exit(self) -> bool:
@@ -387,9 +389,14 @@ class Service:
         except LichessError as exc:
             log.warning("could not list ongoing games: %s", exc)
             return
+        now = time.monotonic()
+        for old, t in list(self._ended.items()):
+            if now - t > 2 * PLAYING_MIN_INTERVAL_S:
+                del self._ended[old]
         for g in playing:
             gid = str(g.get("gameId") or g.get("id") or "")
-            if gid and gid not in self.games:
+            # The list may be up to a minute old: a game that ended since is not resumed.
+            if gid and gid not in self.games and gid not in self._ended:
                 log.info("resuming game %s", gid)
                 self._start_game(gid, str((g.get("opponent") or {}).get("username", "")))
 
@@ -419,3 +426,4 @@ class Service:
             self.runners.pop(gid, None)
             self.games.pop(gid, None)
             self.slots.finish(gid)
+            self._ended[gid] = time.monotonic()

@@ -339,3 +339,33 @@ def test_outgoing_challenge_holds_a_slot(tmp_path: Path) -> None:
         time.sleep(1)
         assert len(bot.service.games) == 1
 
+
+
+@needs_engine
+def test_finished_game_is_not_resumed_from_a_cached_playing_list(tmp_path: Path) -> None:
+    """playing() answers from a cache for a minute: a game that ended since must
+    not be "resumed" (a second goodbye, PGN and end hook) on a reconnect."""
+    from bot.game import GameHooks
+
+    ends: list[str] = []
+    emu = Emulator(fast_emulator_config()).start()
+    gid = emu.start_game_directly(bot_color="white", moves=["e2e4", "e7e5"], clock_limit_s=120,
+                                  opponent=OpponentSpec(think_time_s=0.1, resign_after=1))
+    bot = RunningBot(bot_config(emu.url, tmp_path), emu.token,
+                     GameHooks(on_end=lambda g, *_: ends.append(g)))
+    try:
+        bot.start()  # resumes the game from /api/account/playing (now cached)
+        emu.wait_game_over(gid, 20)
+        assert wait_until(lambda: ends == [gid], 10)
+        assert bot.service is not None
+        assert wait_until(lambda: gid not in bot.service.games, 5)
+        opens = emu.count("GET /api/stream/event")
+        emu.inject("drop_stream", "event")
+        assert wait_until(lambda: emu.count("GET /api/stream/event") > opens, 10)
+        time.sleep(2)
+        assert ends == [gid] and gid not in bot.service.games
+    finally:
+        try:
+            bot.stop()
+        finally:
+            emu.stop()
