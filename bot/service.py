@@ -158,6 +158,11 @@ class Service:
                                   self.cfg.network.backoff_max_s)
                 self.waiting_for = f"waiting for {self.api.url}: {exc}"
                 sdnotify.status(self.waiting_for)
+                if attempt == 0:
+                    # Up and working, just waiting for the network: without READY
+                    # systemd would fail the start after TimeoutStartSec (90 s) and
+                    # give up after StartLimitBurst restarts.
+                    sdnotify.ready()
                 (log.warning if attempt == 0 else log.info)(
                     "cannot reach Lichess (%s); retrying in %.0f s", exc, delay)
                 attempt += 1
@@ -249,9 +254,9 @@ class Service:
                 while True:
                     item = await queue.get()
                     if isinstance(item, StreamOpened):
+                        self.waiting_for = ""
                         if not self.ready.is_set():
                             self.ready.set()
-                            self.waiting_for = ""
                             sdnotify.ready()
                             log.info("event stream connected; ready")
                         continue
@@ -284,6 +289,7 @@ class Service:
                                   max(2.0, net.backoff_max_s))  # first: 1-2 s
                 failures += 1
             log.info("event stream closed (%s); re-opening in %.1f s", closed.reason, delay)
+            self.waiting_for = f"event stream closed ({closed.reason}); re-opening"
             await asyncio.sleep(max(delay, closed.retry_at - time.monotonic()))
             # Games whose gameStart we may have missed while disconnected (throttled:
             # Lichess also replays gameStart for every game in progress on reconnect).
