@@ -41,8 +41,7 @@ USER_AGENT = "pibot/0.1 (Lichess bot for the Raspberry Pi; python-requests)"
 # lila modules/bot/src/main/BotLimit.scala: 100 bot-vs-bot games per account per day.
 DAILY_BOT_LIMIT_KEY = "bot.vsBot.day"
 PLAYING_MIN_INTERVAL_S = 60.0  # /api/account/playing: at most once a minute per account
-MOVE_ATTEMPT_S = (0.5, 3.0)  # per-attempt timeout bounds for a move POST
-MOVE_429_RETRY_S = 0.5  # a 429 on a move: retry soon, but not in a tight loop
+MOVE_MIN_ATTEMPT_S = 0.5  # a move attempt's timeout: a quarter of the budget, at least this
 
 
 # --- errors -----------------------------------------------------------------
@@ -103,13 +102,14 @@ class EndpointPolicy:
     attempts: int  # tries on network errors / 5xx; 0 = until the move's clock budget runs out
     on_429: On429 = "wait"
     timeout_s: float | None = None  # read timeout; None = network.request_timeout_s
+    retry_429_s: float = 0.0  # "through" endpoints: wait this long after a 429, then retry
 
 
 POLICIES: dict[str, EndpointPolicy] = {
     "event_stream": EndpointPolicy("GET", "/api/stream/event", 1),
     "game_stream": EndpointPolicy("GET", "/api/bot/game/stream/{id}", 1, "through"),
-    # per-attempt timeout derived from the clock (MOVE_ATTEMPT_S), see Lichess.move
-    "move": EndpointPolicy("POST", "/api/bot/game/{id}/move/{uci}", 0, "through"),
+    # per attempt: a quarter of the clock budget, within MOVE_MIN_ATTEMPT_S..timeout_s
+    "move": EndpointPolicy("POST", "/api/bot/game/{id}/move/{uci}", 0, "through", 3.0, 0.5),
     "chat": EndpointPolicy("POST", "/api/bot/game/{id}/chat", 1, "drop", 3.0),
     "abort": EndpointPolicy("POST", "/api/bot/game/{id}/abort", 4),
     "resign": EndpointPolicy("POST", "/api/bot/game/{id}/resign", 4),
@@ -387,12 +387,13 @@ class Lichess:
                    landed: Callable[[], bool] | None = None) -> None:
         """Play a move; never hangs longer than the clock allows.
 
-        Each attempt's timeout is a quarter of the remaining budget, within
-        MOVE_ATTEMPT_S. A timed-out attempt may still have been played, so
-        before a retry `landed()` (the game stream already shows the move) is
-        asked, and a retry answered 400 "Not your turn" after such an attempt
-        means the first one counted.
+        Each attempt's timeout is a quarter of the remaining budget, between
+        MOVE_MIN_ATTEMPT_S and the policy's timeout_s. A timed-out attempt may
+        still have been played, so before a retry `landed()` (the game stream
+        already shows the move) is asked, and a retry answered 400 "Not your
+        turn" after such an attempt means the first one counted.
         """
+        pol = POLICIES["move"]
         url = self._url("move", id=game_id, uci=uci)
         params = {"offeringDraw": "true"} if offering_draw else {}
         maybe_played = False  # an earlier attempt's outcome is unknown
@@ -402,8 +403,7 @@ class Lichess:
                 log.info("game %s: move %s landed although its POST got no answer",
                          game_id, uci)
                 return
-            lo, hi = MOVE_ATTEMPT_S
-            timeout = max(lo, min(hi, budget_ms() / 4000.0))
+            timeout = max(MOVE_MIN_ATTEMPT_S, min(pol.timeout_s or 3.0, budget_ms() / 4000.0))
             delay = 0.0 if attempt == 0 else min(1.0, 0.1 * (2 ** (attempt - 1)))
             try:
                 resp = await asyncio.to_thread(self._post_move, url, params, timeout,
@@ -420,7 +420,7 @@ class Lichess:
                 text = str(payload.get("error", resp.reason))
                 if resp.status_code == 429:
                     err = self.on_429("move", payload)
-                    delay = max(delay, MOVE_429_RETRY_S)
+                    delay = max(delay, pol.retry_429_s)
                 elif resp.status_code >= 500:
                     maybe_played = maybe_played or resp.status_code in (502, 504)
                     err = NetworkError("move", f"HTTP {resp.status_code} {text}",

@@ -370,3 +370,17 @@ def test_finished_game_is_not_resumed_from_a_cached_playing_list(tmp_path: Path)
             bot.stop()
         finally:
             emu.stop()
+
+
+def test_move_429_is_retried_soon_but_not_at_once() -> None:
+    with Emulator(fast_emulator_config()) as emu:
+        gid = emu.start_game_directly(bot_color="white", moves=[], clock_limit_s=60,
+                                      opponent=OpponentSpec(think_time_s=30))
+        api = Lichess(emu.url, Token(emu.token, "test"), bot_config(emu.url).network)
+        emu.inject("http_error", MOVE, status=429)
+        asyncio.run(api.move(gid, "e2e4", lambda: 60_000.0))
+        posts = emu.requests(MOVE)
+        assert [r.status for r in posts] == [429, 200]
+        assert 0.45 <= posts[1].t - posts[0].t < 2.0, posts
+        assert emu.game(gid).moves == ["e2e4"]
+        assert api.paused_for() > 0  # the 429 paused the account (moves excepted)
