@@ -384,3 +384,27 @@ def test_move_429_is_retried_soon_but_not_at_once() -> None:
         assert 0.45 <= posts[1].t - posts[0].t < 2.0, posts
         assert emu.game(gid).moves == ["e2e4"]
         assert api.paused_for() > 0  # the 429 paused the account (moves excepted)
+
+
+def test_chat_never_waits_for_a_rate_limit() -> None:
+    from bot.lichess import RateLimited
+
+    with Emulator(fast_emulator_config()) as emu:
+        gid = emu.start_game_directly(bot_color="white", moves=[], clock_limit_s=60,
+                                      opponent=OpponentSpec(think_time_s=30))
+        net = parse_config({"network": {"rate_limit_pause_s": 30}}).network
+        api = Lichess(emu.url, Token(emu.token, "test"), net)
+        emu.inject("http_error", "POST /api/bot/game/*/chat", status=429)
+
+        async def two_chats() -> list[float]:
+            took = []
+            for _ in range(2):
+                t = time.monotonic()
+                with pytest.raises(RateLimited):
+                    await api.chat(gid, "hello")
+                took.append(time.monotonic() - t)
+            return took
+
+        took = asyncio.run(two_chats())
+        assert max(took) < 1.0, took
+        assert emu.count("POST /api/bot/game/*/chat") == 1  # the second was not even sent
