@@ -14,12 +14,10 @@ import os
 import socket
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
 
 import pytest
-import requests
 from test_service_helpers import (
     RunningBot,
     bot_and_emulator,
@@ -143,43 +141,16 @@ def test_daily_bot_limit_declines_bots_but_not_humans(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- C. one event stream
 
-class Rival(threading.Thread):
-    """Another program on the same token that keeps re-opening the event stream."""
-
-    def __init__(self, url: str, token: str) -> None:
-        super().__init__(daemon=True)
-        self.url, self.token = url, token
-        self.opens = 0
-        self.stop = threading.Event()
-
-    def run(self) -> None:
-        while not self.stop.is_set():
-            try:
-                with requests.get(self.url + "/api/stream/event", stream=True, timeout=5,
-                                  headers={"Authorization": f"Bearer {self.token}"}) as r:
-                    self.opens += 1
-                    for _ in r.iter_content(chunk_size=None):
-                        if self.stop.is_set():
-                            return
-            except requests.RequestException:
-                pass
-            self.stop.wait(0.5)
-
-
 def test_rival_event_stream_is_detected_and_backed_off(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
     with bot_and_emulator(tmp_path, network={"stream_conflict_backoff_s": 60}) as (emu, _):
         before = emu.count(EVENT)
-        rival = Rival(emu.url, emu.token)
-        rival.start()
-        try:
+        with emu.rival_event_stream(reconnect_s=0.5) as rival:
             assert wait_until(lambda: "another program is using this token's event stream"
                               in caplog.text, 15)
             time.sleep(4)  # now in the long back-off: we must not open again
             ours = emu.count(EVENT) - before - rival.opens
-        finally:
-            rival.stop.set()
         assert ours <= 5, ours
         assert caplog.text.count("another program is using this token's event stream") == 1
 
