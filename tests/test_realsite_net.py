@@ -379,3 +379,30 @@ def test_chat_never_waits_for_a_rate_limit() -> None:
         took = asyncio.run(two_chats())
         assert max(took) < 1.0, took
         assert emu.count("POST /api/bot/game/*/chat") == 1  # the second was not even sent
+
+
+@pytest.mark.parametrize("status,error", [
+    (429, "You played 100 games against other bots today, please wait before challenging "
+          "another bot."),
+    (400, "Otherbot played 100 games against other bots today, please wait until "
+          "2099-01-01T00:00:00Z to challenge them."),
+], ids=["ours", "theirs"])
+def test_daily_limit_on_accept(tmp_path: Path, status: int, error: str) -> None:
+    """lila Challenge.apiAccept checks BotLimit.acceptLimitError: 429 when we are at
+    our limit (then all bots get `later`, humans are still welcome), 400 when the
+    challenger is at its own. Either way the challenge is declined `later`."""
+    with bot_and_emulator(tmp_path, game={"abort_if_no_first_move_s": 60},
+                          challenge={"concurrency": 3}) as (emu, _):
+        emu.inject("http_error", "POST /api/challenge/*/accept", status=status, error=error)
+        first = emu.challenge_bot(challenger="otherbot", challenger_title="BOT", rated=False,
+                                  clock_limit_s=180, increment_s=0)
+        assert emu.wait_challenge_answered(first, 10) == "declined"
+        assert emu.decline_reason(first) == "later"
+        again = emu.challenge_bot(challenger="thirdbot", challenger_title="BOT", rated=False,
+                                  clock_limit_s=180, increment_s=0,
+                                  opponent=OpponentSpec(think_time_s=30))
+        human = emu.challenge_bot(challenger="human", rated=False, clock_limit_s=180,
+                                  increment_s=0, opponent=OpponentSpec(think_time_s=30))
+        assert emu.wait_challenge_answered(human, 10) == "accepted"
+        expected = "declined" if status == 429 else "accepted"
+        assert emu.wait_challenge_answered(again, 10) == expected
