@@ -102,6 +102,7 @@ def test_429_pauses_everything_but_moves(tmp_path: Path,
                                   clock_limit_s=180, increment_s=0)
         assert wait_until(lambda: any(r.status == 429 for r in emu.requests(CHALLENGES)), 5)
         t429 = next(r.t for r in emu.requests(CHALLENGES) if r.status == 429)
+        assert wait_until(lambda: "rate limited (HTTP 429" in caplog.text, 5)  # bot booked it
         later = emu.challenge_bot(challenger="h1", rated=False, clock_limit_s=180,
                                   increment_s=0, opponent=OpponentSpec(think_time_s=30))
         gone = emu.challenge_bot(challenger="h2", rated=False, clock_limit_s=180,
@@ -121,7 +122,9 @@ def test_429_pauses_everything_but_moves(tmp_path: Path,
                                                 "offline"), emu.challenge_status(first)
 
 
-def test_daily_bot_limit_declines_bots_but_not_humans(tmp_path: Path) -> None:
+def test_daily_bot_limit_declines_bots_but_not_humans(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
     users = [UserSpec("sparbot", rating=1500, on_challenge="decline", response_delay_s=0.05)]
     emu_cfg = fast_emulator_config(users=users, bot_vs_bot_daily_limit=0)
     mm = {"allow_matchmaking": True, "challenge_timeout_s": 1, "challenge_expiry_s": 5,
@@ -130,6 +133,7 @@ def test_daily_bot_limit_declines_bots_but_not_humans(tmp_path: Path) -> None:
                           game={"abort_if_no_first_move_s": 60}) as (emu, _):
         pattern = "POST /api/challenge/sparbot"
         assert wait_until(lambda: any(r.status == 429 for r in emu.requests(pattern)), 20)
+        assert wait_until(lambda: "daily bot-vs-bot limit reached" in caplog.text, 5)
         bot_ch = emu.challenge_bot(challenger="otherbot", challenger_title="BOT",
                                    rated=False, clock_limit_s=180, increment_s=0)
         assert emu.wait_challenge_answered(bot_ch, 10) == "declined"
@@ -406,3 +410,20 @@ def test_daily_limit_on_accept(tmp_path: Path, status: int, error: str) -> None:
         assert emu.wait_challenge_answered(human, 10) == "accepted"
         expected = "declined" if status == 429 else "accepted"
         assert emu.wait_challenge_answered(again, 10) == expected
+
+
+def test_answer_that_would_outlive_the_challenge_is_dropped(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """A 60-s pause (30 here) outlasts a challenge's 20 s: its answer is dropped at
+    once rather than sent after the pause, in a burst with all the others."""
+    caplog.set_level(logging.INFO)
+    with bot_and_emulator(tmp_path, network={"rate_limit_pause_s": 30}) as (emu, _):
+        emu.inject("http_error", "POST /api/challenge/*/decline", status=429)
+        first = emu.challenge_bot(challenger="v1", variant="chess960", rated=False,
+                                  clock_limit_s=180, increment_s=0)
+        assert wait_until(lambda: "rate limited (HTTP 429" in caplog.text, 5)
+        late = emu.challenge_bot(challenger="h1", rated=False, clock_limit_s=180,
+                                 increment_s=0)
+        assert wait_until(lambda: f"challenge {late}: answer dropped" in caplog.text, 5)
+        assert len(emu.requests(CHALLENGES)) == 1  # only the decline that got the 429
+        assert first != late
