@@ -31,7 +31,11 @@ def parse_tc(text: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*\+\s*(\d+)\s*", text)
     if not m or int(m.group(1)) <= 0:
         raise UserError(f"--tc {text!r} is not BASE+INC in seconds; write it like 60+1")
-    return int(m.group(1)), int(m.group(2))
+    base, inc = int(m.group(1)), int(m.group(2))
+    if base + 40 * inc < 30:
+        raise UserError(f"--tc {text} is UltraBullet, which Lichess bots cannot play; "
+                        "use at least 30+0")
+    return base, inc
 
 
 def _san_lines(snap_moves: list[str], start: int, board: chess.Board) -> list[str]:
