@@ -147,6 +147,12 @@ class _TimeoutSession(requests.Session):
 class _BotExtras(BaseClient):
     """Bot endpoints berserk 0.14 lacks."""
 
+    def make_move(self, game_id: str, uci: str, offering_draw: bool) -> None:
+        # berserk's make_move cannot send ?offeringDraw=true (lila: offer or accept a draw
+        # together with the move, app/controllers/PlayApi.scala botMove).
+        params = {"offeringDraw": "true"} if offering_draw else None
+        self._r.post(f"/api/bot/game/{game_id}/move/{uci}", params=params)
+
     def handle_draw(self, game_id: str, accept: bool) -> None:
         self._r.post(f"/api/bot/game/{game_id}/draw/{'yes' if accept else 'no'}")
 
@@ -193,7 +199,8 @@ class Lichess:
         return RateLimited(name, "HTTP 429 Too Many Requests", until)
 
     async def _call(self, name: str, fn: Callable[..., T], *args: Any,
-                    budget_ms: Callable[[], float] | None = None) -> T:
+                    budget_ms: Callable[[], float] | None = None,
+                    landed: Callable[[], bool] | None = None) -> T:
         """Run one blocking berserk call under the endpoint's policy."""
         pol = POLICIES[name]
         attempt = 0
@@ -217,6 +224,8 @@ class Lichess:
                 err = NetworkError(name, _short(exc))
             except requests.RequestException as exc:
                 err = NetworkError(name, _short(exc))
+            if landed is not None and landed():
+                return cast(T, None)  # the game stream already shows the request took effect
             if budget_ms is not None:
                 # A move: retry quickly while the clock can afford it.
                 delay = min(1.0, 0.05 * (2 ** attempt))
@@ -266,8 +275,13 @@ class Lichess:
                                 lambda: list(self._client.bots.get_online_bots(limit)))
 
     # -- in-game --
-    async def move(self, game_id: str, uci: str, budget_ms: Callable[[], float]) -> None:
-        await self._call("move", self._client.bots.make_move, game_id, uci, budget_ms=budget_ms)
+    async def move(self, game_id: str, uci: str, budget_ms: Callable[[], float],
+                   offering_draw: bool = False,
+                   landed: Callable[[], bool] | None = None) -> None:
+        """Post a move (with a draw offer if asked); `landed()` says the game stream
+        already shows it, so a failed attempt is not retried."""
+        await self._call("move", self._extras.make_move, game_id, uci, offering_draw,
+                         budget_ms=budget_ms, landed=landed)
 
     async def chat(self, game_id: str, text: str, room: str = "player") -> None:
         await self._call("chat", self._client.bots.post_message, game_id, text,
