@@ -12,7 +12,7 @@ from bot.emulator.challenge import Challenge
 from bot.emulator.config import AccountSpec, OpponentSpec, UserSpec
 from bot.emulator.errors import ApiError, EmulatorUsageError, bad_request, not_found
 from bot.emulator.game import Player
-from bot.emulator.payloads import DECLINE_REASONS, VARIANTS
+from bot.emulator.payloads import DECLINE_REASONS, VARIANTS, speed_of
 from bot.emulator.state import (
     COMPAT,
     CoreState,
@@ -23,6 +23,14 @@ from bot.emulator.state import (
 )
 
 log = logging.getLogger(__name__)
+
+# lila modules/challenge/src/main/ChallengeGranter.scala (Reason.BotUltraBullet):
+# a challenge at UltraBullet speed to a BOT is refused with this text.
+BOT_ULTRABULLET = "Bots cannot play UltraBullet. Choose a slower time control."
+# lila modules/challenge/src/main/ChallengeApi.scala (accept): a BOT accepting a
+# game its clock is not compatible with (UltraBullet).
+BOT_INCOMPATIBLE = "Game incompatible with a BOT account"
+BOT_DAY_KEY = "bot.vsBot.day"  # lila BotLimit's rate-limit key (100 bot games a day)
 
 
 class ChallengeOps(CoreState):
@@ -41,6 +49,7 @@ class ChallengeOps(CoreState):
         initial_fen: str | None,
         opponent: OpponentSpec,
         bot_username: str | None,
+        force: bool = False,
     ) -> str:
         variant = check_variant(variant)
         if initial_fen is not None:
@@ -53,6 +62,12 @@ class ChallengeOps(CoreState):
             raise EmulatorUsageError("clock_limit_s and increment_s must be >= 0")
         with self.lock:
             bot = self._target_account(bot_username)
+            ultra = speed_of(clock_limit_s, increment_s, days) == "ultraBullet"
+            if ultra and bot.title == "BOT" and self.config.refuse_bot_ultrabullet and not force:
+                raise EmulatorUsageError(
+                    f"{BOT_ULTRABULLET} (lila refuses UltraBullet challenges to a BOT; "
+                    "pass force=True to deliver it anyway, e.g. to test the bot declines it)"
+                )
             name_key = challenger.lower()
             if name_key not in self.users:
                 self.users[name_key] = UserSpec(
@@ -98,6 +113,12 @@ class ChallengeOps(CoreState):
     def accept_challenge(self, account: AccountSpec, cid: str) -> None:
         with self.lock:
             ch = self._own_challenge(account, cid, "in")
+            if (
+                self.config.refuse_bot_ultrabullet
+                and account.title == "BOT"
+                and ch.speed == "ultraBullet"
+            ):
+                raise bad_request(BOT_INCOMPATIBLE)
             ch.status = "accepted"
             del self.challenges[cid]
             self._start_game_from_challenge(ch, bot_is_challenger=False)
@@ -176,8 +197,15 @@ class ChallengeOps(CoreState):
                     check_fen(variant, str(fen))
                 except EmulatorUsageError as exc:
                     raise bad_request(str(exc)) from None
-            if target.title == "BOT" and self.config.bot_vs_bot_daily_limit is not None:
+            both_bots = target.title == "BOT" and account.title == "BOT"
+            if both_bots and self.config.bot_vs_bot_daily_limit is not None:
                 self._check_bot_daily(account)
+            if both_bots and target.at_daily_limit:
+                raise self._opponent_at_daily_limit(target)
+            # After the bot limits, as in lila's controllers/Challenge.scala apiCreate.
+            ultra = speed_of(limit, inc, days) == "ultraBullet"
+            if self.config.refuse_bot_ultrabullet and target.title == "BOT" and ultra:
+                raise bad_request(BOT_ULTRABULLET)
             now = time.monotonic()
             final = color if color != "random" else self.rng.choice(("white", "black"))
             ch = Challenge(
@@ -218,10 +246,25 @@ class ChallengeOps(CoreState):
         times = [t for t in self._bot_vs_bot.get(account.username, []) if t >= day_start]
         if len(times) >= limit:
             seconds = int(day_start + 86400 - now) + 1
+            # lila modules/bot/src/main/BotLimit.scala: JsonLimited -> 429 with this text.
             raise ApiError(
                 429,
-                "Too many requests. Try again later.",
-                ratelimit={"key": "bot.vsBot.day", "seconds": seconds},
+                f"You played {limit} games against other bots today, "
+                "please wait before challenging another bot.",
+                ratelimit={"key": BOT_DAY_KEY, "seconds": seconds},
             )
         times.append(now)
         self._bot_vs_bot[account.username] = times
+
+    def _opponent_at_daily_limit(self, target: UserSpec) -> ApiError:
+        """lila BotLimit.challengeLimitError -> OpponentLimit, which
+        controllers/Challenge.scala answers as 400 with BotLimit's JSON writer."""
+        now = time.time()
+        seconds = int(86400 - now % 86400) + 1  # lila: a rolling day; here: next UTC midnight
+        until = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(now + seconds))
+        return ApiError(
+            400,
+            f"{target.username} played 100 games against other bots today, "
+            f"please wait until {until} to challenge them.",
+            ratelimit={"key": BOT_DAY_KEY, "seconds": seconds},
+        )

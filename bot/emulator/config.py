@@ -62,6 +62,9 @@ class UserSpec:
     decline_reason: str = "generic"
     response_delay_s: float = 0.2
     opponent: OpponentSpec = field(default_factory=OpponentSpec)
+    # This BOT played its 100 bot games today: the bot's challenge to it gets
+    # lila's 400 (BotLimit OpponentLimit) instead of reaching it.
+    at_daily_limit: bool = False
 
 
 def _default_users() -> list[UserSpec]:
@@ -95,6 +98,14 @@ class EmulatorConfig:
     opponent_gone_claim_s: int = 10  # countdown of opponentGone.claimWinInSeconds
     rate_limits: list[RateLimit] = field(default_factory=list)
     bot_vs_bot_daily_limit: int | None = None  # outgoing challenges to BOTs per day
+    # lila's rule that BOTs cannot play UltraBullet (ChallengeGranter, ChallengeApi.accept):
+    # off by default because older tests play 20+0 games against the bot.
+    refuse_bot_ultrabullet: bool = False
+    # Spectators typing in every running game's watcher chat (lila GameStateStream
+    # also subscribes BOTs to the "<gameId>/w" chat): the lines in turn, one every
+    # spectator_chat_interval_s seconds (0 = off).
+    spectator_chat: list[str] = field(default_factory=list)
+    spectator_chat_interval_s: float = 0.0
     seed: int | None = None
     handler_timeout_s: float = 60.0  # idle keep-alive HTTP connections are closed after this
 
@@ -112,6 +123,10 @@ class EmulatorConfig:
         for name, value in positive.items():
             if not value > 0:
                 raise EmulatorUsageError(f"EmulatorConfig.{name}={value!r} must be > 0 seconds")
+        if self.spectator_chat_interval_s < 0:
+            raise EmulatorUsageError(
+                "EmulatorConfig.spectator_chat_interval_s must be >= 0 (0 = no spectators)"
+            )
         if self.opponent_gone_claim_s < 0:
             raise EmulatorUsageError("EmulatorConfig.opponent_gone_claim_s must be >= 0")
         if not self.accounts:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.emulator.config import OpponentSpec
 from bot.emulator.errors import ApiError, EmulatorUsageError
-from bot.emulator.faults import Fault, FaultError
+from bot.emulator.faults import FAULT_KINDS, Fault, FaultError
 from bot.emulator.server import Reply, Request, Route
 
 if TYPE_CHECKING:
@@ -88,6 +88,17 @@ def build_control_routes(emu: Emulator) -> list[Route]:
         emu.opponent_action(req.params["id"], req.params["action"], text)
         return Reply()
 
+    def spectator(req: Request) -> Reply:
+        unknown = sorted(set(req.body) - {"text", "username"})
+        if unknown:
+            raise EmulatorUsageError(
+                f"/emu/game/{{id}}/spectator: unknown keys {unknown}; known: text, username"
+            )
+        emu.spectator_say(
+            req.params["id"], req.body.get("text"), req.body.get("username", "spectator1")
+        )
+        return Reply()
+
     def fault_add(req: Request) -> Reply:
         names = {f.name for f in fields(Fault)} - {"id"}
         unknown = sorted(set(req.body) - names)
@@ -95,8 +106,7 @@ def build_control_routes(emu: Emulator) -> list[Route]:
             raise EmulatorUsageError(f"/emu/fault: unknown keys {unknown}; known: {sorted(names)}")
         if "kind" not in req.body:
             raise EmulatorUsageError(
-                "/emu/fault needs a kind: "
-                + ", ".join(["http_error", "slow", "drop_stream", "silent_stream"])
+                "/emu/fault needs a kind: " + ", ".join(FAULT_KINDS)
             )
         try:
             fault = emu.inject(Fault(**req.body))
@@ -131,6 +141,7 @@ def build_control_routes(emu: Emulator) -> list[Route]:
         Route("GET", "/emu/game/{id}", game),
         Route("GET", "/emu/game/{id}/wait", game_wait),
         Route("POST", "/emu/game/{id}/opponent/{action}", opponent),
+        Route("POST", "/emu/game/{id}/spectator", spectator),
         Route("POST", "/emu/fault", fault_add),
         Route("GET", "/emu/faults", faults),
         Route("DELETE", "/emu/faults", faults_clear),

@@ -101,10 +101,14 @@ class Emulator:
         opponent: OpponentSpec | None = None,
         days: int | None = None,
         bot_username: str | None = None,
+        force: bool = False,
     ) -> str:
         """A user challenges the bot; returns the challenge id (= the game id if accepted).
 
         clock_limit_s=None makes a correspondence (`days`) or unlimited challenge.
+        With EmulatorConfig.refuse_bot_ultrabullet, an UltraBullet clock to a BOT
+        raises EmulatorUsageError with lila's reason (lila never delivers such a
+        challenge) unless force=True.
         """
         return self._core.challenge_bot(
             challenger=challenger,
@@ -119,6 +123,7 @@ class Emulator:
             initial_fen=initial_fen,
             opponent=opponent or OpponentSpec(),
             bot_username=bot_username,
+            force=force,
         )
 
     def cancel_challenge(self, challenge_id: str) -> None:
@@ -209,6 +214,11 @@ class Emulator:
         """The opponent writes in the player chat."""
         self._core.opponent_action(game_id, "chat", text)
 
+    def spectator_say(self, game_id: str, text: str, username: str = "spectator1") -> None:
+        """A spectator writes in the watcher chat: a `chatLine` with room "spectator"
+        on the bot's game stream (lila sends BOTs the `<gameId>/w` chat too)."""
+        self._core.spectator_say(game_id, text, username)
+
     def pgn(self, game_id: str) -> str:
         return self._core.export_pgn(game_id)
 
@@ -223,12 +233,14 @@ class Emulator:
         count: int | None = 1,
         probability: float = 1.0,
         duration_s: float | None = None,
+        apply: bool = True,
     ) -> Fault:
         """Add a fault; see faults.Fault. Examples:
 
         inject("http_error", "POST /api/bot/game/*/move/*", status=429)
         inject("drop_stream", "event"); inject("silent_stream", "game", duration_s=3)
         inject("http_error", "*", status=503, count=None, probability=0.02)  # soak
+        inject("stall", "POST /api/bot/game/*/move/*", duration_s=None, apply=True)
         inject("http_error", "POST /api/bot/game/*/move/*", status=400,
                error="Not your turn, or game already over")
         """
@@ -244,6 +256,7 @@ class Emulator:
                     count=count,
                     probability=probability,
                     duration_s=duration_s,
+                    apply=apply,
                 )
             except FaultError as exc:
                 raise EmulatorUsageError(str(exc)) from None

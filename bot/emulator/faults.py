@@ -1,4 +1,5 @@
-"""Fault injection rules: HTTP errors, slow answers, dropped and silent streams.
+"""Fault injection rules: HTTP errors, slow answers, stalled requests, dropped
+and silent streams.
 
 A fault is either one-shot (`count` times, default once) or random (`probability`
 per opportunity, usually with `count=None` for a soak run). Request faults are
@@ -15,8 +16,9 @@ from dataclasses import asdict, dataclass
 from http import HTTPStatus
 from typing import Any, Literal
 
-FaultKind = Literal["http_error", "slow", "drop_stream", "silent_stream"]
-FAULT_KINDS: tuple[str, ...] = ("http_error", "slow", "drop_stream", "silent_stream")
+FaultKind = Literal["http_error", "slow", "stall", "drop_stream", "silent_stream"]
+FAULT_KINDS: tuple[str, ...] = ("http_error", "slow", "stall", "drop_stream", "silent_stream")
+REQUEST_KINDS = ("http_error", "slow", "stall")
 STREAM_KINDS = ("drop_stream", "silent_stream")
 
 _ids = itertools.count(1)
@@ -50,7 +52,12 @@ class Fault:
     error: str | None = None  # http_error: the body's {"error": ...}; None = ERROR_TEXT
     count: int | None = 1  # how many times it fires; None = unlimited
     probability: float = 1.0
-    duration_s: float | None = None  # silent_stream: None = forever; slow: the delay
+    # silent_stream: None = forever; slow: the delay; stall: how long the connection
+    # is held without an answer (None = until the client gives up)
+    duration_s: float | None = None
+    # stall: whether the server still handles the request (the move lands) before
+    # holding the connection; False = the request is read and ignored
+    apply: bool = True
     id: int = 0
 
     def __post_init__(self) -> None:
@@ -68,6 +75,14 @@ class Fault:
             raise FaultError(f"probability {self.probability} must be within 0..1")
         if self.count is not None and self.count < 1:
             raise FaultError(f"count {self.count} must be >= 1 (or null for unlimited)")
+        if not isinstance(self.apply, bool):
+            raise FaultError(f"apply={self.apply!r} must be true or false")
+        if self.duration_s is not None and (
+            isinstance(self.duration_s, bool)
+            or not isinstance(self.duration_s, (int, float))
+            or self.duration_s < 0
+        ):
+            raise FaultError(f"duration_s={self.duration_s!r} must be a number of seconds >= 0")
         if self.kind == "slow" and not self.duration_s:
             raise FaultError("a slow fault needs duration_s (seconds of delay)")
         if self.kind in STREAM_KINDS and not (
@@ -121,12 +136,12 @@ class FaultBook:
         return True
 
     def for_request(self, method: str, path: str) -> list[Fault]:
-        """Faults that fire for this request (at most one error and one delay)."""
+        """Faults that fire for this request (at most one of each kind)."""
         key = f"{method} {path}"
         fired: list[Fault] = []
         kinds_seen: set[str] = set()
         for fault in list(self._faults):
-            if fault.kind not in ("http_error", "slow") or fault.kind in kinds_seen:
+            if fault.kind not in REQUEST_KINDS or fault.kind in kinds_seen:
                 continue
             if fnmatch.fnmatchcase(key, fault.target) and self._take(fault):
                 kinds_seen.add(fault.kind)

@@ -111,6 +111,8 @@ class Game:
     gone_last_sent: int | None = None
     first_move_deadline: float | None = None
     finished_at: float | None = None
+    spectator_at: float | None = None  # next configured spectator chat line
+    spectator_lines: int = 0
 
     # ---- basic facts -------------------------------------------------
     @property

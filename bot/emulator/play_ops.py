@@ -201,6 +201,18 @@ class PlayOps(CoreState):
                 raise not_found("No such game")
             return game.pgn(self.site)
 
+    def spectator_say(self, game_id: str, text: str, username: str) -> None:
+        """A watcher writes in the spectator room (BOT game streams carry it)."""
+        if not isinstance(text, str) or not text:
+            raise EmulatorUsageError("spectator text must be a non-empty string")
+        if not isinstance(username, str) or not username:
+            raise EmulatorUsageError("spectator username must be a non-empty string")
+        with self.lock:
+            game = self.games.get(game_id)
+            if game is None:
+                raise EmulatorUsageError(f"no game {game_id!r}")
+            self._add_chat(game, "spectator", username, text)
+
     def opponent_action(self, game_id: str, action: str, text: str | None = None) -> None:
         """Make the built-in opponent do something now (tests, /emu API)."""
         with self.lock:

@@ -59,6 +59,10 @@ class Scheduler(CoreState):
                     self._no_start(game, now)
                     continue
                 deadlines.append(game.first_move_deadline)
+            if game.spectator_at is not None:
+                if now >= game.spectator_at:
+                    self._spectator_line(game, now)
+                deadlines.append(game.spectator_at)
             if game.opp_gone and game.gone_claim_at is not None:
                 secs = max(0, math.ceil(game.gone_claim_at - now))
                 if secs != game.gone_last_sent:
@@ -74,6 +78,14 @@ class Scheduler(CoreState):
                 else:
                     deadlines.append(game.opp_due)
         return min(deadlines) if deadlines else None
+
+    def _spectator_line(self, game: Game, now: float) -> None:
+        lines = self.config.spectator_chat
+        n = game.spectator_lines
+        game.spectator_lines += 1
+        game.spectator_at = now + self.config.spectator_chat_interval_s
+        # A few different watchers, so a bot that rate-limits per user is exercised.
+        self._add_chat(game, "spectator", f"spectator{n % 3 + 1}", lines[n % len(lines)])
 
     def _no_start(self, game: Game, now: float) -> None:
         # lila: the side that never moved loses by noStart (abandoned, unrated).

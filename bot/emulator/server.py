@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import logging
 import re
+import select
 import socket
 import threading
 import time
@@ -19,7 +20,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from bot.emulator.config import AccountSpec
 from bot.emulator.errors import ApiError, EmulatorUsageError
-from bot.emulator.faults import ERROR_TEXT
+from bot.emulator.faults import ERROR_TEXT, Fault
 from bot.emulator.streams import Subscriber
 
 if TYPE_CHECKING:
@@ -173,7 +174,11 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
                 params,
             )
             if not path.startswith("/emu/"):
-                self._apply_request_faults(method, path)
+                stall = self._apply_request_faults(method, path)
+                if stall is not None:
+                    status = 0
+                    self._stall(stall, route, req)
+                    return
                 if core.rate_limited(method, path):
                     raise ApiError(429, TOO_MANY)
                 self._authenticate(route, req)
@@ -226,15 +231,62 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         return self.rfile.read(length) if length > 0 else b""
 
-    def _apply_request_faults(self, method: str, path: str) -> None:
+    def _apply_request_faults(self, method: str, path: str) -> Fault | None:
+        """Sleep for a slow fault, raise an http_error one; return a stall fault."""
         faults = self.server.core.request_faults(method, path)
         for fault in faults:
             if fault.kind == "slow" and fault.duration_s:
                 time.sleep(fault.duration_s)
         for fault in faults:
-            if fault.kind != "http_error":
-                continue
-            raise ApiError(fault.status, fault.error_text())
+            if fault.kind == "stall":
+                return fault
+        for fault in faults:
+            if fault.kind == "http_error":
+                raise ApiError(fault.status, fault.error_text())
+        return None
+
+    def _stall(self, fault: Fault, route: Route, req: Request) -> None:
+        """A stall fault: maybe handle the request, then never answer it.
+
+        Recorded with status 0 (no answer) as soon as it is read, so a test can
+        see it arrived while the client is still waiting.
+        """
+        core = self.server.core
+        pending, self._pending_record = self._pending_record, None
+        if pending is not None:
+            core.record(*pending, 0)
+        if fault.apply:
+            try:
+                self._authenticate(route, req)
+                result = route.handler(req)
+                if isinstance(result, StreamReply):
+                    core.close_stream(result.sub)
+            except Exception as exc:  # the client never learns the outcome either way
+                log.debug("stalled %s %s was handled with %r", req.method, req.path, exc)
+        log.info("fault: stalling %s %s for %s s (applied: %s)", req.method, req.path,
+                 fault.duration_s if fault.duration_s is not None else "ever", fault.apply)
+        self._hold(fault.duration_s)
+        self._abort()
+
+    def _hold(self, duration_s: float | None) -> None:
+        """Keep the connection open and silent until `duration_s` passed, the
+        client hung up or the emulator stops (stop() shuts the socket down)."""
+        end = None if duration_s is None else time.monotonic() + duration_s
+        while not self.server.core.stopping:
+            left = None if end is None else end - time.monotonic()
+            if left is not None and left <= 0:
+                return
+            try:
+                readable, _, _ = select.select([self.connection], [], [], left)
+                if not readable:
+                    continue
+                if not self.connection.recv(1, socket.MSG_PEEK):
+                    return  # the client closed its end
+            except OSError:
+                return
+            # The client sent more bytes (a pipelined request): it is still there,
+            # and this connection never answers; wait without spinning.
+            time.sleep(0.05 if left is None else min(0.05, left))
 
     def _authenticate(self, route: Route, req: Request) -> None:
         auth = req.headers.get("authorization", "")

@@ -198,6 +198,8 @@ class CoreState:
             # lila's noStart timer exists for real-time games only.
             game.first_move_deadline = now + self.config.first_move_timeout_s
         self.games[gid] = game
+        if self.config.spectator_chat and self.config.spectator_chat_interval_s > 0:
+            game.spectator_at = now + self.config.spectator_chat_interval_s
         if not game.bot_to_move:
             game.opp_due = now + opponent.think_time_s
         for text in opponent.chat:
