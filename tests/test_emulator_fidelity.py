@@ -7,6 +7,8 @@ Raw requests / berserk against Emulator(...) over loopback HTTP; no mocks."""
 from __future__ import annotations
 
 import queue
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -22,7 +24,8 @@ from bot.emulator import (
     OpponentSpec,
     UserSpec,
 )
-from tests.test_emulator import FAST, auth, client, open_game
+from bot.emulator import __main__ as emulator_main
+from tests.test_emulator import FAST, auth, client, open_events, open_game
 
 MOVE = "POST /api/bot/game/{id}/move/{move}"
 
@@ -39,6 +42,16 @@ def emu_factory() -> Iterator[Any]:
     yield make
     for emu in started:
         emu.stop()
+
+
+def eventually(predicate: Any, timeout: float = 5.0) -> bool:
+    """Poll a condition that no emulator state change announces (client-side facts)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return bool(predicate())
 
 
 def _running_game(emu: Emulator) -> str:
@@ -181,3 +194,178 @@ def test_spectator_chat_reaches_the_bot_game_stream(emu_factory: Any) -> None:
     plain_game = open_game(plain, gid2)
     with pytest.raises(queue.Empty):
         plain_game.next_of("chatLine", timeout=0.8)
+
+
+# ---------------------------------------------------------------------- 5. latency
+
+
+def test_round_trip_time_costs_the_bot_clock(emu_factory: Any) -> None:
+    emu = emu_factory(rtt_ms=(200, 200), seed=3)
+    gid = _running_game(emu)
+    game = open_game(emu, gid)
+    before = emu.game(gid).wtime_ms
+    t0 = time.monotonic()
+    r = requests.post(f"{emu.url}/api/bot/game/{gid}/move/g1f3", headers=auth(), timeout=5)
+    elapsed = time.monotonic() - t0
+    assert r.ok and elapsed >= 0.2  # a full round trip
+    snap = emu.game(gid)
+    assert snap.moves[2] == "g1f3"
+    # No lag compensation: the 100 ms the request spent on the way count on the clock.
+    assert before - snap.wtime_ms >= 99
+    # Stream lines arrive one one-way latency (100 ms) after they are produced.
+    t1 = time.monotonic()
+    emu.spectator_say(gid, "lag")
+    game.next_of("chatLine", username="spectator1")
+    assert time.monotonic() - t1 >= 0.1
+    # Off by default: the same move costs next to nothing.
+    plain = emu_factory()
+    gid2 = _running_game(plain)
+    before = plain.game(gid2).wtime_ms
+    requests.post(f"{plain.url}/api/bot/game/{gid2}/move/g1f3", headers=auth(), timeout=5)
+    assert before - plain.game(gid2).wtime_ms < 99
+    with pytest.raises(EmulatorUsageError, match="rtt_ms"):
+        EmulatorConfig(rtt_ms=(300, 100))
+
+
+# ---------------------------------------------------------------------- 6. rival stream
+
+
+def test_rival_event_stream_takes_the_stream_over(emu_factory: Any) -> None:
+    emu = emu_factory()
+    mine = open_events(emu)
+    with emu.rival_event_stream(reconnect_s=0.3) as rival:
+        # lila: the new stream kills the old one, whose response ends cleanly.
+        assert mine.ended.wait(5) and mine.error is None
+        assert eventually(lambda: rival.opens == 1)
+        # We take it back; the rival loses it, and 0.3 s later takes it again.
+        again = open_events(emu)
+        assert eventually(lambda: rival.opens >= 2)
+        assert again.ended.wait(5) and again.error is None
+        # Only one stream per account stays live.
+        assert eventually(lambda: emu.open_streams()["event"] == 1)
+    assert eventually(lambda: emu.open_streams()["event"] == 0)
+    opens = rival.opens
+    time.sleep(0.5)
+    assert rival.opens == opens  # stopped: no more reconnects
+
+
+# ---------------------------------------------------------------------- 7. keep-alive gaps
+
+
+def test_keepalive_defaults_are_lilas() -> None:
+    # lila: 6 s on the event stream (api EventStream), 7 s on game streams (GameStateStream).
+    config = EmulatorConfig()
+    assert (config.event_keepalive_s, config.game_keepalive_s) == (6.0, 7.0)
+    args = emulator_main.parse_args([])
+    assert (args.event_keepalive, args.game_keepalive) == (6.0, 7.0)
+
+
+def test_keepalive_gaps_follow_the_config(emu_factory: Any) -> None:
+    emu = emu_factory(event_keepalive_s=0.2, game_keepalive_s=0.6)
+    gid = emu.start_game_directly(bot_color="white", clock_limit_s=600)
+    gaps: dict[str, list[float]] = {}
+    for name, path in (("event", "/api/stream/event"), ("game", f"/api/bot/game/stream/{gid}")):
+        with requests.get(emu.url + path, headers=auth(), stream=True, timeout=5) as r:
+            lines = r.iter_lines()
+            next(lines)  # gameStart / gameFull
+            stamps = []
+            for _ in range(3):
+                assert next(lines) == b""
+                stamps.append(time.monotonic())
+            gaps[name] = [b - a for a, b in zip(stamps, stamps[1:], strict=False)]
+    assert all(0.1 < g < 0.45 for g in gaps["event"]), gaps
+    assert all(0.45 < g < 1.2 for g in gaps["game"]), gaps
+
+
+# ---------------------------------------------------------------------- 8. challenge expiry
+
+
+def test_unseen_challenge_goes_offline_like_lila(emu_factory: Any) -> None:
+    assert EmulatorConfig().challenge_expiry_s == 20.0  # lila: realTimeUnseenSince(now - 20 s)
+    emu = emu_factory(challenge_expiry_s=0.4, challenge_expiry_mode="offline")
+    events = open_events(emu)
+    cid = emu.challenge_bot(clock_limit_s=60, increment_s=0, color="white")
+    assert events.next_of("challenge")["challenge"]["id"] == cid
+    assert emu.wait_until(lambda: emu.challenge_status(cid) == "offline", 3)
+    with pytest.raises(queue.Empty):  # no event: lila only flips the status
+        events.next_of("challengeCanceled", timeout=0.6)
+    c = client(emu)
+    assert c.challenges.get_mine()["in"] == []  # no longer listed
+    c.bots.accept_challenge(cid)  # ... but still acceptable
+    assert events.next_of("gameStart")["game"]["gameId"] == cid
+    # The challenger is gone: after the bot's first move it never answers.
+    assert emu.game(cid).bot_color == "black"  # the challenger chose white
+    time.sleep(0.3)
+    assert emu.game(cid).moves == []
+    # The default model: dropped with challengeCanceled, a late accept gets 404.
+    old = emu_factory(challenge_expiry_s=0.4)
+    old_events = open_events(old)
+    cid2 = old.challenge_bot()
+    assert old_events.next_of("challengeCanceled", timeout=3)["challenge"]["id"] == cid2
+    r = requests.post(f"{old.url}/api/challenge/{cid2}/accept", headers=auth(), timeout=5)
+    assert r.status_code == 404
+    with pytest.raises(EmulatorUsageError, match="challenge_expiry_mode"):
+        EmulatorConfig(challenge_expiry_mode="vanish")  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- 9. bad control input
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "needle"),
+    [
+        ("/emu/challenge", {"clock_limit_s": "abc"}, "clock_limit_s"),
+        ("/emu/challenge", {"rated": "yes"}, "rated"),
+        ("/emu/challenge", {"opponent": {"policy": "telepathy"}}, "policy"),
+        ("/emu/challenge", {"opponent": {"think_time_s": "slow"}}, "think_time_s"),
+        ("/emu/challenge", {"opponent": "greedy"}, "opponent"),
+        ("/emu/game", {"moves": "e2e4"}, "moves"),
+        ("/emu/game", {"clock_limit_s": 1.5, "wtime_ms": "1000"}, "clock_limit_s"),
+        ("/emu/fault", {"kind": "slow", "duration_s": "x"}, "duration_s"),
+        ("/emu/fault", {"kind": "http_error", "count": "two"}, "count"),
+        ("/emu/fault", {"kind": "stall", "apply": "no"}, "apply"),
+        ("/emu/game/nope/opponent/resign", {}, "nope"),
+        ("/emu/game/nope/spectator", {"text": "hi"}, "nope"),
+    ],
+)
+def test_bad_control_input_is_400_not_500(emu_factory: Any, path: str, body: Any,
+                                           needle: str) -> None:
+    emu = emu_factory()
+    r = requests.post(emu.url + path, json=body, timeout=5)
+    assert r.status_code == 400, r.text
+    assert needle in r.json()["error"]
+
+
+def test_non_json_control_bodies_are_400(emu_factory: Any) -> None:
+    emu = emu_factory()
+    for data in (b"clock_limit_s=abc", b"{not json", b"[1, 2]", b"\xff\xfe"):
+        r = requests.post(emu.url + "/emu/challenge", data=data, timeout=5)
+        assert r.status_code == 400 and "JSON object" in r.json()["error"], data
+    gid = emu.start_game_directly()
+    r = requests.post(f"{emu.url}/emu/game/{gid}/opponent/chat", json={"text": 5}, timeout=5)
+    assert r.status_code == 400 and "text" in r.json()["error"]
+    with pytest.raises(EmulatorUsageError, match="policy"):
+        OpponentSpec(policy="telepathy")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--port", "99999"], ["--port", "abc"], ["--event-keepalive", "-1"], ["--bogus"],
+     ["--bot-daily-limit", "-3"], ["--token-file", "/nonexistent/token"]],
+)
+def test_bad_cli_arguments_are_one_line_and_exit_2(argv: list[str]) -> None:
+    proc = subprocess.run([sys.executable, "-m", "bot.emulator", *argv], capture_output=True,
+                          text=True, timeout=30)
+    assert proc.returncode == 2
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    assert "error" in lines[0].lower() or "cannot" in lines[0]
+    assert proc.stdout == ""
+
+
+def test_bad_python_control_arguments_name_the_field(emu_factory: Any) -> None:
+    emu = emu_factory()
+    with pytest.raises(EmulatorUsageError, match="clock_limit_s"):
+        emu.challenge_bot(clock_limit_s="abc")  # type: ignore[arg-type]
+    with pytest.raises(EmulatorUsageError, match="moves"):
+        emu.start_game_directly(moves="e2e4")  # type: ignore[arg-type]

@@ -7,6 +7,7 @@ import logging
 import signal
 import sys
 import threading
+import typing
 
 from bot.emulator.config import AccountSpec, EmulatorConfig
 from bot.emulator.emulator import Emulator
@@ -15,9 +16,19 @@ from bot.emulator.errors import EmulatorUsageError
 log = logging.getLogger("bot.emulator")
 
 
+PROG = "python -m bot.emulator"
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a bad argument is one line (and exit status 2), not usage + error."""
+
+    def error(self, message: str) -> typing.NoReturn:
+        self.exit(2, f"{PROG}: error: {message} (see --help)\n")
+
+
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(
-        prog="python -m bot.emulator",
+    p = _Parser(
+        prog=PROG,
         description="Lichess Bot API emulator on loopback (control API under /emu/).",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to bind (default 127.0.0.1)")
@@ -27,8 +38,10 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--token-file",
         help="file holding the token the emulator accepts (default: the demo token)",
     )
-    p.add_argument("--event-keepalive", type=float, default=7.0, metavar="S")
-    p.add_argument("--game-keepalive", type=float, default=6.0, metavar="S")
+    p.add_argument("--event-keepalive", type=float, default=6.0, metavar="S",
+                   help="keep-alive gap on the event stream (default 6, as lila)")
+    p.add_argument("--game-keepalive", type=float, default=7.0, metavar="S",
+                   help="keep-alive gap on game streams (default 7, as lila)")
     p.add_argument("--challenge-expiry", type=float, default=20.0, metavar="S")
     p.add_argument("--first-move-timeout", type=float, default=30.0, metavar="S")
     p.add_argument("--bot-daily-limit", type=int, default=None, metavar="N")
@@ -54,17 +67,21 @@ def main(argv: list[str] | None = None) -> int:
         if not account.token:
             log.error("--token-file %s is empty; put the token on its first line", args.token_file)
             return 2
-    config = EmulatorConfig(
-        host=args.host,
-        port=args.port,
-        accounts=[account],
-        event_keepalive_s=args.event_keepalive,
-        game_keepalive_s=args.game_keepalive,
-        challenge_expiry_s=args.challenge_expiry,
-        first_move_timeout_s=args.first_move_timeout,
-        bot_vs_bot_daily_limit=args.bot_daily_limit,
-        seed=args.seed,
-    )
+    try:
+        config = EmulatorConfig(
+            host=args.host,
+            port=args.port,
+            accounts=[account],
+            event_keepalive_s=args.event_keepalive,
+            game_keepalive_s=args.game_keepalive,
+            challenge_expiry_s=args.challenge_expiry,
+            first_move_timeout_s=args.first_move_timeout,
+            bot_vs_bot_daily_limit=args.bot_daily_limit,
+            seed=args.seed,
+        )
+    except EmulatorUsageError as exc:
+        sys.stderr.write(f"{PROG}: error: {exc}\n")
+        return 2
     emu = Emulator(config)
     try:
         emu.start()

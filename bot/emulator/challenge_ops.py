@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
+from dataclasses import replace
 from typing import Any
 
 from bot.emulator.challenge import Challenge
@@ -102,7 +103,7 @@ class ChallengeOps(CoreState):
     def _own_challenge(self, account: AccountSpec, cid: str, direction: str) -> Challenge:
         ch = self.challenges.get(cid)
         me = account.username.lower()
-        if ch is None or ch.status != "created":
+        if ch is None or ch.status not in ("created", "offline"):
             raise not_found("Challenge not found")
         if direction == "in" and (ch.direction != "in" or ch.dest.id != me):
             raise not_found("Challenge not found")
@@ -119,6 +120,9 @@ class ChallengeOps(CoreState):
                 and ch.speed == "ultraBullet"
             ):
                 raise bad_request(BOT_INCOMPATIBLE)
+            if ch.status == "offline":
+                # The challenger left (that is why it went offline): it never moves.
+                ch.opponent = replace(ch.opponent, stall_after=0)
             ch.status = "accepted"
             del self.challenges[cid]
             self._start_game_from_challenge(ch, bot_is_challenger=False)
@@ -162,8 +166,9 @@ class ChallengeOps(CoreState):
     def list_challenges(self, account: AccountSpec) -> dict[str, list[dict[str, Any]]]:
         me = account.username.lower()
         with self.lock:
-            inc = [dict(c.json()) for c in self.challenges.values() if c.dest.id == me]
-            out = [dict(c.json()) for c in self.challenges.values() if c.challenger.id == me]
+            listed = [c for c in self.challenges.values() if c.status == "created"]
+            inc = [dict(c.json()) for c in listed if c.dest.id == me]
+            out = [dict(c.json()) for c in listed if c.challenger.id == me]
         return {"in": inc, "out": out}
 
     def create_outgoing(self, account: AccountSpec, username: str, params: dict[str, Any]) -> dict:

@@ -16,6 +16,7 @@ DEFAULT_BOT_NAME = "pibot"
 ALL_BOT_SCOPES = ("bot:play", "challenge:read", "challenge:write", "board:play")
 
 Policy = Literal["random", "greedy", "scripted"]
+POLICIES: tuple[str, ...] = ("random", "greedy", "scripted")
 
 
 @dataclass
@@ -47,6 +48,18 @@ class OpponentSpec:
     leave_after: int | None = None  # stop moving after N moves -> opponentGone
     stall_after: int | None = None  # stop moving after N moves, still connected (no opponentGone)
     chat: list[str] = field(default_factory=list)  # said in the player room at game start
+
+    def __post_init__(self) -> None:
+        from bot.emulator.errors import EmulatorUsageError
+        from bot.emulator.validate import check_fields
+
+        if self.policy not in POLICIES:
+            raise EmulatorUsageError(
+                f"OpponentSpec.policy={self.policy!r} is unknown; use one of {list(POLICIES)}"
+            )
+        check_fields(self, "OpponentSpec")
+        if self.think_time_s < 0:
+            raise EmulatorUsageError("OpponentSpec.think_time_s must be >= 0 seconds")
 
 
 @dataclass
@@ -91,9 +104,17 @@ class EmulatorConfig:
     port: int = 0  # 0 = pick a free port
     accounts: list[AccountSpec] = field(default_factory=lambda: [AccountSpec()])
     users: list[UserSpec] = field(default_factory=_default_users)
-    event_keepalive_s: float = 7.0  # Lichess: an empty line every ~7 s on the event stream
-    game_keepalive_s: float = 6.0  # ... and every ~6 s on game streams
+    # lila: an empty line every 6 s on the event stream (api EventStream.scala,
+    # SetOnline rescheduled after 6 s) and every 7 s on game streams
+    # (bot GameStateStream.scala, CheckOnline after 7 s).
+    event_keepalive_s: float = 6.0
+    game_keepalive_s: float = 7.0
+    # lila (modules/challenge ChallengeApi.sweep + ChallengeRepo.realTimeUnseenSince):
+    # a real-time challenge whose challenger has not been seen for 20 s goes
+    # "offline" - no event, no longer listed, but still acceptable. "cancel"
+    # (default, the older model) drops it with challengeCanceled; "offline" is lila's.
     challenge_expiry_s: float = 20.0
+    challenge_expiry_mode: Literal["cancel", "offline"] = "cancel"
     first_move_timeout_s: float = 30.0  # no first move in time -> noStart
     opponent_gone_claim_s: int = 10  # countdown of opponentGone.claimWinInSeconds
     rate_limits: list[RateLimit] = field(default_factory=list)
@@ -106,6 +127,11 @@ class EmulatorConfig:
     # spectator_chat_interval_s seconds (0 = off).
     spectator_chat: list[str] = field(default_factory=list)
     spectator_chat_interval_s: float = 0.0
+    # Network round-trip time per HTTP request, drawn uniformly from [lo, hi] ms
+    # (seeded): half before the server handles the request, half before the
+    # answer is written; stream lines arrive one one-way latency after they are
+    # produced. lila gives BOTs no lag compensation, so transit costs clock time.
+    rtt_ms: tuple[float, float] = (0.0, 0.0)
     seed: int | None = None
     handler_timeout_s: float = 60.0  # idle keep-alive HTTP connections are closed after this
 
@@ -123,10 +149,26 @@ class EmulatorConfig:
         for name, value in positive.items():
             if not value > 0:
                 raise EmulatorUsageError(f"EmulatorConfig.{name}={value!r} must be > 0 seconds")
+        if self.challenge_expiry_mode not in ("cancel", "offline"):
+            raise EmulatorUsageError(
+                f"EmulatorConfig.challenge_expiry_mode={self.challenge_expiry_mode!r}:"
+                " use cancel or offline"
+            )
         if self.spectator_chat_interval_s < 0:
             raise EmulatorUsageError(
                 "EmulatorConfig.spectator_chat_interval_s must be >= 0 (0 = no spectators)"
             )
+        try:
+            lo, hi = (float(v) for v in self.rtt_ms)
+        except (TypeError, ValueError):
+            raise EmulatorUsageError(
+                f"EmulatorConfig.rtt_ms={self.rtt_ms!r} must be two numbers (lo, hi) in ms"
+            ) from None
+        if not 0 <= lo <= hi:
+            raise EmulatorUsageError(
+                f"EmulatorConfig.rtt_ms={self.rtt_ms!r} needs 0 <= lo <= hi (milliseconds)"
+            )
+        self.rtt_ms = (lo, hi)
         if self.opponent_gone_claim_s < 0:
             raise EmulatorUsageError("EmulatorConfig.opponent_gone_claim_s must be >= 0")
         if not self.accounts:
@@ -136,5 +178,14 @@ class EmulatorConfig:
             raise EmulatorUsageError(
                 "two EmulatorConfig.accounts share a token; tokens must differ"
             )
+        limit = self.bot_vs_bot_daily_limit
+        if limit is not None and (
+            isinstance(limit, bool) or not isinstance(limit, int) or limit < 0
+        ):
+            raise EmulatorUsageError(
+                f"EmulatorConfig.bot_vs_bot_daily_limit={limit!r} must be an integer >= 0 or None"
+            )
+        if isinstance(self.port, bool) or not isinstance(self.port, int):
+            raise EmulatorUsageError(f"EmulatorConfig.port={self.port!r} must be an integer")
         if not 0 <= self.port <= 65535:
             raise EmulatorUsageError(f"EmulatorConfig.port={self.port} is not a TCP port (0-65535)")

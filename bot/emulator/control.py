@@ -11,6 +11,7 @@ from bot.emulator.config import OpponentSpec
 from bot.emulator.errors import ApiError, EmulatorUsageError
 from bot.emulator.faults import FAULT_KINDS, Fault, FaultError
 from bot.emulator.server import Reply, Request, Route
+from bot.emulator.validate import check_kwargs
 
 if TYPE_CHECKING:
     from bot.emulator.emulator import Emulator
@@ -40,6 +41,7 @@ def _kwargs_for(func: Any, body: dict[str, Any], what: str) -> dict[str, Any]:
     kwargs = dict(body)
     if "opponent" in kwargs:
         kwargs["opponent"] = dataclass_from(OpponentSpec, kwargs["opponent"], "opponent")
+    check_kwargs(func, kwargs, what)
     return kwargs
 
 
@@ -85,6 +87,8 @@ def build_control_routes(emu: Emulator) -> list[Route]:
 
     def opponent(req: Request) -> Reply:
         text = req.body.get("text")
+        if text is not None and not isinstance(text, str):
+            raise EmulatorUsageError(f"text={text!r} must be a string")
         emu.opponent_action(req.params["id"], req.params["action"], text)
         return Reply()
 

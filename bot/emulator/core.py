@@ -116,6 +116,14 @@ class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
                 window.append(now)
         return False
 
+    def one_way_s(self) -> float:
+        """Half of a round-trip time drawn from EmulatorConfig.rtt_ms, in seconds."""
+        lo, hi = self.config.rtt_ms
+        if hi <= 0:
+            return 0.0
+        with self.lock:
+            return self.net_rng.uniform(lo, hi) / 2000.0
+
     def request_faults(self, method: str, path: str) -> list[Fault]:
         with self.lock:
             return self.faults.for_request(method, path)

@@ -13,9 +13,15 @@ from bot.emulator.control import build_control_routes
 from bot.emulator.core import Core, GameSnapshot, RequestRecord
 from bot.emulator.errors import EmulatorUsageError
 from bot.emulator.faults import Fault, FaultError
+from bot.emulator.rival import RivalEventStream
 from bot.emulator.server import EmuHTTPServer
+from bot.emulator.validate import check_kwargs
 
 log = logging.getLogger(__name__)
+
+
+def _args(frame_locals: dict[str, object]) -> dict[str, object]:
+    return {k: v for k, v in frame_locals.items() if k != "self"}
 
 
 class Emulator:
@@ -26,6 +32,7 @@ class Emulator:
         self._core = Core(self.config)
         self._server: EmuHTTPServer | None = None
         self._thread: threading.Thread | None = None
+        self._rivals: list[RivalEventStream] = []
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> Emulator:
@@ -39,7 +46,7 @@ class Emulator:
         except OSError as exc:
             raise EmulatorUsageError(
                 f"cannot listen on {self.config.host}:{self.config.port} ({exc.strerror}); "
-                "pick another port or use port 0 for a free one"
+                "pick another address or port (port 0 = any free one)"
             ) from None
         self._core.site = self.url
         self._core.start()
@@ -57,6 +64,8 @@ class Emulator:
         server, self._server = self._server, None
         if server is None:
             return
+        for rival in self._rivals:
+            rival.stop()
         self._core.stop()
         server.shutdown()
         server.close_all_connections()
@@ -110,6 +119,7 @@ class Emulator:
         raises EmulatorUsageError with lila's reason (lila never delivers such a
         challenge) unless force=True.
         """
+        check_kwargs(Emulator.challenge_bot, _args(locals()), "challenge_bot")
         return self._core.challenge_bot(
             challenger=challenger,
             rated=rated,
@@ -131,7 +141,7 @@ class Emulator:
         self._core.cancel_incoming(challenge_id)
 
     def challenge_status(self, challenge_id: str) -> str | None:
-        """created | accepted | declined | canceled, or None if unknown."""
+        """created | offline | accepted | declined | canceled, or None if unknown."""
         return self._core.challenge_status(challenge_id)
 
     def decline_reason(self, challenge_id: str) -> str | None:
@@ -169,6 +179,7 @@ class Emulator:
         bot_username: str | None = None,
     ) -> str:
         """A game already in progress (e.g. to test resumption after a restart)."""
+        check_kwargs(Emulator.start_game_directly, _args(locals()), "start_game_directly")
         return self._core.start_game_directly(
             bot_color=bot_color,
             moves=list(moves),
@@ -221,6 +232,17 @@ class Emulator:
 
     def pgn(self, game_id: str) -> str:
         return self._core.export_pgn(game_id)
+
+    def rival_event_stream(self, reconnect_s: float = 0.5) -> RivalEventStream:
+        """Emulate a second program on the default account's token: a thread that
+        keeps the event stream open over real HTTP and re-opens it `reconnect_s`
+        after it is closed (each opening closes the bot's own stream, as on lila).
+        Stop it with `.stop()` or use it as a context manager; stop() also ends it."""
+        if not isinstance(reconnect_s, (int, float)) or reconnect_s < 0:
+            raise EmulatorUsageError(f"reconnect_s={reconnect_s!r} must be a number >= 0")
+        rival = RivalEventStream(self.config.host, self.port, self.token, float(reconnect_s))
+        self._rivals.append(rival)
+        return rival.start()
 
     # ------------------------------------------------------------------ faults
     def inject(

@@ -12,9 +12,12 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import random
+import typing
 from dataclasses import asdict, dataclass
 from http import HTTPStatus
 from typing import Any, Literal
+
+from bot.emulator.validate import describe, matches
 
 FaultKind = Literal["http_error", "slow", "stall", "drop_stream", "silent_stream"]
 FAULT_KINDS: tuple[str, ...] = ("http_error", "slow", "stall", "drop_stream", "silent_stream")
@@ -63,6 +66,10 @@ class Fault:
     def __post_init__(self) -> None:
         if self.kind not in FAULT_KINDS:
             raise FaultError(f"unknown fault kind {self.kind!r}; use one of {FAULT_KINDS}")
+        for name, hint in typing.get_type_hints(Fault).items():
+            # (status gets its own message below, with the statuses that work)
+            if name != "status" and not matches(getattr(self, name), hint):
+                raise FaultError(f"{name}={getattr(self, name)!r} must be {describe(hint)}")
         if self.kind == "http_error" and not (
             isinstance(self.status, int) and (400 <= self.status <= 499
                                               or self.status in SERVER_ERRORS)

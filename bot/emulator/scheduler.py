@@ -36,12 +36,24 @@ class Scheduler(CoreState):
         """Process everything due at `now`; return the next deadline."""
         deadlines: list[float] = []
         for ch in list(self.challenges.values()):
+            if ch.status == "offline":
+                continue  # lila keeps it (acceptable) until its two-week expiresAt
             if ch.direction == "out" and ch.respond_at is not None:
                 if now >= ch.respond_at:
                     self._outgoing_answer(ch)
                     continue
                 deadlines.append(ch.respond_at)
             if now >= ch.expires_at:
+                if (
+                    self.config.challenge_expiry_mode == "offline"
+                    and ch.direction == "in"
+                    and ch.limit_s is not None
+                ):
+                    # lila ChallengeApi.offline: status only, no event to anyone.
+                    ch.status = "offline"
+                    log.info("challenge %s: challenger unseen, now offline", ch.id)
+                    self._touch()
+                    continue
                 self.expired[ch.id] = ch
                 self._cancel(ch)
             else:

@@ -123,6 +123,7 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
     server: EmuHTTPServer
     server_version = "lichess-emulator/1.0"
     _pending_record: tuple[str, str, str] | None = None  # (method, path, route) not yet logged
+    _one_way_s = 0.0  # this request's one-way network latency (EmulatorConfig.rtt_ms)
 
     def setup(self) -> None:
         self.timeout = self.server.core.config.handler_timeout_s
@@ -151,6 +152,7 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
     # ------------------------------------------------------------------ dispatch
     def _dispatch(self, method: str) -> None:
         core = self.server.core
+        self._one_way_s = 0.0
         split = urlsplit(self.path)
         path = split.path
         query = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
@@ -164,16 +166,22 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         try:
             if route is None:
                 raise ApiError(404, "Not found")
+            control = path.startswith("/emu/")
             req = Request(
                 method,
                 path,
                 query,
-                _parse_body(self.headers, raw),
+                _parse_control_body(raw) if control else _parse_body(self.headers, raw),
                 raw,
                 {k.lower(): v for k, v in self.headers.items()},
                 params,
             )
-            if not path.startswith("/emu/"):
+            if not control:
+                # Network latency: the request reaches lila only now (and BOTs get
+                # no lag compensation), the answer takes as long again.
+                self._one_way_s = core.one_way_s()
+                if self._one_way_s:
+                    time.sleep(self._one_way_s)
                 stall = self._apply_request_faults(method, path)
                 if stall is not None:
                     status = 0
@@ -187,6 +195,7 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
                 status = 200
                 self._pending_record = None
                 core.record(method, path, route_name, status)
+                result.sub.delay_s = self._one_way_s
                 self._write_stream(result)
                 return
             if isinstance(result, NdjsonReply):
@@ -208,11 +217,20 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         except (BrokenPipeError, ConnectionResetError, TimeoutError):
             status = 0
             self.close_connection = True
-        except Exception:
-            log.exception("emulator: internal error on %s %s", method, path)
-            status = 500
+        except Exception as exc:
+            if path.startswith("/emu/") and isinstance(
+                exc, (TypeError, ValueError, KeyError, AttributeError)
+            ):
+                # Control input the checks missed: still the caller's mistake, not a 500.
+                status = 400
+                body = {"error": f"bad control input for {method} {path}: {exc}"}
+                payload, ctype = json.dumps(body).encode(), "application/json"
+            else:
+                log.exception("emulator: internal error on %s %s", method, path)
+                status = 500
+                payload, ctype = b'{"error": "Internal server error"}', "application/json"
             try:
-                self._send(500, b'{"error": "Internal server error"}', "application/json")
+                self._send(status, payload, ctype)
             except OSError:
                 self.close_connection = True
         if status and self._pending_record is not None:
@@ -315,6 +333,8 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         pending, self._pending_record = self._pending_record, None
         if pending is not None:
             self.server.core.record(*pending, status)
+        if self._one_way_s:
+            time.sleep(self._one_way_s)
         self.send_response(status)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
@@ -326,6 +346,8 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         core = self.server.core
         sub = stream.sub
         try:
+            if self._one_way_s:
+                time.sleep(self._one_way_s)
             self.send_response(200)
             self.send_header("Content-Type", "application/x-ndjson")
             self.send_header("Transfer-Encoding", "chunked")
@@ -371,6 +393,20 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
 
 class _Dropped(Exception):
     """Raised by a handler to cut the connection without an answer."""
+
+
+def _parse_control_body(raw: bytes) -> dict[str, Any]:
+    """/emu bodies are JSON objects (or empty)."""
+    if not raw.strip():
+        return {}
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        raise EmulatorUsageError("the /emu request body must be a JSON object") from None
+    if not isinstance(data, dict):
+        raise EmulatorUsageError("the /emu request body must be a JSON object, not "
+                                 f"{type(data).__name__}")
+    return data
 
 
 def _parse_body(headers: Any, raw: bytes) -> dict[str, Any]:

@@ -43,6 +43,8 @@ class CoreState:
         self._wake = threading.Condition(self.lock)  # the scheduler
         self.changed = threading.Condition(self.lock)  # anything a waiter may watch
         self.rng = random.Random(config.seed)
+        # Its own stream, so turning latency on leaves ids and colors reproducible.
+        self.net_rng = random.Random(config.seed)
         self.site = "http://127.0.0.1"
         self.accounts: dict[str, AccountSpec] = {a.token: a for a in config.accounts}
         self.users: dict[str, UserSpec] = {u.username.lower(): u for u in config.users}

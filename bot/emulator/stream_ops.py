@@ -106,12 +106,16 @@ class StreamOps(CoreState):
                         continue
                     sub.silent_until = None
                     deadline = now  # silence over: resume with a keep-alive at once
+                ready_at = math.inf
                 if sub.queue:
-                    items = list(sub.queue)
-                    sub.queue.clear()
-                    return items, ("end" if sub.closed else "send")
-                if sub.closed:
+                    ready_at = sub.queue[0][0] + sub.delay_s
+                    if ready_at <= now:
+                        items = []
+                        while sub.queue and sub.queue[0][0] + sub.delay_s <= now:
+                            items.append(sub.queue.popleft()[1])
+                        return items, ("end" if sub.closed and not sub.queue else "send")
+                elif sub.closed:
                     return [], "end"
                 if now >= deadline:
                     return [], "send"
-                sub.cond.wait(deadline - now)
+                sub.cond.wait(min(deadline, ready_at) - now)

@@ -7,6 +7,7 @@ HTTP handler thread waits on `cond` (never polls) and writes what it drained.
 from __future__ import annotations
 
 import threading
+import time
 from collections import deque
 from typing import Any
 
@@ -16,7 +17,9 @@ class Subscriber:
         self.cond = threading.Condition(lock)
         self.key = key  # "event" or "game:<id>"
         self.owner = owner  # username of the account that opened it
-        self.queue: deque[dict[str, Any]] = deque()
+        # (monotonic time produced, payload); delivered delay_s after it was produced
+        self.queue: deque[tuple[float, dict[str, Any]]] = deque()
+        self.delay_s = 0.0  # one-way network latency of this stream
         self.closed = False  # end the stream cleanly after draining the queue
         self.dropped = False  # cut the TCP connection now
         self.silent_until: float | None = None  # send nothing (not even keep-alives) until
@@ -24,7 +27,7 @@ class Subscriber:
     def push(self, payload: dict[str, Any]) -> None:
         """Caller holds the lock."""
         if not self.closed and not self.dropped:
-            self.queue.append(payload)
+            self.queue.append((time.monotonic(), payload))
             self.cond.notify()
 
     def close(self) -> None:
