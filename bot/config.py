@@ -98,7 +98,8 @@ class DrawOrResignConfig:
 class MatchmakingConfig:
     allow_matchmaking: bool = _val(False)
     challenge_initial_time: list[int] = _list([60, 180], lo=0, hi=10800)
-    challenge_increment: list[int] = _list([1, 2], lo=0, hi=180)
+    # lichess-org/api challengeCreate: clock.limit 0..10800 s, clock.increment 0..60 s
+    challenge_increment: list[int] = _list([1, 2], lo=0, hi=60)
     challenge_mode: str = _val("casual", choices=("casual", "rated", "random"))
     opponent_min_rating: int = _val(600, lo=0, hi=5000)
     opponent_max_rating: int = _val(4000, lo=0, hi=5000)
@@ -113,16 +114,19 @@ class NetworkConfig:
 
     connect_timeout_s: float = _val(5.0, lo=0.1, hi=120)
     request_timeout_s: float = _val(15.0, lo=0.1, hi=300)
-    stream_read_timeout_s: float = _val(12.0, lo=0.1, hi=300,
-                                        doc="~2x Lichess's keep-alive gap")
+    stream_read_timeout_s: float = _val(11.0, lo=0.1, hi=300,
+                                        doc="< 2 keep-alive gaps (Lichess: 6 s events, 7 s games)")
     backoff_base_s: float = _val(1.0, lo=0.01, hi=60)
     backoff_max_s: float = _val(60.0, lo=0.01, hi=3600)
     rate_limit_pause_s: float = _val(60.0, lo=0.01, hi=3600, doc="Lichess asks for >= 60 s")
+    stream_conflict_backoff_s: float = _val(
+        300.0, lo=0.1, hi=86400, doc="another client holds the event stream: wait this long")
     watchdog_s: float = _val(5.0, lo=0.1, hi=600, doc="liveness check period")
     move_echo_timeout_s: float = _val(3.0, lo=0.1, hi=60,
                                       doc="re-open a game stream that doesn't echo our move")
-    game_stale_check_s: float = _val(6.0, lo=0, hi=600,
-                                     doc="quiet game stream: ask /api/account/playing; 0=off")
+    # Ignored (kept so existing configs still load): games no longer poll
+    # /api/account/playing; keep-alives tell a quiet stream from a dead one.
+    game_stale_check_s: float = _val(0.0, lo=0, hi=600, doc="ignored; kept for old configs")
 
 
 @dataclass(frozen=True)

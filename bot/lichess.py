@@ -1,43 +1,48 @@
 """The only module that knows Lichess HTTP endpoints and the retry policy.
 
-berserk 0.14 is synchronous, sets no timeouts and drops keep-alive lines, so:
-* `_TimeoutSession` puts connect/read timeouts on every request (streams get a
-  read timeout of ~2x the keep-alive gap: keep-alive bytes reset the socket
-  read timer even though berserk discards the empty lines, so only a really
-  dead connection times out);
+HTTP goes straight through `requests` (berserk 0.14 sets no timeouts, hides
+keep-alive lines and cannot send `offeringDraw` with a move):
+* every request has connect/read timeouts (`POLICIES` may shorten them);
 * every blocking call runs in a worker thread and streams run in their own
-  thread, feeding an asyncio.Queue;
-* `POLICIES` declares, once, how each endpoint is retried.
+  thread (bot.streams), feeding an asyncio.Queue;
+* `POLICIES` declares, once, how each endpoint is retried and what a 429 does.
+
+Rate limits are account-wide: after any 429 nothing but moves (and the game
+streams they need) is sent until the pause is over.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
+import json
 import logging
 import random
+import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Literal, TypeVar, cast
+from typing import Any, Literal, cast
 
-import berserk
 import requests
 import requests.adapters
-from berserk.clients.base import BaseClient
-from berserk.exceptions import ApiError, ResponseError
+import urllib3
 
 from bot.config import NetworkConfig
 from bot.errors import PibotError
-from bot.events import Account, Event, GameInfo, TokenInfo
-from bot.streams import StreamThread, _error_payload, _short, _tls
+from bot.events import Account, ErrorPayload, GameInfo, TokenInfo
+from bot.streams import StreamThread, error_payload, short_error
 from bot.token import Token
 
 log = logging.getLogger(__name__)
-T = TypeVar("T")
 
-USER_AGENT = "pibot/0.1 (Lichess bot for the Raspberry Pi; python-requests via berserk)"
+USER_AGENT = "pibot/0.1 (Lichess bot for the Raspberry Pi; python-requests)"
+# lila modules/bot/src/main/BotLimit.scala: 100 bot-vs-bot games per account per day.
 DAILY_BOT_LIMIT_KEY = "bot.vsBot.day"
+PLAYING_MIN_INTERVAL_S = 60.0  # /api/account/playing: at most once a minute per account
+MOVE_ATTEMPT_S = (0.5, 3.0)  # per-attempt timeout bounds for a move POST
+MOVE_429_RETRY_S = 0.5  # a 429 on a move: retry soon, but not in a tight loop
 
 
 # --- errors -----------------------------------------------------------------
@@ -52,13 +57,26 @@ class LichessError(PibotError):
 class ApiRejected(LichessError):
     """A final 4xx: retrying the same request cannot help."""
 
+    def __init__(self, endpoint: str, message: str, status: int | None = None,
+                 payload: ErrorPayload | None = None) -> None:
+        super().__init__(endpoint, message, status)
+        self.payload: ErrorPayload = payload or {}
+
+
+class OpponentAtDailyLimit(ApiRejected):
+    """400: the other BOT played its 100 bot games today (lila OpponentLimit)."""
+
+    def __init__(self, endpoint: str, message: str, until_wall: float) -> None:
+        super().__init__(endpoint, message, 400)
+        self.until_wall = until_wall  # time.time() when it resets
+
 
 class NetworkError(LichessError):
     """Network failure or 5xx that outlived its retries."""
 
 
 class RateLimited(LichessError):
-    """429: the endpoint is paused until `retry_at` (monotonic)."""
+    """429 (or a request dropped because the account is paused) until `retry_at`."""
 
     def __init__(self, endpoint: str, message: str, retry_at: float) -> None:
         super().__init__(endpoint, message, 429)
@@ -71,34 +89,40 @@ class DailyLimitReached(RateLimited):
 
 # --- retry policy table ------------------------------------------------------
 
-On429 = Literal["pause", "clock", "daily"]
+# What a 429 (or an account already paused by one) does to a request:
+#   wait    hold it until the pause ends (dropped if its deadline passes first)
+#   drop    raise RateLimited at once (chat, matchmaking: try again later or never)
+#   through not held by the pause (moves, and the game streams moves depend on)
+On429 = Literal["wait", "drop", "through"]
 
 
 @dataclass(frozen=True)
 class EndpointPolicy:
     method: str
-    path: str  # documentation and the rate-limit bucket; berserk builds the real URL
-    attempts: int  # tries on network errors / 5xx; 0 = until the caller's budget runs out
-    on_429: On429 = "pause"
+    path: str  # template: formatted with the call's arguments
+    attempts: int  # tries on network errors / 5xx; 0 = until the move's clock budget runs out
+    on_429: On429 = "wait"
+    timeout_s: float | None = None  # read timeout; None = network.request_timeout_s
 
 
 POLICIES: dict[str, EndpointPolicy] = {
     "event_stream": EndpointPolicy("GET", "/api/stream/event", 1),
-    "game_stream": EndpointPolicy("GET", "/api/bot/game/stream/{id}", 1),
-    "move": EndpointPolicy("POST", "/api/bot/game/{id}/move/{uci}", 0, "clock"),
-    "chat": EndpointPolicy("POST", "/api/bot/game/{id}/chat", 2),
+    "game_stream": EndpointPolicy("GET", "/api/bot/game/stream/{id}", 1, "through"),
+    # per-attempt timeout derived from the clock (MOVE_ATTEMPT_S), see Lichess.move
+    "move": EndpointPolicy("POST", "/api/bot/game/{id}/move/{uci}", 0, "through"),
+    "chat": EndpointPolicy("POST", "/api/bot/game/{id}/chat", 1, "drop", 3.0),
     "abort": EndpointPolicy("POST", "/api/bot/game/{id}/abort", 4),
     "resign": EndpointPolicy("POST", "/api/bot/game/{id}/resign", 4),
-    "draw": EndpointPolicy("POST", "/api/bot/game/{id}/draw/{yes|no}", 3),
-    "takeback": EndpointPolicy("POST", "/api/bot/game/{id}/takeback/{yes|no}", 3),
+    "draw": EndpointPolicy("POST", "/api/bot/game/{id}/draw/{answer}", 3),
+    "takeback": EndpointPolicy("POST", "/api/bot/game/{id}/takeback/{answer}", 3),
     "claim_victory": EndpointPolicy("POST", "/api/bot/game/{id}/claim-victory", 4),
     "accept": EndpointPolicy("POST", "/api/challenge/{id}/accept", 3),
     "decline": EndpointPolicy("POST", "/api/challenge/{id}/decline", 3),
-    "challenge": EndpointPolicy("POST", "/api/challenge/{user}", 2, "daily"),
+    "challenge": EndpointPolicy("POST", "/api/challenge/{user}", 2, "drop"),
     "cancel": EndpointPolicy("POST", "/api/challenge/{id}/cancel", 2),
     "account": EndpointPolicy("GET", "/api/account", 4),
     "playing": EndpointPolicy("GET", "/api/account/playing", 4),
-    "online_bots": EndpointPolicy("GET", "/api/bot/online", 2),
+    "online_bots": EndpointPolicy("GET", "/api/bot/online", 2, "drop"),
     "token_test": EndpointPolicy("POST", "/api/token/test", 3),
     "upgrade": EndpointPolicy("POST", "/api/bot/account/upgrade", 1),
 }
@@ -109,204 +133,340 @@ def backoff_s(attempt: int, base: float, cap: float) -> float:
     return min(cap, base * (2 ** min(attempt, 20))) * random.uniform(0.5, 1.0)
 
 
+def _next_utc_midnight() -> float:
+    now = dt.datetime.now(dt.UTC)
+    tomorrow = (now + dt.timedelta(days=1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    return tomorrow.timestamp()
+
+
+def _daily_limit_reset(payload: ErrorPayload) -> float | None:
+    """time.time() when a bot.vsBot.day limit named in an error body resets, else None.
+
+    lila answers `{"error", "ratelimit": {"key", "seconds"}}` (429, our limit) or a 400
+    whose text says the opponent "played 100 games against other bots today, please
+    wait until <ISO date>" (app/controllers/Challenge.scala, eitherBotLimitResponse).
+    """
+    rl = payload.get("ratelimit") or {}
+    text = str(payload.get("error", ""))
+    if rl.get("key") != DAILY_BOT_LIMIT_KEY and DAILY_BOT_LIMIT_KEY not in text \
+            and "games against other bots today" not in text:
+        return None
+    if rl.get("seconds"):
+        return time.time() + float(rl["seconds"])
+    m = re.search(r"until (\d{4}-\d\d-\d\dT[\d:.]+(?:Z|[+-]\d\d:?\d\d)?)", text)
+    if m:
+        try:
+            when = dt.datetime.fromisoformat(m.group(1).replace("Z", "+00:00"))
+            if when.tzinfo is None:
+                when = when.replace(tzinfo=dt.UTC)
+            return when.timestamp()
+        except ValueError:
+            pass
+    return _next_utc_midnight()
+
+
+def _never_sent(exc: requests.RequestException) -> bool:
+    """True if the request cannot have reached the server (no connection made)."""
+    if isinstance(exc, requests.ConnectTimeout):
+        return True
+    reason = getattr(exc.args[0], "reason", None) if exc.args else None
+    return isinstance(reason, urllib3.exceptions.NewConnectionError)
+
+
 # --- transport ---------------------------------------------------------------
 
-class _TimeoutSession(requests.Session):
-    """requests.Session that never waits forever."""
-
-    def __init__(self, token: Token | None, net: NetworkConfig) -> None:
-        super().__init__()
-        self._net = net
-        # Each game holds a long-lived stream connection besides the event stream and
-        # short calls; urllib3's default pool of 10 would churn connections.
-        for prefix in ("https://", "http://"):
-            self.mount(prefix, requests.adapters.HTTPAdapter(pool_connections=4,
-                                                             pool_maxsize=64))
-        self.headers["User-Agent"] = USER_AGENT
-        if token is not None:
-            self.headers["Authorization"] = f"Bearer {token.reveal()}"
-
-    def request(self, method: str | bytes, url: str | bytes,  # type: ignore[override]
-                *args: Any, **kwargs: Any) -> requests.Response:
-        if kwargs.get("timeout") is None:
-            read = self._net.stream_read_timeout_s if kwargs.get("stream") \
-                else self._net.request_timeout_s
-            kwargs["timeout"] = (self._net.connect_timeout_s, read)
-        resp = super().request(method, url, *args, **kwargs)
-        on_open = getattr(_tls, "on_open", None)
-        if on_open is not None and kwargs.get("stream") and resp.ok:
-            # berserk yields nothing until the first non-empty line, so this is the
-            # only way to learn that a quiet stream is connected (sd_notify READY).
-            on_open()
-        return resp
-
-    def __repr__(self) -> str:
-        return "<pibot session, authorization redacted>"
-
-
-class _BotExtras(BaseClient):
-    """Bot endpoints berserk 0.14 lacks."""
-
-    def make_move(self, game_id: str, uci: str, offering_draw: bool) -> None:
-        # berserk's make_move cannot send ?offeringDraw=true (lila: offer or accept a draw
-        # together with the move, app/controllers/PlayApi.scala botMove).
-        params = {"offeringDraw": "true"} if offering_draw else None
-        self._r.post(f"/api/bot/game/{game_id}/move/{uci}", params=params)
-
-    def handle_draw(self, game_id: str, accept: bool) -> None:
-        self._r.post(f"/api/bot/game/{game_id}/draw/{'yes' if accept else 'no'}")
-
-    def handle_takeback(self, game_id: str, accept: bool) -> None:
-        self._r.post(f"/api/bot/game/{game_id}/takeback/{'yes' if accept else 'no'}")
-
-    def claim_victory(self, game_id: str) -> None:
-        self._r.post(f"/api/bot/game/{game_id}/claim-victory")
+def _session(token: Token | None, pool: int = 64) -> requests.Session:
+    s = requests.Session()
+    # Each game holds a long-lived stream connection besides the event stream and
+    # short calls; urllib3's default pool of 10 would churn connections.
+    adapter = requests.adapters.HTTPAdapter(pool_connections=4, pool_maxsize=pool)
+    s.mount("https://", adapter)
+    s.mount("http://", adapter)
+    s.headers["User-Agent"] = USER_AGENT
+    if token is not None:
+        s.headers["Authorization"] = f"Bearer {token.reveal()}"
+    return s
 
 
 class Lichess:
-    """Async facade over berserk with the retry policy applied."""
+    """Async client for the endpoints pibot uses, with the retry policy applied."""
 
     def __init__(self, url: str, token: Token | None, net: NetworkConfig) -> None:
         self.url = url.rstrip("/")
         self.net = net
-        self._session = _TimeoutSession(token, net)
-        self._client = berserk.Client(self._session, base_url=self.url)
-        self._extras = _BotExtras(self._session, self.url)
-        self._paused_until: dict[str, float] = {}
+        self._token = token
+        self._session = _session(token)
+        self._move_session = _session(token, pool=8)  # moves never queue behind other calls
+        self._paused_until = 0.0  # account-wide 429 pause (monotonic)
+        self.bot_limit_until = 0.0  # our bot-vs-bot daily limit (time.time())
         self._lock = threading.Lock()
+        self._playing: tuple[float, list[GameInfo]] | None = None
+        self._playing_lock: asyncio.Lock | None = None
+
+    def __repr__(self) -> str:
+        return f"<Lichess {self.url}, authorization redacted>"
 
     # -- rate-limit bookkeeping (shared by threads and the event loop) --
-    def _pause(self, name: str, seconds: float) -> float:
+    def paused_for(self, name: str = "") -> float:
+        """Seconds the account-wide 429 pause still lasts (name: kept for callers)."""
+        with self._lock:
+            return max(0.0, self._paused_until - time.monotonic())
+
+    def on_429(self, name: str, payload: ErrorPayload) -> RateLimited:
+        """Book a 429: the bot-vs-bot daily limit, or the account-wide pause."""
+        reset = _daily_limit_reset(payload)
+        if reset is not None:
+            with self._lock:
+                self.bot_limit_until = max(self.bot_limit_until, reset)
+            seconds = reset - time.time()
+            log.warning("daily bot-vs-bot limit reached (%s): no bot games for %.0f s",
+                        POLICIES[name].path, seconds)
+            return DailyLimitReached(name, f"daily bot-vs-bot limit reached; resets in "
+                                     f"{seconds:.0f} s", time.monotonic() + seconds)
+        rl = payload.get("ratelimit") or {}
+        seconds = max(self.net.rate_limit_pause_s, float(rl.get("seconds") or 0))
         until = time.monotonic() + seconds
         with self._lock:
-            self._paused_until[name] = max(self._paused_until.get(name, 0.0), until)
-        log.warning("rate limited on %s: pausing it for %.0f s", POLICIES[name].path, seconds)
-        return until
-
-    def paused_for(self, name: str) -> float:
-        with self._lock:
-            return max(0.0, self._paused_until.get(name, 0.0) - time.monotonic())
-
-    def _on_429(self, name: str, exc: ResponseError) -> RateLimited:
-        payload = _error_payload(exc)
-        rl = payload.get("ratelimit") or {}
-        if POLICIES[name].on_429 == "daily" and rl.get("key") == DAILY_BOT_LIMIT_KEY:
-            seconds = float(rl.get("seconds") or 3600)
-            until = self._pause(name, seconds)
-            return DailyLimitReached(name, f"daily bot-vs-bot limit reached; "
-                                     f"resets in {seconds:.0f} s", until)
-        until = self._pause(name, max(self.net.rate_limit_pause_s, float(rl.get("seconds") or 0)))
+            self._paused_until = max(self._paused_until, until)
+        log.warning("rate limited (HTTP 429 on %s): only moves are sent for the next %.0f s",
+                    POLICIES[name].path, seconds)
         return RateLimited(name, "HTTP 429 Too Many Requests", until)
 
-    async def _call(self, name: str, fn: Callable[..., T], *args: Any,
-                    budget_ms: Callable[[], float] | None = None,
-                    landed: Callable[[], bool] | None = None) -> T:
-        """Run one blocking berserk call under the endpoint's policy."""
+    async def wait_unpaused(self, deadline: float | None = None) -> bool:
+        """Sleep out the account-wide pause; False if it outlasts `deadline` (monotonic)."""
+        while (wait := self.paused_for()) > 0:
+            if deadline is not None and time.monotonic() + wait > deadline:
+                return False
+            await asyncio.sleep(wait)
+        return True
+
+    # -- one request --
+    def _url(self, name: str, **path: str) -> str:
+        return self.url + POLICIES[name].path.format(**path)
+
+    def _timeout(self, name: str) -> tuple[float, float]:
+        read = POLICIES[name].timeout_s or self.net.request_timeout_s
+        return (min(self.net.connect_timeout_s, read), read)
+
+    def _raise_for(self, name: str, resp: requests.Response) -> None:
+        if resp.status_code < 400:
+            return
+        payload = error_payload(resp)
+        msg = f"HTTP {resp.status_code} {payload.get('error', resp.reason)}"
+        if resp.status_code == 429:
+            raise self.on_429(name, payload)
+        if resp.status_code >= 500:
+            raise NetworkError(name, msg, resp.status_code)
+        reset = _daily_limit_reset(payload)
+        if reset is not None:
+            raise OpponentAtDailyLimit(name, msg, reset)
+        raise ApiRejected(name, msg, resp.status_code, payload)
+
+    async def _call(self, name: str, *, path: dict[str, str] | None = None,
+                    params: dict[str, Any] | None = None, data: Any = None,
+                    deadline: float | None = None,
+                    wanted: Callable[[], bool] | None = None) -> requests.Response:
+        """One request under the endpoint's policy (not for moves: see move()).
+
+        `deadline` (monotonic) and `wanted` let a queued request be dropped, not
+        sent late: a challenge answer after the challenge expired is noise.
+        """
         pol = POLICIES[name]
+        url = self._url(name, **(path or {}))
         attempt = 0
         while True:
-            wait = self.paused_for(name)
-            if wait > 0:
-                if pol.on_429 != "pause" or budget_ms is not None:
-                    raise RateLimited(name, f"paused for {wait:.0f} s more",
-                                      time.monotonic() + wait)
-                await asyncio.sleep(wait)
+            wait = self.paused_for()
+            if wait > 0 and pol.on_429 == "drop":
+                raise RateLimited(name, f"account rate-limited for {wait:.0f} s more; dropped",
+                                  time.monotonic() + wait)
+            if wait > 0 and pol.on_429 == "wait" and not await self.wait_unpaused(deadline):
+                raise RateLimited(name, "still rate-limited when it expires; dropped",
+                                  time.monotonic() + self.paused_for())
+            if wanted is not None and not wanted():
+                raise ApiRejected(name, "no longer wanted; dropped")
             try:
-                return await asyncio.to_thread(fn, *args)
-            except ResponseError as exc:
-                status = exc.status_code
-                if status == 429 and pol.on_429 != "clock":
-                    raise self._on_429(name, exc) from None
-                if status < 500 and status != 429:
-                    raise ApiRejected(name, _short(exc), status) from None
-                err: LichessError = NetworkError(name, _short(exc), status)
-            except ApiError as exc:
-                err = NetworkError(name, _short(exc))
+                resp = await asyncio.to_thread(self._session.request, pol.method, url,
+                                               params=params, data=data,
+                                               timeout=self._timeout(name))
+                self._raise_for(name, resp)
+                return resp
+            except (ApiRejected, RateLimited):
+                raise
+            except NetworkError as exc:
+                err: LichessError = exc
             except requests.RequestException as exc:
-                err = NetworkError(name, _short(exc))
-            if landed is not None and landed():
-                return cast(T, None)  # the game stream already shows the request took effect
-            if budget_ms is not None:
-                # A move: retry quickly while the clock can afford it.
-                delay = min(1.0, 0.05 * (2 ** attempt))
-                if budget_ms() - delay * 1000 < 300:
-                    raise err
-            else:
-                if pol.attempts and attempt + 1 >= pol.attempts:
-                    raise err
-                delay = backoff_s(attempt, self.net.backoff_base_s, self.net.backoff_max_s)
+                err = NetworkError(name, short_error(exc))
+            if attempt + 1 >= pol.attempts:
+                raise err
+            delay = backoff_s(attempt, self.net.backoff_base_s, self.net.backoff_max_s)
             log.info("%s failed (%s); retry %d in %.2f s", name, err, attempt + 1, delay)
             attempt += 1
             await asyncio.sleep(delay)
 
+    async def _json(self, name: str, **kw: Any) -> Any:
+        resp = await self._call(name, **kw)
+        try:
+            return resp.json()
+        except ValueError:
+            raise NetworkError(name, "answer is not JSON") from None
+
     # -- account / setup --
     async def account(self) -> Account:
-        return cast(Account, await self._call("account", self._client.account.get))
+        return cast(Account, await self._json("account"))
 
     async def playing(self) -> list[GameInfo]:
-        games = await self._call("playing", self._client.games.get_ongoing, 50)
-        return cast(list[GameInfo], games)
+        """Games in progress. Fetched at most once a minute per account; within the
+        minute the previous answer is returned (the event stream's gameStart events
+        are what start games; this is only a safety net)."""
+        if self._playing_lock is None:
+            self._playing_lock = asyncio.Lock()
+        async with self._playing_lock:
+            now = time.monotonic()
+            if self._playing is not None and now - self._playing[0] < PLAYING_MIN_INTERVAL_S:
+                return list(self._playing[1])
+            body = await self._json("playing", params={"nb": 50})
+            games = cast(list[GameInfo], body.get("nowPlaying", []) if isinstance(body, dict)
+                         else [])
+            self._playing = (time.monotonic(), games)
+            return list(games)
 
     async def token_test(self, token: Token) -> TokenInfo | None:
-        res = await self._call("token_test", self._client.oauth.test_tokens, token.reveal())
+        res = await self._json("token_test", data=token.reveal())
         info = res.get(token.reveal()) if isinstance(res, dict) else None
         return cast(TokenInfo, info) if info else None
 
     async def upgrade_to_bot(self) -> None:
-        await self._call("upgrade", self._client.account.upgrade_to_bot)
+        await self._call("upgrade")
 
     # -- challenges --
-    async def accept(self, challenge_id: str) -> None:
-        await self._call("accept", self._client.bots.accept_challenge, challenge_id)
+    async def accept(self, challenge_id: str, deadline: float | None = None,
+                     wanted: Callable[[], bool] | None = None) -> None:
+        await self._call("accept", path={"id": challenge_id}, deadline=deadline, wanted=wanted)
 
-    async def decline(self, challenge_id: str, reason: str) -> None:
-        await self._call("decline", self._client.bots.decline_challenge, challenge_id, reason)
+    async def decline(self, challenge_id: str, reason: str, deadline: float | None = None,
+                      wanted: Callable[[], bool] | None = None) -> None:
+        await self._call("decline", path={"id": challenge_id}, data={"reason": reason},
+                         deadline=deadline, wanted=wanted)
 
     async def create_challenge(self, username: str, rated: bool, limit_s: int,
                                increment_s: int) -> dict[str, Any]:
-        return await self._call("challenge", self._client.challenges.create, username,
-                                rated, limit_s, increment_s)
+        body = await self._json("challenge", path={"user": username},
+                                data={"rated": str(rated).lower(), "clock.limit": limit_s,
+                                      "clock.increment": increment_s})
+        return cast(dict[str, Any], body)
 
     async def cancel_challenge(self, challenge_id: str) -> None:
-        await self._call("cancel", self._client.challenges.cancel, challenge_id)
+        await self._call("cancel", path={"id": challenge_id})
 
     async def online_bots(self, limit: int = 100) -> list[dict[str, Any]]:
-        return await self._call("online_bots",
-                                lambda: list(self._client.bots.get_online_bots(limit)))
+        resp = await self._call("online_bots", params={"nb": limit})
+        out = []
+        for line in resp.text.splitlines():
+            if line.strip():
+                try:
+                    item = json.loads(line)
+                except ValueError:
+                    continue
+                if isinstance(item, dict):
+                    out.append(item)
+        return out
 
     # -- in-game --
+    def _post_move(self, url: str, params: dict[str, str], timeout: float,
+                   fresh: bool) -> requests.Response:
+        timeout_pair = (min(self.net.connect_timeout_s, timeout), timeout)
+        if not fresh:
+            return self._move_session.post(url, params=params, timeout=timeout_pair)
+        # A retry never reuses a pooled keep-alive connection: the one that just
+        # stalled may be half-dead, and any idle one may be too.
+        with _session(self._token, pool=1) as once:
+            return once.post(url, params=params, timeout=timeout_pair)
+
     async def move(self, game_id: str, uci: str, budget_ms: Callable[[], float],
                    offering_draw: bool = False,
                    landed: Callable[[], bool] | None = None) -> None:
-        """Post a move (with a draw offer if asked); `landed()` says the game stream
-        already shows it, so a failed attempt is not retried."""
-        await self._call("move", self._extras.make_move, game_id, uci, offering_draw,
-                         budget_ms=budget_ms, landed=landed)
+        """Play a move; never hangs longer than the clock allows.
+
+        Each attempt's timeout is a quarter of the remaining budget, within
+        MOVE_ATTEMPT_S. A timed-out attempt may still have been played, so
+        before a retry `landed()` (the game stream already shows the move) is
+        asked, and a retry answered 400 "Not your turn" after such an attempt
+        means the first one counted.
+        """
+        url = self._url("move", id=game_id, uci=uci)
+        params = {"offeringDraw": "true"} if offering_draw else {}
+        maybe_played = False  # an earlier attempt's outcome is unknown
+        attempt = 0
+        while True:
+            if maybe_played and landed is not None and landed():
+                log.info("game %s: move %s landed although its POST got no answer",
+                         game_id, uci)
+                return
+            lo, hi = MOVE_ATTEMPT_S
+            timeout = max(lo, min(hi, budget_ms() / 4000.0))
+            delay = 0.0 if attempt == 0 else min(1.0, 0.1 * (2 ** (attempt - 1)))
+            try:
+                resp = await asyncio.to_thread(self._post_move, url, params, timeout,
+                                               attempt > 0)
+            except requests.RequestException as exc:
+                # No connection: not played. Anything later (read timeout, reset after
+                # sending) may have been.
+                maybe_played = maybe_played or not _never_sent(exc)
+                err: LichessError = NetworkError("move", short_error(exc))
+            else:
+                if resp.ok:
+                    return
+                payload = error_payload(resp)
+                text = str(payload.get("error", resp.reason))
+                if resp.status_code == 429:
+                    err = self.on_429("move", payload)
+                    delay = max(delay, MOVE_429_RETRY_S)
+                elif resp.status_code >= 500:
+                    maybe_played = maybe_played or resp.status_code in (502, 504)
+                    err = NetworkError("move", f"HTTP {resp.status_code} {text}",
+                                       resp.status_code)
+                elif maybe_played and (resp.status_code == 400 and "not your turn" in
+                                       text.lower() or landed is not None and landed()):
+                    log.info("game %s: move %s was already played by an earlier attempt "
+                             "(retry answered: %s)", game_id, uci, text)
+                    return
+                else:
+                    raise ApiRejected("move", f"HTTP {resp.status_code} {text}",
+                                      resp.status_code, payload)
+            if budget_ms() - delay * 1000 < 300:
+                raise err
+            log.info("game %s: move %s failed (%s); retry %d in %.2f s", game_id, uci, err,
+                     attempt + 1, delay)
+            attempt += 1
+            if delay:
+                await asyncio.sleep(delay)
 
     async def chat(self, game_id: str, text: str, room: str = "player") -> None:
-        await self._call("chat", self._client.bots.post_message, game_id, text,
-                         room == "spectator")
+        """One short attempt; any failure (a 429 included) raises at once: chat can wait
+        forever, a game cannot."""
+        await self._call("chat", path={"id": game_id}, data={"room": room, "text": text})
 
     async def abort(self, game_id: str) -> None:
-        await self._call("abort", self._client.bots.abort_game, game_id)
+        await self._call("abort", path={"id": game_id})
 
     async def resign(self, game_id: str) -> None:
-        await self._call("resign", self._client.bots.resign_game, game_id)
+        await self._call("resign", path={"id": game_id})
 
     async def draw(self, game_id: str, accept: bool) -> None:
-        await self._call("draw", self._extras.handle_draw, game_id, accept)
+        await self._call("draw", path={"id": game_id, "answer": "yes" if accept else "no"})
 
     async def takeback(self, game_id: str, accept: bool) -> None:
-        await self._call("takeback", self._extras.handle_takeback, game_id, accept)
+        await self._call("takeback", path={"id": game_id, "answer": "yes" if accept else "no"})
 
     async def claim_victory(self, game_id: str) -> None:
-        await self._call("claim_victory", self._extras.claim_victory, game_id)
+        await self._call("claim_victory", path={"id": game_id})
 
     # -- streams --
-    def _open(self, name: str, *args: str) -> Iterator[Event]:
-        if name == "event_stream":
-            return cast(Iterator[Event], self._client.bots.stream_incoming_events())
-        return self._client.bots.stream_game_state(args[0])
+    def open_stream(self, name: str, *args: str) -> requests.Response:
+        """Blocking: open an NDJSON stream (called from its StreamThread)."""
+        url = self._url(name, id=args[0]) if args else self._url(name)
+        return self._session.get(url, stream=True, timeout=(self.net.connect_timeout_s,
+                                                            self.net.stream_read_timeout_s))
 
     def start_stream(self, name: str, queue: asyncio.Queue[Any], *args: str) -> StreamThread:
         st = StreamThread(self, name, args, queue, asyncio.get_running_loop())

@@ -1,8 +1,10 @@
 """Challenge online bots when idle (off by default).
 
-Respects Lichess's bot-vs-bot daily limit: a challenge refused with
-`bot.vsBot.day` stops matchmaking until the limit resets, instead of
-hammering the endpoint.
+Respects Lichess's limits: only time controls the challenge API accepts and a
+BOT may play (never UltraBullet); our own bot-vs-bot daily limit (429
+`bot.vsBot.day`) stops matchmaking until it resets; an opponent at its daily
+limit (400) is skipped until its limit resets. An outgoing challenge holds a
+concurrency slot until it is answered, cancelled or expires.
 """
 
 from __future__ import annotations
@@ -15,9 +17,30 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.config import Config
-from bot.lichess import DailyLimitReached, Lichess, LichessError, RateLimited
+from bot.lichess import (
+    Lichess,
+    LichessError,
+    OpponentAtDailyLimit,
+    RateLimited,
+)
+from bot.policy import Slots
 
 log = logging.getLogger(__name__)
+
+MAX_LIMIT_S = 10800  # lichess-org/api challengeCreate: clock.limit 0..10800
+MAX_INCREMENT_S = 60  # clock.increment 0..60
+
+
+def valid_clock(base_s: int, inc_s: int) -> bool:
+    """A clock the challenge API accepts and a BOT may play.
+
+    clock.limit must be 0, 15, 30, 45, 60, 90 or a multiple of 60 up to 10800
+    (lichess-org/api doc/specs/tags/challenges/api-challenge-username.yaml), and
+    UltraBullet is not bot-compatible (lila isBotCompatible: speed >= Bullet).
+    """
+    base_ok = base_s in (0, 15, 30, 45, 60, 90) or (base_s % 60 == 0
+                                                     and 0 < base_s <= MAX_LIMIT_S)
+    return base_ok and 0 <= inc_s <= MAX_INCREMENT_S and speed_of(base_s, inc_s) != "ultraBullet"
 
 
 def speed_of(base_s: int, inc_s: int) -> str:
@@ -36,10 +59,13 @@ def speed_of(base_s: int, inc_s: int) -> str:
 
 class Matchmaker:
     def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config],
-                 is_idle: Callable[[], bool]) -> None:
+                 is_idle: Callable[[], bool], slots: Slots | None = None) -> None:
         self.api, self.me = api, me.lower()
         self.get_cfg, self.is_idle = get_cfg, is_idle
+        self.slots = slots or Slots()
         self.paused_until = 0.0
+        self.skip_until: dict[str, float] = {}  # opponent -> time.time() its daily limit resets
+        self._warned_clocks = False
         self.idle_since = time.monotonic()
         self.pending: str | None = None  # id of our outstanding challenge
         self._answered = asyncio.Event()
@@ -55,7 +81,8 @@ class Matchmaker:
         choices = []
         for bot in bots:
             uid = str(bot.get("id") or bot.get("username", "")).lower()
-            if not uid or uid == self.me or uid in blocked:
+            if not uid or uid == self.me or uid in blocked or \
+                    self.skip_until.get(uid, 0.0) > time.time():
                 continue
             perf = (bot.get("perfs") or {}).get(speed) or {}
             rating = perf.get("rating", 1500)
@@ -77,10 +104,24 @@ class Matchmaker:
             await self._challenge_one()
             self.idle_since = time.monotonic()
 
+    def _clock(self) -> tuple[int, int] | None:
+        mm = self.get_cfg().matchmaking
+        clocks = [(b, i) for b in mm.challenge_initial_time for i in mm.challenge_increment
+                  if valid_clock(b, i)]
+        if not clocks and not self._warned_clocks:
+            self._warned_clocks = True
+            log.warning("matchmaking: no usable clock in challenge_initial_time x "
+                        "challenge_increment (Lichess accepts limits 0, 15, 30, 45, 60, 90 or "
+                        "multiples of 60 up to 10800 s, increments 0-60 s, and no UltraBullet "
+                        "for bots); not challenging")
+        return random.choice(clocks) if clocks else None
+
     async def _challenge_one(self) -> None:
         mm = self.get_cfg().matchmaking
-        base = random.choice(mm.challenge_initial_time)
-        inc = random.choice(mm.challenge_increment)
+        clock = self._clock()
+        if clock is None:
+            return
+        base, inc = clock
         rated = mm.challenge_mode == "rated" or (mm.challenge_mode == "random"
                                                  and random.random() < 0.5)
         try:
@@ -92,20 +133,30 @@ class Matchmaker:
         if opponent is None:
             log.info("matchmaking: no online bot fits the rating range")
             return
+        # Hold a slot before sending: an incoming challenge accepted while ours is
+        # pending must not push us over concurrency when ours is accepted too.
+        key = f"outgoing:{opponent.lower()}"
+        self.slots.reserve(key, opponent, mm.challenge_expiry_s + 30)
         try:
             ch = await self.api.create_challenge(opponent, rated, base, inc)
-        except DailyLimitReached as exc:
-            self.paused_until = exc.retry_at
-            log.warning("matchmaking: %s; paused until the limit resets", exc)
+        except OpponentAtDailyLimit as exc:
+            self.slots.release(key)
+            self.skip_until[opponent.lower()] = exc.until_wall
+            log.info("matchmaking: %s reached its daily bot-game limit; skipping it for "
+                     "%.0f s", opponent, exc.until_wall - time.time())
             return
-        except RateLimited as exc:
+        except RateLimited as exc:  # our daily bot limit, or the account-wide pause
+            self.slots.release(key)
             self.paused_until = exc.retry_at
-            log.warning("matchmaking: %s", exc)
+            log.warning("matchmaking: %s; paused for %.0f s", exc,
+                        exc.retry_at - time.monotonic())
             return
         except LichessError as exc:
+            self.slots.release(key)
             log.info("matchmaking: challenge to %s failed: %s", opponent, exc)
             return
         cid = str((ch.get("challenge") or ch).get("id", ""))
+        self.slots.rename(key, cid)
         log.info("matchmaking: challenged %s (%d+%d, %s), id %s", opponent, base, inc,
                  "rated" if rated else "casual", cid)
         self.pending = cid
@@ -114,6 +165,7 @@ class Matchmaker:
             await asyncio.wait_for(self._answered.wait(), mm.challenge_expiry_s)
         except TimeoutError:
             log.info("matchmaking: %s did not answer; cancelling %s", opponent, cid)
+            self.slots.release(cid)
             try:
                 await self.api.cancel_challenge(cid)
             except LichessError as exc:

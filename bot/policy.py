@@ -49,6 +49,10 @@ def _time_control(ch: Challenge, cfg: ChallengeConfig) -> Decision | None:
     kind = tc.get("type", "clock")
     if kind == "unlimited":
         return Decision.decline("tooSlow", "unlimited games are not played")
+    if speed == "ultraBullet":
+        # lila: a BOT cannot play UltraBullet (lila.core.game.isBotCompatible wants
+        # speed >= Bullet); Lichess filters these, but never accept one that slips through.
+        return Decision.decline("timeControl", "bots cannot play UltraBullet on Lichess")
     if speed not in cfg.time_controls:
         return Decision.decline(_speed_reason(speed, cfg.time_controls),
                                 f"speed {speed} not in {cfg.time_controls}")
@@ -72,8 +76,13 @@ def _time_control(ch: Challenge, cfg: ChallengeConfig) -> Decision | None:
 
 
 def decide(ch: Challenge, cfg: ChallengeConfig, *, games_with_user: int = 0,
-           slots_free: int = 1, shutting_down: bool = False) -> Decision:
-    """Accept or decline one incoming challenge (no I/O)."""
+           slots_free: int = 1, shutting_down: bool = False,
+           bot_limit_reached: bool = False) -> Decision:
+    """Accept or decline one incoming challenge (no I/O).
+
+    `bot_limit_reached`: our daily bot-vs-bot limit is used up, so a BOT's
+    challenge is declined `later` (humans are still welcome).
+    """
     challenger = ch.get("challenger") or {}
     user = str(challenger.get("id") or challenger.get("name") or "").lower()
     is_bot = challenger.get("title") == "BOT"
@@ -103,6 +112,8 @@ def decide(ch: Challenge, cfg: ChallengeConfig, *, games_with_user: int = 0,
     if rating is not None and not cfg.min_rating <= int(rating) <= cfg.max_rating:
         return Decision.decline("generic", f"rating {rating} outside "
                                 f"[{cfg.min_rating}, {cfg.max_rating}]")
+    if is_bot and bot_limit_reached:
+        return Decision.decline("later", "daily bot-vs-bot game limit reached")
     if games_with_user >= cfg.max_simultaneous_games_per_user:
         return Decision.decline("later", f"already {games_with_user} game(s) with {user}")
     if slots_free <= 0:
@@ -119,11 +130,11 @@ class Slots:
     """
 
     running: dict[str, str] = field(default_factory=dict)  # game id -> opponent
-    reserved: dict[str, tuple[str, float]] = field(default_factory=dict)  # id -> (user, t)
+    reserved: dict[str, tuple[str, float]] = field(default_factory=dict)  # id -> (user, expiry)
 
     def _expire(self, now: float) -> None:
-        for cid, (_, t) in list(self.reserved.items()):
-            if now - t > RESERVATION_TTL_S:
+        for cid, (_, until) in list(self.reserved.items()):
+            if now > until:
                 del self.reserved[cid]
 
     def used(self, now: float | None = None) -> int:
@@ -138,8 +149,15 @@ class Slots:
         return sum(1 for u in self.running.values() if u == user) + \
             sum(1 for u, _ in self.reserved.values() if u == user)
 
-    def reserve(self, challenge_id: str, user: str) -> None:
-        self.reserved[challenge_id] = (user.lower(), time.monotonic())
+    def reserve(self, challenge_id: str, user: str, ttl_s: float = RESERVATION_TTL_S) -> None:
+        """Hold a slot for a challenge we accepted or sent (until started or released)."""
+        self.reserved[challenge_id] = (user.lower(), time.monotonic() + ttl_s)
+
+    def rename(self, old_id: str, new_id: str) -> None:
+        """Our outgoing challenge got its id from the server."""
+        held = self.reserved.pop(old_id, None)
+        if held is not None and new_id not in self.running:  # gameStart may come first
+            self.reserved[new_id] = held
 
     def release(self, challenge_id: str) -> None:
         self.reserved.pop(challenge_id, None)

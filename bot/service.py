@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import random
 import signal
 import time
 from collections.abc import Awaitable, Callable
@@ -19,12 +20,15 @@ from typing import Any
 from bot import sdnotify
 from bot.config import Config, load_config
 from bot.errors import PibotError, UserError
-from bot.events import Challenge
+from bot.events import Account, Challenge
 from bot.game import GameHooks, GameRunner
 from bot.lichess import (
     ApiRejected,
+    DailyLimitReached,
     Lichess,
     LichessError,
+    OpponentAtDailyLimit,
+    RateLimited,
     backoff_s,
 )
 from bot.logsetup import set_level
@@ -36,6 +40,10 @@ from bot.token import Token
 log = logging.getLogger(__name__)
 
 MAX_GAME_RESTARTS = 5
+STREAM_CONFLICT_WINDOW_S = 30.0  # a clean close this soon after opening is suspicious...
+STREAM_CONFLICTS = 3  # ...this many times in a row: another client holds the stream
+# Lichess realtime challenges expire 20 s after creation (lichess-org/api challengeCreate).
+CHALLENGE_EXPIRY_S = 20.0
 
 
 class Service:
@@ -56,6 +64,9 @@ class Service:
         self._hard = False
         self._tasks: set[asyncio.Task[Any]] = set()
         self.matchmaker: Matchmaker | None = None
+        self.waiting_for = "connecting to Lichess"  # sd_notify STATUS until ready
+        self._challenge_seen: dict[str, float] = {}  # id -> monotonic arrival
+        self._challenge_gone: set[str] = set()  # canceled/declined while an answer waited
 
     @property
     def hard_exit(self) -> bool:
@@ -102,25 +113,52 @@ class Service:
             loop.add_signal_handler(signal.SIGTERM, self.request_stop)
             loop.add_signal_handler(signal.SIGINT, self.request_stop)
             loop.add_signal_handler(signal.SIGHUP, self.reload)
-        try:
-            account = await self.api.account()
-        except ApiRejected as exc:
-            if exc.status == 401:
-                raise UserError("Lichess rejected the token (HTTP 401): it is revoked or "
-                                "mistyped; create a new one with the bot:play scope") from None
-            raise
+        self._supervise("watchdog", self._watchdog)  # fed while we wait for the network too
+        login = asyncio.ensure_future(self._login())
+        stopped = asyncio.ensure_future(self._stop.wait())
+        await asyncio.wait({login, stopped}, return_when=asyncio.FIRST_COMPLETED)
+        stopped.cancel()
+        if not login.done():  # SIGTERM while still waiting for the network
+            login.cancel()
+            return await self._shutdown()
+        account = login.result()
         self.me = str(account.get("username") or account.get("id") or "")
         if account.get("title") != "BOT":
-            log.warning("account %s is not a BOT account: run `pibot upgrade` first", self.me)
+            # lila PlayApi answers 400 to every /api/bot/* call of a non-BOT account.
+            raise UserError(f"account {self.me} is not a BOT account; run `pibot upgrade` "
+                            "to upgrade it (irreversible), then start pibot again")
         log.info("logged in as %s on %s", self.me, self.api.url)
         self.matchmaker = Matchmaker(self.api, self.me, lambda: self.cfg,
-                                     lambda: not self.draining and self.slots.used() == 0)
+                                     lambda: not self.draining and self.slots.used() == 0,
+                                     self.slots)
         self._supervise("events", self._event_stream)
-        self._supervise("watchdog", self._watchdog)
         self._supervise("matchmaking", self.matchmaker.run)
         self._spawn(self._resume_playing(), "resume")
         await self._stop.wait()
         return await self._shutdown()
+
+    async def _login(self) -> Account:
+        """GET /api/account, retried forever on network trouble (a Pi often boots
+        before its network is up): only a rejected token ends the process."""
+        attempt = 0
+        while True:
+            try:
+                return await self.api.account()
+            except ApiRejected as exc:
+                if exc.status == 401:
+                    raise UserError("Lichess rejected the token (HTTP 401): it is revoked or "
+                                    "mistyped; create a new one with the bot:play scope"
+                                    ) from None
+                raise UserError(f"Lichess refused the account check: {exc}") from None
+            except LichessError as exc:  # network, 5xx, 429
+                delay = backoff_s(attempt, max(1.0, self.cfg.network.backoff_base_s),
+                                  self.cfg.network.backoff_max_s)
+                self.waiting_for = f"waiting for {self.api.url}: {exc}"
+                sdnotify.status(self.waiting_for)
+                (log.warning if attempt == 0 else log.info)(
+                    "cannot reach Lichess (%s); retrying in %.0f s", exc, delay)
+                attempt += 1
+                await asyncio.sleep(delay)
 
     async def _shutdown(self) -> int:
         left = [gid for gid, t in self.games.items()
@@ -177,42 +215,75 @@ class Service:
         period = interval / 2 if interval else self.cfg.network.watchdog_s
         while True:
             sdnotify.watchdog_ping()
-            sdnotify.status(f"{len(self.games)} game(s), "
-                            f"{'draining' if self.draining else 'accepting'}")
+            if self.waiting_for:
+                sdnotify.status(self.waiting_for)
+            else:
+                sdnotify.status(f"{len(self.games)} game(s), "
+                                f"{'draining' if self.draining else 'accepting'}")
             await asyncio.sleep(period)
 
     # -- event stream --------------------------------------------------------
     async def _event_stream(self) -> None:
+        """Keep one event stream open, re-opening it with backoff.
+
+        lila allows one event stream per account: opening one ends the previous
+        one cleanly (modules/api/src/main/EventStream.scala publishes PoisonPill to
+        `eventStreamFor:<user>`). So our stream ending cleanly soon after it opened,
+        again and again, means another program is using this token: say so once
+        and back off for minutes instead of fighting over the stream.
+        """
+        net = self.cfg.network
         failures = 0
+        conflicts = 0
+        warned = False
         while True:
+            if not await self.api.wait_unpaused():
+                continue
             queue: asyncio.Queue[Any] = asyncio.Queue()
             stream = self.api.start_stream("event_stream", queue)
-            opened = False
+            closed = StreamClosed("not opened")
             try:
                 while True:
                     item = await queue.get()
                     if isinstance(item, StreamOpened):
-                        opened = True
-                        failures = 0
                         if not self.ready.is_set():
                             self.ready.set()
+                            self.waiting_for = ""
                             sdnotify.ready()
                             log.info("event stream connected; ready")
                         continue
                     if isinstance(item, StreamClosed):
-                        log.info("event stream closed (%s); re-opening", item.reason)
-                        if item.status == 401:
-                            log.error("the token was rejected (HTTP 401); check it")
-                        if item.retry_at:
-                            await asyncio.sleep(max(0.0, item.retry_at - time.monotonic()))
+                        closed = item
                         break
                     await self._dispatch(item)
             finally:
                 stream.stop()
-            failures = 0 if opened else failures + 1
-            await asyncio.sleep(backoff_s(failures, self.cfg.network.backoff_base_s,
-                                          self.cfg.network.backoff_max_s) if failures else 0.1)
-            # Games whose gameStart we may have missed while disconnected.
+            if closed.status == 401:
+                log.error("the token was rejected (HTTP 401) on the event stream; check it")
+            if closed.clean and closed.lived_s < STREAM_CONFLICT_WINDOW_S:
+                conflicts += 1
+            elif closed.status == 200 and closed.lived_s >= STREAM_CONFLICT_WINDOW_S:
+                conflicts, warned = 0, False  # it lived: whatever it was is over
+            if closed.status == 200 and closed.lived_s >= 60:
+                failures = 0
+            if conflicts >= STREAM_CONFLICTS:
+                if not warned:
+                    warned = True
+                    log.warning("another program is using this token's event stream (Lichess "
+                                "allows one per account, so each new one closes the other); "
+                                "stop it, or pibot will only retry every %.0f s",
+                                net.stream_conflict_backoff_s)
+                delay = net.stream_conflict_backoff_s * random.uniform(0.8, 1.2)
+            else:
+                # >= 1 s even after a healthy stream: a server restart must not
+                # bring every client back in the same instant.
+                delay = backoff_s(failures, max(2.0, net.backoff_base_s),
+                                  max(2.0, net.backoff_max_s))  # first: 1-2 s
+                failures += 1
+            log.info("event stream closed (%s); re-opening in %.1f s", closed.reason, delay)
+            await asyncio.sleep(max(delay, closed.retry_at - time.monotonic()))
+            # Games whose gameStart we may have missed while disconnected (throttled:
+            # Lichess also replays gameStart for every game in progress on reconnect).
             self._spawn(self._resume_playing(), "resume")
 
     async def _dispatch(self, ev: dict[str, Any]) -> None:
@@ -222,6 +293,8 @@ class Service:
         elif kind in ("challengeCanceled", "challengeDeclined"):
             cid = str((ev.get("challenge") or {}).get("id", ""))
             self.slots.release(cid)
+            if cid in self._challenge_seen:
+                self._challenge_gone.add(cid)  # a queued answer to it is dropped
             if self.matchmaker:
                 self.matchmaker.challenge_answered(cid)
         elif kind == "gameStart":
@@ -245,9 +318,16 @@ class Service:
         user = str(challenger.get("id") or challenger.get("name") or "")
         if user.lower() == self.me.lower():
             return  # our own outgoing challenge, echoed on the stream
+        now = time.monotonic()
+        for old, t in list(self._challenge_seen.items()):
+            if now - t > 10 * CHALLENGE_EXPIRY_S:
+                del self._challenge_seen[old]
+                self._challenge_gone.discard(old)
+        self._challenge_seen[cid] = now
         d = decide(ch, self.cfg.challenge, games_with_user=self.slots.with_user(user),
                    slots_free=self.slots.free(self.cfg.challenge.concurrency),
-                   shutting_down=self.draining)
+                   shutting_down=self.draining,
+                   bot_limit_reached=self.api.bot_limit_until > time.time())
         if d.accept:
             self.slots.reserve(cid, user)  # before any await: bursts can't overshoot
         self._spawn(self._answer_challenge(cid, user, ch, d), f"challenge-{cid}")
@@ -257,19 +337,47 @@ class Service:
         desc = f"{cid} from {user} ({(ch.get('variant') or {}).get('key')}, " \
                f"{ch.get('speed')} {tc.get('limit', '-')}+{tc.get('increment', '-')}, " \
                f"{'rated' if ch.get('rated') else 'casual'})"
+        # While the account is rate-limited the answer waits; once the challenge has
+        # expired (or was withdrawn) it is dropped instead of sent late in a burst.
+        expires = self._challenge_seen.get(cid, time.monotonic()) + CHALLENGE_EXPIRY_S
+        if tc.get("type") == "correspondence":
+            expires += 3600.0  # correspondence challenges do not expire after 20 s
+
+        def wanted() -> bool:
+            return cid not in self._challenge_gone
+
         try:
             if d.accept:
                 log.info("accepting challenge %s", desc)
-                await self.api.accept(cid)
+                await self.api.accept(cid, deadline=expires, wanted=wanted)
             else:
                 log.info("declining challenge %s: %s (%s)", desc, d.reason, d.detail)
-                await self.api.decline(cid, d.reason)
+                await self.api.decline(cid, d.reason, deadline=expires, wanted=wanted)
+        except DailyLimitReached as exc:
+            # lila Challenge.apiAccept: a BOT at its daily bot-game limit gets 429.
+            self.slots.release(cid)
+            log.warning("challenge %s: %s; declining bot challenges until then", cid, exc)
+            await self._decline_quietly(cid, "later", expires, wanted)
+        except OpponentAtDailyLimit as exc:
+            self.slots.release(cid)
+            log.info("challenge %s: the challenger is at its daily bot limit (%s)", cid, exc)
+            await self._decline_quietly(cid, "later", expires, wanted)
+        except RateLimited as exc:
+            log.info("challenge %s: answer dropped (%s)", cid, exc)
+            self.slots.release(cid)
         except ApiRejected as exc:
             log.info("challenge %s gone before we answered: %s", cid, exc)
             self.slots.release(cid)
         except LichessError as exc:
             log.warning("challenge %s: %s", cid, exc)
             self.slots.release(cid)
+
+    async def _decline_quietly(self, cid: str, reason: str, deadline: float,
+                               wanted: Callable[[], bool]) -> None:
+        try:
+            await self.api.decline(cid, reason, deadline=deadline, wanted=wanted)
+        except LichessError as exc:
+            log.info("challenge %s: decline failed: %s", cid, exc)
 
     # -- games ---------------------------------------------------------------
     async def _resume_playing(self) -> None:

@@ -2,11 +2,16 @@
 
 Kept apart from bot.lichess (which owns endpoints and retry policy) so each
 module stays small; the thread only asks the client to open its stream.
+
+The lines are read here, not by berserk: Lichess sends an empty line as a
+keep-alive (every 6-7 s), and only by seeing those can we tell a quiet but
+healthy stream from a dead one without asking the server anything else.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import threading
 import time
@@ -14,7 +19,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
 import requests
-from berserk.exceptions import ApiError, ResponseError
 
 from bot.events import ErrorPayload
 
@@ -23,18 +27,17 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-_tls = threading.local()  # per stream thread: callback when its response headers arrive
+
+def error_payload(resp: requests.Response) -> ErrorPayload:
+    """Lichess's JSON error body ({"error": ..., "ratelimit": ...}), or {}."""
+    try:
+        body = resp.json()
+    except ValueError:
+        return {}
+    return cast(ErrorPayload, body) if isinstance(body, dict) else {}
 
 
-def _error_payload(exc: ResponseError) -> ErrorPayload:
-    cause = exc.cause
-    return cast(ErrorPayload, cause) if isinstance(cause, dict) else {}
-
-
-def _short(exc: BaseException) -> str:
-    if isinstance(exc, ResponseError):
-        payload = _error_payload(exc)
-        return f"HTTP {exc.status_code} {payload.get('error', exc.reason)}"
+def short_error(exc: BaseException) -> str:
     inner = getattr(exc, "error", None) or exc
     return f"{type(inner).__name__}: {str(inner)[:200]}"
 
@@ -46,11 +49,20 @@ class StreamOpened:
 
 @dataclass
 class StreamClosed:
-    """Sentinel a stream thread puts on its queue when it stops, with why."""
+    """Sentinel a stream thread puts on its queue when it stops, with why.
+
+    `status` is the HTTP status when the server answered (200 for a stream
+    that opened and later ended, 404 for a game that no longer exists...),
+    None for a network failure. `clean` is True when the server ended an open
+    stream itself (no error): on the event stream that is what a second
+    client on the same token causes. `lived_s` is how long it was open.
+    """
 
     reason: str
     status: int | None = None
     retry_at: float = 0.0
+    clean: bool = False
+    lived_s: float = 0.0
 
 
 class StreamThread(threading.Thread):
@@ -59,6 +71,9 @@ class StreamThread(threading.Thread):
     One connection per thread; when it ends (EOF, read timeout, error) a
     StreamClosed sentinel is queued and the thread exits: the owner decides
     whether and when to re-open, so reconnection has one home.
+
+    `last_seen` (monotonic) is the last time any byte arrived, keep-alives
+    included: game code can use it to tell "quiet" from "dead".
     """
 
     def __init__(self, api: Lichess, name: str, args: tuple[str, ...],
@@ -67,6 +82,8 @@ class StreamThread(threading.Thread):
         self.api, self.kind, self.args = api, name, args
         self.queue, self.loop = queue, loop
         self.stopped = threading.Event()
+        self.last_seen = time.monotonic()
+        self.opened_at: float | None = None
 
     def stop(self) -> None:
         # The blocked read notices within one read timeout; items after this are dropped.
@@ -84,23 +101,57 @@ class StreamThread(threading.Thread):
         except RuntimeError:  # loop closed during shutdown
             self.stopped.set()
 
+    def _lines(self, resp: requests.Response) -> None:
+        buf = b""
+        # chunk_size=None: every chunk as it arrives, so a lone keep-alive "\n" is seen.
+        for chunk in resp.iter_content(chunk_size=None):
+            self.last_seen = time.monotonic()
+            if self.stopped.is_set():
+                return
+            buf += chunk
+            *lines, buf = buf.split(b"\n")
+            for raw in lines:
+                line = raw.strip()
+                if not line:
+                    continue  # keep-alive
+                try:
+                    item = json.loads(line)
+                except ValueError:
+                    log.warning("%s: ignoring a line that is not JSON: %.100r", self.name, line)
+                    continue
+                if isinstance(item, dict):
+                    self._put(item)
+
     def run(self) -> None:
         closed = StreamClosed("ended by server")
-        _tls.on_open = lambda: self._put(StreamOpened())
         try:
-            for item in self.api._open(self.kind, *self.args):
-                if self.stopped.is_set():
-                    return
-                self._put(item)
-        except ResponseError as exc:
-            if exc.status_code == 429:
-                rl = self.api._on_429(self.kind, exc)
-                closed = StreamClosed("rate limited", 429, rl.retry_at)
+            resp = self.api.open_stream(self.kind, *self.args)
+        except requests.RequestException as exc:
+            self._put(StreamClosed(short_error(exc)))
+            return
+        try:
+            if resp.status_code != 200:
+                payload = error_payload(resp)
+                if resp.status_code == 429:
+                    rl = self.api.on_429(self.kind, payload)
+                    closed = StreamClosed("rate limited", 429, rl.retry_at)
+                else:
+                    closed = StreamClosed(f"HTTP {resp.status_code} "
+                                          f"{payload.get('error', resp.reason)}",
+                                          resp.status_code)
             else:
-                closed = StreamClosed(_short(exc), exc.status_code)
-        except (ApiError, requests.RequestException) as exc:
-            closed = StreamClosed(_short(exc))
+                self.opened_at = self.last_seen = time.monotonic()
+                self._put(StreamOpened())
+                self._lines(resp)
+                closed = StreamClosed("ended by server", 200, clean=True,
+                                      lived_s=time.monotonic() - self.opened_at)
+        except requests.RequestException as exc:
+            lived = time.monotonic() - self.opened_at if self.opened_at else 0.0
+            closed = StreamClosed(short_error(exc), 200 if self.opened_at else None,
+                                  lived_s=lived)
         except Exception as exc:  # noqa: BLE001 - a stream must always report its end
             closed = StreamClosed(f"unexpected {type(exc).__name__}: {exc}")
             log.exception("stream %s crashed", self.name)
+        finally:
+            resp.close()
         self._put(closed)

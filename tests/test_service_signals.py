@@ -74,7 +74,7 @@ def test_sigterm_finishes_game_then_exits(tmp_path: Path) -> None:
         try:
             assert _ready(emu, log), log.read_text()
             opp = OpponentSpec(policy="random", think_time_s=0.3, resign_after=10, seed=8)
-            gid = emu.challenge_bot(challenger="ann", rated=False, clock_limit_s=20,
+            gid = emu.challenge_bot(challenger="ann", rated=False, clock_limit_s=30,
                                     increment_s=0, opponent=opp)
             emu.wait_game_started(gid, 10)
             assert wait_until(lambda: len(emu.game(gid).moves) >= 2, 10)

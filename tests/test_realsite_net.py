@@ -1,0 +1,340 @@
+"""The network layer against what lichess.org really does (project issue 9):
+stalled move POSTs, account-wide 429 pauses, the daily bot-vs-bot limit, one
+event stream per account, quiet streams, a non-BOT account, a network outage
+at start-up, UltraBullet and valid matchmaking clocks.
+
+Everything runs the real Service / Lichess client against the emulator over
+loopback HTTP; no mocks."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+import requests
+from test_service_helpers import (
+    RunningBot,
+    bot_and_emulator,
+    bot_config,
+    fast_emulator_config,
+    needs_engine,
+    wait_until,
+)
+
+from bot.config import parse_config
+from bot.emulator import AccountSpec, Emulator, OpponentSpec, UserSpec
+from bot.lichess import Lichess
+from bot.matchmaking import valid_clock
+from bot.token import Token
+
+MOVE = "POST /api/bot/game/*/move/*"
+EVENT = "GET /api/stream/event"
+CHALLENGES = "POST /api/challenge/*"
+
+
+# ---------------------------------------------------------------- A. moves
+
+@needs_engine
+@pytest.mark.parametrize("apply", [True, False], ids=["landed", "lost"])
+def test_stalled_move_post_is_retried_at_once_and_counted_once(
+        tmp_path: Path, apply: bool, caplog: pytest.LogCaptureFixture) -> None:
+    """A move POST whose answer never comes: a fresh attempt within seconds, and a
+    first attempt that did land is taken as played (not as a rejected move)."""
+    caplog.set_level(logging.INFO)
+    with bot_and_emulator(tmp_path) as (emu, _):
+        # The opponent thinks longer than one move attempt may take (3 s at most), so
+        # the retry happens before the game stream moves on.
+        opp = OpponentSpec(policy="random", think_time_s=4.0, resign_after=3, seed=2)
+        cid = emu.challenge_bot(challenger="staller", rated=False, clock_limit_s=60,
+                                increment_s=0, color="black", opponent=opp)
+        emu.wait_game_started(cid, 10)
+        assert wait_until(lambda: len(emu.game(cid).moves) >= 2, 15)
+        emu.inject("stall", MOVE, duration_s=None, apply=apply)
+        stalled_at = time.monotonic()
+        snap = emu.wait_game_over(cid, 60)
+        assert snap.status == "resign" and snap.winner == snap.bot_color, snap
+        posts = [r for r in emu.requests(MOVE) if r.t >= stalled_at]
+        assert len(posts) >= 2
+        # the stalled one, then the retry: seconds apart, not a 15-s request timeout
+        assert posts[1].t - posts[0].t < 5.0, [(r.t, r.status) for r in posts]
+        assert "rejected" not in caplog.text and "resync" not in caplog.text
+        if apply:
+            assert "already played by an earlier attempt" in caplog.text or \
+                "landed although" in caplog.text
+
+
+def test_move_can_offer_a_draw() -> None:
+    """`offering_draw=True` goes with the move as ?offeringDraw=true."""
+    with Emulator(fast_emulator_config()) as emu:
+        gid = emu.start_game_directly(bot_color="white", moves=[], clock_limit_s=60,
+                                      opponent=OpponentSpec(think_time_s=30,
+                                                            accept_draw=True))
+        api = Lichess(emu.url, Token(emu.token, "test"), bot_config(emu.url).network)
+        asyncio.run(api.move(gid, "e2e4", lambda: 60_000.0, offering_draw=True))
+        snap = emu.wait_game_over(gid, 10)  # the opponent accepts the offer
+        assert snap.moves == ["e2e4"] and snap.status == "draw", snap
+
+
+# ---------------------------------------------------------------- B. 429
+
+@needs_engine
+def test_429_pauses_everything_but_moves(tmp_path: Path,
+                                         caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    network = {"rate_limit_pause_s": 4.0}
+    with bot_and_emulator(tmp_path, challenge={"concurrency": 3, "variants": ["standard"],
+                                               "max_simultaneous_games_per_user": 3},
+                          network=network) as (emu, _):
+        # A running game: its moves must go on during the pause.
+        gid = emu.start_game_directly(bot_color="white", moves=[], clock_limit_s=120,
+                                      opponent=OpponentSpec(policy="random",
+                                                            think_time_s=0.2, seed=5))
+        assert wait_until(lambda: len(emu.game(gid).moves) >= 2, 10)
+        emu.inject("http_error", "POST /api/challenge/*/decline", status=429)
+        first = emu.challenge_bot(challenger="v1", variant="chess960", rated=False,
+                                  clock_limit_s=180, increment_s=0)
+        assert wait_until(lambda: any(r.status == 429 for r in emu.requests(CHALLENGES)), 5)
+        t429 = next(r.t for r in emu.requests(CHALLENGES) if r.status == 429)
+        later = emu.challenge_bot(challenger="h1", rated=False, clock_limit_s=180,
+                                  increment_s=0, opponent=OpponentSpec(think_time_s=30))
+        gone = emu.challenge_bot(challenger="h2", rated=False, clock_limit_s=180,
+                                 increment_s=0)
+        time.sleep(0.5)
+        emu.cancel_challenge(gone)  # withdrawn while our answer waits: never sent
+        emu.say(gid, "!help")  # a chat reply during the pause is dropped, not delayed
+        assert emu.wait_challenge_answered(later, 15) == "accepted"
+        answers = [r for r in emu.requests(CHALLENGES) if r.t > t429]
+        assert answers and min(r.t for r in answers) - t429 >= 3.5, answers
+        assert not any(gone in r.path for r in emu.requests(CHALLENGES)), "answered a withdrawn"
+        moves_in_pause = [r for r in emu.requests(MOVE) if t429 < r.t < t429 + 3.5]
+        assert moves_in_pause, "moves must not wait for the pause"
+        assert not [r for r in emu.requests("POST /api/bot/game/*/chat")
+                    if t429 < r.t < t429 + 3.5]
+        assert emu.challenge_status(first) in ("created", "declined", "canceled", "expired",
+                                                "offline"), emu.challenge_status(first)
+
+
+def test_daily_bot_limit_declines_bots_but_not_humans(tmp_path: Path) -> None:
+    users = [UserSpec("sparbot", rating=1500, on_challenge="decline", response_delay_s=0.05)]
+    emu_cfg = fast_emulator_config(users=users, bot_vs_bot_daily_limit=0)
+    mm = {"allow_matchmaking": True, "challenge_timeout_s": 1, "challenge_expiry_s": 5,
+          "challenge_initial_time": [60], "challenge_increment": [1]}
+    with bot_and_emulator(tmp_path, emu_cfg, matchmaking=mm,
+                          game={"abort_if_no_first_move_s": 60}) as (emu, _):
+        pattern = "POST /api/challenge/sparbot"
+        assert wait_until(lambda: any(r.status == 429 for r in emu.requests(pattern)), 20)
+        bot_ch = emu.challenge_bot(challenger="otherbot", challenger_title="BOT",
+                                   rated=False, clock_limit_s=180, increment_s=0)
+        assert emu.wait_challenge_answered(bot_ch, 10) == "declined"
+        assert emu.decline_reason(bot_ch) == "later"
+        human = emu.challenge_bot(challenger="human", rated=False, clock_limit_s=180,
+                                  increment_s=0, opponent=OpponentSpec(think_time_s=30))
+        assert emu.wait_challenge_answered(human, 10) == "accepted"
+
+
+# ---------------------------------------------------------------- C. one event stream
+
+class Rival(threading.Thread):
+    """Another program on the same token that keeps re-opening the event stream."""
+
+    def __init__(self, url: str, token: str) -> None:
+        super().__init__(daemon=True)
+        self.url, self.token = url, token
+        self.opens = 0
+        self.stop = threading.Event()
+
+    def run(self) -> None:
+        while not self.stop.is_set():
+            try:
+                with requests.get(self.url + "/api/stream/event", stream=True, timeout=5,
+                                  headers={"Authorization": f"Bearer {self.token}"}) as r:
+                    self.opens += 1
+                    for _ in r.iter_content(chunk_size=None):
+                        if self.stop.is_set():
+                            return
+            except requests.RequestException:
+                pass
+            self.stop.wait(0.5)
+
+
+def test_rival_event_stream_is_detected_and_backed_off(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO)
+    with bot_and_emulator(tmp_path, network={"stream_conflict_backoff_s": 60}) as (emu, _):
+        before = emu.count(EVENT)
+        rival = Rival(emu.url, emu.token)
+        rival.start()
+        try:
+            assert wait_until(lambda: "another program is using this token's event stream"
+                              in caplog.text, 15)
+            time.sleep(4)  # now in the long back-off: we must not open again
+            ours = emu.count(EVENT) - before - rival.opens
+        finally:
+            rival.stop.set()
+        assert ours <= 5, ours
+        assert caplog.text.count("another program is using this token's event stream") == 1
+
+
+# ---------------------------------------------------------------- D. quiet streams
+
+@needs_engine
+def test_quiet_game_polls_nothing(tmp_path: Path) -> None:
+    """~20 s of a game where the opponent thinks: keep-alives only. Nothing is
+    re-opened and no endpoint is asked more than once."""
+    emu_cfg = fast_emulator_config(event_keepalive_s=2.0, game_keepalive_s=2.0)
+    network = {"stream_read_timeout_s": 5.0}
+    with bot_and_emulator(tmp_path, emu_cfg, network=network) as (emu, bot):
+        emu.reset_counters()
+        cid = emu.challenge_bot(challenger="thinker", rated=False, clock_limit_s=300,
+                                increment_s=0, color="black",
+                                opponent=OpponentSpec(think_time_s=20))
+        emu.wait_game_started(cid, 10)
+        assert wait_until(lambda: len(emu.game(cid).moves) >= 1, 10)
+        t0 = time.monotonic()
+        time.sleep(20)
+        counts = emu.counters()
+        assert counts.get("GET /api/account/playing", 0) <= 1, counts
+        assert counts.get("GET /api/bot/game/stream/{id}", 0) == 1, counts
+        assert counts.get(EVENT, 0) == 0, counts  # opened before the reset, never again
+        assert bot.service is not None
+        runner = bot.service.runners.get(cid)
+        stream = getattr(runner, "stream", None)
+        if stream is not None:  # game.py keeps its StreamThread: liveness from keep-alives
+            assert stream.last_seen > t0 + 15
+
+
+# ---------------------------------------------------------------- E. non-BOT account
+
+def test_non_bot_account_refuses_to_start(tmp_path: Path) -> None:
+    acct = AccountSpec(token="lip_human_token_123", username="human", title=None)
+    with Emulator(fast_emulator_config(accounts=[acct])) as emu:
+        cfg = tmp_path / "config.yml"
+        cfg.write_text(f"url: {emu.url}\npgn_directory: null\n")
+        env = {k: v for k, v in os.environ.items() if k != "CREDENTIALS_DIRECTORY"}
+        env["LICHESS_BOT_TOKEN"] = acct.token
+        proc = subprocess.run([sys.executable, "-m", "bot.cli", "run", "--config", str(cfg)],
+                              capture_output=True, text=True, timeout=60, env=env)
+    assert proc.returncode != 0
+    assert "pibot upgrade" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    assert len([ln for ln in proc.stderr.splitlines() if "error" in ln]) == 1, proc.stderr
+
+
+# ---------------------------------------------------------------- F. outage at start
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@needs_engine
+def test_network_outage_at_start_is_waited_out(tmp_path: Path,
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    sock_path = str(tmp_path / "notify.sock")
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(sock_path)
+    notify.settimeout(0.2)
+    monkeypatch.setenv("NOTIFY_SOCKET", sock_path)
+    monkeypatch.delenv("WATCHDOG_USEC", raising=False)
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    bot = RunningBot(bot_config(url, tmp_path), "lip_emulator_demo_token")
+    bot.thread.start()
+    got: list[str] = []
+    end = time.monotonic() + 3.0
+    while time.monotonic() < end:
+        try:
+            got.append(notify.recv(4096).decode())
+        except TimeoutError:
+            pass
+    assert bot.thread.is_alive() and bot.error is None, bot.error
+    assert any("WATCHDOG=1" in m for m in got), got
+    assert any(m.startswith("STATUS=waiting for") for m in got), got
+    assert not any("READY=1" in m for m in got), got
+    emu = Emulator(fast_emulator_config(port=port)).start()
+    try:
+        assert wait_until(lambda: bot.service is not None and bot.service.ready.is_set(), 20)
+        cid = emu.challenge_bot(challenger="late", rated=False, clock_limit_s=60,
+                                increment_s=0, color="black",
+                                opponent=OpponentSpec(think_time_s=0.1))
+        emu.wait_game_started(cid, 10)
+        assert wait_until(lambda: len(emu.game(cid).moves) >= 1, 10)
+    finally:
+        try:
+            bot.stop()
+        finally:
+            emu.stop()
+            notify.close()
+
+
+# ---------------------------------------------------------------- G. clocks and limits
+
+def test_ultrabullet_is_declined_even_if_configured(tmp_path: Path) -> None:
+    emu_cfg = fast_emulator_config(refuse_bot_ultrabullet=True)
+    with bot_and_emulator(tmp_path, emu_cfg,
+                          challenge={"time_controls": ["ultraBullet", "bullet"]}) as (emu, _):
+        cid = emu.challenge_bot(challenger="quick", challenger_title="BOT", rated=False,
+                                clock_limit_s=15, increment_s=0, force=True)
+        assert emu.wait_challenge_answered(cid, 10) == "declined"
+        assert emu.decline_reason(cid) == "timeControl"
+
+
+def test_matchmaking_clocks_are_what_lichess_accepts() -> None:
+    assert valid_clock(60, 0) and valid_clock(15, 1) and valid_clock(10800, 60)
+    assert not valid_clock(20, 0)  # UltraBullet
+    assert not valid_clock(100, 0)  # not 0/15/30/45/60/90 or a multiple of 60
+    assert not valid_clock(60, 61) and not valid_clock(10860, 0)
+    with pytest.raises(Exception, match="challenge_increment"):
+        parse_config({"matchmaking": {"challenge_increment": [120]}})
+
+
+def test_matchmaking_sends_only_valid_clocks(tmp_path: Path) -> None:
+    users = [UserSpec("sparbot", rating=1500, on_challenge="decline", response_delay_s=0.05)]
+    emu_cfg = fast_emulator_config(users=users, refuse_bot_ultrabullet=True)
+    mm = {"allow_matchmaking": True, "challenge_timeout_s": 1, "challenge_expiry_s": 5,
+          "challenge_initial_time": [20, 60], "challenge_increment": [0]}
+    with bot_and_emulator(tmp_path, emu_cfg, matchmaking=mm) as (emu, _):
+        pattern = "POST /api/challenge/sparbot"
+        assert wait_until(lambda: emu.count(pattern) >= 3, 30)
+        assert all(r.status == 200 for r in emu.requests(pattern)), emu.requests(pattern)
+
+
+def test_opponent_at_daily_limit_is_skipped(tmp_path: Path) -> None:
+    users = [UserSpec("tiredbot", rating=1500, at_daily_limit=True)]
+    mm = {"allow_matchmaking": True, "challenge_timeout_s": 1, "challenge_expiry_s": 5,
+          "challenge_initial_time": [60], "challenge_increment": [1]}
+    with bot_and_emulator(tmp_path, fast_emulator_config(users=users),
+                          matchmaking=mm) as (emu, _):
+        pattern = "POST /api/challenge/tiredbot"
+        assert wait_until(lambda: emu.count(pattern) >= 1, 20)
+        assert [r.status for r in emu.requests(pattern)] == [400]
+        time.sleep(5)  # several matchmaking rounds
+        assert emu.count(pattern) == 1
+
+
+def test_outgoing_challenge_holds_a_slot(tmp_path: Path) -> None:
+    users = [UserSpec("sparbot", rating=1500, response_delay_s=3.0,
+                      opponent=OpponentSpec(think_time_s=30))]
+    mm = {"allow_matchmaking": True, "challenge_timeout_s": 1, "challenge_expiry_s": 10,
+          "challenge_initial_time": [60], "challenge_increment": [1]}
+    with bot_and_emulator(tmp_path, fast_emulator_config(users=users), matchmaking=mm,
+                          challenge={"concurrency": 1},
+                          game={"abort_if_no_first_move_s": 60}) as (emu, bot):
+        assert wait_until(lambda: emu.count("POST /api/challenge/sparbot") >= 1, 20)
+        cid = emu.challenge_bot(challenger="alice", rated=False, clock_limit_s=180,
+                                increment_s=0)
+        assert emu.wait_challenge_answered(cid, 10) == "declined"
+        assert emu.decline_reason(cid) == "later"
+        assert bot.service is not None
+        assert wait_until(lambda: len(bot.service.games) == 1, 10)
+        time.sleep(1)
+        assert len(bot.service.games) == 1
+
