@@ -363,9 +363,11 @@ class GameRunner:
         # Overhead: position received -> move accepted by the server, minus thinking.
         acked = time.monotonic()
         overhead = overhead_sample_ms(clock.received_at, acked, think_ms)
-        self.latency.add(overhead)
-        if self.hooks.on_latency:
-            self.hooks.on_latency(self.game_id, overhead, overhead_ms)
+        if clock_running(len(moves)):
+            # (Moves before the clocks run cost nothing and include the engine's set-up.)
+            self.latency.add(overhead)
+            if self.hooks.on_latency:
+                self.hooks.on_latency(self.game_id, overhead, overhead_ms)
         self._moved_ply = len(moves)
         if len(self.st.moves) == len(moves):
             self._posted_at = time.monotonic()  # echo not seen yet

@@ -37,7 +37,7 @@ def test_chat_storm_with_slow_and_429_chat_never_delays_a_move(tmp_path: Path) -
         emu.inject("slow", CHAT, duration_s=4.0, count=None)
         emu.inject("http_error", CHAT, status=429, count=2)
         opp = OpponentSpec(policy="random", think_time_s=0.2, resign_after=20, seed=4)
-        cid = emu.challenge_bot(challenger="mallory", rated=False, clock_limit_s=20,
+        cid = emu.challenge_bot(challenger="mallory", rated=False, clock_limit_s=30,
                                 increment_s=0, color="black", opponent=opp)
         emu.wait_game_started(cid, 10)
         stop = threading.Event()
@@ -184,7 +184,7 @@ def test_latency_raises_the_move_overhead_and_never_flags(tmp_path: Path) -> Non
     with bot_and_emulator(tmp_path, emu_cfg=emu_cfg, hooks=hooks,
                           engine={"move_overhead_ms": 50}) as (emu, _bot):
         opp = OpponentSpec(policy="greedy", think_time_s=0.05, seed=5)
-        cid = emu.challenge_bot(challenger="rita", rated=False, clock_limit_s=20,
+        cid = emu.challenge_bot(challenger="rita", rated=False, clock_limit_s=30,
                                 increment_s=0, color="black", opponent=opp)
         emu.wait_game_started(cid, 10)
         snap = emu.wait_game_over(cid, 120)
