@@ -351,9 +351,12 @@ class GameRunner:
             if not self._landed(ply, move):
                 # Our view of the game is stale (e.g. a missed takeback), or the post
                 # failed for good: re-read gameFull.
-                level = logging.WARNING if isinstance(exc, ApiRejected) else logging.ERROR
-                log.log(level, "game %s: move %s failed (%s); resyncing", self.game_id, move,
-                        exc)
+                if isinstance(exc, ApiRejected):
+                    log.warning("game %s: move %s rejected (%s); resyncing", self.game_id,
+                                move, exc)
+                else:
+                    log.error("game %s: could not post move %s (%s); resyncing",
+                              self.game_id, move, exc)
                 self.queue.put_nowait(StreamClosed("resync after a failed move post"))
                 return
             log.info("game %s: move %s shows in the game stream although its post "
