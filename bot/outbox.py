@@ -126,12 +126,11 @@ class Outbox:
     async def close(self, flush_s: float = 0.0) -> None:
         """Give queued requests up to `flush_s` to go out, then stop."""
         deadline = time.monotonic() + flush_s
-        while not self.idle() and time.monotonic() < deadline and \
-                self._task is not None and not self._task.done():
-            await asyncio.sleep(0.05)
-        if self._task is not None:
-            self._task.cancel()
-            try:
-                await self._task
-            except (asyncio.CancelledError, Exception):  # noqa: BLE001
-                pass
+        try:
+            while not self.idle() and time.monotonic() < deadline and \
+                    self._task is not None and not self._task.done():
+                await asyncio.sleep(0.05)
+        finally:
+            # Even when the game task itself is cancelled (shutdown): no orphan task.
+            if self._task is not None:
+                self._task.cancel()
