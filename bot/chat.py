@@ -33,14 +33,25 @@ def greetings(cfg: GreetingConfig, opponent: str, me: str, goodbye: bool
     return out
 
 
-def answer(text: str, me: str, bot_name: str, eval_text: Callable[[], str]) -> str | None:
-    """Reply to a chat command, or None if the line is not one of ours."""
+NOT_TO_OPPONENT = "I don't tell that to my opponent, sorry."
+
+
+def answer(text: str, me: str, bot_name: str, eval_text: Callable[[], str],
+           room: str = "player", playing: bool = True) -> str | None:
+    """Reply to a chat command, or None if the line is not one of ours.
+
+    The evaluation (score, PV, best move) is never given in the player room
+    while the game runs: it would be advice to the opponent.  Spectators (their
+    own room, which Lichess streams to bots) get it.
+    """
     cmd = text.strip().split(" ", 1)[0].lower()
     if cmd == "!help":
         return "Commands: !help, !eval, !name"
     if cmd == "!name":
         return clip(f"I am {me}, running {bot_name} (C11 engine on a Raspberry Pi).")
     if cmd == "!eval":
+        if room != "spectator" and playing:
+            return NOT_TO_OPPONENT
         return clip(eval_text())
     return None
 

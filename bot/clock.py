@@ -17,6 +17,9 @@ from typing import Any
 # finite budget so the engine still gets a sensible time limit.
 NO_CLOCK_MS = 24 * 3600 * 1000
 CORRESPONDENCE_THINK_MS = 20_000
+# Lichess starts the clocks only after both sides' first moves, so a first move
+# costs no clock time, but the opponent waits for it (and may abort): bound it.
+FIRST_MOVE_CAP_MS = 3_000
 
 
 def to_ms(value: Any, default: int = 0) -> int:
@@ -84,6 +87,16 @@ class Clock:
         if me == "white":
             return Clock(left, self.btime, self.winc, self.binc, now, self.has_clock)
         return Clock(self.wtime, left, self.winc, self.binc, now, self.has_clock)
+
+
+def clock_running(plies: int) -> bool:
+    """Lichess's clocks run from the third ply on (both first moves are free)."""
+    return plies >= 2
+
+
+def first_move_think_ms(my_time_ms: int) -> int:
+    """Think time for a move made before the clocks run: a few seconds at most."""
+    return max(100, min(FIRST_MOVE_CAP_MS, my_time_ms // 40))
 
 
 def elapsed_ms(start: float, end: float) -> float:

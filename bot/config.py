@@ -42,7 +42,8 @@ def _val(default: Any, **kw: Any) -> Any:
 class EngineConfig:
     hash_mb: int = _val(64, lo=1, hi=65536, doc="transposition table per game, MiB")
     threads: int = _val(1, lo=1, hi=64, doc="search threads per game")
-    move_overhead_ms: int = _val(100, lo=0, hi=10000, doc="network latency margin")
+    move_overhead_ms: int = _val(150, lo=0, hi=10000,
+                                 doc="floor of the per-move latency margin (raised by measurement)")
     ponder: bool = _val(False, doc="think on the opponent's time")
 
 

@@ -2,28 +2,31 @@
 
 The game stream is consumed through a queue fed by a stream thread; when the
 stream ends or goes silent without a final status it is re-opened (gameFull
-re-syncs everything), so a dropped connection never loses the game.
+re-syncs everything), so a dropped connection never loses the game.  Only the
+move POST is on the game's critical path: everything else (chat, draw and
+takeback answers, abort, claim-victory) goes through the game's Outbox.
 """
 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from typing import Any
 
 from bot import chat, records
-from bot.clock import CORRESPONDENCE_THINK_MS, Clock
+from bot.clock import CORRESPONDENCE_THINK_MS, Clock, clock_running, first_move_think_ms
 from bot.config import Config
 from bot.game_rules import DrawResign
 from bot.game_state import GameHooks, GameState
+from bot.latency import LatencyEstimate, overhead_sample_ms
 from bot.lichess import (
     ApiRejected,
     Lichess,
     LichessError,
     backoff_s,
 )
+from bot.outbox import Outbox
 from bot.streams import StreamClosed, StreamOpened
 from bot.thinker import Thinker
 
@@ -31,6 +34,7 @@ log = logging.getLogger(__name__)
 
 ONGOING = ("created", "started")
 MAX_STREAM_FAILURES = 30  # consecutive re-open failures before giving a game up
+GOODBYE_FLUSH_S = 5.0  # at the end, how long queued chat (goodbyes) may take to go out
 
 
 class GameRunner:
@@ -49,8 +53,12 @@ class GameRunner:
         self._timers: dict[str, asyncio.Task[None]] = {}
         self._answered: set[tuple[str, int]] = set()
         self._greeted = False
-        self._last_item = time.monotonic()
         self._posted_at: float | None = None  # when our last move was accepted, until echoed
+        self._pending: tuple[int, str] | None = None  # (ply, move) being posted
+        self._abort_ply = -1  # ply at which the no-first-move timer was started
+        self._closed: StreamClosed | None = None  # why the last stream ended
+        self.outbox = Outbox(game_id, api)
+        self.latency = LatencyEstimate(cfg.engine.move_overhead_ms)
         self.over = False
 
     # -- lifecycle --------------------------------------------------------
@@ -67,6 +75,12 @@ class GameRunner:
                     watch.cancel()
                 if self.over:
                     break
+                if self._closed is not None and self._closed.status == 404:
+                    # Lichess: "No such game" / "Not your game" (app/controllers/PlayApi.scala):
+                    # re-opening cannot help; free the slot now.
+                    log.warning("game %s: the game stream answers HTTP 404 (the game does not "
+                                "exist or is not ours); leaving it", self.game_id)
+                    break
                 failures = 0 if got_data else failures + 1
                 if failures >= MAX_STREAM_FAILURES:
                     log.error("game %s: stream failed %d times in a row; giving the game up",
@@ -82,10 +96,10 @@ class GameRunner:
         got = False
         while True:
             item = await self.queue.get()
-            self._last_item = time.monotonic()
             if isinstance(item, StreamOpened):
                 continue
             if isinstance(item, StreamClosed):
+                self._closed = item
                 if not self.over:
                     log.info("game %s: stream closed (%s); re-opening", self.game_id, item.reason)
                     if item.retry_at:
@@ -100,11 +114,10 @@ class GameRunner:
                 return got
 
     async def _watch_stream(self) -> None:
-        """Catch a silent game stream sooner than the read timeout would.
-
-        berserk hides keep-alives, so silence is ambiguous; two signals are not:
-        our own move never echoed, or Lichess saying it is our turn.
-        """
+        """Catch a silent game stream sooner than the read timeout would: our own
+        move not echoed.  (A quiet stream while the opponent thinks is normal and
+        is left to the stream's read timeout: no per-game /api/account/playing
+        polling, which cost one request per game every few seconds.)"""
         net = self.cfg.network
         while True:
             await asyncio.sleep(min(0.5, net.move_echo_timeout_s / 2))
@@ -113,23 +126,6 @@ class GameRunner:
                 self._posted_at = None
                 self.queue.put_nowait(StreamClosed("our move was not echoed"))
                 return
-            my_turn = self.st.to_move() == self.st.color
-            if net.game_stale_check_s and not my_turn and \
-                    now - self._last_item > net.game_stale_check_s:
-                self._last_item = now
-                if await self._server_says_my_turn():
-                    self.queue.put_nowait(StreamClosed("stream silent but it is our turn"))
-                    return
-
-    async def _server_says_my_turn(self) -> bool:
-        try:
-            playing = await self.api.playing()
-        except LichessError:
-            return False
-        for g in playing:
-            if (g.get("gameId") or g.get("id")) == self.game_id:
-                return bool(g.get("isMyTurn"))
-        return True  # no longer playing: the game ended and we missed it
 
     def poke(self) -> None:
         """The event stream said the game finished: re-sync from a fresh stream."""
@@ -139,10 +135,13 @@ class GameRunner:
         for t in list(self._timers.values()) + [self._think_task]:
             if t is not None and not t.done():
                 t.cancel()
-        if self.thinker is not None:
-            await self.thinker.close()
-        if self.over:
-            await self._finish()
+        try:
+            if self.thinker is not None:
+                await self.thinker.close()
+            if self.over:
+                await self._finish()
+        finally:
+            await self.outbox.close(GOODBYE_FLUSH_S if self.over else 0.0)
 
     # -- events -----------------------------------------------------------
     async def _handle(self, ev: dict[str, Any]) -> None:
@@ -152,7 +151,7 @@ class GameRunner:
         elif kind == "gameState":
             await self._on_state(ev, ev.get("_received_at"))
         elif kind == "chatLine":
-            await self._on_chat(ev)
+            self._on_chat(ev)
         elif kind == "opponentGone":
             self._on_gone(ev)
         else:
@@ -181,11 +180,8 @@ class GameRunner:
         if not self._greeted:
             self._greeted = True
             if len(str(state.get("moves", "")).split()) < 2:
-                # In the background: two chat posts must not delay the first move.
-                self._timers["hello"] = asyncio.create_task(self._say_all(goodbye=False))
+                self._greet(goodbye=False)
         await self._on_state(state, ev.get("_received_at"))
-        if not self.over and not st.opponent_has_moved() and "abort" not in self._timers:
-            self._timers["abort"] = asyncio.create_task(self._abort_if_no_move())
 
     async def _on_state(self, state: dict[str, Any], received_at: float | None = None) -> None:
         st = self.st
@@ -202,7 +198,8 @@ class GameRunner:
             if self.thinker is not None:
                 await self.thinker.stop()
             return
-        await self._answer_offers(state)
+        self._answer_offers(state)
+        self._update_abort_timer(now)
         my_turn = st.to_move() == st.color
         running = self._think_task is not None and not self._think_task.done()
         if my_turn and self._moved_ply != len(moves):
@@ -219,30 +216,56 @@ class GameRunner:
             assert self._think_task is not None
             self._think_task.cancel()
 
-    async def _answer_offers(self, state: dict[str, Any]) -> None:
+    def _answer_offers(self, state: dict[str, Any]) -> None:
+        """Answer draw/takeback offers through the outbox: thinking starts at once."""
         opp = "b" if self.st.color == "white" else "w"
         ply = len(self.st.moves)
         if state.get(f"{opp}draw") and ("draw", ply) not in self._answered:
             self._answered.add(("draw", ply))
-            accept = self.rules.draw_acceptable(self.st.pieces())
+            draw = self.rules.draw_acceptable(self.st.pieces())
             log.info("game %s: opponent offers a draw; %s", self.game_id,
-                     "accepting" if accept else "declining")
-            await self.api.draw(self.game_id, accept)
+                     "accepting" if draw else "declining")
+            self.outbox.do("draw answer", lambda: self.api.draw(self.game_id, draw))
         if state.get(f"{opp}takeback") and ("takeback", ply) not in self._answered:
             self._answered.add(("takeback", ply))
-            accept = self.cfg.game.accept_takebacks
+            back = self.cfg.game.accept_takebacks
             log.info("game %s: opponent asks for a takeback; %s", self.game_id,
-                     "accepting" if accept else "declining")
-            await self.api.takeback(self.game_id, accept)
+                     "accepting" if back else "declining")
+            self.outbox.do("takeback answer", lambda: self.api.takeback(self.game_id, back))
 
-    async def _on_chat(self, ev: dict[str, Any]) -> None:
+    def _update_abort_timer(self, now: float) -> None:
+        """The no-first-move abort counts only the opponent's time to their first
+        move: it (re)starts whenever it becomes their turn before they have moved
+        and stops while we think.  Lichess never expires games from challenges
+        (lila: Source.expirable = Lobby, Arena, Pool, Swiss), so this is ours to do."""
+        st = self.st
+        waiting = not self.over and not st.opponent_has_moved() and st.to_move() != st.color
+        timer = self._timers.get("abort")
+        if not waiting:
+            if timer is not None:
+                timer.cancel()
+                del self._timers["abort"]
+            self._abort_ply = -1
+            return
+        ply = len(st.moves)
+        if timer is not None and not timer.done() and self._abort_ply == ply:
+            return  # the same wait (e.g. a re-synced stream): keep counting
+        if timer is not None:
+            timer.cancel()
+        self._abort_ply = ply
+        deadline = now + self.cfg.game.abort_if_no_first_move_s
+        self._timers["abort"] = asyncio.create_task(self._abort_at(deadline, ply))
+
+    def _on_chat(self, ev: dict[str, Any]) -> None:
         user = str(ev.get("username", ""))
         text = str(ev.get("text", ""))
         if user.lower() in (self.me.lower(), "lichess") or not self.cfg.game.chat_commands:
             return
-        reply = chat.answer(text, self.me, self.cfg.game.bot_name, self._eval_text)
+        room = str(ev.get("room", "player"))
+        reply = chat.answer(text, self.me, self.cfg.game.bot_name, self._eval_text,
+                            room=room, playing=not self.over)
         if reply:
-            await self._say(reply, str(ev.get("room", "player")))
+            self.outbox.say(room, reply)
 
     def _on_gone(self, ev: dict[str, Any]) -> None:
         old = self._timers.pop("claim", None)
@@ -257,28 +280,27 @@ class GameRunner:
     async def _claim_after(self, secs: float) -> None:
         await asyncio.sleep(secs)
         if not self.over:
-            try:
-                await self.api.claim_victory(self.game_id)
-                log.info("game %s: victory claimed", self.game_id)
-            except LichessError as exc:
-                log.warning("game %s: claim victory failed: %s", self.game_id, exc)
+            log.info("game %s: claiming victory", self.game_id)
+            self.outbox.do("claim victory", lambda: self.api.claim_victory(self.game_id))
 
-    async def _abort_if_no_move(self) -> None:
-        await asyncio.sleep(self.cfg.game.abort_if_no_first_move_s)
-        if not self.over and not self.st.opponent_has_moved():
+    async def _abort_at(self, deadline: float, ply: int) -> None:
+        await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+        st = self.st
+        if not self.over and not st.opponent_has_moved() and len(st.moves) == ply:
             log.info("game %s: opponent made no first move in %.0f s; aborting",
                      self.game_id, self.cfg.game.abort_if_no_first_move_s)
-            try:
-                await self.api.abort(self.game_id)
-            except LichessError as exc:
-                log.warning("game %s: abort failed: %s", self.game_id, exc)
+            self.outbox.do("abort", lambda: self.api.abort(self.game_id))
 
     # -- thinking -----------------------------------------------------------
-    def _limits(self, clock: Clock, now: float, ponder: bool = False) -> Any:
+    def _limits(self, clock: Clock, now: float, ponder: bool = False,
+                plies: int | None = None) -> Any:
         from bot.engine import SearchLimits
 
         if not clock.has_clock:
             return SearchLimits(movetime=CORRESPONDENCE_THINK_MS, ponder=ponder)
+        if plies is not None and not clock_running(plies) and not ponder:
+            # Free for our clock, but the opponent waits (and may abort): keep it short.
+            return SearchLimits(movetime=first_move_think_ms(clock.time_of(self.st.color)))
         w, b, wi, bi = clock.search_times(self.st.color, now)
         return SearchLimits(wtime=w, btime=b, winc=wi, binc=bi, ponder=ponder)
 
@@ -288,9 +310,11 @@ class GameRunner:
         res = await self.thinker.take_ponder(moves) if self.cfg.engine.ponder else None
         t_search = time.monotonic()
         pondered = res is not None
+        overhead_ms = self.latency.overhead_ms()
         if res is None:
             try:
-                res = await self.thinker.search(moves, self._limits(clock, t_search))
+                res = await self.thinker.search(
+                    moves, self._limits(clock, t_search, plies=len(moves)), overhead_ms)
             except asyncio.CancelledError:
                 raise
             except Exception as exc:  # noqa: BLE001 - never lose on time over an engine bug
@@ -300,6 +324,7 @@ class GameRunner:
         think_ms = (time.monotonic() - t0) * 1000.0  # includes a ponderhit's remainder
         if self.over or self.st.moves != moves:
             return
+        offer = False
         if res is None:
             move = self.st.fallback_move(moves)
             if move is None:
@@ -312,20 +337,40 @@ class GameRunner:
                          self.game_id, self.cfg.draw_or_resign.resign_moves)
                 await self.api.resign(self.game_id)
                 return
+            # A draw offer travels with the move (?offeringDraw=true): no extra request.
+            offer = self.rules.should_offer(self.st.pieces(moves + [move]))
+            if offer:
+                log.info("game %s: offering a draw with %s", self.game_id, move)
+        ply = len(moves)
+        self._pending = (ply, move)
         try:
             await self.api.move(self.game_id, move, budget_ms=lambda: clock.move_budget_ms(
-                self.st.color, time.monotonic(), 0))
-        except ApiRejected as exc:
-            # Our view of the game is stale (e.g. a missed takeback): re-read gameFull.
-            log.warning("game %s: move %s rejected (%s); resyncing", self.game_id, move, exc)
-            self.queue.put_nowait(StreamClosed("resync after rejected move"))
-            return
+                self.st.color, time.monotonic(), 0), offering_draw=offer,
+                landed=lambda: self._landed(ply, move))
         except LichessError as exc:
-            log.error("game %s: could not post move %s: %s", self.game_id, move, exc)
-            self.queue.put_nowait(StreamClosed("resync after failed move post"))
-            return
+            if not self._landed(ply, move):
+                # Our view of the game is stale (e.g. a missed takeback), or the post
+                # failed for good: re-read gameFull.
+                if isinstance(exc, ApiRejected):
+                    log.warning("game %s: move %s rejected (%s); resyncing", self.game_id,
+                                move, exc)
+                else:
+                    log.error("game %s: could not post move %s (%s); resyncing",
+                              self.game_id, move, exc)
+                self.queue.put_nowait(StreamClosed("resync after a failed move post"))
+                return
+            log.info("game %s: move %s shows in the game stream although its post "
+                     "failed (%s): played", self.game_id, move, exc)
+        finally:
+            self._pending = None
         # Overhead: position received -> move accepted by the server, minus thinking.
-        overhead = (time.monotonic() - clock.received_at) * 1000.0 - think_ms
+        acked = time.monotonic()
+        overhead = overhead_sample_ms(clock.received_at, acked, think_ms)
+        if clock_running(len(moves)):
+            # (Moves before the clocks run cost nothing and include the engine's set-up.)
+            self.latency.add(overhead)
+            if self.hooks.on_latency:
+                self.hooks.on_latency(self.game_id, overhead, overhead_ms)
         self._moved_ply = len(moves)
         if len(self.st.moves) == len(moves):
             self._posted_at = time.monotonic()  # echo not seen yet
@@ -333,16 +378,16 @@ class GameRunner:
                   think_ms, overhead, ", ponderhit" if pondered else "")
         if self.hooks.on_move:
             self.hooks.on_move(self.game_id, overhead, think_ms)
-        if res is not None:
-            pieces = self.st.pieces(moves + [move])
-            if self.rules.should_offer(pieces):
-                log.info("game %s: offering a draw", self.game_id)
-                with contextlib.suppress(LichessError):
-                    await self.api.draw(self.game_id, True)
-            if self.cfg.engine.ponder and res.ponder:
-                after = clock.after_our_move(self.st.color, time.monotonic())
-                await self.thinker.start_ponder(moves + [move, res.ponder],
-                                                self._limits(after, time.monotonic(), True))
+        if res is not None and self.cfg.engine.ponder and res.ponder:
+            after = clock.after_our_move(self.st.color, time.monotonic())
+            await self.thinker.start_ponder(moves + [move, res.ponder],
+                                            self._limits(after, time.monotonic(), True),
+                                            self.latency.overhead_ms())
+
+    def _landed(self, ply: int, move: str) -> bool:
+        """The game stream already shows our move at `ply` (the POST may still be pending)."""
+        moves = self.st.moves
+        return len(moves) > ply and moves[ply] == move
 
     # -- chat and records -------------------------------------------------------
     def _eval_text(self) -> str:
@@ -351,22 +396,17 @@ class GameRunner:
             return "No evaluation yet."
         return chat.format_eval(res.score_cp, res.mate, res.depth, list(res.pv))
 
-    async def _say(self, text: str, room: str) -> None:
-        try:
-            await self.api.chat(self.game_id, chat.clip(text), room)
-        except LichessError as exc:
-            log.info("game %s: chat failed: %s", self.game_id, exc)
-
-    async def _say_all(self, goodbye: bool) -> None:
+    def _greet(self, goodbye: bool) -> None:
         for room, text in chat.greetings(self.cfg.greeting, self.st.opponent, self.me, goodbye):
-            await self._say(text, room)
+            self.outbox.say(room, text)
 
     async def _finish(self) -> None:
         st = self.st
         log.info("game %s: finished: %s%s", self.game_id, st.status,
                  f", {st.winner} wins" if st.winner else "")
+        log.info("game %s: %s", self.game_id, self.latency.summary())
         if st.status != "aborted":
-            await self._say_all(goodbye=True)
+            self._greet(goodbye=True)
         if self.hooks.on_end:
             self.hooks.on_end(self.game_id, st.status, st.winner, st.color)
         if self.cfg.pgn_directory and st.full:

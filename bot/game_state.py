@@ -20,6 +20,8 @@ class GameHooks:
 
     on_move: Callable[[str, float, float], None] | None = None  # game, overhead ms, think ms
     on_end: Callable[[str, str, str | None, str], None] | None = None  # game, status, winner, color
+    # game, this move's measured latency (ms), the move overhead the engine used (ms)
+    on_latency: Callable[[str, float, int], None] | None = None
 
 
 @dataclass

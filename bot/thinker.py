@@ -55,7 +55,10 @@ class Thinker:
         loop = asyncio.get_running_loop()
         self.engine = await loop.run_in_executor(self._pool, self._create)
 
-    def _run(self, moves: list[str], limits: Any) -> Any:
+    def _run(self, moves: list[str], limits: Any, overhead_ms: int | None = None) -> Any:
+        if overhead_ms is not None:
+            # Per search: the game measures its latency and raises this as needed.
+            self.engine.set_option(move_overhead_ms=overhead_ms)
         self.engine.set_position(self.initial_fen, moves, self.chess960)
         return self.engine.search(limits)
 
@@ -73,17 +76,18 @@ class Thinker:
             pass
         self._job = None
 
-    async def search(self, moves: list[str], limits: Any) -> Any:
+    async def search(self, moves: list[str], limits: Any, overhead_ms: int | None = None) -> Any:
         await self._idle()
-        job = self._pool.submit(self._run, list(moves), limits)
+        job = self._pool.submit(self._run, list(moves), limits, overhead_ms)
         self._job = job
         res = await asyncio.shield(asyncio.wrap_future(job))
         self.last = res
         return res
 
-    async def start_ponder(self, moves: list[str], limits: Any) -> None:
+    async def start_ponder(self, moves: list[str], limits: Any,
+                           overhead_ms: int | None = None) -> None:
         await self._idle()
-        self._job = self._pool.submit(self._run, list(moves), limits)
+        self._job = self._pool.submit(self._run, list(moves), limits, overhead_ms)
         self._ponder_moves = list(moves)
 
     async def take_ponder(self, moves: list[str]) -> Any | None:

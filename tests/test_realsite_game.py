@@ -1,0 +1,196 @@
+"""Games as lichess.org plays them (project issue 9): chat and spectators,
+latency without lag compensation, the no-first-move abort, draw offers with
+the move, lost move answers, vanished games.  Real Service, real engine, real
+emulator over loopback HTTP."""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+
+from test_service_helpers import bot_and_emulator, fast_emulator_config, needs_engine, wait_until
+
+from bot import chat
+from bot.emulator import Emulator, OpponentSpec
+from bot.game_state import GameHooks
+
+pytestmark = needs_engine
+
+MOVE = "POST /api/bot/game/*/move/*"
+CHAT = "POST /api/bot/game/*/chat"
+
+
+def _lost_on_time(snap) -> bool:  # noqa: ANN001 - GameSnapshot
+    return snap.status == "outoftime" and snap.winner != snap.bot_color
+
+
+def _bot_lines(emu: Emulator, gid: str, room: str) -> list[str]:
+    return [c.text for c in emu.game(gid).chat if c.room == room and c.username == "pibot"]
+
+
+def test_chat_storm_with_slow_and_429_chat_never_delays_a_move(tmp_path: Path) -> None:
+    overheads: list[float] = []
+    hooks = GameHooks(on_move=lambda gid, overhead, think: overheads.append(overhead))
+    with bot_and_emulator(tmp_path, hooks=hooks) as (emu, _bot):
+        # Every chat POST takes 4 s, and two of them end in 429 on top.
+        emu.inject("slow", CHAT, duration_s=4.0, count=None)
+        emu.inject("http_error", CHAT, status=429, count=2)
+        opp = OpponentSpec(policy="random", think_time_s=0.2, resign_after=20, seed=4)
+        cid = emu.challenge_bot(challenger="mallory", rated=False, clock_limit_s=30,
+                                increment_s=0, color="black", opponent=opp)
+        emu.wait_game_started(cid, 10)
+        stop = threading.Event()
+        typed = [0]
+
+        def typists() -> None:
+            while not stop.is_set() and not emu.game(cid).over:
+                emu.say(cid, "!eval" if typed[0] % 2 else "!help")
+                emu.spectator_say(cid, "!eval")
+                emu.spectator_say(cid, "!help", username="spectator2")
+                typed[0] += 3
+                time.sleep(0.25)
+
+        spam = threading.Thread(target=typists, daemon=True)
+        spam.start()
+        try:
+            snap = emu.wait_game_over(cid, 120)
+        finally:
+            stop.set()
+            spam.join(5)
+        ended = time.monotonic()
+        assert not _lost_on_time(snap), snap
+        assert snap.status in ("resign", "mate", "draw", "stalemate", "outoftime"), snap.status
+        # Every chat POST is slowed by 4 s: a move queued behind one would show here.
+        assert len(overheads) >= 10, overheads
+        assert max(overheads) < 1500, sorted(overheads)[-5:]
+        # Chat was rate-limited per room (not one POST per command typed) ...
+        chats = emu.requests(CHAT)
+        assert chats, "no chat at all"
+        assert len(chats) < typed[0] / 2, (len(chats), typed[0])
+        # ... and nothing was left queued to go out long after the game.
+        assert all(r.t < ended + 15 for r in chats)
+    assert not any(t.startswith("Eval") for t in _bot_lines(emu, cid, "player"))
+
+
+def test_eval_refused_to_the_opponent_and_given_to_spectators(tmp_path: Path) -> None:
+    with bot_and_emulator(tmp_path) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=0.5, resign_after=14, seed=1)
+        cid = emu.challenge_bot(challenger="olivia", rated=False, clock_limit_s=30,
+                                increment_s=0, color="black", opponent=opp)
+        emu.wait_game_started(cid, 10)
+        assert wait_until(lambda: len(emu.game(cid).moves) >= 3, 20)
+        emu.say(cid, "!eval")
+        assert wait_until(lambda: chat.NOT_TO_OPPONENT in _bot_lines(emu, cid, "player"), 10)
+        emu.spectator_say(cid, "!eval")
+        assert wait_until(lambda: any(t.startswith("Eval (my view)")
+                                      for t in _bot_lines(emu, cid, "spectator")), 10)
+        emu.wait_game_over(cid, 60)
+        assert not any(t.startswith("Eval") for t in _bot_lines(emu, cid, "player"))
+
+
+def test_draw_offer_goes_with_the_move(tmp_path: Path) -> None:
+    # Lenient rule: the bot offers after its first evaluated move.
+    rules = {"offer_draw_enabled": True, "offer_draw_score": 10000, "offer_draw_moves": 1,
+             "offer_draw_pieces": 32}
+    with bot_and_emulator(tmp_path, draw_or_resign=rules) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=0.2, accept_draw=True, seed=9)
+        cid = emu.challenge_bot(challenger="dora", rated=False, clock_limit_s=60,
+                                increment_s=0, color="black", opponent=opp)
+        emu.wait_game_started(cid, 10)
+        snap = emu.wait_game_over(cid, 60)
+        assert snap.status == "draw", snap.status
+        assert emu.count("POST /api/bot/game/*/draw/*") == 0  # no separate offer request
+        assert emu.count(MOVE) >= 1
+
+
+def test_abort_timer_counts_only_the_opponents_time(tmp_path: Path) -> None:
+    # 10+0: the old code thought ~7-20 s over its first move, and the abort timer ran
+    # from the game start, so an opponent answering 6 s after our move was aborted.
+    with bot_and_emulator(tmp_path, game={"abort_if_no_first_move_s": 9}) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=6.0, seed=2)
+        cid = emu.challenge_bot(challenger="otto", rated=False, clock_limit_s=600,
+                                increment_s=0, color="black", opponent=opp)  # bot is white
+        emu.wait_game_started(cid, 10)
+        started = time.monotonic()
+        assert wait_until(lambda: len(emu.game(cid).moves) >= 1, 10)
+        # Our own first move (no clock running yet) is bounded to a few seconds.
+        assert time.monotonic() - started < 6.0
+        assert wait_until(lambda: len(emu.game(cid).moves) >= 2 or emu.game(cid).over, 15)
+        snap = emu.game(cid)
+        assert snap.status == "started" and len(snap.moves) >= 2, snap
+        assert emu.count("POST /api/bot/game/*/abort") == 0
+        emu.opponent_action(cid, "resign")
+        emu.wait_game_over(cid, 10)
+
+
+def test_quiet_game_sends_no_playing_polls(tmp_path: Path) -> None:
+    with bot_and_emulator(tmp_path) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=12.0, seed=3)
+        cid = emu.challenge_bot(challenger="quinn", rated=False, clock_limit_s=180,
+                                increment_s=0, color="black", opponent=opp)  # bot is white
+        emu.wait_game_started(cid, 10)
+        assert wait_until(lambda: len(emu.game(cid).moves) >= 1, 10)
+        emu.reset_counters()
+        # The opponent thinks 12 s: the stream is quiet (keep-alives only).
+        assert wait_until(lambda: len(emu.game(cid).moves) >= 2, 40)
+        assert emu.count("GET /api/account/playing") == 0
+        emu.opponent_action(cid, "resign")
+        emu.wait_game_over(cid, 10)
+
+
+def test_move_that_landed_on_a_stalled_post_is_not_posted_again(tmp_path: Path) -> None:
+    with bot_and_emulator(tmp_path) as (emu, _bot):
+        # The opponent thinks longer than the stall, so the re-post (old code) would
+        # reach the server while it is still the opponent's turn.
+        opp = OpponentSpec(policy="random", think_time_s=3.0, resign_after=4, seed=6)
+        cid = emu.challenge_bot(challenger="stella", rated=False, clock_limit_s=60,
+                                increment_s=0, color="black", opponent=opp)
+        emu.wait_game_started(cid, 10)
+        assert wait_until(lambda: len(emu.game(cid).moves) >= 2, 20)
+        # The next move is applied by the server but its answer never comes: after
+        # 1 s the connection is closed without a response.
+        emu.inject("stall", MOVE, duration_s=1.0, apply=True)
+        snap = emu.wait_game_over(cid, 60)
+        assert snap.status in ("resign", "mate") and snap.winner == snap.bot_color, snap
+        stalled = [r for r in emu.requests(MOVE) if r.status == 0]
+        assert len(stalled) == 1
+        # The stream showed the move: no second POST of it (which would get a 400).
+        assert [r for r in emu.requests(MOVE) if r.status == 400] == []
+
+
+def test_game_stream_404_releases_the_slot_at_once(tmp_path: Path) -> None:
+    with bot_and_emulator(tmp_path) as (emu, bot):
+        opp = OpponentSpec(policy="random", think_time_s=30.0, seed=8)
+        cid = emu.challenge_bot(challenger="nina", rated=False, clock_limit_s=180,
+                                increment_s=0, color="white", opponent=opp)  # bot is black
+        emu.wait_game_started(cid, 10)
+        assert wait_until(lambda: bot.service is not None and cid in bot.service.games, 10)
+        emu.inject("http_error", f"GET /api/bot/game/stream/{cid}", status=404,
+                   error="No such game", count=None)
+        emu.inject("drop_stream", f"game:{cid}")
+        assert wait_until(lambda: emu.count(f"GET /api/bot/game/stream/{cid}") >= 2, 10)
+        assert wait_until(lambda: cid not in bot.service.games, 3)
+        time.sleep(1.0)
+        notfound = [r for r in emu.requests(f"GET /api/bot/game/stream/{cid}")
+                    if r.status == 404]
+        assert len(notfound) == 1, notfound
+
+
+def test_latency_raises_the_move_overhead_and_never_flags(tmp_path: Path) -> None:
+    used: list[tuple[float, int]] = []
+    hooks = GameHooks(on_latency=lambda gid, sample, overhead: used.append((sample, overhead)))
+    emu_cfg = fast_emulator_config(rtt_ms=(200, 300))
+    with bot_and_emulator(tmp_path, emu_cfg=emu_cfg, hooks=hooks,
+                          engine={"move_overhead_ms": 50}) as (emu, _bot):
+        opp = OpponentSpec(policy="greedy", think_time_s=0.05, seed=5)
+        cid = emu.challenge_bot(challenger="rita", rated=False, clock_limit_s=30,
+                                increment_s=0, color="black", opponent=opp)
+        emu.wait_game_started(cid, 10)
+        snap = emu.wait_game_over(cid, 120)
+    assert not _lost_on_time(snap), snap
+    assert used, "no latency measured"
+    assert min(s for s, _ in used) >= 150  # every move paid a round trip
+    # The floor is 50 ms; after a few moves the engine keeps p95 + margin back.
+    assert max(o for _, o in used) > 250, used
+    assert used[0][1] == 50
