@@ -42,7 +42,7 @@ def test_check_and_upgrade(tmp_path: Path) -> None:
 
 
 def test_demo_plays_a_game() -> None:
-    r = subprocess.run([sys.executable, "-m", "bot.cli", "demo", "--moves-only", "--tc", "20+0"],
+    r = subprocess.run([sys.executable, "-m", "bot.cli", "demo", "--moves-only", "--tc", "30+0"],
                        capture_output=True, text=True, timeout=120,
                        env={k: v for k, v in os.environ.items() if k != "LICHESS_BOT_TOKEN"})
     assert r.returncode == 0, r.stderr
@@ -55,4 +55,8 @@ def test_demo_bad_tc_is_one_line() -> None:
     r = subprocess.run([sys.executable, "-m", "bot.cli", "demo", "--tc", "fast"],
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "write it like 60+1" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+    r = subprocess.run([sys.executable, "-m", "bot.cli", "demo", "--tc", "15+0"],
+                       capture_output=True, text=True, timeout=60)
+    assert r.returncode == 2 and "UltraBullet" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1

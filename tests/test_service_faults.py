@@ -72,7 +72,7 @@ def test_game_survives_faults(tmp_path: Path, faults: list, caplog: pytest.LogCa
     caplog.set_level(logging.DEBUG)
     with bot_and_emulator(tmp_path) as (emu, _):
         opp = OpponentSpec(policy="random", think_time_s=0.1, resign_after=12, seed=4)
-        cid = emu.challenge_bot(challenger="faulty", rated=False, clock_limit_s=20,
+        cid = emu.challenge_bot(challenger="faulty", rated=False, clock_limit_s=30,
                                 increment_s=0, color="black", opponent=opp)
         emu.wait_game_started(cid, 10)
         assert wait_until(lambda: len(emu.game(cid).moves) >= 2, 10)
@@ -89,9 +89,9 @@ def test_matchmaking_plays_when_idle(tmp_path: Path) -> None:
                       opponent=OpponentSpec(policy="random", think_time_s=0.05,
                                             resign_after=3, seed=3))]
     mm = {"allow_matchmaking": True, "challenge_timeout_s": 1, "challenge_expiry_s": 5,
-          "challenge_initial_time": [20], "challenge_increment": [0]}
+          "challenge_initial_time": [30], "challenge_increment": [0]}
     with bot_and_emulator(tmp_path, fast_emulator_config(users=users), matchmaking=mm,
-                          challenge={"time_controls": ["ultraBullet"]}) as (emu, _):
+                          challenge={"time_controls": ["bullet"]}) as (emu, _):
         assert wait_until(lambda: any(g.over for g in emu.games()), 30)
         game = next(g for g in emu.games() if g.over)
         assert "sparbot" in (game.white, game.black)

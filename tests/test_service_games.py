@@ -50,7 +50,7 @@ def _texts(emu: Emulator, gid: str) -> list[str]:
 def test_chat_commands(tmp_path: Path) -> None:
     with bot_and_emulator(tmp_path) as (emu, _bot):
         opp = OpponentSpec(policy="random", think_time_s=0.5, resign_after=12, seed=1)
-        cid = emu.challenge_bot(challenger="bob", rated=False, clock_limit_s=20, increment_s=0,
+        cid = emu.challenge_bot(challenger="bob", rated=False, clock_limit_s=30, increment_s=0,
                                 color="white", opponent=opp)
         emu.wait_game_started(cid, 10)
         # The greeting proves the bot's game stream is connected (chat is not replayed).
@@ -82,7 +82,7 @@ def test_takeback(tmp_path: Path, accept: bool) -> None:
     with bot_and_emulator(tmp_path, game={"accept_takebacks": accept}) as (emu, _bot):
         opp = OpponentSpec(policy="random", think_time_s=0.05, takeback_at=2, resign_after=5,
                            seed=7)
-        cid = emu.challenge_bot(challenger="dave", rated=False, clock_limit_s=20,
+        cid = emu.challenge_bot(challenger="dave", rated=False, clock_limit_s=30,
                                 increment_s=0, color="white", opponent=opp)
         emu.wait_game_started(cid, 10)
         assert wait_until(lambda: len(emu.game(cid).moves) >= 4 or emu.game(cid).over, 20)
@@ -151,7 +151,7 @@ def test_ponder_game(tmp_path: Path) -> None:
     hooks = GameHooks(on_move=lambda gid, overhead, think: moves.append(overhead))
     with bot_and_emulator(tmp_path, hooks=hooks, engine={"ponder": True}) as (emu, _bot):
         opp = OpponentSpec(policy="greedy", think_time_s=0.3, seed=12)
-        cid = emu.challenge_bot(challenger="pete", rated=False, clock_limit_s=20,
+        cid = emu.challenge_bot(challenger="pete", rated=False, clock_limit_s=30,
                                 increment_s=0, color="black", opponent=opp)
         snap = finish(emu, cid, 60)
         assert snap.over and not (snap.status == "outoftime" and snap.winner != snap.bot_color)
@@ -166,7 +166,7 @@ def test_variants(tmp_path: Path, variant: str, fen: str | None) -> None:
     challenge = {"variants": ["standard", "chess960", "fromPosition"]}
     with bot_and_emulator(tmp_path, challenge=challenge) as (emu, _bot):
         opp = OpponentSpec(policy="random", think_time_s=0.05, resign_after=8, seed=13)
-        cid = emu.challenge_bot(challenger="vera", rated=False, clock_limit_s=20,
+        cid = emu.challenge_bot(challenger="vera", rated=False, clock_limit_s=30,
                                 increment_s=0, color="black", variant=variant,
                                 initial_fen=fen, opponent=opp)
         snap = finish(emu, cid, 60)

@@ -26,7 +26,7 @@ def test_move_400_resyncs_and_game_finishes(tmp_path: Path, when: str,
         if when == "first-move":  # armed before the game: the bot's very first post fails
             emu.inject("http_error", MOVE, status=400, error=REJECTED)
         opp = OpponentSpec(policy="random", think_time_s=0.1, resign_after=8, seed=5)
-        cid = emu.challenge_bot(challenger="stale", rated=False, clock_limit_s=20,
+        cid = emu.challenge_bot(challenger="stale", rated=False, clock_limit_s=30,
                                 increment_s=0, color="black" if when == "first-move" else "white",
                                 opponent=opp)
         emu.wait_game_started(cid, 10)

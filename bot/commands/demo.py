@@ -12,7 +12,7 @@ import time
 
 import chess
 
-from bot.config import parse_config
+from bot.config import ULTRABULLET_BELOW_S, parse_config
 from bot.errors import UserError
 from bot.logsetup import setup_logging
 from bot.token import Token
@@ -31,7 +31,11 @@ def parse_tc(text: str) -> tuple[int, int]:
     m = re.fullmatch(r"\s*(\d+)\s*\+\s*(\d+)\s*", text)
     if not m or int(m.group(1)) <= 0:
         raise UserError(f"--tc {text!r} is not BASE+INC in seconds; write it like 60+1")
-    return int(m.group(1)), int(m.group(2))
+    base, inc = int(m.group(1)), int(m.group(2))
+    if base + 40 * inc < ULTRABULLET_BELOW_S:
+        raise UserError(f"--tc {text.strip()} is UltraBullet, which Lichess does not let bots "
+                        f"play; use 30+0 or slower")
+    return base, inc
 
 
 def _san_lines(snap_moves: list[str], start: int, board: chess.Board) -> list[str]:
@@ -53,8 +57,8 @@ async def _demo(base: int, inc: int, moves_only: bool) -> int:
         cfg = parse_config({
             "url": emu.url, "pgn_directory": None, "log_level": "warning" if moves_only else "info",
             "engine": {"hash_mb": 16, "move_overhead_ms": 50},
-            "challenge": {"time_controls": ["ultraBullet", "bullet", "blitz", "rapid",
-                                            "classical"], "max_base": 10800},
+            "challenge": {"time_controls": ["bullet", "blitz", "rapid", "classical"],
+                          "max_base": 10800},
             "network": {"stream_read_timeout_s": 5.0}})
         service = Service(cfg, Token(emu.token, "emulator demo token"))
         run = asyncio.create_task(service.run())
