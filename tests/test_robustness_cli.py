@@ -9,8 +9,10 @@ import re
 import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 
+import pytest
 import yaml
 from test_service_helpers import FAST_NETWORK, fast_emulator_config, needs_engine, wait_until
 
@@ -136,3 +138,20 @@ def test_sighup_with_a_non_utf8_config_keeps_running(tmp_path: Path) -> None:
                 proc.kill()
         text = log.read_text(errors="replace")
         assert "Traceback" not in text and emu.token not in text
+
+
+@pytest.mark.parametrize("args", [["bench", "--depth", "60"], ["perft", "15", "--divide"]])
+def test_long_commands_stop_on_ctrl_c(args: list[str]) -> None:
+    # Old code: SIGINT waited for the running C search/perft call to return.
+    proc = subprocess.Popen([sys.executable, "-m", "bot.cli", *args], stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        time.sleep(3)  # interpreter up, C code running
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err
