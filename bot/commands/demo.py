@@ -18,6 +18,8 @@ from bot.logsetup import setup_logging
 from bot.token import Token
 
 DEMO_TIMEOUT_S = 600
+MAX_BASE_S = 10800  # the challenge API's clock.limit maximum (3 hours)
+MAX_INCREMENT_S = 180  # lila HookConfig.validateIncrement
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,6 +34,9 @@ def parse_tc(text: str) -> tuple[int, int]:
     if not m or int(m.group(1)) <= 0:
         raise UserError(f"--tc {text!r} is not BASE+INC in seconds; write it like 60+1")
     base, inc = int(m.group(1)), int(m.group(2))
+    if base > MAX_BASE_S or inc > MAX_INCREMENT_S:
+        raise UserError(f"--tc {text.strip()} is longer than Lichess allows: at most "
+                        f"{MAX_BASE_S}+{MAX_INCREMENT_S}")
     if base + 40 * inc < ULTRABULLET_BELOW_S:
         raise UserError(f"--tc {text.strip()} is UltraBullet, which Lichess does not let bots "
                         f"play; use 30+0 or slower")
@@ -66,7 +71,11 @@ async def _demo(base: int, inc: int, moves_only: bool) -> int:
         cid = await asyncio.to_thread(
             emu.challenge_bot, challenger="demo-human", rated=False, clock_limit_s=base,
             increment_s=inc, opponent=OpponentSpec(policy="greedy", think_time_s=0.3))
-        await asyncio.to_thread(emu.wait_game_started, cid, 25)
+        try:
+            await asyncio.to_thread(emu.wait_game_started, cid, 25)
+        except TimeoutError:
+            raise UserError(f"the bot did not accept the demo challenge ({base}+{inc}) "
+                            f"within 25 s; see the log above") from None
         snap = emu.game(cid)
         if not moves_only:
             print(f"{snap.white} (white) vs {snap.black} (black), {base}+{inc}, on {emu.url}")
