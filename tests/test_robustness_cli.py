@@ -17,7 +17,7 @@ import yaml
 from test_service_helpers import FAST_NETWORK, fast_emulator_config, needs_engine, wait_until
 
 from bot import platform_info
-from bot.emulator import Emulator
+from bot.emulator import AccountSpec, Emulator, EmulatorConfig
 from bot.token import ENV_VAR
 
 TOKEN = "lip_AbCdEf0123456789xy"
@@ -155,3 +155,30 @@ def test_long_commands_stop_on_ctrl_c(args: list[str]) -> None:
             proc.kill()
     assert proc.returncode == 130
     assert "interrupted" in err and "Traceback" not in err
+
+
+def test_upgrade_prompt_ctrl_d_is_a_no(tmp_path: Path) -> None:
+    # Old code: EOFError traceback from input().
+    import pty
+
+    with Emulator(EmulatorConfig(accounts=[AccountSpec(title=None)])) as emu:
+        cfg = tmp_path / "c.yml"
+        cfg.write_text(yaml.safe_dump({"url": emu.url}))
+        master, slave = pty.openpty()
+        env = dict(os.environ, LICHESS_BOT_TOKEN=emu.token)
+        proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "upgrade", "--config", str(cfg)],
+                                stdin=slave, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                text=True, env=env)
+        os.close(slave)
+        try:
+            assert proc.stdout is not None
+            assert "irreversible" in proc.stdout.readline()
+            os.write(master, b"\x04")  # Ctrl-D at the prompt
+            out, err = proc.communicate(timeout=30)
+        finally:
+            os.close(master)
+            if proc.poll() is None:
+                proc.kill()
+        assert proc.returncode == 1, err
+        assert "Not confirmed" in out and "Traceback" not in err
+        assert emu.count("POST /api/bot/account/upgrade") == 0
