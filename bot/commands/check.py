@@ -86,9 +86,9 @@ async def _check_latency(api: Lichess, cfg: Config, rep: Report) -> None:
     median, worst = statistics.median(samples), max(samples)
     overhead = cfg.engine.move_overhead_ms
     line = (f"round trip to {cfg.url}: median {median:.0f} ms, max {worst:.0f} ms over "
-            f"{len(samples)} requests; each move spends about that much of the clock on "
-            f"the network: in games the bot adds the latency it measures on top of "
-            f"engine.move_overhead_ms ({overhead} ms), which stays as the margin for spikes")
+            f"{len(samples)} requests; each move costs about one round trip of the clock "
+            f"(Lichess gives bots no lag compensation): engine.move_overhead_ms ({overhead} ms) "
+            f"is kept back per move, and games raise it to the latency they measure")
     if median > SLOW_ROUND_TRIP_MS:
         rep.warn(line + "; this link is slow for bullet: prefer blitz and slower "
                  "(challenge.time_controls)")
