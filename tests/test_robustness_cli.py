@@ -51,6 +51,8 @@ def test_check_and_run_agree_on_the_hash_per_game(tmp_path: Path) -> None:
     avail = mem.get("MemAvailable", mem["MemTotal"]) // 1024
     budget = platform_info.hash_budget_mb(total, avail, platform_info.cgroup_memory_max_mb())
     games = 64
+    if budget < 2 * games:
+        pytest.skip(f"only {budget} MiB for hash tables here: no per-game size to compare")
     hash_mb = max(budget // games * 4, 4)  # fits alone, 4x too big for 64 games
     cfg = tmp_path / "c.yml"
     cfg.write_text(yaml.safe_dump({"engine": {"hash_mb": hash_mb},
