@@ -178,16 +178,17 @@ def emulator_config(args: argparse.Namespace) -> EmulatorConfig:
 def service_config(args: argparse.Namespace, url: str) -> dict[str, Any]:
     data: dict[str, Any] = {
         "url": url, "pgn_directory": args.pgn_dir, "log_level": args.log_level,
-        "engine": {"hash_mb": args.hash_mb, "move_overhead_ms": args.move_overhead_ms,
-                   "ponder": args.ponder},
+        "engine": {"hash_mb": args.hash_mb, "threads": 1, "ponder": args.ponder},
         "challenge": {"concurrency": args.concurrency, "max_simultaneous_games_per_user": 64,
-                      "time_controls": ["ultraBullet", "bullet", "blitz", "rapid"]},
+                      "time_controls": ["bullet", "blitz", "rapid"]},
     }
     if args.profile == "basic":
         data["greeting"] = {"hello": "", "hello_spectators": "", "goodbye": "",
                             "goodbye_spectators": ""}
         data["network"] = {"stream_read_timeout_s": 7.0, "backoff_base_s": 0.2,
                            "backoff_max_s": 2.0, "rate_limit_pause_s": 2.0}
+    if args.move_overhead_ms is not None:
+        data["engine"]["move_overhead_ms"] = args.move_overhead_ms
     # realistic: the production greetings, chat commands and network settings.
     return data
 
@@ -301,7 +302,8 @@ def main() -> int:
     p.add_argument("--fault-rate", type=float, default=0.02,
                    help="probability of each random fault per opportunity")
     p.add_argument("--hash-mb", type=int, default=16)
-    p.add_argument("--move-overhead-ms", type=int, default=100)
+    p.add_argument("--move-overhead-ms", type=int, default=None,
+                   help="the overhead floor (default: the product default)")
     p.add_argument("--ponder", action="store_true")
     p.add_argument("--pgn-dir", default=None)
     p.add_argument("--seed", type=int, default=1)

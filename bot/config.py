@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import math
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -23,6 +25,36 @@ from bot.errors import UserError, read_user_file
 VARIANTS = ("standard", "chess960", "fromPosition")
 SPEEDS = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
 MODES = ("rated", "casual")
+
+# Lichess refuses UltraBullet for BOT accounts, both ways (lila ChallengeGranter:
+# BotUltraBullet; ApiConfig.validSpeed: a bot's challenge must be >= Bullet).
+# Speed comes from the estimated duration base + 40 * increment; < 30 s is UltraBullet.
+ULTRABULLET_BELOW_S = 30
+# clock.limit values the challenge API takes (lila ApiConfig.clockLimitSeconds):
+# 0, 15, 30, 45, 60, 90 s, then whole minutes up to 180 min.
+API_CLOCK_LIMITS_S = (0, 15, 30, 45, 60, 90, *range(120, 10801, 60))
+
+# Lichess personal tokens: lip_ (personal) / lio_ (OAuth) + alphanumerics.
+_TOKEN_LIKE = re.compile(r"^li[po]_[A-Za-z0-9]{8,}$")
+
+
+def looks_like_token(value: object) -> bool:
+    return isinstance(value, str) and bool(_TOKEN_LIKE.match(value.strip()))
+
+
+def _holds_token(value: Any) -> bool:
+    if isinstance(value, dict):
+        return any(_holds_token(k) or _holds_token(v) for k, v in value.items())
+    if isinstance(value, list):
+        return any(map(_holds_token, value))
+    return looks_like_token(value)
+
+
+def _show(value: Any) -> str:
+    """repr() for error messages, except that a pasted token is never echoed."""
+    if _holds_token(value):
+        return "a value that looks like a Lichess token (not shown)"
+    return repr(value)
 
 
 def _meta(lo: float | None = None, hi: float | None = None,
@@ -169,7 +201,7 @@ def _coerce_scalar(key: str, tp: Any, value: Any) -> Any:
     elif tp is str:
         if isinstance(value, str):
             return value
-    raise UserError(f"config key '{key}' must be {_type_name(tp)}, got {value!r}; "
+    raise UserError(f"config key '{key}' must be {_type_name(tp)}, got {_show(value)}; "
                     f"fix the value in the config file")
 
 
@@ -180,8 +212,14 @@ def _check_meta(key: str, value: Any, meta: Any) -> None:
         if choices and item not in choices:
             hint = difflib.get_close_matches(str(item), choices, n=1)
             extra = f" (did you mean '{hint[0]}'?)" if hint else ""
-            raise UserError(f"config key '{key}': {item!r} is not allowed{extra}; "
+            raise UserError(f"config key '{key}': {_show(item)} is not allowed{extra}; "
                             f"use one of: {', '.join(choices)}")
+        if isinstance(item, float) and not math.isfinite(item):
+            # NaN passes every < / > test, and an infinite timeout overflows later.
+            bounds = f" between {lo} and {hi}" if lo is not None and hi is not None else \
+                f" of at least {lo}" if lo is not None else ""
+            raise UserError(f"config key '{key}' is {item}, not a finite number; "
+                            f"give a number{bounds}")
         if isinstance(item, int | float) and not isinstance(item, bool):
             if lo is not None and item < lo:
                 raise UserError(f"config key '{key}' is {item}, below the minimum {lo}; "
@@ -203,7 +241,7 @@ def _convert(key: str, tp: Any, value: Any, meta: Any) -> Any:
         if isinstance(value, str | int | float) and not isinstance(value, bool):
             value = [value]  # a single value is a one-item list, as in lichess-bot
         if not isinstance(value, list):
-            raise UserError(f"config key '{key}' must be a list, got {value!r}; "
+            raise UserError(f"config key '{key}' must be a list, got {_show(value)}; "
                             f"write it as [a, b] or one item per '- ' line")
         out = [_coerce_scalar(key, item_tp, v) for v in value]
         _check_meta(key, out, meta)
@@ -220,11 +258,15 @@ def _build(cls: Any, data: Any, prefix: str = "") -> Any:
     if data is None:
         data = {}
     if not isinstance(data, dict):
-        raise UserError(f"config section '{where}' must be a mapping of keys, got {data!r}")
+        raise UserError(f"config section '{where}' must be a mapping of keys, "
+                        f"got {_show(data)}")
     hints = typing.get_type_hints(cls)
     fields = {f.name: f for f in dataclasses.fields(cls) if f.name not in _INTERNAL}
     for key in data:
         if key not in fields:
+            if looks_like_token(key):
+                raise UserError(f"the config file has {_show(key)} as a key in "
+                                f"{where}; remove it and keep the token in token_file")
             hint = difflib.get_close_matches(str(key), list(fields), n=1)
             extra = f"did you mean '{prefix}{hint[0]}'?" if hint else \
                 f"known keys: {', '.join(fields)}"
@@ -248,11 +290,31 @@ def _cross_checks(cfg: Config) -> None:
             raise UserError(f"config key '{lo_key}' ({lo}) is greater than '{hi_key}' ({hi}); "
                             f"swap them or widen the range")
     if not cfg.url.startswith(("http://", "https://")):
-        raise UserError(f"config key 'url' must start with http:// or https://, got {cfg.url!r}")
-    if cfg.matchmaking.allow_matchmaking and not (
-            cfg.matchmaking.challenge_initial_time and cfg.matchmaking.challenge_increment):
+        raise UserError(f"config key 'url' must start with http:// or https://, "
+                        f"got {_show(cfg.url)}")
+    if "ultraBullet" in c.time_controls:
+        raise UserError("config key 'challenge.time_controls' lists ultraBullet, but Lichess "
+                        "does not let BOT accounts play UltraBullet; remove it")
+    _check_matchmaking_clocks(cfg.matchmaking)
+
+
+def _check_matchmaking_clocks(mm: MatchmakingConfig) -> None:
+    if mm.allow_matchmaking and not (mm.challenge_initial_time and mm.challenge_increment):
         raise UserError("matchmaking is on but 'matchmaking.challenge_initial_time' or "
                         "'matchmaking.challenge_increment' is empty; list at least one value")
+    for base in mm.challenge_initial_time:
+        if base not in API_CLOCK_LIMITS_S:
+            raise UserError(f"config key 'matchmaking.challenge_initial_time': Lichess does not "
+                            f"accept {base} s as a clock; use 15, 30, 45, 60, 90 or a whole "
+                            f"number of minutes in seconds (120, 180, ... 10800)")
+    # Each challenge picks one of each list, so every pairing has to be playable.
+    for base in mm.challenge_initial_time:
+        for inc in mm.challenge_increment:
+            if base + 40 * inc < ULTRABULLET_BELOW_S:
+                raise UserError(f"config keys 'matchmaking.challenge_initial_time' and "
+                                f"'matchmaking.challenge_increment' pair {base} s with "
+                                f"+{inc} s, an UltraBullet clock that Lichess refuses for "
+                                f"BOT accounts; use at least 30 s (or an increment)")
 
 
 def parse_config(data: Any, source: str = "<memory>") -> Config:

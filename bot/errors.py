@@ -25,3 +25,7 @@ def read_user_file(path: Path, what: str, missing_fix: str, unreadable_fix: str)
         raise UserError(f"{what} {path} does not exist; {missing_fix}") from None
     except OSError as exc:
         raise UserError(f"cannot read {what} {path}: {exc.strerror}; {unreadable_fix}") from None
+    except UnicodeDecodeError as exc:
+        # Name the place, never the bytes: the file may hold a secret.
+        raise UserError(f"{what} {path} is not UTF-8 text (undecodable byte at offset "
+                        f"{exc.start}); save it as UTF-8") from None

@@ -188,7 +188,7 @@ def hash_fit_message(hash_mb: int, games: int, budget_mb: int) -> str | None:
         return (f"config key 'engine.hash_mb' ({hash_mb} MiB x {games} game(s)) does not fit: "
                 f"only {budget_mb} MiB of RAM is free for hash tables; "
                 f"lower 'challenge.concurrency' or free memory")
-    fit = per_game if per_game < 64 else per_game // 64 * 64  # a round figure
+    fit = round_down_mb(per_game)
     total = f"{hash_mb} MiB x {games} games = {hash_mb * games} MiB" if games > 1 \
         else f"{hash_mb} MiB"
     return (f"config key 'engine.hash_mb' is too large for this machine: {total}, but only "
@@ -209,6 +209,27 @@ def check_hash_fits(hash_mb: int, games: int = 1) -> str | None:
     budget = hash_budget_mb(total // 1024, avail // 1024 if avail is not None else None,
                             cgroup_memory_max_mb())
     return hash_fit_message(hash_mb, games, budget)
+
+
+def free_for_hash_mb() -> int | None:
+    """MiB one more hash table may take right now, None if unknown (UCI `setoption Hash`).
+
+    A UCI user (a GUI, a match tool) owns the machine's memory, unlike the bot,
+    whose games share half the RAM: everything available except RESERVE_MB,
+    within the service's MemoryMax= when there is one."""
+    avail = meminfo_kb().get("MemAvailable")
+    if avail is None:
+        return None
+    limit = avail // 1024 - RESERVE_MB
+    memory_max = cgroup_memory_max_mb()
+    if memory_max is not None:
+        limit = min(limit, memory_max - RESERVE_MB)
+    return max(limit, 0)
+
+
+def round_down_mb(mb: int) -> int:
+    """A round size to suggest: a multiple of 64 MiB from 64 MiB up."""
+    return mb if mb < 64 else mb // 64 * 64
 
 
 def _fmt_mb(mb: int | None) -> str:

@@ -7,17 +7,24 @@ through logging, exception messages or tracebacks by accident.  Only
 
 from __future__ import annotations
 
+import logging
 import os
 import re
+import stat
+from collections.abc import Callable
 from pathlib import Path
 
 from bot.errors import UserError, read_user_file
+
+log = logging.getLogger(__name__)
 
 ENV_VAR = "LICHESS_BOT_TOKEN"
 CREDENTIAL_NAME = "lichess-token"
 # Lichess tokens are lip_/lio_ + alphanumerics; be lenient but refuse whitespace
 # and control characters, which would corrupt the HTTP header.
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9_\-.]{8,256}$")
+# What a pasted token looks like (a path never does: no slash, no dot).
+_PASTED_RE = re.compile(r"^\s*li[po]_[A-Za-z0-9]{8,}\s*$")
 
 
 class Token:
@@ -51,19 +58,45 @@ def _validate(text: str, source: str) -> Token:
     return Token(secret, source)
 
 
+def permission_warning(path: Path) -> str | None:
+    """A warning if users other than the owner may read the token file."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None  # reading it reports the real problem
+    if mode & (stat.S_IRGRP | stat.S_IROTH):
+        who = "everyone" if mode & stat.S_IROTH else "its group"
+        return (f"token_file {path} is readable by {who} (mode {stat.S_IMODE(mode):03o}); "
+                f"anyone who reads it can play as the bot: run chmod 600 {path}")
+    return None
+
+
 def _from_file(path: Path, what: str) -> Token:
     text = read_user_file(path, what, "create it with the token or fix the path",
                           "check its permissions")
     return _validate(text, f"{what} {path}")
 
 
-def load_token(token_file: str | None = None) -> Token:
-    """Resolve the token: $LICHESS_BOT_TOKEN, then token_file, then systemd credential."""
+def load_token(token_file: str | None = None,
+               warn: Callable[[str], None] = log.warning) -> Token:
+    """Resolve the token: $LICHESS_BOT_TOKEN, then token_file, then systemd credential.
+
+    `warn` receives advice that does not stop the bot (a token file others can read)."""
     env = os.environ.get(ENV_VAR)
     if env is not None and env.strip():
         return _validate(env, f"${ENV_VAR}")
     if token_file:
-        return _from_file(Path(token_file).expanduser(), "token_file")
+        path = Path(token_file).expanduser()
+        if _PASTED_RE.match(token_file) and not path.exists():
+            # Echoing the "path" would print the secret into logs and terminals.
+            raise UserError("config key 'token_file' must be a path; it looks like you pasted "
+                            "the token itself: put the token in a file (chmod 600) and give "
+                            "its path, or set $" + ENV_VAR)
+        token = _from_file(path, "token_file")
+        problem = permission_warning(path)
+        if problem:
+            warn(problem)
+        return token
     cred_dir = os.environ.get("CREDENTIALS_DIRECTORY")
     if cred_dir:
         cred = Path(cred_dir) / CREDENTIAL_NAME

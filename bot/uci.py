@@ -2,8 +2,10 @@
 
 stdin is read in the main thread; `go` runs the search in a worker thread
 whose on_info callback prints `info` lines, so `stop`, `ponderhit`,
-`isready` and `quit` are answered while it searches. Malformed input is
-reported on an `info string` line and ignored: a GUI typo never kills us.
+`isready` and `quit` are answered while it searches. `go perft` runs in a
+worker thread too, with a C stop flag, so `stop`, `quit` and EOF end it.
+Malformed input is reported on an `info string` line and ignored: a GUI typo
+never kills us, and `isready` is always answered.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TextIO
 
-from bot import __version__
+from bot import __version__, platform_info
+from bot.engine.bindings import PerftStop
 from bot.engine.board import Board
 from bot.engine.engine import Engine, SearchInfo, SearchLimits, SearchResult, monotonic_us
-from bot.engine.exceptions import EngineError
+from bot.engine.exceptions import EngineError, EngineMemoryError, PerftInterrupted
 from bot.errors import PibotError
 
 log = logging.getLogger(__name__)
@@ -28,6 +31,7 @@ _MAX_MS = 1 << 40
 _MAX_NODES = 1 << 62
 _MAX_HASH_MB = 1 << 20
 _MAX_THREADS = 256
+_MAX_PERFT_DEPTH = 15
 
 
 @dataclass
@@ -67,6 +71,7 @@ class UciSession:
         self._answered = threading.Event()  # set just before `bestmove` goes out
         self._stop_event = threading.Event()
         self._ponderhit_event = threading.Event()
+        self._perft_stop: PerftStop | None = None  # of the running `go perft`
 
     # ---- output ----
 
@@ -110,11 +115,16 @@ class UciSession:
         if self._worker is None:
             return
         if self._worker.is_alive():
-            self._stop_event.set()
-            if self._engine is not None:
-                self._engine.stop()
+            self._stop_all()
         self._worker.join()
         self._worker = None
+
+    def _stop_all(self) -> None:
+        self._stop_event.set()
+        if self._perft_stop is not None:
+            self._perft_stop.set()
+        if self._engine is not None:
+            self._engine.stop()
 
     # ---- main loop ----
 
@@ -171,9 +181,13 @@ class UciSession:
             self.send(line)
 
     def cmd_isready(self, args: list[str]) -> None:
-        if not self._searching():
-            self._get_engine()  # allocate the hash now, not during the first go
-        self.send("readyok")
+        try:
+            if not self._searching():
+                self._get_engine()  # allocate the hash now, not during the first go
+        except PibotError as exc:
+            self.info_string(f"error in 'isready': {exc}")
+        finally:
+            self.send("readyok")  # a GUI waits for it forever: never withhold it
 
     def cmd_ucinewgame(self, args: list[str]) -> None:
         self._finish_search()
@@ -190,11 +204,7 @@ class UciSession:
         self._finish_search()
         eng = self._engine
         if name == "hash":
-            mb = _int_arg("Hash", value or None, 1, _MAX_HASH_MB)
-            if eng is not None:
-                eng.set_option(hash_mb=mb)
-                eng.new_game()
-            self._opts.hash_mb = mb
+            self._set_hash(_int_arg("Hash", value or None, 1, 1 << 62))
         elif name == "threads":
             n = _int_arg("Threads", value or None, 1, _MAX_THREADS)
             if eng is not None:
@@ -214,6 +224,32 @@ class UciSession:
                 eng.new_game()
         else:
             raise UciError(f"no option named {name!r}")
+
+    def _set_hash(self, mb: int) -> None:
+        """Resize the table now, so a size that cannot be had is refused here
+        (naming one that fits) and the current table stays in use."""
+        old = self._opts.hash_mb
+        free = platform_info.free_for_hash_mb()
+        cap = _MAX_HASH_MB if free is None else min(_MAX_HASH_MB, free)
+        if mb > cap:
+            room = f"about {cap} MB of memory is free" if free is not None and free < \
+                _MAX_HASH_MB else f"the maximum is {_MAX_HASH_MB} MB"
+            self.info_string(f"Hash {mb} MB does not fit: {room}; keeping Hash {old} MB "
+                             f"(set Hash to {platform_info.round_down_mb(max(cap, 1))} or less)")
+            return
+        try:
+            if self._engine is None:
+                self._opts.hash_mb = mb
+                self._get_engine()
+            else:
+                self._engine.set_option(hash_mb=mb)  # the old table stays if this fails
+                self._engine.new_game()
+        except EngineMemoryError:
+            self._opts.hash_mb = old
+            self.info_string(f"Hash {mb} MB could not be allocated; keeping Hash {old} MB "
+                             f"(try a smaller size)")
+            return
+        self._opts.hash_mb = mb
 
     def cmd_position(self, args: list[str]) -> None:
         if not args:
@@ -244,10 +280,11 @@ class UciSession:
         if self._searching():
             raise UciError("already searching; send stop first")
         if args and args[0] == "perft":
-            self._perft(args[1:])
+            self._start_perft(args[1:])
             return
         limits = _parse_go(args)
         eng = self._get_engine()
+        self._perft_stop = None
         self._finite_search = not (limits.infinite or limits.ponder)
         self._stop_event = threading.Event()
         self._ponderhit_event = threading.Event()
@@ -293,21 +330,51 @@ class UciSession:
         else:
             self.send(f"bestmove {res.bestmove}")
 
-    def _perft(self, args: list[str]) -> None:
-        depth = _int_arg("perft depth", args[0] if args else None, 1, 10)
+    def _start_perft(self, args: list[str]) -> None:
+        if not args:
+            raise UciError("perft needs a depth, e.g. 'go perft 5'")
+        try:
+            depth = int(args[0])
+        except ValueError:
+            raise UciError(f"perft depth {args[0]!r} is not an integer") from None
+        if not 0 <= depth <= _MAX_PERFT_DEPTH:
+            raise UciError(f"perft depth must be 0..{_MAX_PERFT_DEPTH}, got {depth}")
         board = Board(self._fen, chess960=self._opts.chess960)
         for mv in self._moves:
             board.push_uci(mv)
-        rows, total = board.perft_divide(depth)
-        for move, count in rows:
-            self.send(f"{move}: {count}")
+        self._finite_search = False  # EOF stops a perft: it may run for hours
+        self._perft_stop = PerftStop()
+        self._answered = threading.Event()
+        self._worker = threading.Thread(
+            target=self._perft_worker, args=(board, depth, self._perft_stop, self._answered),
+            name="uci-perft", daemon=True)
+        self._worker.start()
+
+    def _perft_worker(self, board: Board, depth: int, stop: PerftStop,
+                      answered: threading.Event) -> None:
+        try:
+            # Rows go out as they are counted, as in Stockfish; perft(0) = 1, no rows.
+            _, total = board.perft_divide(
+                depth, stop, on_row=lambda move, count: self.send(f"{move}: {count}"))
+        except PerftInterrupted:
+            answered.set()
+            self.info_string(f"perft {depth} stopped; no total")
+            return
+        except Exception as exc:
+            log.exception("perft failed")
+            answered.set()
+            self.info_string(f"perft failed: {exc}")
+            return
+        answered.set()
         self.send("")
         self.send(f"Nodes searched: {total}")
 
     def cmd_stop(self, args: list[str]) -> None:
-        self._stop_event.set()
-        if self._engine is not None:
-            self._engine.stop()
+        self._stop_all()
+        if self._perft_stop is not None:
+            # A stopped perft ends within microseconds: wait, so that a `go`
+            # sent right after `stop` does not find it still running.
+            self._finish_search()
 
     def cmd_ponderhit(self, args: list[str]) -> None:
         self._ponderhit_event.set()

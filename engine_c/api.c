@@ -100,25 +100,23 @@ uint64_t pb_perft(PbBoard *p, int depth) {
     return perft(&p->b, depth);
 }
 
-int pb_perft_divide(PbBoard *p, int depth, char *out, size_t outlen, uint64_t *total) {
-    if (depth < 1 || !out || outlen < 1) return PB_ERR_ARG;
-    MoveList list;
-    list.count = 0;
-    int n = movegen_legal(&p->b, &list, GEN_ALL);
-    size_t pos = 0;
-    uint64_t sum = 0;
-    out[0] = 0;
-    for (int i = 0; i < n; i++) {
-        char uci[6];
-        board_move_to_uci(&p->b, list.moves[i], uci);
-        board_make_move(&p->b, list.moves[i]);
-        uint64_t c = perft(&p->b, depth - 1);
-        board_unmake_move(&p->b);
-        sum += c;
-        int w = snprintf(out + pos, outlen - pos, "%s: %llu\n", uci, (unsigned long long)c);
-        if (w < 0 || (size_t)w >= outlen - pos) return PB_ERR_ARG;
-        pos += (size_t)w;
-    }
-    *total = sum;
-    return n;
+struct PbPerftStop { atomic_int flag; };
+
+PbPerftStop *pb_perft_stop_new(void) {
+    PbPerftStop *s = malloc(sizeof *s);
+    if (s) atomic_init(&s->flag, 0);
+    return s;
+}
+
+void pb_perft_stop_free(PbPerftStop *s) { free(s); }
+
+void pb_perft_stop_set(PbPerftStop *s) {
+    if (s) atomic_store_explicit(&s->flag, 1, memory_order_relaxed);
+}
+
+int pb_perft_run(PbBoard *p, int depth, PbPerftStop *stop, uint64_t *nodes) {
+    if (depth < 0 || depth > 63 || !nodes) return PB_ERR_ARG;
+    const atomic_int *flag = stop ? &stop->flag : NULL;
+    *nodes = perft_stoppable(&p->b, depth, flag);
+    return flag && atomic_load_explicit(flag, memory_order_relaxed) ? 1 : 0;
 }

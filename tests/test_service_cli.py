@@ -56,3 +56,8 @@ def test_demo_bad_tc_is_one_line() -> None:
                        capture_output=True, text=True, timeout=60)
     assert r.returncode == 2 and "write it like 60+1" in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
+    for tc, fragment in (("15+0", "UltraBullet"), ("20000+0", "at most 10800+180")):
+        r = subprocess.run([sys.executable, "-m", "bot.cli", "demo", "--tc", tc],
+                           capture_output=True, text=True, timeout=60)
+        assert r.returncode == 2 and fragment in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1

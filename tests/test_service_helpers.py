@@ -48,7 +48,7 @@ def bot_config(url: str, tmp: Path | None = None, **sections: Any) -> Config:
                             "shutdown_grace_s": 30, "log_level": "debug",
                             "network": dict(FAST_NETWORK),
                             "engine": {"hash_mb": 8, "move_overhead_ms": 50},
-                            "challenge": {"time_controls": ["ultraBullet", "bullet", "blitz",
+                            "challenge": {"time_controls": ["bullet", "blitz",
                                                             "rapid"]}}
     for key, value in sections.items():
         if isinstance(value, dict) and isinstance(data.get(key), dict):

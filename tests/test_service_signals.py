@@ -19,7 +19,7 @@ from bot.emulator import Emulator, OpponentSpec
 def _write_config(path: Path, url: str, **extra: object) -> None:
     data = {"url": url, "pgn_directory": None, "log_level": "info",
             "network": FAST_NETWORK, "engine": {"hash_mb": 8},
-            "challenge": {"time_controls": ["ultraBullet", "bullet"]}, **extra}
+            "challenge": {"time_controls": ["bullet"]}, **extra}
     path.write_text(yaml.safe_dump(data))
 
 
@@ -69,7 +69,7 @@ def test_sigterm_finishes_game_then_exits(tmp_path: Path) -> None:
     cfg, log = tmp_path / "c.yml", tmp_path / "log"
     with Emulator(fast_emulator_config()) as emu:
         _write_config(cfg, emu.url, challenge={"concurrency": 2,
-                                               "time_controls": ["ultraBullet", "bullet"]})
+                                               "time_controls": ["bullet"]})
         proc = _start(cfg, emu.token, log)
         try:
             assert _ready(emu, log), log.read_text()

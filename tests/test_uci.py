@@ -175,3 +175,54 @@ def test_eof_exits_cleanly() -> None:
     assert u.proc.stdin is not None
     u.proc.stdin.close()
     assert u.proc.wait(10) == 0
+
+
+def test_unallocatable_hash_is_refused_before_first_isready() -> None:
+    # Old code: the clamped 1 TiB table failed at every later command, so
+    # `isready` never got its readyok and `go` never its bestmove.
+    u = Uci()
+    try:
+        u.send("setoption name Hash value 999999999", "isready")
+        lines = u.expect("readyok", timeout=120)
+        refusal = [ln for ln in lines if ln.startswith("info string")]
+        assert len(refusal) == 1, lines
+        assert "Hash 999999999 MB does not fit" in refusal[0]
+        assert "keeping Hash 64 MB" in refusal[0] and "set Hash to " in refusal[0]
+        u.send("go depth 2")
+        assert chess.Move.from_uci(_bestmove(u.expect("bestmove"))) in chess.Board().legal_moves
+        u.send("setoption name Hash value 16", "isready")  # a size that fits still works
+        assert not any(ln.startswith("info string") for ln in u.expect("readyok"))
+    finally:
+        u.close()
+
+
+def test_go_perft_0_counts_one_node(uci: Uci) -> None:
+    uci.send("position startpos moves e2e4", "go perft 0")
+    lines = uci.expect("Nodes searched")
+    assert lines == ["", "Nodes searched: 1"]  # perft(0) = 1, no root moves to list
+
+
+def test_go_perft_keeps_reading_and_stops(uci: Uci) -> None:
+    uci.send("position startpos", "go perft 15")  # would run for days
+    uci.send("isready")
+    uci.expect("readyok", timeout=10)  # the loop still reads while perft counts
+    uci.send("stop")
+    assert uci.expect("info string perft 15 stopped", timeout=10)
+    uci.send("go perft 1")  # right after stop: the old perft must be gone
+    assert uci.expect("Nodes searched")[-1] == "Nodes searched: 20"
+    uci.send("go perft 16", "go perft -1", "go perft x", "isready")
+    errors = [ln for ln in uci.expect("readyok") if ln.startswith("info string")]
+    assert len(errors) == 3, errors
+
+
+@pytest.mark.parametrize("how", ["quit", "eof"])
+def test_quit_or_eof_ends_a_running_perft(uci: Uci, how: str) -> None:
+    uci.send("go perft 15")
+    uci.send("isready")
+    uci.expect("readyok", timeout=10)
+    assert uci.proc.stdin is not None
+    if how == "quit":
+        uci.send("quit")
+    else:
+        uci.proc.stdin.close()
+    assert uci.proc.wait(15) == 0

@@ -9,6 +9,8 @@ Nodes/second measures speed on this machine.
 from __future__ import annotations
 
 import argparse
+import sys
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -81,15 +83,24 @@ class BenchResult:
         return self.nodes * 1000 // max(1, self.time_ms)
 
 
+class BenchInterrupted(Exception):
+    """`stop` was set: the bench ended early and has no signature."""
+
+
 def run_bench(depth: int = DEFAULT_DEPTH, hash_mb: int = 16,
-              progress: Callable[[int, str, int], None] | None = None) -> BenchResult:
-    """Search every bench position to `depth` with one thread and a fresh hash."""
+              progress: Callable[[int, str, int], None] | None = None,
+              stop: threading.Event | None = None) -> BenchResult:
+    """Search every bench position to `depth` with one thread and a fresh hash.
+
+    Setting `stop` (any thread) ends the running search and raises BenchInterrupted."""
     nodes = 0
     start = time.monotonic()
     with Engine(hash_mb=hash_mb, threads=1) as eng:
         for i, fen in enumerate(BENCH_FENS, 1):
             eng.set_position(fen, [])
-            res = eng.search(SearchLimits(depth=depth))
+            res = eng.search(SearchLimits(depth=depth), stop_event=stop)
+            if stop is not None and stop.is_set():
+                raise BenchInterrupted(f"bench stopped at position {i}/{len(BENCH_FENS)}")
             nodes += res.nodes
             if progress is not None:
                 progress(i, fen, res.nodes)
@@ -120,7 +131,31 @@ def run(args: argparse.Namespace) -> int:
     def show(i: int, fen: str, nodes: int) -> None:
         print(f"Position {i:2d}/{len(BENCH_FENS)}: {nodes:10d}  {fen}")
 
-    res = run_bench(args.depth, args.hash_mb, show if args.verbose else None)
+    # The search runs in a worker: the main thread must stay in Python code
+    # for Ctrl-C to be seen at once, not after the current C search ends.
+    stop = threading.Event()
+    outcome: list[BenchResult | BaseException] = []
+
+    def work() -> None:
+        try:
+            outcome.append(run_bench(args.depth, args.hash_mb, show if args.verbose else None,
+                                     stop))
+        except BaseException as exc:  # handed to the main thread
+            outcome.append(exc)
+
+    worker = threading.Thread(target=work, name="bench", daemon=True)
+    worker.start()
+    try:
+        while worker.is_alive():
+            worker.join(0.2)
+    except KeyboardInterrupt:
+        stop.set()
+        worker.join()
+        print("pibot bench: interrupted; no signature", file=sys.stderr)
+        return 130
+    res = outcome[0]
+    if isinstance(res, BaseException):
+        raise res
     print("=" * 40)
     print(format_result(res))
     return 0

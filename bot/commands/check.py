@@ -6,12 +6,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
+import statistics
+import time
 
 from bot.commands.run import resolve_config_path
 from bot.config import Config, load_config
 from bot.errors import PibotError
 from bot.lichess import Lichess, LichessError
 from bot.token import Token, load_token
+
+LATENCY_SAMPLES = 5
+SLOW_ROUND_TRIP_MS = 300  # bullet games start to feel it
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -31,6 +36,10 @@ class Report:
     def bad(self, text: str) -> None:
         self.problems += 1
         print(f"PROBLEM {text}")
+
+    def summary(self) -> int:
+        print(f"{self.problems} problem(s) found" if self.problems else "all checks passed")
+        return 1 if self.problems else 0
 
 
 async def _check_account(cfg: Config, token: Token, rep: Report) -> None:
@@ -59,6 +68,32 @@ async def _check_account(cfg: Config, token: Token, rep: Report) -> None:
         rep.ok(f"account {account.get('username')} is a BOT account")
     else:
         rep.bad(f"account {account.get('username')} is not a BOT account: run `pibot upgrade`")
+    await _check_latency(api, cfg, rep)
+
+
+async def _check_latency(api: Lichess, cfg: Config, rep: Report) -> None:
+    """Time a few cheap requests (the connection is warm by now): every move
+    the bot plays costs about one such round trip of its clock."""
+    samples: list[float] = []
+    try:
+        for _ in range(LATENCY_SAMPLES):
+            start = time.perf_counter()
+            await api.account()
+            samples.append((time.perf_counter() - start) * 1000.0)
+    except LichessError as exc:
+        rep.warn(f"round trip to {cfg.url} not measured: {exc}")
+        return
+    median, worst = statistics.median(samples), max(samples)
+    overhead = cfg.engine.move_overhead_ms
+    line = (f"round trip to {cfg.url}: median {median:.0f} ms, max {worst:.0f} ms over "
+            f"{len(samples)} requests; each move costs about one round trip of the clock "
+            f"(Lichess gives bots no lag compensation): engine.move_overhead_ms ({overhead} ms) "
+            f"is kept back per move, and games raise it to the latency they measure")
+    if median > SLOW_ROUND_TRIP_MS:
+        rep.warn(line + "; this link is slow for bullet: prefer blitz and slower "
+                 "(challenge.time_controls)")
+    else:
+        rep.ok(line)
 
 
 def _check_engine(cfg: Config, rep: Report) -> None:
@@ -78,11 +113,11 @@ def _check_engine(cfg: Config, rep: Report) -> None:
     except ImportError as exc:
         rep.warn(f"platform report unavailable ({exc})")
         return
-    hash_total = cfg.engine.hash_mb * cfg.challenge.concurrency
-    warning = platform_info.check_hash_fits(hash_total)
+    # The same test `pibot run` refuses to start on: one table per game.
+    problem = platform_info.check_hash_fits(cfg.engine.hash_mb, cfg.challenge.concurrency)
     what = f"hash {cfg.engine.hash_mb} MiB x {cfg.challenge.concurrency} game(s)"
-    if warning:
-        rep.bad(f"{what}: {warning}")
+    if problem:
+        rep.bad(f"{what}: {problem}")
     else:
         rep.ok(f"{what} fits in memory")
     for key, value in platform_info.report().items():
@@ -94,16 +129,17 @@ def run(args: argparse.Namespace) -> int:
     path = resolve_config_path(args.config)
     try:
         cfg = load_config(path)
-        rep.ok(f"config {path or '<built-in defaults>'} is valid")
     except PibotError as exc:
+        # Stop here: checking the rest against defaults would test the wrong
+        # server (and send the token to lichess.org when `url` was the typo).
         rep.bad(str(exc))
-        cfg = Config()
+        return rep.summary()
+    rep.ok(f"config {path or '<built-in defaults>'} is valid")
     try:
-        token = load_token(cfg.token_file)
+        token = load_token(cfg.token_file, warn=rep.warn)
         rep.ok(f"token found ({token.source})")
         asyncio.run(_check_account(cfg, token, rep))
     except PibotError as exc:
         rep.bad(str(exc))
     _check_engine(cfg, rep)
-    print(f"{rep.problems} problem(s) found" if rep.problems else "all checks passed")
-    return 1 if rep.problems else 0
+    return rep.summary()

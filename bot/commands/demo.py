@@ -12,12 +12,14 @@ import time
 
 import chess
 
-from bot.config import parse_config
+from bot.config import ULTRABULLET_BELOW_S, parse_config
 from bot.errors import UserError
 from bot.logsetup import setup_logging
 from bot.token import Token
 
 DEMO_TIMEOUT_S = 600
+MAX_BASE_S = 10800  # the challenge API's clock.limit maximum (3 hours)
+MAX_INCREMENT_S = 180  # lila HookConfig.validateIncrement
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -32,9 +34,12 @@ def parse_tc(text: str) -> tuple[int, int]:
     if not m or int(m.group(1)) <= 0:
         raise UserError(f"--tc {text!r} is not BASE+INC in seconds; write it like 60+1")
     base, inc = int(m.group(1)), int(m.group(2))
-    if base + 40 * inc < 30:
-        raise UserError(f"--tc {text} is UltraBullet, which Lichess bots cannot play; "
-                        "use at least 30+0")
+    if base > MAX_BASE_S or inc > MAX_INCREMENT_S:
+        raise UserError(f"--tc {text.strip()} is longer than Lichess allows: at most "
+                        f"{MAX_BASE_S}+{MAX_INCREMENT_S}")
+    if base + 40 * inc < ULTRABULLET_BELOW_S:
+        raise UserError(f"--tc {text.strip()} is UltraBullet, which Lichess does not let bots "
+                        f"play; use 30+0 or slower")
     return base, inc
 
 
@@ -57,8 +62,8 @@ async def _demo(base: int, inc: int, moves_only: bool) -> int:
         cfg = parse_config({
             "url": emu.url, "pgn_directory": None, "log_level": "warning" if moves_only else "info",
             "engine": {"hash_mb": 16, "move_overhead_ms": 50},
-            "challenge": {"time_controls": ["ultraBullet", "bullet", "blitz", "rapid",
-                                            "classical"], "max_base": 10800},
+            "challenge": {"time_controls": ["bullet", "blitz", "rapid", "classical"],
+                          "max_base": 10800},
             "network": {"stream_read_timeout_s": 5.0}})
         service = Service(cfg, Token(emu.token, "emulator demo token"))
         run = asyncio.create_task(service.run())
@@ -66,7 +71,11 @@ async def _demo(base: int, inc: int, moves_only: bool) -> int:
         cid = await asyncio.to_thread(
             emu.challenge_bot, challenger="demo-human", rated=False, clock_limit_s=base,
             increment_s=inc, opponent=OpponentSpec(policy="greedy", think_time_s=0.3))
-        await asyncio.to_thread(emu.wait_game_started, cid, 25)
+        try:
+            await asyncio.to_thread(emu.wait_game_started, cid, 25)
+        except TimeoutError:
+            raise UserError(f"the bot did not accept the demo challenge ({base}+{inc}) "
+                            f"within 25 s; see the log above") from None
         snap = emu.game(cid)
         if not moves_only:
             print(f"{snap.white} (white) vs {snap.black} (black), {base}+{inc}, on {emu.url}")

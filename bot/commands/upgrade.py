@@ -22,7 +22,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def _confirm(username: str) -> bool:
     print(f"Upgrading {username} to a BOT account is irreversible: it can then never "
           f"play as a human again.")
-    answer = input(f"Type the account name ({username}) to confirm: ").strip()
+    try:
+        answer = input(f"Type the account name ({username}) to confirm: ").strip()
+    except EOFError:  # Ctrl-D at the prompt is a "no"
+        print()
+        return False
     return answer.lower() == username.lower()
 
 

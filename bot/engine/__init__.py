@@ -6,8 +6,9 @@ search Engine (see engine.py) with its limits/result types.
 
 from __future__ import annotations
 
-from bot.engine.bindings import backend
+from bot.engine.bindings import PerftStop, backend
 from bot.engine.board import STARTPOS, Board
 from bot.engine.engine import Engine, SearchInfo, SearchLimits, SearchResult
 
-__all__ = ["STARTPOS", "Board", "Engine", "SearchInfo", "SearchLimits", "SearchResult", "backend"]
+__all__ = ["STARTPOS", "Board", "Engine", "PerftStop", "SearchInfo", "SearchLimits",
+           "SearchResult", "backend"]

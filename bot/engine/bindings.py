@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from bot._engine import ffi, lib
-from bot.engine.exceptions import ERRORS, EngineError, EngineMemoryError
+from bot.engine.exceptions import ERRORS, EngineError, EngineMemoryError, PerftInterrupted
 
 _init_done = False
 
@@ -71,7 +71,8 @@ def _text(value: str, what: str) -> bytes:
 def board_set_fen(board: Any, fen: str, chess960: bool) -> None:
     err = ffi.new("char[256]")
     code = lib.pb_board_set_fen(board, _text(fen, "FEN"), int(chess960), err, 256)
-    check(code, f"{ffi.string(err).decode()} (FEN: {fen!r})")
+    shown = fen if len(fen) <= 120 else fen[:100] + "..."  # a pasted file is no message
+    check(code, f"{ffi.string(err).decode()} (FEN: {shown!r})")
 
 
 def board_fen(board: Any) -> str:
@@ -116,21 +117,38 @@ def board_status(board: Any) -> int:
     return int(lib.pb_board_status(board))
 
 
-def perft(board: Any, depth: int) -> int:
-    if not 0 <= depth <= 20:
-        raise ERRORS[-4](f"perft depth must be 0..20, got {depth}")
-    return int(lib.pb_perft(board, depth))
+MAX_PERFT_DEPTH = 20  # far beyond what finishes; the C core accepts up to 63
 
 
-def perft_divide(board: Any, depth: int) -> tuple[list[tuple[str, int]], int]:
-    if not 1 <= depth <= 20:
-        raise ERRORS[-4](f"perft depth must be 1..20, got {depth}")
-    size = 256 * 40
-    out = ffi.new(f"char[{size}]")
-    total = ffi.new("uint64_t *")
-    check(lib.pb_perft_divide(board, depth, out, size, total))
-    rows = []
-    for line in ffi.string(out).decode().splitlines():
-        move, count = line.split(": ")
-        rows.append((move, int(count)))
-    return rows, int(total[0])
+class PerftStop:
+    """A flag that ends a running perft early; set() may be called from any thread."""
+
+    __slots__ = ("_ptr",)
+
+    def __init__(self) -> None:
+        ensure_init()
+        ptr = lib.pb_perft_stop_new()
+        if ptr == ffi.NULL:
+            raise EngineMemoryError("out of memory allocating a perft stop flag")
+        self._ptr = ffi.gc(ptr, lib.pb_perft_stop_free)
+
+    def set(self) -> None:
+        lib.pb_perft_stop_set(self._ptr)
+
+
+def check_perft_depth(depth: int) -> None:
+    if isinstance(depth, bool) or not isinstance(depth, int) \
+            or not 0 <= depth <= MAX_PERFT_DEPTH:
+        raise ERRORS[-4](f"perft depth must be 0..{MAX_PERFT_DEPTH}, got {depth!r}")
+
+
+def perft(board: Any, depth: int, stop: PerftStop | None = None) -> int:
+    """Leaf count `depth` plies deep (perft(0) = 1); PerftInterrupted if `stop` was set.
+
+    cffi releases the GIL for the C call, so another thread can set `stop`."""
+    check_perft_depth(depth)
+    nodes = ffi.new("uint64_t *")
+    code = check(lib.pb_perft_run(board, depth, ffi.NULL if stop is None else stop._ptr, nodes))
+    if code == 1:
+        raise PerftInterrupted(f"perft {depth} was stopped before it finished")
+    return int(nodes[0])

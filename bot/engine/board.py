@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from bot.engine import bindings
@@ -59,11 +60,31 @@ class Board:
     def status(self) -> str:
         return _STATUS[bindings.board_status(self._ptr)]
 
-    def perft(self, depth: int) -> int:
-        return bindings.perft(self._ptr, depth)
+    def perft(self, depth: int, stop: bindings.PerftStop | None = None) -> int:
+        """Leaf paths `depth` plies deep; raises PerftInterrupted once `stop` is set."""
+        return bindings.perft(self._ptr, depth, stop)
 
-    def perft_divide(self, depth: int) -> tuple[list[tuple[str, int]], int]:
-        return bindings.perft_divide(self._ptr, depth)
+    def perft_divide(self, depth: int, stop: bindings.PerftStop | None = None,
+                     on_row: Callable[[str, int], None] | None = None,
+                     ) -> tuple[list[tuple[str, int]], int]:
+        """(move, count) per legal root move in generation order, and the total.
+
+        `on_row` sees each row as soon as it is counted (long perfts show
+        progress). depth 0 has no rows and counts 1, as perft(0) does."""
+        bindings.check_perft_depth(depth)
+        if depth == 0:
+            return [], self.perft(0, stop)
+        rows: list[tuple[str, int]] = []
+        for move in self.legal_moves():
+            self.push_uci(move)
+            try:
+                count = self.perft(depth - 1, stop)
+            finally:
+                self.pop()
+            rows.append((move, count))
+            if on_row is not None:
+                on_row(move, count)
+        return rows, sum(n for _, n in rows)
 
     def copy(self) -> Board:
         other = Board.__new__(Board)

@@ -29,6 +29,10 @@ class EngineArgumentError(EngineError, ValueError):
     """An argument was out of range."""
 
 
+class PerftInterrupted(EngineError):
+    """A perft was stopped (PerftStop.set) before it finished; there is no count."""
+
+
 # C error code -> exception class (see engine_c/types.h)
 ERRORS: dict[int, type[EngineError]] = {
     -1: FenError,
