@@ -229,3 +229,42 @@ def test_throttle_watch_reports_start_and_stop_once() -> None:
     assert msgs[1] is not None and "slowed down" in msgs[1] and "86.0 C" in msgs[1]
     assert msgs[3] == "CPU throttling stopped at 70.0 C"
     assert w.update(Heat(50.0, None, None)) is None  # no flags on this machine
+
+
+# -- config: engine.hash_mb / engine.threads: auto ------------------------------------
+
+def test_config_auto_is_the_default_and_resolves_to_numbers_here() -> None:
+    from bot.config import parse_config
+
+    cfg = parse_config({"challenge": {"concurrency": 2}})
+    here = Machine().facts()
+    expect = size_engine("auto", "auto", 2, here)
+    assert isinstance(cfg.engine.hash_mb, int) and isinstance(cfg.engine.threads, int)
+    assert cfg.engine.threads == expect.threads
+    assert cfg.sizing.threads_auto and cfg.sizing.hash_auto
+    assert "engine.threads=" in cfg.sizing.describe() and "auto:" in cfg.sizing.describe()
+    assert cfg.engine.thermal_limit_c is None
+
+
+def test_config_numbers_win_over_auto() -> None:
+    from bot.config import parse_config
+
+    cfg = parse_config({"engine": {"hash_mb": 16, "threads": "auto", "thermal_limit_c": 80}})
+    assert cfg.engine.hash_mb == 16 and not cfg.sizing.hash_auto
+    assert cfg.sizing.threads_auto and cfg.engine.thermal_limit_c == 80.0
+
+
+@pytest.mark.parametrize(("engine", "fragment"), [
+    ({"hash_mb": "lots"}, "'engine.hash_mb' must be an integer or auto, got 'lots'"),
+    ({"threads": None}, "'engine.threads' must be an integer or auto, got None"),
+    ({"threads": "Auto"}, "'engine.threads' must be an integer or auto"),
+    ({"thermal_limit_c": 20}, "'engine.thermal_limit_c' is 20.0, below the minimum 40"),
+    ({"hash_mb": 0}, "'engine.hash_mb' is 0, below the minimum 1"),
+])
+def test_config_bad_engine_values(engine: dict[str, object], fragment: str) -> None:
+    from bot.config import parse_config
+    from bot.errors import UserError
+
+    with pytest.raises(UserError) as err:
+        parse_config({"engine": engine})
+    assert fragment in str(err.value)
