@@ -268,3 +268,17 @@ def test_config_bad_engine_values(engine: dict[str, object], fragment: str) -> N
     with pytest.raises(UserError) as err:
         parse_config({"engine": engine})
     assert fragment in str(err.value)
+
+
+def test_pibot_check_prints_what_auto_chose(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    cfg = tmp_path / "c.yml"
+    cfg.write_text("url: http://127.0.0.1:9\nengine:\n  hash_mb: 32\n")
+    env = {k: v for k, v in os.environ.items() if k != "LICHESS_BOT_TOKEN"}
+    proc = subprocess.run([sys.executable, "-m", "bot.cli", "check", "--config", str(cfg)],
+                          capture_output=True, text=True, env=env, timeout=120)
+    line = next(x for x in proc.stdout.splitlines() if "engine sizing:" in x)
+    assert "engine.threads=" in line and "(auto: " in line and "usable CPU(s)" in line
+    assert "engine.hash_mb=32 MiB (set in the config)" in line
