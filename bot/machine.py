@@ -28,7 +28,11 @@ from pathlib import Path
 
 # CPU the Python service needs while a game runs (event loop, HTTP streams,
 # the search poller), in cores, excluding the engine's search threads.
-# Measured with bench/service_cpu.py: see docs/raspberry-pi.md for the run.
+# bench/service_cpu.py measured 0.011-0.013 cores (at most 0.026 counting
+# threads that ended unattributed) on the 2-core x86-64 dev machine, 60+0 and
+# 30+0 games against the emulator (docs/raspberry-pi.md); 0.05 leaves room
+# for the Pi's slower cores.  Either way it is far below the half core that
+# would cost a search thread (auto_threads).
 SERVICE_CPU = 0.05
 # Share of the service's memory (RAM, or MemoryMax if lower) that all hash
 # tables together may take; the rest is for the OS, the page cache, Python
