@@ -4,6 +4,8 @@ with a README saying what it models), auto sizing, heat decisions."""
 from __future__ import annotations
 
 import os
+import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -282,3 +284,35 @@ def test_pibot_check_prints_what_auto_chose(tmp_path: Path) -> None:
     line = next(x for x in proc.stdout.splitlines() if "engine sizing:" in x)
     assert "engine.threads=" in line and "(auto: " in line and "usable CPU(s)" in line
     assert "engine.hash_mb=32 MiB (set in the config)" in line
+
+
+def test_pibot_run_logs_the_engine_sizing_at_start(tmp_path: Path) -> None:
+    import signal
+    import subprocess
+    import sys
+
+    from bot.emulator import Emulator, EmulatorConfig
+
+    with Emulator(EmulatorConfig()) as emu:
+        cfg = tmp_path / "c.yml"
+        cfg.write_text(f"url: {emu.url}\npgn_directory: null\nengine:\n  hash_mb: 16\n")
+        env = dict(os.environ, LICHESS_BOT_TOKEN=emu.token)
+        proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--config", str(cfg)],
+                                env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                text=True, stdin=subprocess.DEVNULL)
+        assert proc.stdout is not None
+        lines: list[str] = []
+        reader = threading.Thread(target=lambda: lines.extend(proc.stdout or []), daemon=True)
+        reader.start()
+        deadline = time.monotonic() + 30
+        try:
+            while time.monotonic() < deadline and not any("event stream connected" in x
+                                                          for x in list(lines)):
+                time.sleep(0.1)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(60)
+            reader.join(10)
+    line = next((x for x in lines if "engine sizing:" in x), "")
+    assert "engine.threads=" in line and "(auto: " in line, lines
+    assert "engine.hash_mb=16 MiB (set in the config)" in line
