@@ -75,6 +75,10 @@ _THROTTLE_GLOBS = (
 _CPU_ZONE_TYPES = ("cpu-thermal", "cpu_thermal", "x86_pkg_temp", "soc_thermal", "acpitz")
 
 
+# cgroup v1 reports "no limit" as a huge page-rounded number (2^63 - 4096 on 4 KiB pages).
+_V1_UNLIMITED = 1 << 60
+
+
 def _read(path: Path) -> str | None:
     try:
         return path.read_text(errors="replace")
@@ -213,9 +217,26 @@ class Machine:
         parts = [p for p in rel.split("/") if p]
         return [base.joinpath(*parts[:n]) for n in range(len(parts), -1, -1)]
 
+    def v1_dirs(self, controller: str) -> list[Path]:
+        """cgroup v1 (older Docker hosts; Raspberry Pi OS 12 is v2-only): the
+        controller's directory for this process, then its mount root (what a
+        container sees of its own cgroup)."""
+        for line in (_read(self._path("proc/self/cgroup")) or "").splitlines():
+            _, names, rel = (line.split(":", 2) + ["", ""])[:3]
+            if controller in names.split(","):
+                base = self._path("sys/fs/cgroup") / controller
+                parts = [p for p in rel.strip().split("/") if p]
+                return [base.joinpath(*parts), base] if parts else [base]
+        return []
+
     def cpu_quota(self) -> float | None:
         quotas = [q for d in self.cgroup_dirs()
                   if (q := parse_cpu_max(_read(d / "cpu.max"))) is not None]
+        for d in self.v1_dirs("cpu"):
+            quota = (_read(d / "cpu.cfs_quota_us") or "").strip()
+            period = (_read(d / "cpu.cfs_period_us") or "").strip()
+            if (q := parse_cpu_max(f"{quota} {period}")) is not None:
+                quotas.append(q)
         return min(quotas) if quotas else None
 
     # -- memory ----------------------------------------------------------
@@ -238,6 +259,13 @@ class Machine:
             cur = (_read(d / "memory.current") or "").strip()
             headroom = int(raw) - (int(cur) if cur.isdigit() else 0)
             if best[0] is None or headroom < best[0] - (best[1] or 0):
+                best = (int(raw), int(cur) if cur.isdigit() else None)
+        for d in self.v1_dirs("memory"):
+            raw = (_read(d / "memory.limit_in_bytes") or "").strip()
+            if not raw.isdigit() or int(raw) >= _V1_UNLIMITED:
+                continue
+            cur = (_read(d / "memory.usage_in_bytes") or "").strip()
+            if best[0] is None or int(raw) < best[0]:
                 best = (int(raw), int(cur) if cur.isdigit() else None)
         return best
 

@@ -316,3 +316,24 @@ def test_pibot_run_logs_the_engine_sizing_at_start(tmp_path: Path) -> None:
     line = next((x for x in lines if "engine sizing:" in x), "")
     assert "engine.threads=" in line and "(auto: " in line, lines
     assert "engine.hash_mb=16 MiB (set in the config)" in line
+
+
+def test_cgroup_v1_limits(tmp_path: Path) -> None:
+    (tmp_path / "proc/self").mkdir(parents=True)
+    (tmp_path / "proc/self/cgroup").write_text(
+        "5:cpu,cpuacct:/docker/abc\n4:memory:/docker/abc\n0::/\n")
+    (tmp_path / "proc/meminfo").write_text("MemTotal: 8000000 kB\nMemAvailable: 7000000 kB\n")
+    mem = tmp_path / "sys/fs/cgroup/memory"  # a container sees its cgroup at the mount root
+    mem.mkdir(parents=True)
+    (mem / "memory.limit_in_bytes").write_text(f"{2 * 1024 ** 3}\n")
+    (mem / "memory.usage_in_bytes").write_text(f"{512 * 1024 ** 2}\n")
+    cpu = tmp_path / "sys/fs/cgroup/cpu/docker/abc"
+    cpu.mkdir(parents=True)
+    (cpu / "cpu.cfs_quota_us").write_text("150000\n")
+    (cpu / "cpu.cfs_period_us").write_text("100000\n")
+    mach = Machine(tmp_path)
+    assert mach.memory_max_mb() == 2048 and mach.mem_available_mb() == 1536
+    assert mach.cpu_quota() == 1.5
+    (mem / "memory.limit_in_bytes").write_text("9223372036854771712\n")  # unlimited
+    (cpu / "cpu.cfs_quota_us").write_text("-1\n")
+    assert mach.memory_max_mb() is None and mach.cpu_quota() is None
