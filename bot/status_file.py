@@ -22,12 +22,15 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import logging
 import os
 import tempfile
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
+
+log = logging.getLogger(__name__)
 
 SCHEMA = 1
 FILENAME = "status.json"
@@ -147,6 +150,47 @@ def write(path: Path, status: ServiceStatus) -> None:
 def remove(path: Path) -> None:
     """On a clean exit: no file means "not running" at once, not after it goes stale."""
     path.unlink(missing_ok=True)
+
+
+class Writer:
+    """The service's side: publish the state each watchdog tick, remove it on exit.
+
+    A failed write (read-only or full file system) is logged once and
+    otherwise ignored: the status file must never cost a game.
+    """
+
+    def __init__(self, period_s: float, path: Path | None = None) -> None:
+        self.path = path if path is not None else write_dir() / FILENAME
+        self.period_s = period_s
+        self.started_at = time.time()
+        self._failed = False
+
+    def publish(self, *, account: str, url: str, state: str, concurrency: int,
+                free_slots: int, games: list[GameStatus], engine: EngineStatus,
+                heat: HeatStatus, today: TodayStatus) -> str:
+        """Write the file; returns the one-line summary (for sdnotify.status)."""
+        status = ServiceStatus(
+            schema=SCHEMA, pid=os.getpid(), account=account, url=url, state=state,
+            started_at=self.started_at, updated_at=time.time(), period_s=self.period_s,
+            concurrency=concurrency, free_slots=free_slots, games=games, engine=engine,
+            heat=heat, today=today)
+        try:
+            write(self.path, status)
+            if self._failed:
+                log.info("status file %s written again", self.path)
+            self._failed = False
+        except OSError as exc:
+            if not self._failed:
+                log.warning("cannot write the status file %s (%s); `pibot status` will say "
+                            "the bot is not running", self.path, exc.strerror or exc)
+            self._failed = True
+        return summary(status)
+
+    def close(self) -> None:
+        try:
+            remove(self.path)
+        except OSError:
+            pass
 
 
 @dataclass

@@ -178,3 +178,34 @@ def test_status_is_a_registered_command() -> None:
     proc = subprocess.run([sys.executable, "-m", "bot.cli", "--help"], capture_output=True,
                           text=True, check=True)
     assert "status" in proc.stdout
+
+
+def publish(w: sf.Writer) -> str:
+    s = sample()
+    return w.publish(account=s["account"], url=s["url"], state=s["state"],
+                     concurrency=s["concurrency"], free_slots=s["free_slots"],
+                     games=s["games"], engine=s["engine"], heat=s["heat"], today=s["today"])
+
+
+def test_writer_publishes_and_removes(tmp_path: Path) -> None:
+    w = sf.Writer(period_s=30.0, path=tmp_path / "run" / sf.FILENAME)
+    line = publish(w)
+    assert line.startswith("accepting, 1 game(s) (vs maia1)")
+    reading = sf.read([w.path])
+    assert reading.problem is None and reading.status is not None
+    assert reading.status["pid"] == os.getpid() and reading.status["period_s"] == 30.0
+    assert "token" not in json.dumps(reading.status).lower()
+    w.close()
+    assert not w.path.exists()
+    w.close()  # twice is fine
+
+
+def test_writer_survives_an_unwritable_directory(tmp_path: Path,
+                                                 caplog: pytest.LogCaptureFixture) -> None:
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    w = sf.Writer(period_s=5.0, path=blocker / "sub" / sf.FILENAME)  # parent is a file
+    assert publish(w).startswith("accepting")
+    publish(w)
+    warnings = [r for r in caplog.records if "cannot write the status file" in r.message]
+    assert len(warnings) == 1  # logged once, not every tick
