@@ -29,6 +29,7 @@ from typing import Any
 
 from bot.engine import Engine
 from bot.engine.exceptions import EngineError, EngineMemoryError
+from bot.status_file import SlotStatus
 
 log = logging.getLogger(__name__)
 
@@ -224,6 +225,11 @@ class EnginePool:
                 except EngineError:
                     item.hashfull = None
         return out
+
+    def slot_status(self) -> list[SlotStatus]:
+        """The slots as the status file records them."""
+        return [SlotStatus(slot=i.slot, busy=i.busy, clearing=i.clearing, hash_mb=i.hash_mb,
+                           hashfull=i.hashfull) for i in self.info()]
 
     def close(self) -> None:
         """Stop searches, wait for clears, free every table."""

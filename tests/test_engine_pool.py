@@ -82,6 +82,9 @@ def test_any_free_slot_prefers_a_ready_table() -> None:
         for fut in pool.warm():
             fut.result(60)
         assert all(s.hashfull == 0 and not s.busy for s in pool.info())
+        assert pool.slot_status() == [
+            {"slot": i, "busy": False, "clearing": False, "hash_mb": 64, "hashfull": 0}
+            for i in (0, 1)]
         first = pool.acquire()
         second = pool.acquire()
         assert {pool.slot_of(first), pool.slot_of(second)} == {0, 1}
