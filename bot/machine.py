@@ -63,7 +63,10 @@ THROTTLE_BITS = {
 }
 _OCCURRED_SHIFT = 16
 
-# Where the raspberrypi-firmware driver puts `get_throttled` (hex, "%x\n").
+# Where the raspberrypi-firmware driver puts `get_throttled` (hex, "%x\n";
+# raspberrypi/linux drivers/firmware/raspberrypi.c).  raspberrypi-hwmon
+# refreshes the value every 2 s; the first read per boot logs a WARN_ONCE
+# ("deprecated, use hwmon sysfs instead"), but hwmon only exposes under-voltage.
 # The driver binding is stable whatever the device-tree path of the firmware
 # node is; soc:firmware is the Pi 4 path, kept as a fallback.
 _THROTTLE_GLOBS = (
