@@ -16,7 +16,7 @@ import types
 import typing
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 import yaml
 
@@ -58,8 +58,9 @@ def _show(value: Any) -> str:
 
 
 def _meta(lo: float | None = None, hi: float | None = None,
-          choices: tuple[str, ...] | None = None, doc: str = "") -> dict[str, Any]:
-    return {"lo": lo, "hi": hi, "choices": choices, "doc": doc}
+          choices: tuple[str, ...] | None = None, doc: str = "",
+          auto: bool = False) -> dict[str, Any]:
+    return {"lo": lo, "hi": hi, "choices": choices, "doc": doc, "auto": auto}
 
 
 def _list(default: list[Any], **kw: Any) -> Any:
@@ -70,13 +71,24 @@ def _val(default: Any, **kw: Any) -> Any:
     return field(default=default, metadata=_meta(**kw))
 
 
+AUTO = "auto"
+
+
 @dataclass(frozen=True)
 class EngineConfig:
-    hash_mb: int = _val(64, lo=1, hi=65536, doc="transposition table per game, MiB")
-    threads: int = _val(1, lo=1, hi=64, doc="search threads per game")
+    # "auto" is resolved by Config against the machine (bot.machine.size_engine),
+    # so every consumer of a Config sees numbers.
+    hash_mb: int | Literal["auto"] = _val(AUTO, lo=1, hi=65536, auto=True,
+                                          doc="transposition table per game, MiB; auto = "
+                                              "sized to the memory")
+    threads: int | Literal["auto"] = _val(AUTO, lo=1, hi=64, auto=True,
+                                          doc="search threads per game; auto = sized to the CPUs")
     move_overhead_ms: int = _val(150, lo=0, hi=10000,
                                  doc="floor of the per-move latency margin (raised by measurement)")
     ponder: bool = _val(False, doc="think on the opponent's time")
+    thermal_limit_c: float | None = _val(None, lo=40, hi=110,
+                                         doc="search with fewer threads while the CPU is "
+                                             "hotter (C); null = off")
 
 
 @dataclass(frozen=True)
@@ -177,9 +189,24 @@ class Config:
     matchmaking: MatchmakingConfig = field(default_factory=MatchmakingConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
     source: str = field(default="<defaults>", compare=False, metadata=_meta(doc="internal"))
+    # How engine.hash_mb / engine.threads were decided (auto or set), for the log and check.
+    sizing: Any = field(default=None, compare=False, metadata=_meta(doc="internal"))
+
+    def __post_init__(self) -> None:
+        if self.sizing is not None:
+            return
+        from bot import machine  # reads /proc and /sys; never raises
+
+        e = self.engine
+        sizing = machine.size_engine(e.hash_mb, e.threads, self.challenge.concurrency,
+                                     machine.Machine().facts())
+        # Frozen dataclass: set once, here, before anyone has seen the object.
+        object.__setattr__(self, "engine", dataclasses.replace(
+            e, hash_mb=sizing.hash_mb, threads=sizing.threads))
+        object.__setattr__(self, "sizing", sizing)
 
 
-_INTERNAL = {"source"}
+_INTERNAL = {"source", "sizing"}
 
 
 def _type_name(tp: Any) -> str:
@@ -230,6 +257,11 @@ def _check_meta(key: str, value: Any, meta: Any) -> None:
 
 
 def _convert(key: str, tp: Any, value: Any, meta: Any) -> Any:
+    if meta.get("auto") and (value is None or isinstance(value, str)):
+        if value == AUTO:
+            return value
+        raise UserError(f"config key '{key}' must be an integer or auto, got {value!r}; "
+                        f"write a number or auto")
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
         args = [a for a in typing.get_args(tp) if a is not type(None)]

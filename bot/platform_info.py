@@ -18,13 +18,13 @@ import platform
 from pathlib import Path
 from typing import TypedDict
 
-# Share of RAM the transposition tables of all concurrent games may take: the
-# rest is for Python (~100 MiB per process), the OS, the page cache and
-# whatever else the owner runs on the Pi.
-HASH_SHARE_OF_RAM = 0.5
-# Never plan to use the last bit of MemAvailable: allocation is lazy and other
-# programs grow too.
-RESERVE_MB = 256
+from bot import machine
+
+# The memory policy lives in bot.machine (shared with engine.hash_mb: auto):
+# tables take at most HASH_SHARE of the RAM (or MemoryMax) and leave
+# RESERVE_MB of MemAvailable free.
+HASH_SHARE_OF_RAM = machine.HASH_SHARE
+RESERVE_MB = machine.RESERVE_MB
 
 _PROC = Path("/proc")
 _SYS = Path("/sys")
@@ -39,6 +39,7 @@ class PlatformReport(TypedDict):
     board: str | None
     cpu_model: str | None
     cpu_cores: int
+    cpus_usable: float  # affinity and cgroup cpu.max quota applied
     engine_backend: str | None
     page_size: int | None
     huge_page_size: int | None
@@ -47,6 +48,7 @@ class PlatformReport(TypedDict):
     mem_available_mb: int | None
     cgroup_memory_max_mb: int | None
     cpu_temp_c: float | None
+    throttled: str | None  # firmware flags now, e.g. "not throttled"; None off the Pi
 
 
 def _read(path: Path) -> str | None:
@@ -69,12 +71,8 @@ def meminfo_kb(text: str | None = None) -> dict[str, int]:
 
 
 def cpu_temperature_c() -> float | None:
-    """SoC temperature in degrees C (the kernel reports millidegrees), None if unknown."""
-    raw = _read(_SYS / "class/thermal/thermal_zone0/temp")
-    try:
-        return int(raw.strip()) / 1000.0 if raw else None
-    except ValueError:
-        return None
+    """CPU temperature in degrees C (the CPU's thermal zone), None if unknown."""
+    return machine.Machine().temperature_c()[0]
 
 
 def thp_mode() -> str | None:
@@ -131,13 +129,9 @@ def board_model() -> str | None:
 
 
 def cgroup_memory_max_mb() -> int | None:
-    """The unit's MemoryMax= (cgroup v2 memory.max) in MiB, None if unlimited/unknown."""
-    for line in (_read(_PROC / "self/cgroup") or "").splitlines():
-        if line.startswith("0::"):
-            raw = _read(_SYS / "fs/cgroup" / line[3:].lstrip("/") / "memory.max")
-            if raw and raw.strip().isdigit():
-                return int(raw) // (1024 * 1024)
-    return None
+    """The unit's MemoryMax= (cgroup v2 memory.max, tightest along the path) in MiB,
+    None if unlimited/unknown."""
+    return machine.Machine().memory_max_mb()
 
 
 def _engine_backend() -> str | None:
@@ -149,6 +143,9 @@ def _engine_backend() -> str | None:
 
 
 def report() -> PlatformReport:
+    mach = machine.Machine()
+    heat = mach.heat()
+    flags = machine.throttle_flags(heat.throttled) if heat.throttled is not None else None
     mem = meminfo_kb()
     total, avail = mem.get("MemTotal"), mem.get("MemAvailable")
     return PlatformReport(
@@ -157,6 +154,7 @@ def report() -> PlatformReport:
         board=board_model(),
         cpu_model=cpu_model(),
         cpu_cores=os.cpu_count() or 1,
+        cpus_usable=mach.facts().usable_cpus,
         engine_backend=_engine_backend(),
         page_size=_page_size(),
         huge_page_size=huge_page_size(),
@@ -164,18 +162,12 @@ def report() -> PlatformReport:
         mem_total_mb=total // 1024 if total is not None else None,
         mem_available_mb=avail // 1024 if avail is not None else None,
         cgroup_memory_max_mb=cgroup_memory_max_mb(),
-        cpu_temp_c=cpu_temperature_c(),
+        cpu_temp_c=heat.temp_c,
+        throttled=None if flags is None else (", ".join(flags) or "not throttled"),
     )
 
 
-def hash_budget_mb(mem_total_mb: int, mem_available_mb: int | None,
-                   memory_max_mb: int | None = None) -> int:
-    """MiB that all games' hash tables together may use (pure; see module doc)."""
-    ceiling = mem_total_mb if memory_max_mb is None else min(mem_total_mb, memory_max_mb)
-    budget = int(ceiling * HASH_SHARE_OF_RAM)
-    if mem_available_mb is not None:
-        budget = min(budget, mem_available_mb - RESERVE_MB)
-    return max(budget, 0)
+hash_budget_mb = machine.hash_budget_mb  # pure; see module doc
 
 
 def hash_fit_message(hash_mb: int, games: int, budget_mb: int) -> str | None:
@@ -249,14 +241,17 @@ def format_report(d: PlatformReport) -> list[str]:
     temp = d["cpu_temp_c"]
     lines = [
         f"machine: {d['board'] or d['arch']} ({d['arch']}), Python {d['python']}",
-        f"cpu: {d['cpu_model'] or 'unknown'}, {d['cpu_cores']} cores",
+        f"cpu: {d['cpu_model'] or 'unknown'}, {d['cpu_cores']} cores"
+        + (f" ({d['cpus_usable']:g} usable by this process)"
+           if d["cpus_usable"] < d["cpu_cores"] else ""),
         f"engine slider index: {d['engine_backend'] or 'engine not built'}",
         f"memory: {_fmt_mb(d['mem_total_mb'])} total, {_fmt_mb(d['mem_available_mb'])} available"
         + (f", service limit {_fmt_mb(d['cgroup_memory_max_mb'])}"
            if d["cgroup_memory_max_mb"] is not None else ""),
         f"pages: {_fmt_bytes(d['page_size'])}, huge pages {_fmt_bytes(d['huge_page_size'])}, "
         f"THP mode {d['thp_mode'] or 'unknown'}",
-        f"cpu temperature: {f'{temp:.1f} C' if temp is not None else 'not available'}",
+        f"cpu temperature: {f'{temp:.1f} C' if temp is not None else 'not available'}"
+        + (f", firmware: {d['throttled']}" if d["throttled"] is not None else ""),
     ]
     if d["thp_mode"] == "never":
         lines.append("note: transparent huge pages are off; the hash table works but "

@@ -47,7 +47,7 @@ def bot_config(url: str, tmp: Path | None = None, **sections: Any) -> Config:
     data: dict[str, Any] = {"url": url, "pgn_directory": str(tmp / "games") if tmp else None,
                             "shutdown_grace_s": 30, "log_level": "debug",
                             "network": dict(FAST_NETWORK),
-                            "engine": {"hash_mb": 8, "move_overhead_ms": 50},
+                            "engine": {"hash_mb": 8, "threads": 1, "move_overhead_ms": 50},
                             "challenge": {"time_controls": ["bullet", "blitz",
                                                             "rapid"]}}
     for key, value in sections.items():

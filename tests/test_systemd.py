@@ -90,6 +90,12 @@ def test_contract_with_the_bot() -> None:
     assert one(UNIT, "LoadCredential") == f"{CREDENTIAL_NAME}:/etc/pibot/lichess-token"
     assert one(UNIT, "StateDirectory") == "pibot"
     assert one(UNIT, "WorkingDirectory") == "%S/pibot"
+    # bot/status_file.py: the service writes $RUNTIME_DIRECTORY/status.json and
+    # `pibot status` looks in /run/pibot (/run/pibot-NAME with --instance NAME).
+    from bot.status_file import candidate_paths
+    assert Path("/run") / one(UNIT, "RuntimeDirectory") / "status.json" in candidate_paths()
+    assert candidate_paths("ci", env={})[0] == \
+        Path("/run") / one(TEMPLATE, "RuntimeDirectory").replace("%i", "ci") / "status.json"
     assert one(UNIT, "User") == "pibot"
     assert "network-online.target" in one(UNIT, "After")
     assert "network-online.target" in one(UNIT, "Wants")
@@ -119,6 +125,7 @@ def test_template_differs_only_in_instance_paths() -> None:
         "ExecStart": [f"{EXEC} run --config /etc/pibot/%i.yml"],
         "LoadCredential": [f"{CREDENTIAL_NAME}:/etc/pibot/%i.token"],
         "StateDirectory": ["pibot/%i"],
+        "RuntimeDirectory": ["pibot-%i"],
         "WorkingDirectory": ["%S/pibot/%i"],
     })
     assert tmpl == expected

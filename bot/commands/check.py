@@ -103,6 +103,11 @@ def _check_engine(cfg: Config, rep: Report) -> None:
         rep.bad(f"engine extension not importable ({exc}): reinstall with pip install -e .")
         return
     rep.ok(f"engine build: {backend()} move generation")
+    if cfg.sizing is not None:  # what engine.threads / engine.hash_mb (auto or set) came to
+        rep.ok(f"engine sizing: {cfg.sizing.describe()}")
+        if cfg.sizing.hash_at_floor:
+            rep.warn("memory is tight: engine.hash_mb auto fell to its floor; free memory "
+                     "or lower challenge.concurrency")
     cores = os.cpu_count() or 1
     total = cfg.engine.threads * cfg.challenge.concurrency
     line = f"engine.threads={cfg.engine.threads} x concurrency={cfg.challenge.concurrency} " \

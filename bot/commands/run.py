@@ -40,8 +40,15 @@ def run(args: argparse.Namespace) -> int:
     path = resolve_config_path(args.config)
     cfg = load_config(path)  # UserError -> one clean line from the CLI
     token = load_token(cfg.token_file)
-    _check_memory(cfg.engine.hash_mb, cfg.challenge.concurrency)
+    if cfg.sizing is None or not cfg.sizing.hash_auto:
+        # A hand-set size is checked; auto is sized within the same budget already.
+        _check_memory(cfg.engine.hash_mb, cfg.challenge.concurrency)
     setup_logging(cfg.log_level)
+    if cfg.sizing is not None:
+        log.info("engine sizing: %s", cfg.sizing.describe())
+        if cfg.sizing.hash_at_floor:
+            log.warning("memory is tight: engine.hash_mb auto fell to its floor of %d MiB",
+                        cfg.sizing.hash_mb)
     from bot.service import Service  # imported late: config errors must not need the engine
 
     service = Service(cfg, token, config_path=path)

@@ -1,0 +1,250 @@
+"""Warm engines: one per concurrency slot, reused across games.
+
+Creating an engine maps its table lazily and `new_game()` then zeroes it and
+faults every page in -- with a table of gigabytes that takes seconds, and
+before the pool it happened at each game start, on the game's clock.  Here
+each slot keeps its engine; `release()` hands it to a background thread that
+stops any search and clears the table, so by the time the slot's next game
+starts, `acquire()` finds it ready and returns at once.
+
+- `acquire(slot)` returns that slot's engine with a clean table (creating and
+  clearing it the first time; waiting for a clear still running only when a
+  game follows its predecessor faster than the clear takes).
+- `release(engine)` returns at once; the clear runs in the background.
+- Each slot owns one engine and one table: two slots never share or swap
+  tables, and a slot's engine is lent to one game at a time.
+
+Thread-safe: call from the event loop (through an executor, since `acquire`
+may block) or from any thread.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import logging
+import threading
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from bot.engine import Engine
+from bot.engine.exceptions import EngineError, EngineMemoryError
+from bot.status_file import SlotStatus
+
+log = logging.getLogger(__name__)
+
+_STOP_WAIT_S = 10.0  # a stopped search returns within milliseconds; this is a backstop
+
+
+class PoolError(EngineError):
+    """Misuse of the pool: a busy or unknown slot, a foreign engine, a closed pool."""
+
+
+@dataclass
+class SlotInfo:
+    """A slot as `pibot status` shows it."""
+
+    slot: int
+    busy: bool         # lent to a game
+    clearing: bool     # background clear in progress
+    hash_mb: int | None  # None until the slot's engine exists
+    threads: int | None
+    hashfull: int | None  # per mille; None until created or while busy/clearing
+    last_clear_s: float | None  # how long the last clear took
+
+
+class _Slot:
+    def __init__(self, index: int) -> None:
+        self.index = index
+        self.engine: Engine | None = None
+        self.hash_mb: int | None = None
+        self.busy = False
+        self.clean = False  # table cleared since its last game
+        self.clear: concurrent.futures.Future[None] | None = None
+        self.executor = concurrent.futures.ThreadPoolExecutor(1, f"pibot-pool-{index}")
+        self.last_clear_s: float | None = None
+
+
+class EnginePool:
+    def __init__(self, size: int, hash_mb: int, threads: int, *,
+                 move_overhead_ms: int = 100) -> None:
+        if size < 1:
+            raise PoolError(f"an engine pool needs at least one slot, got {size}")
+        self.hash_mb = hash_mb
+        self.threads = threads
+        self.move_overhead_ms = move_overhead_ms
+        self._slots = [_Slot(i) for i in range(size)]
+        self._owner: dict[int, _Slot] = {}  # id(engine) -> its slot
+        self._lock = threading.Lock()
+        self._closed = False
+
+    @property
+    def size(self) -> int:
+        return len(self._slots)
+
+    # -- engine life ---------------------------------------------------------
+    def _create(self, slot: _Slot) -> Engine:
+        """The slot's engine; on a Pi short of memory, halve the table until it fits."""
+        hash_mb = self.hash_mb
+        while True:
+            try:
+                eng = Engine(hash_mb=hash_mb, threads=self.threads)
+                break
+            except EngineMemoryError:
+                if hash_mb <= 1:
+                    raise
+                log.warning("engine slot %d: %d MiB hash not available, trying %d MiB",
+                            slot.index, hash_mb, hash_mb // 2)
+                hash_mb //= 2
+        eng.set_option(move_overhead_ms=self.move_overhead_ms)
+        slot.hash_mb = hash_mb
+        return eng
+
+    def _clear(self, slot: _Slot, eng: Engine) -> None:
+        """Runs on the slot's own thread: stop whatever the last game left running, clear."""
+        t0 = time.monotonic()
+        eng.stop()
+        deadline = t0 + _STOP_WAIT_S
+        while eng.searching and time.monotonic() < deadline:
+            eng.stop()
+            time.sleep(0.005)
+        eng.new_game()
+        slot.clean = True
+        slot.last_clear_s = time.monotonic() - t0
+        log.debug("engine slot %d: table cleared in %.3f s", slot.index, slot.last_clear_s)
+
+    def _prepare(self, slot: _Slot) -> None:
+        if slot.engine is None:
+            slot.engine = self._create(slot)
+            with self._lock:
+                self._owner[id(slot.engine)] = slot
+        self._clear(slot, slot.engine)
+
+    def warm(self) -> list[concurrent.futures.Future[None]]:
+        """Create and clear every idle slot's engine in the background (e.g. at start-up)."""
+        futures = []
+        with self._lock:
+            self._check_open()
+            for slot in self._slots:
+                if slot.engine is None and not slot.busy and slot.clear is None:
+                    slot.clear = slot.executor.submit(self._prepare, slot)
+                    futures.append(slot.clear)
+        return futures
+
+    # -- lending -----------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self._closed:
+            raise PoolError("the engine pool is closed")
+
+    def _pick(self, slot: int | None) -> _Slot:
+        if slot is not None:
+            if not 0 <= slot < len(self._slots):
+                raise PoolError(f"no engine slot {slot}: slots are 0..{len(self._slots) - 1}")
+            chosen = self._slots[slot]
+            if chosen.busy:
+                raise PoolError(f"engine slot {slot} is already lent to a game")
+            return chosen
+        free = [s for s in self._slots if not s.busy]
+        if not free:
+            raise PoolError(f"all {len(self._slots)} engine slots are in use")
+        # Prefer a slot whose table is ready, then one that has an engine at all.
+        ready = [s for s in free if s.engine is not None and (s.clear is None or s.clear.done())]
+        return (ready or [s for s in free if s.engine is not None] or free)[0]
+
+    def acquire(self, slot: int | None = None, timeout: float | None = None) -> Engine:
+        """The engine of `slot` (or of any free slot), with a clean table.
+
+        Blocks only while that slot's engine is being created or cleared.
+        """
+        with self._lock:
+            self._check_open()
+            chosen = self._pick(slot)
+            chosen.busy = True
+            if chosen.clear is None and not chosen.clean:
+                # First use, or the last clear failed: create and/or clear now.
+                chosen.clear = chosen.executor.submit(self._prepare, chosen)
+            pending = chosen.clear
+        try:
+            if pending is not None:
+                pending.result(timeout)
+        except BaseException:
+            with self._lock:
+                chosen.busy = False
+                if pending is not None and pending.done():
+                    chosen.clear = None  # a failed clear is retried by the next acquire
+            raise
+        with self._lock:
+            chosen.clear = None
+            chosen.clean = False  # from now on the game writes to it
+            assert chosen.engine is not None
+            return chosen.engine
+
+    def release(self, engine: Engine) -> concurrent.futures.Future[None]:
+        """Take the engine back; its table is cleared in the background.
+
+        Returns the clear's future (done when the slot is ready again).
+        """
+        with self._lock:
+            slot = self._owner.get(id(engine))
+            if slot is None or slot.engine is not engine:
+                raise PoolError("this engine does not belong to the pool")
+            if not slot.busy:
+                raise PoolError(f"engine slot {slot.index} was released twice")
+            slot.busy = False
+            slot.clean = False
+            if self._closed:
+                done: concurrent.futures.Future[None] = concurrent.futures.Future()
+                done.set_result(None)
+                return done
+            slot.clear = slot.executor.submit(self._clear, slot, engine)
+            return slot.clear
+
+    def slot_of(self, engine: Engine) -> int:
+        with self._lock:
+            slot = self._owner.get(id(engine))
+            if slot is None:
+                raise PoolError("this engine does not belong to the pool")
+            return slot.index
+
+    def info(self) -> list[SlotInfo]:
+        out = []
+        with self._lock:
+            for s in self._slots:
+                clearing = s.clear is not None and not s.clear.done()
+                eng = s.engine
+                out.append(SlotInfo(
+                    slot=s.index, busy=s.busy, clearing=clearing, hash_mb=s.hash_mb,
+                    threads=self.threads if eng is not None else None,
+                    hashfull=None, last_clear_s=s.last_clear_s))
+        # hashfull reads the table; harmless during a search, but not worth a
+        # number while a clear rewrites it.
+        for item, s in zip(out, self._slots, strict=True):
+            if s.engine is not None and not item.clearing:
+                try:
+                    item.hashfull = s.engine.hashfull()
+                except EngineError:
+                    item.hashfull = None
+        return out
+
+    def slot_status(self) -> list[SlotStatus]:
+        """The slots as the status file records them."""
+        return [SlotStatus(slot=i.slot, busy=i.busy, clearing=i.clearing, hash_mb=i.hash_mb,
+                           hashfull=i.hashfull) for i in self.info()]
+
+    def close(self) -> None:
+        """Stop searches, wait for clears, free every table."""
+        with self._lock:
+            self._closed = True
+            slots = list(self._slots)
+        for s in slots:
+            if s.engine is not None:
+                s.engine.stop()
+            s.executor.shutdown(wait=True)
+            if s.engine is not None:
+                s.engine.close()
+
+    def __enter__(self) -> EnginePool:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
