@@ -141,7 +141,7 @@ def test_cli_missing_token_is_one_line(tmp_path: Path) -> None:
     ({"matchmaking": {"challenge_initial_time": [100]}}, "does not accept 100 s"),
     ({"matchmaking": {"challenge_initial_time": [15, 60], "challenge_increment": [0, 1]}},
      "pair 15 s with +0 s, an UltraBullet clock"),
-    ({"matchmaking": {"challenge_increment": [181]}}, "above the maximum 180"),
+    ({"matchmaking": {"challenge_increment": [61]}}, "above the maximum 60"),
 ])
 def test_bad_values_robustness(data: object, fragment: str) -> None:
     with pytest.raises(UserError) as err:
@@ -155,7 +155,7 @@ def test_yaml_nan_and_api_clocks(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="shutdown_grace_s' is nan"):
         load_config(p)
     p.write_text("matchmaking:\n  challenge_initial_time: [15, 30, 90, 120, 10800]\n"
-                 "  challenge_increment: [1, 180]\n")
+                 "  challenge_increment: [1, 60]\n")
     assert load_config(p).matchmaking.challenge_initial_time == [15, 30, 90, 120, 10800]
 
 
