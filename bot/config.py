@@ -39,11 +39,84 @@ def _val(default: Any, **kw: Any) -> Any:
 
 
 @dataclass(frozen=True)
+class PolyglotBooks:
+    """Book files per variant, tried in order (fromPosition games use `standard`)."""
+
+    standard: list[str] = _list([], doc="polyglot .bin files")
+    chess960: list[str] = _list([], doc="polyglot .bin files")
+
+
+@dataclass(frozen=True)
+class PolyglotConfig:
+    enabled: bool = _val(False, doc="play book moves from polyglot .bin files")
+    book: PolyglotBooks = field(default_factory=PolyglotBooks)
+    selection: str = _val("weighted_random",
+                          choices=("weighted_random", "uniform_random", "best_move"))
+    min_weight: int = _val(1, lo=0, hi=65535, doc="ignore entries lighter than this")
+    max_depth: int = _val(8, lo=1, hi=1000, doc="use the book for the first N plies")
+
+
+@dataclass(frozen=True)
+class SyzygyConfig:
+    enabled: bool = _val(False, doc="play tablebase moves at the root")
+    paths: list[str] = _list([], doc="directories holding .rtbw/.rtbz files")
+    max_pieces: int = _val(7, lo=3, hi=7, doc="probe positions with at most this many pieces")
+    move_quality: str = _val("best", choices=("best", "suggest"),
+                             doc="best = play the DTZ-optimal move; suggest = only "
+                                 "restrict the search to result-preserving moves")
+
+
+@dataclass(frozen=True)
+class CloudEvalConfig:
+    enabled: bool = _val(False, doc="Lichess cloud evaluation (/api/cloud-eval)")
+    min_time: float = _val(20.0, lo=0, doc="only with at least this much clock left (s)")
+    timeout_s: float = _val(1.0, lo=0.05, hi=30, doc="give up on the request after this")
+    move_quality: str = _val("best", choices=("good", "best"))
+    max_score_difference: int = _val(50, lo=0, hi=10000, doc="good: cp from the best line")
+    min_depth: int = _val(20, lo=0, hi=200)
+    min_knodes: int = _val(0, lo=0)
+
+
+@dataclass(frozen=True)
+class ExplorerConfig:
+    enabled: bool = _val(False, doc="Lichess opening explorer")
+    min_time: float = _val(20.0, lo=0, doc="only with at least this much clock left (s)")
+    timeout_s: float = _val(1.0, lo=0.05, hi=30, doc="give up on the request after this")
+    source: str = _val("masters", choices=("masters", "lichess"))
+    sort: str = _val("winrate", choices=("winrate", "games_played"))
+    min_games: int = _val(10, lo=1, doc="a move needs at least this many games")
+
+
+@dataclass(frozen=True)
+class OnlineEgtbConfig:
+    enabled: bool = _val(False, doc="Lichess online tablebase (up to 7 pieces)")
+    min_time: float = _val(20.0, lo=0, doc="only with at least this much clock left (s)")
+    timeout_s: float = _val(1.0, lo=0.05, hi=30, doc="give up on the request after this")
+    max_pieces: int = _val(7, lo=3, hi=7)
+    move_quality: str = _val("best", choices=("best",))
+
+
+@dataclass(frozen=True)
+class OnlineMovesConfig:
+    max_out_of_book_moves: int = _val(10, lo=1, hi=1000,
+                                      doc="stop asking explorer/cloud after N misses in a game")
+    explorer_url: str = _val("https://explorer.lichess.ovh")
+    tablebase_url: str = _val("https://tablebase.lichess.ovh")
+    cloud_url: str | None = _val(None, doc="null = the top-level url")
+    lichess_cloud_analysis: CloudEvalConfig = field(default_factory=CloudEvalConfig)
+    lichess_opening_explorer: ExplorerConfig = field(default_factory=ExplorerConfig)
+    online_egtb: OnlineEgtbConfig = field(default_factory=OnlineEgtbConfig)
+
+
+@dataclass(frozen=True)
 class EngineConfig:
     hash_mb: int = _val(64, lo=1, hi=65536, doc="transposition table per game, MiB")
     threads: int = _val(1, lo=1, hi=64, doc="search threads per game")
     move_overhead_ms: int = _val(100, lo=0, hi=10000, doc="network latency margin")
     ponder: bool = _val(False, doc="think on the opponent's time")
+    polyglot: PolyglotConfig = field(default_factory=PolyglotConfig)
+    syzygy: SyzygyConfig = field(default_factory=SyzygyConfig)
+    online_moves: OnlineMovesConfig = field(default_factory=OnlineMovesConfig)
 
 
 @dataclass(frozen=True)
@@ -142,7 +215,7 @@ class Config:
     source: str = field(default="<defaults>", compare=False, metadata=_meta(doc="internal"))
 
 
-_INTERNAL = {"source"}
+_INTERNAL = {"source"}  # Config-level only (engine...explorer.source is a key)
 
 
 def _type_name(tp: Any) -> str:
@@ -217,7 +290,8 @@ def _build(cls: Any, data: Any, prefix: str = "") -> Any:
     if not isinstance(data, dict):
         raise UserError(f"config section '{where}' must be a mapping of keys, got {data!r}")
     hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls) if f.name not in _INTERNAL}
+    fields = {f.name: f for f in dataclasses.fields(cls)
+              if not (cls is Config and f.name in _INTERNAL)}
     for key in data:
         if key not in fields:
             hint = difflib.get_close_matches(str(key), list(fields), n=1)
@@ -244,6 +318,12 @@ def _cross_checks(cfg: Config) -> None:
                             f"swap them or widen the range")
     if not cfg.url.startswith(("http://", "https://")):
         raise UserError(f"config key 'url' must start with http:// or https://, got {cfg.url!r}")
+    om = cfg.engine.online_moves
+    for key, url in (("explorer_url", om.explorer_url), ("tablebase_url", om.tablebase_url),
+                     ("cloud_url", om.cloud_url)):
+        if url is not None and not url.startswith(("http://", "https://")):
+            raise UserError(f"config key 'engine.online_moves.{key}' must start with http:// "
+                            f"or https://, got {url!r}")
     if cfg.matchmaking.allow_matchmaking and not (
             cfg.matchmaking.challenge_initial_time and cfg.matchmaking.challenge_increment):
         raise UserError("matchmaking is on but 'matchmaking.challenge_initial_time' or "
@@ -284,7 +364,7 @@ def describe() -> list[tuple[str, str, str]]:
 
     def walk(cls: Any, prefix: str) -> None:
         for f in dataclasses.fields(cls):
-            if f.name in _INTERNAL:
+            if cls is Config and f.name in _INTERNAL:
                 continue
             tp = typing.get_type_hints(cls)[f.name]
             if dataclasses.is_dataclass(tp):
