@@ -1,19 +1,24 @@
 """Syzygy tablebases probed at the root (engine.syzygy).
 
-`root_move(board)` ranks every legal move by its exact result under the
-50-move rule, the way Stockfish's root probe does:
+`root_move(board)` picks the move with the best exact result under the 50-move
+rule, like Stockfish's root probe:
 
-* wins: the fewest plies to the next zeroing move (DTZ-optimal); a zeroing
-  move (capture, pawn move, mate) that keeps the win ranks first. A win whose
-  DTZ plus the halfmove clock passes 100 plies is a *cursed* win: the 50-move
-  rule draws it, so it ranks as a draw;
-* draws: held (a cursed win for us, then a plain draw, then a blessed loss);
-* losses: prolonged, with the largest DTZ, zeroing moves last (they give the
-  opponent a fresh 50-move count).
+* wins: mate, else a zeroing move (capture, pawn move) that keeps the win,
+  else the move with the fewest plies to the next zeroing move (DTZ-optimal).
+  A win whose DTZ plus the halfmove clock passes 100 plies is a *cursed* win:
+  the 50-move rule draws it, so it counts as a draw;
+* draws: held (a cursed win for us before a plain draw before a blessed loss);
+* losses: prolonged: the move with the largest DTZ, non-zeroing if possible
+  (a zeroing move gives the opponent a fresh 50-move count).
 
 DTZ-optimal play always makes progress (every zeroing move is irreversible), so
-it converts without repetitions. Probing is read-only on mmap'd files: a few
-tens of microseconds per probe once the pages are cached.
+it converts without repetitions.
+
+Cost: python-chess probes WDL in ~0.2-0.5 ms, but a DTZ probe of a position
+whose side to move the DTZ table does not store is a one-ply search (~5-12 ms).
+So every child gets a WDL probe, and DTZ is probed only when it decides: the
+root's DTZ once, then children (checks first) until one reaches the optimal
+distance (root DTZ - 1).
 
 The in-search WDL prober (C) is a separate, later piece of work.
 """
@@ -32,8 +37,8 @@ from bot.errors import UserError
 
 _TABLE = re.compile(r"^K[QRBNP]*vK[QRBNP]*\.rtbw$")
 
-# Rank bands: wins above draws above losses, each ordered inside its band.
-_WIN, _DRAW, _LOSS = 3_000_000, 2_000_000, 1_000_000
+_VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9,
+          chess.KING: 0}
 
 
 @dataclass(frozen=True)
@@ -134,46 +139,86 @@ class Tablebases:
         """The tablebase move for the side to move, or None when the tables can't say."""
         if not self._probable(board) or board.is_game_over():
             return None
-        ranked: list[tuple[int, str, int, int, int]] = []
         try:
-            for move in board.legal_moves:
-                ranked.append(self._rank(board, move))
+            return self._root_move(board)
         except (KeyError, chess.syzygy.MissingTableError):
-            return None  # a child position needs a table we don't have
-        ranked.sort(key=lambda r: (-r[0], r[1]))
-        top_rank, uci, wdl, dtz, raw = ranked[0]
-        band = _WIN if top_rank >= _WIN else _DRAW if top_rank >= _DRAW else _LOSS
-        if band == _WIN:
-            keep = [r[1] for r in ranked if r[0] >= _WIN]
-        elif band == _DRAW:
-            keep = [r[1] for r in ranked if r[0] >= _DRAW]
-        else:
-            keep = [r[1] for r in ranked if r[0] == top_rank]
-        return TbMove(uci=uci, wdl=wdl, dtz=dtz, raw_wdl=raw, candidates=tuple(keep))
+            return None  # a position needs a table we don't have
 
-    def _rank(self, board: chess.Board, move: chess.Move) -> tuple[int, str, int, int, int]:
-        uci = board.uci(move, chess960=board.chess960)
-        zeroing = board.is_zeroing(move)
-        board.push(move)
-        try:
-            if board.is_checkmate():
-                return (_WIN + 1_000, uci, 2, 0, 2)
-            if board.is_stalemate() or board.is_insufficient_material():
-                return (_DRAW + 500, uci, 0, 0, 0)
-            raw = -self._tb.probe_wdl(board)
-            child_dtz = self._tb.probe_dtz(board)  # opponent's view: <0 means we win
-            plies = abs(child_dtz)
-            clock = board.halfmove_clock  # 0 after a zeroing move
-        finally:
-            board.pop()
-        # The 50-move rule decides from the clock: after `plies` more plies the
-        # winner zeroes; if that lands past 100 plies since the last zeroing
-        # move, the game is a draw (cursed win / blessed loss).
-        if raw == 2 and clock + plies <= 100:
-            # zeroing wins first (progress is then irreversible), then fewest plies
-            return (_WIN + (500 if zeroing else 0) + (499 - min(plies, 499)), uci, 2, plies, 2)
-        if raw == -2 and clock + plies <= 100:
-            # longest resistance; a zeroing move resets the opponent's count
-            return (_LOSS + (0 if zeroing else 500) + min(plies, 499), uci, -2, plies, -2)
-        order = {2: 300, 1: 300, 0: 200, -1: 100, -2: 100}[raw]
-        return (_DRAW + order, uci, 0, plies, raw)
+    def _root_move(self, board: chess.Board) -> TbMove:
+        kids: list[_Kid] = []
+        for move in board.legal_moves:
+            kid = _Kid(move, board.uci(move, chess960=board.chess960), board.is_zeroing(move),
+                       board.gives_check(move), _gain(board, move))
+            board.push(move)
+            try:
+                if board.is_checkmate():
+                    kid.mate, kid.wdl = True, 2
+                elif board.is_stalemate() or board.is_insufficient_material():
+                    kid.wdl = 0
+                else:
+                    kid.wdl = -self._tb.probe_wdl(board)
+            finally:
+                board.pop()
+            kids.append(kid)
+        best = max(k.wdl for k in kids)
+        same = [k for k in kids if k.wdl == best]
+        candidates = tuple(k.uci for k in same)
+        if best == 2:
+            mate = next((k for k in same if k.mate), None)
+            if mate is not None:
+                return TbMove(mate.uci, 2, 0, 2, candidates)
+            zeroing = [k for k in same if k.zeroing]
+            if zeroing:
+                # a fresh 50-move count and a won position: a true win at once
+                k = max(zeroing, key=lambda k: (k.gain, k.uci))
+                return TbMove(k.uci, 2, 0, 2, candidates)
+            k, plies = self._by_dtz(board, same, shortest=True)
+            cursed = board.halfmove_clock + 1 + plies > 100
+            return TbMove(k.uci, 0 if cursed else 2, plies, 2, candidates)
+        if best == -2:
+            quiet = [k for k in same if not k.zeroing] or same
+            k, plies = self._by_dtz(board, quiet, shortest=False)
+            blessed = board.halfmove_clock + 1 + plies > 100 and not k.zeroing
+            return TbMove(k.uci, 0 if blessed else -2, plies, -2, candidates)
+        # draws (cursed win 1, draw 0, blessed loss -1): no distance matters
+        k = min(same, key=lambda k: k.uci)
+        return TbMove(k.uci, 0, 0, best, candidates)
+
+    def _by_dtz(self, board: chess.Board, kids: list[_Kid],
+                shortest: bool) -> tuple[_Kid, int]:
+        """The kid with the shortest (win) / longest (loss) DTZ and that DTZ, in plies
+        after our move. Stops at the first kid reaching root DTZ - 1, the optimum."""
+        target = abs(self._tb.probe_dtz(board)) - 1
+        best: tuple[_Kid, int] | None = None
+        for kid in sorted(kids, key=lambda k: (not k.check, k.uci)):
+            board.push(kid.move)
+            try:
+                plies = abs(self._tb.probe_dtz(board))
+            finally:
+                board.pop()
+            if best is None or (plies < best[1] if shortest else plies > best[1]):
+                best = (kid, plies)
+            # DTZ may be rounded by one ply: "reached" allows for it
+            if (plies <= target) if shortest else (plies >= target):
+                break
+        assert best is not None
+        return best
+
+
+@dataclass
+class _Kid:
+    move: chess.Move
+    uci: str
+    zeroing: bool
+    check: bool
+    gain: int  # material won: promotion and capture values, for zeroing wins
+    wdl: int = 0  # our result after the move, by WDL alone
+    mate: bool = False
+
+
+def _gain(board: chess.Board, move: chess.Move) -> int:
+    victim = board.piece_type_at(move.to_square)
+    gain = _VALUE[victim] if victim else 0
+    if move.promotion:
+        gain += _VALUE[move.promotion] - 1
+    return gain
