@@ -106,3 +106,31 @@ def test_check_lines(emu: Emulator, book: Path, tmp_path: Path) -> None:
     bad["engine"]["syzygy"]["paths"] = [str(tmp_path / "missing")]  # type: ignore[index]
     [(ok, msg)] = check_lines(parse_config(bad))
     assert not ok and "missing does not exist" in msg
+
+
+def test_pibot_check_reports_sources(emu: Emulator, book: Path, tmp_path: Path) -> None:
+    import os
+    import subprocess
+    import sys
+
+    import yaml
+
+    def check(data: dict[str, object]) -> subprocess.CompletedProcess[str]:
+        cfg = tmp_path / "c.yml"
+        cfg.write_text(yaml.safe_dump(data))
+        env = dict(os.environ, LICHESS_BOT_TOKEN=emu.token)
+        return subprocess.run([sys.executable, "-m", "bot.cli", "check", "--config", str(cfg)],
+                              env=env, capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL)
+
+    data = config(emu.url, book)
+    r = check(data)
+    assert r.returncode == 0, r.stdout
+    assert "ok      polyglot book" in r.stdout and "1 entries" in r.stdout
+    assert "ok      syzygy: 7 WDL and 7 DTZ tables up to 4 pieces" in r.stdout
+    assert "ok      online moves: cloud eval" in r.stdout
+    data["engine"]["polyglot"]["book"]["standard"] = [str(tmp_path / "gone.bin")]  # type: ignore[index]
+    r = check(data)
+    assert r.returncode == 1
+    assert "PROBLEM polyglot book" in r.stdout and "gone.bin does not exist" in r.stdout
+    assert "Traceback" not in r.stdout + r.stderr
