@@ -100,8 +100,9 @@ class OnlineEgtbConfig:
 class OnlineMovesConfig:
     max_out_of_book_moves: int = _val(10, lo=1, hi=1000,
                                       doc="stop asking explorer/cloud after N misses in a game")
-    explorer_url: str = _val("https://explorer.lichess.ovh")
-    tablebase_url: str = _val("https://tablebase.lichess.ovh")
+    explorer_url: str = _val("https://explorer.lichess.org",
+                             doc="needs the bot's token (sent only to this URL)")
+    tablebase_url: str = _val("https://tablebase.lichess.org")
     cloud_url: str | None = _val(None, doc="null = the top-level url")
     lichess_cloud_analysis: CloudEvalConfig = field(default_factory=CloudEvalConfig)
     lichess_opening_explorer: ExplorerConfig = field(default_factory=ExplorerConfig)

@@ -1,7 +1,7 @@
 """Moves that need no search: opening book -> Syzygy at the root -> Lichess online
 sources, tried in that order. The game loop asks before each search:
 
-    sources = MoveSources.open(cfg)            # at service start; UserError if misconfigured
+    sources = MoveSources.open(cfg, token=token)  # at start; UserError if misconfigured
     ...
     hit = await sources.pick(board, MoveContext(game_id, variant, clock_s, budget_s))
     if hit is None:             -> search as usual
@@ -31,6 +31,7 @@ from bot.config import Config
 from bot.errors import UserError
 from bot.online import OnlineSources
 from bot.tablebase import Tablebases
+from bot.token import Token
 
 
 @dataclass(frozen=True)
@@ -60,9 +61,11 @@ class MoveSources:
         self.online = online
 
     @classmethod
-    def open(cls, cfg: Config, base: Path | None = None) -> MoveSources:
+    def open(cls, cfg: Config, base: Path | None = None,
+             token: Token | None = None) -> MoveSources:
         """Open what the config enables. Relative paths are relative to `base`
-        (default: the working directory, as for token_file)."""
+        (default: the working directory, as for token_file). The opening explorer
+        needs the bot's `token`."""
         books = OpeningBooks.open(cfg.engine.polyglot, base)
         try:
             tbs = Tablebases.open(cfg.engine.syzygy, base)
@@ -70,7 +73,7 @@ class MoveSources:
             if books is not None:
                 books.close()
             raise
-        online = OnlineSources(cfg.engine.online_moves, cfg.url)
+        online = OnlineSources(cfg.engine.online_moves, cfg.url, token)
         return cls(books, tbs, online if online.enabled else None)
 
     @property

@@ -2,7 +2,9 @@
 
 The one module that knows these endpoints (the Bot API stays in bot/lichess.py):
 
-* opening explorer: ``{explorer_url}/masters`` and ``{explorer_url}/lichess``,
+* opening explorer: ``{explorer_url}/masters`` and ``{explorer_url}/lichess``
+  (authenticated: since March 2026 the explorer answers 401 to anonymous
+  requests, so these carry the bot's token, and only these),
 * cloud evaluation: ``{cloud_url or url}/api/cloud-eval``,
 * tablebase: ``{tablebase_url}/standard`` (up to 7 pieces).
 
@@ -29,6 +31,7 @@ import requests
 
 from bot.config import OnlineMovesConfig
 from bot.lichess import USER_AGENT
+from bot.token import Token
 
 log = logging.getLogger(__name__)
 
@@ -85,7 +88,8 @@ class OnlineMove:
 class OnlineSources:
     """Per-service client; per-game miss counts are keyed by game id."""
 
-    def __init__(self, cfg: OnlineMovesConfig, lichess_url: str, pause_s: float = 60.0) -> None:
+    def __init__(self, cfg: OnlineMovesConfig, lichess_url: str, token: Token | None = None,
+                 pause_s: float = 60.0) -> None:
         self.cfg = cfg
         self.cloud_base = (cfg.cloud_url or lichess_url).rstrip("/")
         self.explorer_base = cfg.explorer_url.rstrip("/")
@@ -96,6 +100,7 @@ class OnlineSources:
         self._session = requests.Session()
         self._session.headers["User-Agent"] = USER_AGENT
         self._session.headers["Accept"] = "application/json"
+        self._explorer_auth = {"Authorization": f"Bearer {token.reveal()}"} if token else {}
 
     @property
     def enabled(self) -> bool:
@@ -155,7 +160,7 @@ class OnlineSources:
             params.update(variant="chess960" if board.chess960 else "standard",
                           speeds=LICHESS_SPEEDS, ratings=LICHESS_RATINGS, recentGames="0")
         sent, data = await self._get(EXPLORER, f"{self.explorer_base}/{c.source}", params,
-                                     min(c.timeout_s, budget_s))
+                                     min(c.timeout_s, budget_s), self._explorer_auth)
         if data is None:
             return None, sent
         best: tuple[float, chess.Move, int] | None = None
@@ -242,8 +247,8 @@ class OnlineSources:
     def _paused(self, source: str) -> bool:
         return self._paused_until.get(source, 0.0) > time.monotonic()
 
-    async def _get(self, source: str, url: str, params: dict[str, str],
-                   timeout_s: float) -> tuple[bool, Any]:
+    async def _get(self, source: str, url: str, params: dict[str, str], timeout_s: float,
+                   headers: dict[str, str] | None = None) -> tuple[bool, Any]:
         """(sent, JSON of a 200 answer or None): not sent when the source is paused
         or too little time is left; None on any failure."""
         if self._paused(source) or timeout_s < MIN_REQUEST_S:
@@ -251,16 +256,18 @@ class OnlineSources:
         try:
             # The thread may outlive a wait_for timeout; requests' own timeout ends it.
             return True, await asyncio.wait_for(
-                asyncio.to_thread(self._get_blocking, source, url, params, timeout_s),
+                asyncio.to_thread(self._get_blocking, source, url, params, timeout_s,
+                                  headers or {}),
                 timeout_s + 0.05)
         except TimeoutError:
             log.info("%s: no answer within %.2f s, searching instead", source, timeout_s)
             return True, None
 
-    def _get_blocking(self, source: str, url: str, params: dict[str, str],
-                      timeout_s: float) -> Any:
+    def _get_blocking(self, source: str, url: str, params: dict[str, str], timeout_s: float,
+                      headers: dict[str, str]) -> Any:
         try:
-            resp = self._session.get(url, params=params, timeout=(timeout_s, timeout_s))
+            resp = self._session.get(url, params=params, headers=headers,
+                                     timeout=(timeout_s, timeout_s))
         except requests.RequestException as exc:
             log.info("%s: %s, searching instead", source, type(exc).__name__)
             return None
@@ -269,7 +276,10 @@ class OnlineSources:
             log.warning("%s: 429 Too Many Requests, not asked for %.0f s", source, self.pause_s)
             return None
         if resp.status_code != 200:
-            if resp.status_code != 404:  # 404 = position unknown (cloud eval): normal
+            if resp.status_code in (401, 403):
+                log.warning("%s: HTTP %d, the server wants a valid token", source,
+                            resp.status_code)
+            elif resp.status_code != 404:  # 404 = position unknown (cloud eval): normal
                 log.info("%s: HTTP %d, searching instead", source, resp.status_code)
             return None
         try:

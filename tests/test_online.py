@@ -15,9 +15,10 @@ import chess.syzygy
 import pytest
 
 from bot.config import parse_config
-from bot.emulator import CloudPv, Emulator, EmulatorConfig, ExplorerMove
+from bot.emulator import DEFAULT_TOKEN, CloudPv, Emulator, EmulatorConfig, ExplorerMove
 from bot.lichess import USER_AGENT
 from bot.online import OnlineSources
+from bot.token import Token
 
 TABLES = Path(__file__).parent / "data" / "syzygy"
 START = chess.STARTING_FEN
@@ -35,11 +36,13 @@ def _clean(emu: Emulator) -> None:
     emu.reset_counters()
 
 
-def sources(url: str, pause_s: float = 60.0, **sections: dict[str, object]) -> OnlineSources:
+def sources(url: str, pause_s: float = 60.0, token: str | None = DEFAULT_TOKEN,
+            **sections: dict[str, object]) -> OnlineSources:
     om: dict[str, object] = {"explorer_url": url, "tablebase_url": url, "cloud_url": url}
     om.update(sections)
     cfg = parse_config({"engine": {"online_moves": om}})
-    return OnlineSources(cfg.engine.online_moves, url, pause_s=pause_s)
+    return OnlineSources(cfg.engine.online_moves, url, Token(token, "test") if token else None,
+                         pause_s=pause_s)
 
 
 def run(coro):  # noqa: ANN001, ANN201 - test helper
@@ -61,6 +64,20 @@ def test_explorer_masters_sorting_and_min_games(emu: Emulator) -> None:
     assert run(src.explorer(board, 60, 1.0)) == (None, True)
     assert emu.count("GET /masters") == 3
     assert set(emu.online.user_agents[-3:]) == {USER_AGENT}
+
+
+def test_explorer_needs_the_token(emu: Emulator, caplog: pytest.LogCaptureFixture) -> None:
+    emu.online.set_explorer(START, [ExplorerMove("e2e4", 100, 50, 50)])
+    anon = sources(emu.url, token=None, lichess_opening_explorer={"enabled": True})
+    assert run(anon.explorer(chess.Board(), 60, 1.0)) == (None, True)
+    assert emu.requests("GET /masters")[-1].status == 401
+    assert "wants a valid token" in caplog.text
+    # the token goes to the explorer only, and never into the log
+    src = sources(emu.url, lichess_opening_explorer={"enabled": True},
+                  lichess_cloud_analysis={"enabled": True})
+    assert run(src.explorer(chess.Board(), 60, 1.0))[0].uci == "e2e4"
+    assert "Authorization" not in src._session.headers
+    assert DEFAULT_TOKEN not in caplog.text
 
 
 def test_explorer_lichess_db_black_to_move(emu: Emulator) -> None:

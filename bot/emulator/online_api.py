@@ -1,9 +1,9 @@
 """Lichess's online move sources, served on the emulator's port so the bot's
 `engine.online_moves` URLs can point at it:
 
-* opening explorer `GET /masters`, `GET /lichess` (explorer.lichess.ovh),
+* opening explorer `GET /masters`, `GET /lichess` (explorer.lichess.org),
 * cloud evaluation `GET /api/cloud-eval` (lichess.org),
-* tablebase `GET /standard` (tablebase.lichess.ovh).
+* tablebase `GET /standard` (tablebase.lichess.org).
 
 Shapes follow lichess-org/api doc/specs (tags/openingexplorer/masters.yaml and
 lichess.yaml, schemas/OpeningExplorerMasters.yaml, tags/analysis/api-cloud-eval.yaml,
@@ -259,9 +259,10 @@ def build_online_routes(data: OnlineData) -> list[Route]:
         seen(req)
         return Reply(body=data.tablebase(req))
 
+    # The explorer has answered 401 to anonymous requests since March 2026.
     return [
-        Route("GET", "/masters", masters),
-        Route("GET", "/lichess", lichess),
+        Route("GET", "/masters", masters, auth=True),
+        Route("GET", "/lichess", lichess, auth=True),
         Route("GET", "/api/cloud-eval", cloud),
         Route("GET", "/standard", standard),
     ]
