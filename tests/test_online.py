@@ -210,3 +210,31 @@ def test_all_off_by_default_sends_nothing(emu: Emulator) -> None:
     assert run(src.pick(chess.Board(), "g", clock_s=600, budget_s=1.0)) is None
     assert emu.count("GET *") == 0
     assert src.describe() == ["online moves: all sources off"]
+
+
+def test_online_data_over_the_control_api(emu: Emulator) -> None:
+    import requests
+
+    board = chess.Board()
+    board.push_uci("g1f3")
+    r = requests.post(f"{emu.url}/emu/online/cloud-eval", timeout=5, json={
+        "fen": board.fen(), "depth": 25, "pvs": [{"moves": "d7d5 d2d4", "cp": 10}]})
+    assert r.status_code == 200, r.text
+    src = sources(emu.url, lichess_cloud_analysis={"enabled": True})
+    assert run(src.cloud_eval(board, 60, 1.0))[0].uci == "d7d5"
+    r = requests.post(f"{emu.url}/emu/online/explorer", timeout=5, json={
+        "fen": board.fen(), "db": "lichess", "moves": [{"uci": "g8f6", "white": 5, "draws": 5,
+                                                        "black": 20}]})
+    assert r.status_code == 200, r.text
+    src = sources(emu.url, lichess_opening_explorer={"enabled": True, "source": "lichess"})
+    assert run(src.explorer(board, 60, 1.0))[0].uci == "g8f6"
+    r = requests.post(f"{emu.url}/emu/online/syzygy", timeout=5, json={"path": str(TABLES)})
+    assert r.status_code == 200, r.text
+    for bad in ({"fen": board.fen(), "pvs": [{"moves": "e2e4", "cp": 1}]},  # illegal for black
+                {"fen": board.fen(), "pvs": [{"line": "d7d5"}]},
+                {"fen": board.fen(), "pvs": "d7d5"},
+                {"fen": board.fen(), "extra": 1}):
+        r = requests.post(f"{emu.url}/emu/online/cloud-eval", timeout=5, json=bad)
+        assert r.status_code == 400 and "error" in r.json(), (bad, r.text)
+    r = requests.post(f"{emu.url}/emu/online/book", timeout=5, json={"path": "/nonexistent"})
+    assert r.status_code == 400 and "cannot open" in r.json()["error"]

@@ -238,6 +238,30 @@ def _tb_info(tb: chess.syzygy.Tablebase | None, board: chess.Board) -> dict[str,
     return info
 
 
+def _keys(body: Any, known: set[str], what: str) -> dict[str, Any]:
+    if not isinstance(body, dict):
+        raise EmulatorUsageError(f"{what} needs a JSON object")
+    unknown = sorted(set(body) - known)
+    if unknown:
+        raise EmulatorUsageError(f"{what}: unknown keys {unknown}; known keys: {sorted(known)}")
+    return body
+
+
+def _list(value: Any, what: str) -> list[Any]:
+    if not isinstance(value, list):
+        raise EmulatorUsageError(f"{what} must be a list")
+    return value
+
+
+def _dc(cls: Any, value: Any, what: str) -> Any:
+    if not isinstance(value, dict):
+        raise EmulatorUsageError(f"{what} must be a JSON object")
+    try:
+        return cls(**value)
+    except TypeError as exc:
+        raise EmulatorUsageError(f"{what}: {exc}") from None
+
+
 def build_online_routes(data: OnlineData) -> list[Route]:
     def seen(req: Request) -> None:
         with data._lock:
@@ -259,8 +283,40 @@ def build_online_routes(data: OnlineData) -> list[Route]:
         seen(req)
         return Reply(body=data.tablebase(req))
 
+    # Control over HTTP (no auth, no faults), for a bot or bench in another process.
+    def ctl_explorer(req: Request) -> Reply:
+        body = _keys(req.body, {"fen", "moves", "db"}, "/emu/online/explorer")
+        moves = [_dc(ExplorerMove, m, "/emu/online/explorer moves[]") for m in
+                 _list(body.get("moves"), "moves")]
+        data.set_explorer(str(body.get("fen") or chess.STARTING_FEN), moves,
+                          str(body.get("db", "masters")))
+        return Reply()
+
+    def ctl_cloud(req: Request) -> Reply:
+        body = _keys(req.body, {"fen", "pvs", "depth", "knodes"}, "/emu/online/cloud-eval")
+        pvs = [_dc(CloudPv, pv, "/emu/online/cloud-eval pvs[]") for pv in
+               _list(body.get("pvs"), "pvs")]
+        data.set_cloud_eval(str(body.get("fen") or ""), pvs, int(body.get("depth", 30)),
+                            int(body.get("knodes", 50_000)))
+        return Reply()
+
+    def ctl_path(req: Request) -> Reply:
+        body = _keys(req.body, {"path"}, req.path)
+        path = body.get("path")
+        if not isinstance(path, str) or not path:
+            raise EmulatorUsageError(f"{req.path} needs {{\"path\": \"...\"}}")
+        try:
+            (data.use_book if req.path.endswith("/book") else data.use_syzygy)(path)
+        except (OSError, ValueError) as exc:
+            raise EmulatorUsageError(f"{req.path}: cannot open {path}: {exc}") from None
+        return Reply()
+
     # The explorer has answered 401 to anonymous requests since March 2026.
     return [
+        Route("POST", "/emu/online/explorer", ctl_explorer),
+        Route("POST", "/emu/online/cloud-eval", ctl_cloud),
+        Route("POST", "/emu/online/book", ctl_path),
+        Route("POST", "/emu/online/syzygy", ctl_path),
         Route("GET", "/masters", masters, auth=True),
         Route("GET", "/lichess", lichess, auth=True),
         Route("GET", "/api/cloud-eval", cloud),
