@@ -19,6 +19,7 @@ given budget and fail to None.
 
 from __future__ import annotations
 
+import logging
 import random
 import time
 from dataclasses import dataclass
@@ -32,6 +33,8 @@ from bot.errors import UserError
 from bot.online import OnlineSources
 from bot.tablebase import Tablebases
 from bot.token import Token
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -87,13 +90,22 @@ class MoveSources:
         def ms() -> float:
             return (time.perf_counter() - t0) * 1000
 
+        # A broken source must never cost the game: any error means "search".
         if self.books is not None:
-            book = self.books.choose(board, variant_key(board, ctx.variant), rng)
+            try:
+                book = self.books.choose(board, variant_key(board, ctx.variant), rng)
+            except Exception:
+                log.exception("opening book failed on %s; searching instead", board.fen())
+                book = None
             if book is not None:
                 return SourceMove(book.uci, "book", f"book {book.book}: weight "
                                   f"{book.weight}/{book.total_weight}", ms())
         if self.tablebases is not None:
-            tb = self.tablebases.root_move(board)
+            try:
+                tb = self.tablebases.root_move(board)
+            except Exception:
+                log.exception("syzygy probe failed on %s; searching instead", board.fen())
+                tb = None
             if tb is not None:
                 suggest = self.tablebases.cfg.move_quality == "suggest"
                 return SourceMove(tb.uci, "syzygy", tb.comment(), ms(),

@@ -37,6 +37,8 @@ from bot.config import SyzygyConfig
 from bot.errors import UserError
 
 _TABLE = re.compile(r"^K[QRBNP]*vK[QRBNP]*\.rtbw$")
+# First bytes of every Syzygy file; a mismatch means a broken download.
+_MAGIC = {".rtbw": bytes.fromhex("71e8235d"), ".rtbz": bytes.fromhex("d7660ca5")}
 
 _VALUE = {chess.PAWN: 1, chess.KNIGHT: 3, chess.BISHOP: 3, chess.ROOK: 5, chess.QUEEN: 9,
           chess.KING: 0}
@@ -89,6 +91,8 @@ def scan_paths(paths: list[str], base: Path | None = None) -> TableInfo:
             raise UserError(f"cannot read syzygy path {path}: {exc.strerror}; {fix}") from None
         here_wdl = [n for n in names if _TABLE.match(n)]
         here_dtz = [n for n in names if n.endswith(".rtbz")]
+        for n in here_wdl + here_dtz:
+            _check_magic(path / n, fix)
         if not here_wdl:
             raise UserError(f"syzygy path {path} holds no .rtbw tables; {fix}")
         wdl += len(here_wdl)
@@ -96,6 +100,17 @@ def scan_paths(paths: list[str], base: Path | None = None) -> TableInfo:
         largest = max(largest, *(len(n.split(".")[0]) - 1 for n in here_wdl))
         found.append(path)
     return TableInfo(tuple(found), wdl, dtz, largest)
+
+
+def _check_magic(path: Path, fix: str) -> None:
+    try:
+        with path.open("rb") as f:
+            head = f.read(4)
+    except OSError as exc:
+        raise UserError(f"cannot read syzygy table {path}: {exc.strerror}; {fix}") from None
+    if head != _MAGIC[path.suffix]:
+        raise UserError(f"syzygy table {path} is corrupt (bad header); download it again, "
+                        f"or remove it, or {fix}")
 
 
 class Tablebases:

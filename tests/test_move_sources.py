@@ -134,3 +134,22 @@ def test_pibot_check_reports_sources(emu: Emulator, book: Path, tmp_path: Path) 
     assert r.returncode == 1
     assert "PROBLEM polyglot book" in r.stdout and "gone.bin does not exist" in r.stdout
     assert "Traceback" not in r.stdout + r.stderr
+
+
+def test_a_failing_source_means_search(emu: Emulator, book: Path, tmp_path: Path,
+                                       caplog: pytest.LogCaptureFixture) -> None:
+    # A table that passes the start checks but breaks when probed (truncated
+    # after its header): the chain logs it and lets the engine search.
+    tables = tmp_path / "tb"
+    tables.mkdir()
+    for name in ("KRvK.rtbw", "KRvK.rtbz"):
+        (tables / name).write_bytes((TABLES / name).read_bytes()[:64])
+    data = config(emu.url, book)
+    data["engine"]["syzygy"]["paths"] = [str(tables)]  # type: ignore[index]
+    data["engine"]["online_moves"]["lichess_cloud_analysis"]["enabled"] = False  # type: ignore[index]
+    sources = MoveSources.open(parse_config(data))
+    try:
+        assert asyncio.run(sources.pick(chess.Board(KRVK), ctx())) is None
+        assert "syzygy probe failed" in caplog.text
+    finally:
+        sources.close()

@@ -197,3 +197,10 @@ def test_describe_counts_tables(tbs: Tablebases) -> None:
     assert tbs.info.wdl_tables == 7 and tbs.info.dtz_tables == 7
     assert tbs.info.max_pieces == 4
     assert "7 WDL and 7 DTZ tables up to 4 pieces" in tbs.describe()[0]
+
+
+def test_corrupt_table_is_one_clear_error(tmp_path: Path) -> None:
+    shutil.copy(TABLES / "KRvK.rtbw", tmp_path)
+    (tmp_path / "KRvK.rtbz").write_bytes(b"<html>404 Not Found</html>")
+    with pytest.raises(UserError, match=r"syzygy table .*KRvK\.rtbz is corrupt \(bad header\)"):
+        open_tbs([str(tmp_path)])
