@@ -112,7 +112,12 @@ class MoveSources:
                                   tb.candidates if suggest else ())
         if self.online is not None:
             left = ctx.budget_s - (time.perf_counter() - t0)
-            hit = await self.online.pick(board, ctx.game_id, ctx.clock_s, left, rng)
+            try:
+                hit = await self.online.pick(board, ctx.game_id, ctx.clock_s, left, rng)
+            except Exception:
+                log.exception("online move sources failed on %s; searching instead",
+                              board.fen())
+                hit = None
             if hit is not None:
                 return SourceMove(hit.uci, hit.source, hit.comment, ms())
         return None
