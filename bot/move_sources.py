@@ -19,6 +19,7 @@ given budget and fail to None.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import random
 import time
@@ -102,7 +103,9 @@ class MoveSources:
                                   f"{book.weight}/{book.total_weight}", ms())
         if self.tablebases is not None:
             try:
-                tb = self.tablebases.root_move(board)
+                # ~3 ms typical, up to ~100 ms: off the event loop, so other games'
+                # streams are not held up (python-chess's tables lock internally).
+                tb = await asyncio.to_thread(self.tablebases.root_move, board.copy())
             except Exception:
                 log.exception("syzygy probe failed on %s; searching instead", board.fen())
                 tb = None
