@@ -105,7 +105,8 @@ class MoveSources:
             try:
                 # ~3 ms typical, up to ~100 ms: off the event loop, so other games'
                 # streams are not held up (python-chess's tables lock internally).
-                tb = await asyncio.to_thread(self.tablebases.root_move, board.copy())
+                tb = await asyncio.to_thread(self.tablebases.root_move,
+                                           board.copy(stack=False))
             except Exception:
                 log.exception("syzygy probe failed on %s; searching instead", board.fen())
                 tb = None
