@@ -75,6 +75,77 @@ AUTO = "auto"
 
 
 @dataclass(frozen=True)
+class PolyglotBooks:
+    """Book files per variant, tried in order (fromPosition games use `standard`)."""
+
+    standard: list[str] = _list([], doc="polyglot .bin files")
+    chess960: list[str] = _list([], doc="polyglot .bin files")
+
+
+@dataclass(frozen=True)
+class PolyglotConfig:
+    enabled: bool = _val(False, doc="play book moves from polyglot .bin files")
+    book: PolyglotBooks = field(default_factory=PolyglotBooks)
+    selection: str = _val("weighted_random",
+                          choices=("weighted_random", "uniform_random", "best_move"))
+    min_weight: int = _val(1, lo=0, hi=65535, doc="ignore entries lighter than this")
+    max_depth: int = _val(8, lo=1, hi=1000, doc="use the book for the first N plies")
+
+
+@dataclass(frozen=True)
+class SyzygyConfig:
+    enabled: bool = _val(False, doc="play tablebase moves at the root")
+    paths: list[str] = _list([], doc="directories holding .rtbw/.rtbz files")
+    max_pieces: int = _val(7, lo=3, hi=7, doc="probe positions with at most this many pieces")
+    move_quality: str = _val("best", choices=("best", "suggest"),
+                             doc="best = play the DTZ-optimal move; suggest = only "
+                                 "restrict the search to result-preserving moves")
+
+
+@dataclass(frozen=True)
+class CloudEvalConfig:
+    enabled: bool = _val(False, doc="Lichess cloud evaluation (/api/cloud-eval)")
+    min_time: float = _val(20.0, lo=0, doc="only with at least this much clock left (s)")
+    timeout_s: float = _val(1.0, lo=0.05, hi=30, doc="give up on the request after this")
+    move_quality: str = _val("best", choices=("good", "best"))
+    max_score_difference: int = _val(50, lo=0, hi=10000, doc="good: cp from the best line")
+    min_depth: int = _val(20, lo=0, hi=200)
+    min_knodes: int = _val(0, lo=0)
+
+
+@dataclass(frozen=True)
+class ExplorerConfig:
+    enabled: bool = _val(False, doc="Lichess opening explorer")
+    min_time: float = _val(20.0, lo=0, doc="only with at least this much clock left (s)")
+    timeout_s: float = _val(1.0, lo=0.05, hi=30, doc="give up on the request after this")
+    source: str = _val("masters", choices=("masters", "lichess"))
+    sort: str = _val("winrate", choices=("winrate", "games_played"))
+    min_games: int = _val(10, lo=1, doc="a move needs at least this many games")
+
+
+@dataclass(frozen=True)
+class OnlineEgtbConfig:
+    enabled: bool = _val(False, doc="Lichess online tablebase (up to 7 pieces)")
+    min_time: float = _val(20.0, lo=0, doc="only with at least this much clock left (s)")
+    timeout_s: float = _val(1.0, lo=0.05, hi=30, doc="give up on the request after this")
+    max_pieces: int = _val(7, lo=3, hi=7)
+    move_quality: str = _val("best", choices=("best",))
+
+
+@dataclass(frozen=True)
+class OnlineMovesConfig:
+    max_out_of_book_moves: int = _val(10, lo=1, hi=1000,
+                                      doc="stop asking explorer/cloud after N misses in a game")
+    explorer_url: str = _val("https://explorer.lichess.org",
+                             doc="needs the bot's token (sent only to this URL)")
+    tablebase_url: str = _val("https://tablebase.lichess.org")
+    cloud_url: str | None = _val(None, doc="null = the top-level url")
+    lichess_cloud_analysis: CloudEvalConfig = field(default_factory=CloudEvalConfig)
+    lichess_opening_explorer: ExplorerConfig = field(default_factory=ExplorerConfig)
+    online_egtb: OnlineEgtbConfig = field(default_factory=OnlineEgtbConfig)
+
+
+@dataclass(frozen=True)
 class EngineConfig:
     # "auto" is resolved by Config against the machine (bot.machine.size_engine),
     # so every consumer of a Config sees numbers.
@@ -89,6 +160,9 @@ class EngineConfig:
     thermal_limit_c: float | None = _val(None, lo=40, hi=110,
                                          doc="search with fewer threads while the CPU is "
                                              "hotter (C); null = off")
+    polyglot: PolyglotConfig = field(default_factory=PolyglotConfig)
+    syzygy: SyzygyConfig = field(default_factory=SyzygyConfig)
+    online_moves: OnlineMovesConfig = field(default_factory=OnlineMovesConfig)
 
 
 @dataclass(frozen=True)
@@ -206,7 +280,7 @@ class Config:
         object.__setattr__(self, "sizing", sizing)
 
 
-_INTERNAL = {"source", "sizing"}
+_INTERNAL = {"source", "sizing"}  # Config-level only (engine...explorer.source is a key)
 
 
 def _type_name(tp: Any) -> str:
@@ -293,7 +367,8 @@ def _build(cls: Any, data: Any, prefix: str = "") -> Any:
         raise UserError(f"config section '{where}' must be a mapping of keys, "
                         f"got {_show(data)}")
     hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls) if f.name not in _INTERNAL}
+    fields = {f.name: f for f in dataclasses.fields(cls)
+              if not (cls is Config and f.name in _INTERNAL)}
     for key in data:
         if key not in fields:
             if looks_like_token(key):
@@ -324,6 +399,12 @@ def _cross_checks(cfg: Config) -> None:
     if not cfg.url.startswith(("http://", "https://")):
         raise UserError(f"config key 'url' must start with http:// or https://, "
                         f"got {_show(cfg.url)}")
+    om = cfg.engine.online_moves
+    for key, url in (("explorer_url", om.explorer_url), ("tablebase_url", om.tablebase_url),
+                     ("cloud_url", om.cloud_url)):
+        if url is not None and not url.startswith(("http://", "https://")):
+            raise UserError(f"config key 'engine.online_moves.{key}' must start with http:// "
+                            f"or https://, got {url!r}")
     if "ultraBullet" in c.time_controls:
         raise UserError("config key 'challenge.time_controls' lists ultraBullet, but Lichess "
                         "does not let BOT accounts play UltraBullet; remove it")
@@ -383,7 +464,7 @@ def describe() -> list[tuple[str, str, str]]:
 
     def walk(cls: Any, prefix: str) -> None:
         for f in dataclasses.fields(cls):
-            if f.name in _INTERNAL:
+            if cls is Config and f.name in _INTERNAL:
                 continue
             tp = typing.get_type_hints(cls)[f.name]
             if dataclasses.is_dataclass(tp):

@@ -129,6 +129,13 @@ def _check_engine(cfg: Config, rep: Report) -> None:
         rep.ok(f"platform {key}: {value}")
 
 
+def _check_move_sources(cfg: Config, rep: Report) -> None:
+    from bot.move_sources import check_lines
+
+    for ok, line in check_lines(cfg):
+        (rep.ok if ok else rep.bad)(line)
+
+
 def run(args: argparse.Namespace) -> int:
     rep = Report()
     path = resolve_config_path(args.config)
@@ -147,4 +154,5 @@ def run(args: argparse.Namespace) -> int:
     except PibotError as exc:
         rep.bad(str(exc))
     _check_engine(cfg, rep)
+    _check_move_sources(cfg, rep)
     return rep.summary()

@@ -22,17 +22,21 @@ from bot.emulator.emulator import Emulator
 from bot.emulator.errors import EmulatorUsageError
 from bot.emulator.faults import Fault
 from bot.emulator.game import ChatLine
+from bot.emulator.online_api import CloudPv, ExplorerMove, OnlineData
 from bot.emulator.rival import RivalEventStream
 
 __all__ = [
     "DEFAULT_TOKEN",
     "AccountSpec",
     "ChatLine",
+    "CloudPv",
     "Emulator",
     "EmulatorConfig",
     "EmulatorUsageError",
+    "ExplorerMove",
     "Fault",
     "GameSnapshot",
+    "OnlineData",
     "OpponentSpec",
     "RateLimit",
     "RequestRecord",

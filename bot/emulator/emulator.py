@@ -13,6 +13,7 @@ from bot.emulator.control import build_control_routes
 from bot.emulator.core import Core, GameSnapshot, RequestRecord
 from bot.emulator.errors import EmulatorUsageError
 from bot.emulator.faults import Fault, FaultError
+from bot.emulator.online_api import OnlineData, build_online_routes
 from bot.emulator.rival import RivalEventStream
 from bot.emulator.server import EmuHTTPServer
 from bot.emulator.validate import check_kwargs
@@ -33,6 +34,8 @@ class Emulator:
         self._server: EmuHTTPServer | None = None
         self._thread: threading.Thread | None = None
         self._rivals: list[RivalEventStream] = []
+        # Opening explorer, cloud eval and tablebase answers (see online_api.py).
+        self.online = OnlineData()
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> Emulator:
@@ -40,7 +43,8 @@ class Emulator:
             return self
         if self._core.stopping:
             raise EmulatorUsageError("this Emulator was stopped; create a new Emulator to restart")
-        routes = build_control_routes(self) + build_routes(self._core)
+        routes = (build_control_routes(self) + build_routes(self._core)
+                  + build_online_routes(self.online))
         try:
             self._server = EmuHTTPServer((self.config.host, self.config.port), self._core, routes)
         except OSError as exc:
@@ -72,6 +76,7 @@ class Emulator:
         server.server_close()
         if self._thread is not None:
             self._thread.join(timeout=1.0)
+        self.online.close()
         log.info("Lichess emulator stopped")
 
     def __enter__(self) -> Emulator:
