@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -28,3 +30,21 @@ def read_epd(name: str) -> list[tuple[str, dict[int, int]]]:
 @pytest.fixture(scope="session")
 def data_dir() -> Path:
     return DATA
+
+
+@pytest.fixture
+def emu_factory() -> Iterator[Any]:
+    """Start emulators with short keep-alives (plus overrides); all stopped afterwards."""
+    from bot.emulator import Emulator, EmulatorConfig
+    from tests.test_emulator import FAST
+
+    started: list[Any] = []
+
+    def make(**overrides: Any) -> Any:
+        emu = Emulator(EmulatorConfig(**{**FAST, **overrides})).start()
+        started.append(emu)
+        return emu
+
+    yield make
+    for emu in started:
+        emu.stop()

@@ -66,20 +66,6 @@ class Reader:
 
 
 @pytest.fixture
-def emu_factory() -> Iterator[Any]:
-    started: list[Emulator] = []
-
-    def make(**overrides: Any) -> Emulator:
-        emu = Emulator(EmulatorConfig(**{**FAST, **overrides})).start()
-        started.append(emu)
-        return emu
-
-    yield make
-    for emu in started:
-        emu.stop()
-
-
-@pytest.fixture
 def emu(emu_factory: Any) -> Emulator:
     return emu_factory()
 

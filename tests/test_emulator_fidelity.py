@@ -11,7 +11,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import berserk
@@ -27,23 +26,9 @@ from bot.emulator import (
 )
 from bot.emulator import __main__ as emulator_main
 from bot.emulator.config import DEFAULT_TOKEN
-from tests.test_emulator import FAST, auth, client, open_events, open_game
+from tests.test_emulator import auth, client, open_events, open_game
 
 MOVE = "POST /api/bot/game/{id}/move/{move}"
-
-
-@pytest.fixture
-def emu_factory() -> Iterator[Any]:
-    started: list[Emulator] = []
-
-    def make(**overrides: Any) -> Emulator:
-        emu = Emulator(EmulatorConfig(**{**FAST, **overrides})).start()
-        started.append(emu)
-        return emu
-
-    yield make
-    for emu in started:
-        emu.stop()
 
 
 def eventually(predicate: Any, timeout: float = 5.0) -> bool:
