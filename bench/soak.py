@@ -97,15 +97,20 @@ def inject_realistic_faults(emu: Emulator, rate: float) -> None:
         return
     chat = "POST /api/bot/game/*/chat"
     move = "POST /api/bot/game/*/move/*"
+    # Rates per opportunity (each request, or each time a stream wakes). Chat is the
+    # part of Lichess most often slow; a 429 pauses the whole account for a minute,
+    # so it stays rare, as it is for a bot that paces its own chat.
     emu.inject("slow", chat, count=None, probability=min(1.0, rate * 15), duration_s=4.0)
-    emu.inject("http_error", chat, status=429, count=None, probability=min(1.0, rate * 5))
+    emu.inject("http_error", chat, status=429, count=None, probability=rate)
     for target in ("GET /api/account*", "GET /api/stream/event", "GET /api/bot/game/stream/*",
                    "GET /api/challenge", "POST /api/challenge/*"):
         emu.inject("http_error", target, status=429, count=None, probability=rate / 2)
     emu.inject("drop_stream", "game", count=None, probability=rate / 2)
     emu.inject("drop_stream", "event", count=None, probability=rate / 2)
-    emu.inject("silent_stream", "game", count=None, probability=rate / 4, duration_s=None)
-    emu.inject("silent_stream", "event", count=None, probability=rate / 4, duration_s=None)
+    # A connection that dies without a FIN (Wi-Fi roaming, a NAT timeout): rarer than a
+    # clean drop; a game stream wakes ~150 times a game, so this is ~1 game in 7.
+    emu.inject("silent_stream", "game", count=None, probability=rate / 20, duration_s=None)
+    emu.inject("silent_stream", "event", count=None, probability=rate / 20, duration_s=None)
     # Rare: a move POST that is never answered (the move landed, or it did not).
     emu.inject("stall", move, count=None, probability=rate / 8, duration_s=None, apply=True)
     emu.inject("stall", move, count=None, probability=rate / 8, duration_s=None, apply=False)
