@@ -113,11 +113,7 @@ class Service:
         sdnotify.reloading()
         try:
             new = load_config(self.config_path)
-            if new.sizing is None or not new.sizing.hash_auto:
-                # The same rule as at start: tables that cannot fit are refused.
-                problem = check_hash_fits(new.engine.hash_mb, new.challenge.concurrency)
-                if problem:
-                    raise UserError(problem)
+            self._check_tables_fit(new)
         except PibotError as exc:
             log.error("config reload failed, keeping the old config: %s", exc)
         else:
@@ -127,6 +123,18 @@ class Service:
             log.info("config reloaded from %s (applies to new challenges and games)",
                      self.config_path)
         sdnotify.ready()
+
+    def _check_tables_fit(self, new: Config) -> None:
+        """The start-up rule for a hand-set engine.hash_mb, for more table memory only
+        (our own tables already count against what the machine has available)."""
+        if new.sizing is not None and new.sizing.hash_auto:
+            return  # auto is sized within the budget
+        e, games = new.engine, new.challenge.concurrency
+        if self.pool is not None and e.hash_mb * games <= self.pool.hash_mb * self.pool.size:
+            return
+        problem = check_hash_fits(e.hash_mb, games)
+        if problem:
+            raise UserError(problem)
 
     def _apply_engine_config(self, new: Config) -> None:
         """Slots, table size and threads follow the reloaded config; running games
@@ -240,7 +248,8 @@ class Service:
             await asyncio.wait(pending, timeout=2.0)
         if self.status_writer is not None:
             self.status_writer.close()  # no file: `pibot status` says "not running" at once
-        if self.pool is not None and not any(not t.done() for t in self.games.values()):
+        if self.pool is not None and not self._hard \
+                and not any(not t.done() for t in self.games.values()):
             # Every engine is back (a game still holding one may be mid-search: then
             # the process exit frees the tables instead).
             await asyncio.to_thread(self.pool.close)

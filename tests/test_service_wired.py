@@ -16,9 +16,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from test_service_helpers import FAST_NETWORK, bot_and_emulator, needs_engine, wait_until
+from test_service_helpers import (
+    FAST_NETWORK,
+    RunningBot,
+    bot_and_emulator,
+    bot_config,
+    fast_emulator_config,
+    needs_engine,
+    wait_until,
+)
 
-from bot.emulator import OpponentSpec
+from bot.emulator import Emulator, OpponentSpec
 from bot.service import Service
 
 pytestmark = needs_engine
@@ -199,3 +207,25 @@ def test_sighup_resizes_the_pool_without_touching_the_running_game(tmp_path: Pat
         assert wait_until(lambda: pool.info()[0].hash_mb == 16 and not pool.info()[0].busy
                           and not pool.info()[0].clearing, 30), pool.info()
         emu.opponent_action(g2, "resign")
+
+
+def test_games_beyond_the_slots_get_an_engine_of_their_own(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # Two games resumed after a restart into a config with one slot: both are played.
+    emu = Emulator(fast_emulator_config()).start()
+    caplog.set_level(logging.INFO)
+    try:
+        gids = [emu.start_game_directly(bot_color="white", moves=["e2e4", "e7e5"],
+                                        clock_limit_s=60, increment_s=0,
+                                        opponent=OpponentSpec(think_time_s=0.3, resign_after=4,
+                                                              seed=i))
+                for i in range(2)]
+        bot = RunningBot(bot_config(emu.url, tmp_path), emu.token).start()
+        try:
+            snaps = [emu.wait_game_over(g, 60) for g in gids]
+        finally:
+            bot.stop()
+        assert all(s.status == "resign" and s.winner == "white" for s in snaps), snaps
+        assert "creating an extra engine for this game" in caplog.text
+    finally:
+        emu.stop()
