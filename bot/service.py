@@ -293,7 +293,9 @@ class Service:
 
     async def _watchdog(self) -> None:
         interval = sdnotify.watchdog_interval_s()
-        period = interval / 2 if interval else self.cfg.network.watchdog_s
+        # The status file and heat readings want seconds, not half of WatchdogSec=60.
+        period = min(interval / 2, self.cfg.network.watchdog_s) if interval \
+            else self.cfg.network.watchdog_s
         if self.status_writer is None:
             self.status_writer = status_file.Writer(period)
         while True:

@@ -229,3 +229,15 @@ def test_games_beyond_the_slots_get_an_engine_of_their_own(
         assert "creating an extra engine for this game" in caplog.text
     finally:
         emu.stop()
+
+
+def test_status_file_is_fresh_under_a_long_systemd_watchdog(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # WatchdogSec=60 (the shipped unit) alone would mean a status every 30 s.
+    monkeypatch.setenv("WATCHDOG_USEC", "60000000")
+    monkeypatch.delenv("WATCHDOG_PID", raising=False)
+    status_path = Path(os.environ["RUNTIME_DIRECTORY"]) / "status.json"
+    with bot_and_emulator(tmp_path):
+        assert wait_until(status_path.exists, 10)
+        first = json.loads(status_path.read_text())["updated_at"]
+        assert wait_until(lambda: json.loads(status_path.read_text())["updated_at"] > first, 5)
