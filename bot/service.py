@@ -143,6 +143,7 @@ class Service:
         pool = self.pool
         if pool is None:
             return
+        pool.threads = new.engine.threads  # new engines; searches take heat.threads_now
         slots, hash_mb = new.challenge.concurrency, new.engine.hash_mb
         if slots != pool.size or hash_mb != pool.hash_mb:
             log.info("engine tables: %d slot(s) of %d MiB (were %d of %d MiB)", slots, hash_mb,
@@ -168,6 +169,14 @@ class Service:
 
     # -- main -----------------------------------------------------------------
     async def run(self) -> int:
+        try:
+            return await self._run()
+        finally:
+            # Also when start-up fails (a rejected token): no stale status file left behind.
+            if self.status_writer is not None:
+                self.status_writer.close()
+
+    async def _run(self) -> int:
         loop = asyncio.get_running_loop()
         # Each game holds threads (stream reader, HTTP calls); the default pool
         # (cores + 4 = 6 on a Pi) would starve under concurrency.

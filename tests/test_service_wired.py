@@ -241,3 +241,16 @@ def test_status_file_is_fresh_under_a_long_systemd_watchdog(
         assert wait_until(status_path.exists, 10)
         first = json.loads(status_path.read_text())["updated_at"]
         assert wait_until(lambda: json.loads(status_path.read_text())["updated_at"] > first, 5)
+
+
+def test_failed_start_leaves_no_status_file(tmp_path: Path) -> None:
+    status_path = Path(os.environ["RUNTIME_DIRECTORY"]) / "status.json"
+    emu = Emulator(fast_emulator_config()).start()
+    try:
+        bot = RunningBot(bot_config(emu.url, tmp_path), "lip_revoked_token")
+        bot.thread.start()
+        bot.thread.join(30)
+        assert bot.error is not None and "rejected the token" in str(bot.error)
+        assert not status_path.exists()
+    finally:
+        emu.stop()
