@@ -4,9 +4,12 @@
     python bench/game_start.py --tables 64,256 --games 5
 
 The real bot service (bot.service.Service, in this process) plays against the
-emulator; whatever the service does at a game start -- today: create an
-engine and clear its table per game; with the engine pool: take a warm,
-already cleared one -- is what gets measured.  Both ends are the emulator's
+emulator; whatever the service does at a game start -- with the engine pool:
+take the slot's warm, already cleared engine (before it: create an engine and
+clear its table per game) -- is what gets measured.  The service prepares the
+pool in the background at start-up; the first challenge is sent once that is
+done (as a real first challenge comes well after start), and how long it took
+is printed as "warm-up".  Both ends are the emulator's
 own request log: the game stream request (gameFull is its first line) and
 the first move POST.  The first move's think time (the service's move hook)
 is reported beside it, and "start overhead" = latency - think is the part a
@@ -68,7 +71,13 @@ async def one_size(hash_mb: int, args: argparse.Namespace) -> list[dict[str, flo
     run = asyncio.create_task(service.run())
     rows: list[dict[str, float | None]] = []
     try:
+        t0 = time.monotonic()
         await asyncio.wait_for(service.ready.wait(), 30)
+        pool = service.pool
+        while pool is not None and any(i.hash_mb is None or i.clearing for i in pool.info()):
+            await asyncio.sleep(0.05)
+        print(f"hash {hash_mb} MiB: warm-up (service start -> slot ready) "
+              f"{time.monotonic() - t0:.1f} s", flush=True)
         base, inc = (int(x) for x in args.tc.split("+"))
         for i in range(args.games):
             cid = await asyncio.to_thread(

@@ -13,6 +13,10 @@ starts, `acquire()` finds it ready and returns at once.
 - `release(engine)` returns at once; the clear runs in the background.
 - Each slot owns one engine and one table: two slots never share or swap
   tables, and a slot's engine is lent to one game at a time.
+- `resize(size, hash_mb)` follows a reloaded config (SIGHUP): new slots are
+  warmed by `warm()`, surplus slots free their table (at once when idle, when
+  their game releases the engine otherwise), and a slot whose table has the
+  old size is resized as part of its next background clear -- never during a game.
 
 Thread-safe: call from the event loop (through an executor, since `acquire`
 may block) or from any thread.
@@ -63,6 +67,7 @@ class _Slot:
         self.clear: concurrent.futures.Future[None] | None = None
         self.executor = concurrent.futures.ThreadPoolExecutor(1, f"pibot-pool-{index}")
         self.last_clear_s: float | None = None
+        self.retired = False  # removed by resize(): close the engine on release
 
 
 class EnginePool:
@@ -74,6 +79,8 @@ class EnginePool:
         self.threads = threads
         self.move_overhead_ms = move_overhead_ms
         self._slots = [_Slot(i) for i in range(size)]
+        self._next_index = size
+        self._retired: list[_Slot] = []  # removed by resize() while lent to a game
         self._owner: dict[int, _Slot] = {}  # id(engine) -> its slot
         self._lock = threading.Lock()
         self._closed = False
@@ -100,6 +107,23 @@ class EnginePool:
         slot.hash_mb = hash_mb
         return eng
 
+    def _resize_table(self, slot: _Slot, eng: Engine) -> None:
+        """The pool's table size changed (resize()): follow it, halving if memory is short."""
+        hash_mb = self.hash_mb
+        while True:
+            try:
+                eng.set_option(hash_mb=hash_mb)
+                break
+            except EngineMemoryError:
+                if hash_mb <= 1:
+                    raise
+                log.warning("engine slot %d: %d MiB hash not available, trying %d MiB",
+                            slot.index, hash_mb, hash_mb // 2)
+                hash_mb //= 2
+        log.info("engine slot %d: table resized from %s to %d MiB", slot.index, slot.hash_mb,
+                 hash_mb)
+        slot.hash_mb = hash_mb
+
     def _clear(self, slot: _Slot, eng: Engine) -> None:
         """Runs on the slot's own thread: stop whatever the last game left running, clear."""
         t0 = time.monotonic()
@@ -108,6 +132,8 @@ class EnginePool:
         while eng.searching and time.monotonic() < deadline:
             eng.stop()
             time.sleep(0.005)
+        if slot.hash_mb != self.hash_mb:
+            self._resize_table(slot, eng)
         eng.new_game()
         slot.clean = True
         slot.last_clear_s = time.monotonic() - t0
@@ -192,12 +218,63 @@ class EnginePool:
                 raise PoolError(f"engine slot {slot.index} was released twice")
             slot.busy = False
             slot.clean = False
+            if slot.retired:
+                # resize() removed this slot during its game: free the table now.
+                self._retired.remove(slot)
+                del self._owner[id(engine)]
+                return self._retire(slot)
             if self._closed:
                 done: concurrent.futures.Future[None] = concurrent.futures.Future()
                 done.set_result(None)
                 return done
             slot.clear = slot.executor.submit(self._clear, slot, engine)
             return slot.clear
+
+    @staticmethod
+    def _retire(slot: _Slot) -> concurrent.futures.Future[None]:
+        """Close the slot's engine on its own thread (after any clear queued there)."""
+        def close() -> None:
+            if slot.engine is not None:
+                slot.engine.stop()
+                slot.engine.close()
+                slot.engine = None
+        fut = slot.executor.submit(close)
+        slot.executor.shutdown(wait=False)
+        return fut
+
+    def resize(self, size: int, hash_mb: int | None = None) -> None:
+        """Follow a reloaded config: `size` slots of `hash_mb` MiB tables.
+
+        Games in progress keep their engine and table untouched.  Call `warm()`
+        afterwards to prepare new slots in the background.
+        """
+        if size < 1:
+            raise PoolError(f"an engine pool needs at least one slot, got {size}")
+        with self._lock:
+            self._check_open()
+            if hash_mb is not None and hash_mb != self.hash_mb:
+                self.hash_mb = hash_mb
+                for s in self._slots:
+                    if s.engine is not None and not s.busy:
+                        # Resized with the clear, on the slot's thread; acquire() waits for it.
+                        s.clean = False
+                        s.clear = s.executor.submit(self._clear, s, s.engine)
+            while len(self._slots) < size:
+                self._slots.append(_Slot(self._next_index))
+                self._next_index += 1
+            while len(self._slots) > size:
+                # Give up idle slots first (those with no engine before those with one).
+                idle = [s for s in self._slots if not s.busy]
+                victim = (sorted(idle, key=lambda s: s.engine is not None)[0] if idle
+                          else self._slots[-1])
+                self._slots.remove(victim)
+                victim.retired = True
+                if victim.busy:
+                    self._retired.append(victim)
+                else:
+                    if victim.engine is not None:
+                        self._owner.pop(id(victim.engine), None)
+                    self._retire(victim)
 
     def slot_of(self, engine: Engine) -> int:
         with self._lock:
@@ -209,7 +286,8 @@ class EnginePool:
     def info(self) -> list[SlotInfo]:
         out = []
         with self._lock:
-            for s in self._slots:
+            slots = list(self._slots)
+            for s in slots:
                 clearing = s.clear is not None and not s.clear.done()
                 eng = s.engine
                 out.append(SlotInfo(
@@ -218,7 +296,7 @@ class EnginePool:
                     hashfull=None, last_clear_s=s.last_clear_s))
         # hashfull reads the table; harmless during a search, but not worth a
         # number while a clear rewrites it.
-        for item, s in zip(out, self._slots, strict=True):
+        for item, s in zip(out, slots, strict=True):
             if s.engine is not None and not item.clearing:
                 try:
                     item.hashfull = s.engine.hashfull()
@@ -235,7 +313,8 @@ class EnginePool:
         """Stop searches, wait for clears, free every table."""
         with self._lock:
             self._closed = True
-            slots = list(self._slots)
+            slots = list(self._slots) + list(self._retired)
+            self._retired.clear()
         for s in slots:
             if s.engine is not None:
                 s.engine.stop()

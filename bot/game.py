@@ -12,11 +12,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 from bot import chat, records
 from bot.clock import CORRESPONDENCE_THINK_MS, Clock, clock_running, first_move_think_ms
 from bot.config import Config
+from bot.engine_pool import EnginePool
 from bot.game_rules import DrawResign
 from bot.game_state import GameHooks, GameState
 from bot.latency import LatencyEstimate, overhead_sample_ms
@@ -39,8 +41,10 @@ GOODBYE_FLUSH_S = 5.0  # at the end, how long queued chat (goodbyes) may take to
 
 class GameRunner:
     def __init__(self, game_id: str, api: Lichess, cfg: Config, me: str,
-                 hooks: GameHooks | None = None) -> None:
+                 hooks: GameHooks | None = None, pool: EnginePool | None = None,
+                 threads_now: Callable[[], int] | None = None) -> None:
         self.game_id = game_id
+        self.pool, self.threads_now = pool, threads_now  # handed to the Thinker
         self.api, self.cfg, self.me = api, cfg, me
         self.hooks = hooks or GameHooks()
         self.st = GameState()
@@ -172,7 +176,8 @@ class GameRunner:
             else "white"
         st.has_clock = bool(ev.get("clock"))
         if self.thinker is None:
-            self.thinker = Thinker(self.game_id, self.cfg.engine, st.initial_fen, st.chess960)
+            self.thinker = Thinker(self.game_id, self.cfg.engine, st.initial_fen, st.chess960,
+                                   self.pool, self.threads_now)
             await self.thinker.open()
         state = dict(ev.get("state") or {})
         log.info("game %s: %s vs %s, I play %s, %d moves so far", self.game_id, white.get("name"),

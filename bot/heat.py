@@ -27,6 +27,14 @@ class HeatMonitor:
         self.last = Heat(None, None, None)
         self._watch = ThrottleWatch()
 
+    def reconfigure(self, configured_threads: int, limit_c: float | None) -> None:
+        """A reloaded config (SIGHUP): new thread count and limit, from the next search."""
+        held_back = self.configured - self.threads_now  # threads the heat currently costs
+        self.configured = max(1, configured_threads)
+        self.limit_c = limit_c
+        self.threads_now = self.configured if limit_c is None \
+            else max(1, self.configured - held_back)
+
     def poll(self) -> Heat:
         heat = self.machine.heat()
         self.last = heat

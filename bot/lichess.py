@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 USER_AGENT = "pibot/0.1 (Lichess bot for the Raspberry Pi; python-requests)"
 # lila modules/bot/src/main/BotLimit.scala: 100 bot-vs-bot games per account per day.
 DAILY_BOT_LIMIT_KEY = "bot.vsBot.day"
+DAILY_BOT_GAMES = 100
 PLAYING_MIN_INTERVAL_S = 60.0  # /api/account/playing: at most once a minute per account
 MOVE_MIN_ATTEMPT_S = 0.5  # a move attempt's timeout: a quarter of the budget, at least this
 

@@ -24,6 +24,9 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
+# Tests only (undocumented for users): the root `Machine()` reads when none is given.
+ROOT_ENV = "PIBOT_MACHINE_ROOT"
+
 # -- sizing policy constants (documented in docs/raspberry-pi.md) ------------
 
 # CPU the Python service needs while a game runs (event loop, HTTP streams,
@@ -179,7 +182,10 @@ class MachineFacts:
 class Machine:
     """Reads machine facts under `root` ('/' in production, a fixture tree in tests)."""
 
-    def __init__(self, root: str | Path = "/") -> None:
+    def __init__(self, root: str | Path | None = None) -> None:
+        if root is None:
+            # For tests only: run the whole service against a fixture tree (a hot Pi).
+            root = os.environ.get(ROOT_ENV) or "/"
         self.root = Path(root)
         self._real = self.root.resolve() == Path("/")
 

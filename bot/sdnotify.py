@@ -42,6 +42,9 @@ def notify(*fields: str) -> bool:
     payload = "\n".join(fields).encode("utf-8", "replace")
     try:
         with socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM | socket.SOCK_CLOEXEC) as sock:
+            # Never block the event loop: a reader whose queue is full (not reading)
+            # loses this datagram instead of stalling every game.
+            sock.setblocking(False)
             sock.sendto(payload, addr)
     except OSError as exc:
         log.warning("sd_notify to %s failed: %s", raw, exc)

@@ -1,9 +1,16 @@
 """The bot service: event stream, challenge handling, game supervision,
-sd_notify, signals.
+sd_notify, signals, warm engines, heat, the status file.
 
 Everything is one asyncio loop; blocking HTTP runs in threads.  Every
 long-lived task is supervised (restarted with backoff when it dies) and the
 loop pings the systemd watchdog, so a hung loop is restarted by systemd.
+Each watchdog tick also reads the CPU's heat (fewer search threads over
+engine.thermal_limit_c) and rewrites the status file for `pibot status`,
+whose one-line summary is the systemd STATUS= line.
+
+Engines live in an EnginePool, one per concurrency slot, created and cleared
+in the background at start-up and after each game, so no game pays for a
+table clear on its clock.
 """
 
 from __future__ import annotations
@@ -17,12 +24,16 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot import sdnotify
+from bot import sdnotify, status_file
+from bot.clock import clock_running
 from bot.config import Config, load_config
+from bot.engine_pool import EnginePool
 from bot.errors import PibotError, UserError
 from bot.events import Account, Challenge
 from bot.game import GameHooks, GameRunner
+from bot.heat import HeatMonitor
 from bot.lichess import (
+    DAILY_BOT_GAMES,
     PLAYING_MIN_INTERVAL_S,
     ApiRejected,
     DailyLimitReached,
@@ -34,6 +45,7 @@ from bot.lichess import (
 )
 from bot.logsetup import set_level
 from bot.matchmaking import Matchmaker
+from bot.platform_info import check_hash_fits
 from bot.policy import Decision, Slots, decide
 from bot.streams import StreamClosed, StreamOpened
 from bot.token import Token
@@ -69,6 +81,11 @@ class Service:
         self._challenge_seen: dict[str, float] = {}  # id -> monotonic arrival
         self._challenge_gone: set[str] = set()  # canceled/declined while an answer waited
         self._ended: dict[str, float] = {}  # game id -> when its task ended
+        self.pool: EnginePool | None = None  # created by run()
+        self.heat = HeatMonitor(cfg.engine.threads, cfg.engine.thermal_limit_c)
+        self.tally = status_file.DailyTally(bot_limit=DAILY_BOT_GAMES)
+        self.status_writer: status_file.Writer | None = None  # created by the watchdog
+        self.summary = ""  # the last status line (sd_notify STATUS=)
 
     @property
     def hard_exit(self) -> bool:
@@ -96,17 +113,70 @@ class Service:
         sdnotify.reloading()
         try:
             new = load_config(self.config_path)
+            self._check_tables_fit(new)
         except PibotError as exc:
             log.error("config reload failed, keeping the old config: %s", exc)
         else:
             self.cfg = new
             set_level(new.log_level)
+            self._apply_engine_config(new)
             log.info("config reloaded from %s (applies to new challenges and games)",
                      self.config_path)
         sdnotify.ready()
 
+    def _check_tables_fit(self, new: Config) -> None:
+        """The start-up rule for a hand-set engine.hash_mb, for more table memory only
+        (our own tables already count against what the machine has available)."""
+        if new.sizing is not None and new.sizing.hash_auto:
+            return  # auto is sized within the budget
+        e, games = new.engine, new.challenge.concurrency
+        if self.pool is not None and e.hash_mb * games <= self.pool.hash_mb * self.pool.size:
+            return
+        problem = check_hash_fits(e.hash_mb, games)
+        if problem:
+            raise UserError(problem)
+
+    def _apply_engine_config(self, new: Config) -> None:
+        """Slots, table size and threads follow the reloaded config; running games
+        keep their engine untouched (a resized table is resized at its next clear)."""
+        self.heat.reconfigure(new.engine.threads, new.engine.thermal_limit_c)
+        pool = self.pool
+        if pool is None:
+            return
+        pool.threads = new.engine.threads  # new engines; searches take heat.threads_now
+        slots, hash_mb = new.challenge.concurrency, new.engine.hash_mb
+        if slots != pool.size or hash_mb != pool.hash_mb:
+            log.info("engine tables: %d slot(s) of %d MiB (were %d of %d MiB)", slots, hash_mb,
+                     pool.size, pool.hash_mb)
+            pool.resize(slots, hash_mb)
+            self._warm()
+
+    def _warm(self) -> None:
+        """Create and clear idle slots' engines in the background (errors are logged)."""
+        assert self.pool is not None
+
+        def done(fut: concurrent.futures.Future[None]) -> None:
+            if not fut.cancelled() and fut.exception() is not None:
+                log.error("could not prepare an engine: %s (a game will try again)",
+                          fut.exception())
+
+        for fut in self.pool.warm():
+            fut.add_done_callback(done)
+
+    def _threads_now(self) -> int:
+        """Search threads for the next search: the heat monitor's, which follows the config."""
+        return self.heat.threads_now
+
     # -- main -----------------------------------------------------------------
     async def run(self) -> int:
+        try:
+            return await self._run()
+        finally:
+            # Also when start-up fails (a rejected token): no stale status file left behind.
+            if self.status_writer is not None:
+                self.status_writer.close()
+
+    async def _run(self) -> int:
         loop = asyncio.get_running_loop()
         # Each game holds threads (stream reader, HTTP calls); the default pool
         # (cores + 4 = 6 on a Pi) would starve under concurrency.
@@ -115,6 +185,11 @@ class Service:
             loop.add_signal_handler(signal.SIGTERM, self.request_stop)
             loop.add_signal_handler(signal.SIGINT, self.request_stop)
             loop.add_signal_handler(signal.SIGHUP, self.reload)
+        e = self.cfg.engine
+        self.pool = EnginePool(self.cfg.challenge.concurrency, e.hash_mb, e.threads,
+                               move_overhead_ms=e.move_overhead_ms)
+        # Tables are created and cleared while we log in, not on the first game's clock.
+        self._warm()
         self._supervise("watchdog", self._watchdog)  # fed while we wait for the network too
         login = asyncio.ensure_future(self._login())
         stopped = asyncio.ensure_future(self._stop.wait())
@@ -180,6 +255,13 @@ class Service:
         pending = [t for t in list(self.games.values()) if not t.done()]
         if pending:
             await asyncio.wait(pending, timeout=2.0)
+        if self.status_writer is not None:
+            self.status_writer.close()  # no file: `pibot status` says "not running" at once
+        if self.pool is not None and not self._hard \
+                and not any(not t.done() for t in self.games.values()):
+            # Every engine is back (a game still holding one may be mid-search: then
+            # the process exit frees the tables instead).
+            await asyncio.to_thread(self.pool.close)
         log.info("pibot stopped")
         return 0
 
@@ -220,15 +302,35 @@ class Service:
 
     async def _watchdog(self) -> None:
         interval = sdnotify.watchdog_interval_s()
-        period = interval / 2 if interval else self.cfg.network.watchdog_s
+        # The status file and heat readings want seconds, not half of WatchdogSec=60.
+        period = min(interval / 2, self.cfg.network.watchdog_s) if interval \
+            else self.cfg.network.watchdog_s
+        if self.status_writer is None:
+            self.status_writer = status_file.Writer(period)
         while True:
             sdnotify.watchdog_ping()
-            if self.waiting_for:
-                sdnotify.status(self.waiting_for)
-            else:
-                sdnotify.status(f"{len(self.games)} game(s), "
-                                f"{'draining' if self.draining else 'accepting'}")
+            # Sysfs reads and the tables' fill run in a thread: never stall the loop.
+            await asyncio.to_thread(self.heat.poll)
+            self.summary = await self._publish_status()
+            sdnotify.status(self.waiting_for or self.summary)
             await asyncio.sleep(period)
+
+    async def _publish_status(self) -> str:
+        assert self.status_writer is not None
+        slots = await asyncio.to_thread(self.pool.slot_status) if self.pool else []
+        cfg = self.cfg
+        state = "connecting" if self.waiting_for else \
+            ("draining" if self.draining else "accepting")
+        today = self.tally.snapshot()
+        engine = status_file.EngineStatus(
+            hash_mb=self.pool.hash_mb if self.pool else cfg.engine.hash_mb,
+            threads=self.heat.configured, threads_now=self.heat.threads_now, slots=slots)
+        games = [game_status(r) for r in list(self.runners.values()) if r.st.full]
+        return await asyncio.to_thread(
+            self.status_writer.publish, account=self.me, url=self.api.url, state=state,
+            concurrency=cfg.challenge.concurrency,
+            free_slots=self.slots.free(cfg.challenge.concurrency), games=games,
+            engine=engine, heat=self.heat.status(), today=today)
 
     # -- event stream --------------------------------------------------------
     async def _event_stream(self) -> None:
@@ -417,10 +519,12 @@ class Service:
     async def _supervise_game(self, gid: str, cfg: Config) -> None:
         try:
             for attempt in range(MAX_GAME_RESTARTS):
-                runner = GameRunner(gid, self.api, cfg, self.me, self.hooks)
+                runner = GameRunner(gid, self.api, cfg, self.me, self.hooks, self.pool,
+                                    self._threads_now)
                 self.runners[gid] = runner
                 try:
                     await runner.run()
+                    self._count_result(runner)
                     return
                 except asyncio.CancelledError:
                     raise
@@ -433,3 +537,43 @@ class Service:
             self.games.pop(gid, None)
             self.slots.finish(gid)
             self._ended[gid] = time.monotonic()
+
+    def _count_result(self, runner: GameRunner) -> None:
+        """Today's tally for `pibot status` (an aborted game is no result)."""
+        st = runner.st
+        if not runner.over or st.status == "aborted" or not st.full:
+            return
+        opp = st.full.get("black" if st.color == "white" else "white") or {}
+        self.tally.game_over(st.winner, st.color, opponent_is_bot=opp.get("title") == "BOT")
+        if self.api.bot_limit_until > time.time():
+            # Lichess said stop: whatever we counted, today's bot games are used up.
+            self.tally.bot_games = max(self.tally.bot_games, DAILY_BOT_GAMES)
+
+
+def _time_control(full: dict[str, Any]) -> str:
+    clock = full.get("clock") or {}
+    if clock:
+        return f"{int(clock.get('initial', 0)) // 1000}+{int(clock.get('increment', 0)) // 1000}"
+    days = full.get("daysPerTurn")
+    return f"{days}d" if days else "-"
+
+
+def game_status(runner: GameRunner) -> status_file.GameStatus:
+    """One game as the status file shows it."""
+    st = runner.st
+    now = time.monotonic()
+    mine = theirs = None
+    if st.clock is not None and st.clock.has_clock:
+        to_move = st.to_move()
+        running = clock_running(len(st.moves))
+        other = "black" if st.color == "white" else "white"
+        mine = int(st.clock.remaining_ms(st.color, to_move if running else "", now))
+        theirs = int(st.clock.remaining_ms(other, to_move if running else "", now))
+    res = runner.thinker.last if runner.thinker is not None else None
+    recent = runner.latency.recent
+    return status_file.GameStatus(
+        id=runner.game_id, opponent=st.opponent, color=st.color,
+        time_control=_time_control(st.full), plies=len(st.moves), my_clock_ms=mine,
+        opponent_clock_ms=theirs, eval_cp=res.score_cp if res is not None else None,
+        mate=res.mate if res is not None else None, depth=res.depth if res is not None else None,
+        latency_ms=recent[-1] if recent else None)

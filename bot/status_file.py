@@ -164,6 +164,7 @@ class Writer:
         self.period_s = period_s
         self.started_at = time.time()
         self._failed = False
+        self._closed = False  # after close(), a late tick (from a worker thread) writes nothing
 
     def publish(self, *, account: str, url: str, state: str, concurrency: int,
                 free_slots: int, games: list[GameStatus], engine: EngineStatus,
@@ -174,6 +175,8 @@ class Writer:
             started_at=self.started_at, updated_at=time.time(), period_s=self.period_s,
             concurrency=concurrency, free_slots=free_slots, games=games, engine=engine,
             heat=heat, today=today)
+        if self._closed:
+            return summary(status)
         try:
             write(self.path, status)
             if self._failed:
@@ -187,6 +190,7 @@ class Writer:
         return summary(status)
 
     def close(self) -> None:
+        self._closed = True
         try:
             remove(self.path)
         except OSError:

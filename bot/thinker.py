@@ -1,4 +1,11 @@
-"""One game's engine: created per game, searches serialised, pondering.
+"""One game's engine: borrowed from the pool, searches serialised, pondering.
+
+The engine comes from the service's EnginePool (`acquire` at gameFull: a warm
+engine whose table was cleared in the background after its last game) and
+goes back to it at the end (`release`: cleared in the background again).
+Only when the pool has no free slot (more games than `challenge.concurrency`,
+e.g. games resumed after a restart) or there is no pool does the game create
+an engine of its own, closed at its end.
 
 All engine calls go through a private single-thread executor, so two
 searches (or a search and set_position/close) can never overlap, even when
@@ -11,22 +18,31 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+from collections.abc import Callable
 from typing import Any
 
 from bot.config import EngineConfig
+from bot.engine_pool import EnginePool, PoolError
 
 log = logging.getLogger(__name__)
 
 
 class Thinker:
     def __init__(self, game_id: str, cfg: EngineConfig, initial_fen: str | None,
-                 chess960: bool) -> None:
+                 chess960: bool, pool: EnginePool | None = None,
+                 threads_now: Callable[[], int] | None = None) -> None:
         self.game_id = game_id
         self.cfg = cfg
         self.initial_fen = initial_fen
         self.chess960 = chess960
         self.engine: Any = None
-        self._pool = concurrent.futures.ThreadPoolExecutor(1, f"engine-{game_id}")
+        self.pooled = False  # the engine is the pool's (released, not closed, at the end)
+        self.slot: int | None = None  # the pool slot, for the status file
+        self._engine_pool = pool
+        # Threads for the next search (the heat monitor lowers it on a hot Pi).
+        self._threads_now = threads_now or (lambda: cfg.threads)
+        self._threads: int | None = None  # what the engine was last set to by this game
+        self._exec = concurrent.futures.ThreadPoolExecutor(1, f"engine-{game_id}")
         self._job: concurrent.futures.Future[Any] | None = None
         self._ponder_moves: list[str] | None = None
         self.last: Any = None  # last SearchResult, for !eval
@@ -51,11 +67,48 @@ class Thinker:
         eng.new_game()
         return eng
 
+    def _borrow(self) -> Any:
+        pool = self._engine_pool
+        if pool is not None:
+            try:
+                eng = pool.acquire()
+            except PoolError as exc:
+                # More games than slots: play with an engine of our own rather than not at all.
+                log.warning("game %s: %s; creating an extra engine for this game (its table "
+                            "is cleared on this game's clock)", self.game_id, exc)
+            else:
+                self.pooled = True
+                self.slot = pool.slot_of(eng)
+                log.debug("game %s: engine slot %d", self.game_id, self.slot)
+                return eng
+        return self._create()
+
     async def open(self) -> None:
-        loop = asyncio.get_running_loop()
-        self.engine = await loop.run_in_executor(self._pool, self._create)
+        # acquire() may block (a clear still running): never on the event loop.
+        job = self._exec.submit(self._borrow)
+        try:
+            self.engine = await asyncio.shield(asyncio.wrap_future(job))
+        except asyncio.CancelledError:
+            # The game ended (or the service stopped) while we waited: the engine,
+            # once we have it, goes straight back, or its slot would stay busy for good.
+            job.add_done_callback(self._give_back)
+            raise
+
+    def _give_back(self, job: concurrent.futures.Future[Any]) -> None:
+        if job.cancelled() or job.exception() is not None:
+            return
+        eng = job.result()
+        if self.pooled and self._engine_pool is not None:
+            self._engine_pool.release(eng)
+        else:
+            eng.close()
 
     def _run(self, moves: list[str], limits: Any, overhead_ms: int | None = None) -> Any:
+        threads = max(1, self._threads_now())
+        if threads != self._threads:
+            # First search on this (possibly reused) engine, or the thermal limit changed.
+            self.engine.set_option(threads=threads)
+            self._threads = threads
         if overhead_ms is not None:
             # Per search: the game measures its latency and raises this as needed.
             self.engine.set_option(move_overhead_ms=overhead_ms)
@@ -78,7 +131,7 @@ class Thinker:
 
     async def search(self, moves: list[str], limits: Any, overhead_ms: int | None = None) -> Any:
         await self._idle()
-        job = self._pool.submit(self._run, list(moves), limits, overhead_ms)
+        job = self._exec.submit(self._run, list(moves), limits, overhead_ms)
         self._job = job
         res = await asyncio.shield(asyncio.wrap_future(job))
         self.last = res
@@ -87,7 +140,7 @@ class Thinker:
     async def start_ponder(self, moves: list[str], limits: Any,
                            overhead_ms: int | None = None) -> None:
         await self._idle()
-        self._job = self._pool.submit(self._run, list(moves), limits, overhead_ms)
+        self._job = self._exec.submit(self._run, list(moves), limits, overhead_ms)
         self._ponder_moves = list(moves)
 
     async def take_ponder(self, moves: list[str]) -> Any | None:
@@ -114,8 +167,12 @@ class Thinker:
         try:
             await self._idle()
         finally:
-            if self.engine is not None:
-                loop = asyncio.get_running_loop()
-                await loop.run_in_executor(self._pool, self.engine.close)
-                self.engine = None
-            self._pool.shutdown(wait=False)
+            eng, self.engine = self.engine, None
+            if eng is not None:
+                if self.pooled and self._engine_pool is not None:
+                    # Returns at once; the pool stops and clears it in the background.
+                    self._engine_pool.release(eng)
+                else:
+                    loop = asyncio.get_running_loop()
+                    await loop.run_in_executor(self._exec, eng.close)
+            self._exec.shutdown(wait=False)

@@ -148,3 +148,30 @@ def test_threads_from_several_games_at_once() -> None:
         for t in threads:
             t.join(120)
     assert not errors
+
+
+def test_resize_grows_shrinks_and_resizes_tables_between_games() -> None:
+    with EnginePool(1, 16, 1) as pool:
+        busy = pool.acquire(0)
+        pool.resize(3, 32)  # SIGHUP: concurrency 1 -> 3, tables 16 -> 32 MiB
+        for f in pool.warm():
+            f.result(30)
+        info = {s.slot: s for s in pool.info()}
+        assert sorted(info) == [0, 1, 2]
+        assert info[0].busy and info[0].hash_mb == 16  # the running game's table: untouched
+        assert info[1].hash_mb == 32 and info[2].hash_mb == 32
+        pool.release(busy).result(30)  # resized with its background clear, after its game
+        assert pool.info()[0].hash_mb == 32
+        a, b = pool.acquire(), pool.acquire()
+        pool.resize(1)  # back to one slot while two games hold engines
+        assert pool.size == 1
+        kept = [e for e in (a, b) if pool.info()[0].slot == pool.slot_of(e)]
+        gone = [e for e in (a, b) if e not in kept]
+        assert len(kept) == 1 and len(gone) == 1
+        gone_slot = pool.slot_of(gone[0])
+        pool.release(gone[0]).result(30)  # a retired slot frees its table on release
+        assert [s.slot for s in pool.info()] != [gone_slot] and pool.size == 1
+        with pytest.raises(PoolError):
+            pool.slot_of(gone[0])
+        pool.release(kept[0]).result(30)
+        assert pool.acquire() is kept[0]

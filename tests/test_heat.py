@@ -63,3 +63,16 @@ def test_a_pc_without_sensors_is_quiet(tmp_path: Path,
     mon.poll()
     assert mon.threads_now == 2 and not caplog.records
     assert mon.status() == {"temp_c": None, "throttled": None, "flags": []}
+
+
+def test_reconfigure_keeps_what_the_heat_holds_back(tmp_path: Path) -> None:
+    root = tmp_path / "pi"
+    shutil.copytree(FIXTURES / "pi5-8gb", root)
+    mon = HeatMonitor(4, limit_c=80.0, machine=Machine(root))
+    set_state(root, 85, "80008")
+    mon.poll()
+    assert mon.threads_now == 3
+    mon.reconfigure(2, 80.0)  # SIGHUP: engine.threads 4 -> 2 while still hot
+    assert (mon.configured, mon.threads_now) == (2, 1)
+    mon.reconfigure(2, None)  # limit switched off: all configured threads at once
+    assert mon.threads_now == 2

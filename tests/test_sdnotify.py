@@ -104,3 +104,12 @@ def test_watchdog_interval(monkeypatch: pytest.MonkeyPatch) -> None:
     for bad in ("0", "soon"):
         monkeypatch.setenv("WATCHDOG_USEC", bad)
         assert sdnotify.watchdog_interval_s() is None
+
+
+def test_a_reader_that_stops_reading_never_blocks_the_sender(listener: socket.socket) -> None:
+    # The service notifies from its event loop: a full queue must cost a datagram,
+    # never a stalled loop (a blocking sendto would hang here forever).
+    t0 = time.monotonic()
+    results = [sdnotify.status("x" * 2000) for _ in range(2000)]
+    assert time.monotonic() - t0 < 10
+    assert results[0] and not all(results)
