@@ -90,9 +90,11 @@ class GameRunner:
                     log.error("game %s: stream failed %d times in a row; giving the game up",
                               self.game_id, failures)
                     break
-                delay = backoff_s(failures, self.cfg.network.backoff_base_s,
-                                  min(10.0, self.cfg.network.backoff_max_s))
-                await asyncio.sleep(delay)
+                if failures:
+                    # Only a stream that keeps failing backs off: one that delivered
+                    # and then dropped is re-opened at once, as our clock may be running.
+                    await asyncio.sleep(backoff_s(failures - 1, self.cfg.network.backoff_base_s,
+                                                  min(10.0, self.cfg.network.backoff_max_s)))
         finally:
             await self._cleanup()
 
