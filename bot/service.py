@@ -200,10 +200,16 @@ class Service:
 
     async def _drain(self) -> None:
         deadline = time.monotonic() + self.cfg.shutdown_grace_s
-        while self.games and time.monotonic() < deadline:
-            await asyncio.wait(list(self.games.values()),
+        while self._realtime_games() and time.monotonic() < deadline:
+            await asyncio.wait(self._realtime_games(),
                                timeout=max(0.0, deadline - time.monotonic()))
         self._stop.set()
+
+    def _realtime_games(self) -> list[asyncio.Task[None]]:
+        """Games a drain waits for: a correspondence game may last weeks and is
+        simply continued after the restart (check-ins find it)."""
+        return [t for gid, t in self.games.items()
+                if not (gid in self.runners and self.runners[gid].correspondence)]
 
     # -- supervision -------------------------------------------------------
     def _spawn(self, coro: Awaitable[Any], name: str) -> asyncio.Task[Any]:
