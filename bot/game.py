@@ -66,6 +66,7 @@ class GameRunner:
         self.correspondence = False  # days per move: no abort timer, parks when idle
         self.parked = False  # left an idle correspondence game; the service checks back in
         self._activity = time.monotonic()  # last game event or move of ours
+        self._parking = False  # a PARK sentinel is queued
 
     # -- lifecycle --------------------------------------------------------
     async def run(self) -> None:
@@ -107,6 +108,10 @@ class GameRunner:
             if isinstance(item, StreamOpened):
                 continue
             if isinstance(item, Park):
+                if not self._may_park():
+                    # A move came in after the sentinel was queued: stay.
+                    self._parking = False
+                    continue
                 self.parked = True
                 log.info("game %s: correspondence game idle for %.0f s; closing its stream "
                          "until it is our turn", self.game_id,
@@ -148,13 +153,16 @@ class GameRunner:
         period = self.cfg.correspondence.disconnect_time
         while True:
             await asyncio.sleep(min(1.0, period / 4))
-            thinking = self._think_task is not None and not self._think_task.done()
-            busy = thinking or self._pending is not None or self._posted_at is not None
-            if should_park(self.correspondence, self.over, busy,
-                           self.st.to_move() == self.st.color, self._activity, period,
-                           time.monotonic()):
+            if not self._parking and self._may_park():
+                self._parking = True
                 self.queue.put_nowait(PARK)
-                return
+
+    def _may_park(self) -> bool:
+        thinking = self._think_task is not None and not self._think_task.done()
+        busy = thinking or self._pending is not None or self._posted_at is not None
+        return should_park(self.correspondence, self.over, busy,
+                           self.st.to_move() == self.st.color, self._activity,
+                           self.cfg.correspondence.disconnect_time, time.monotonic())
 
     def poke(self) -> None:
         """The event stream said the game finished: re-sync from a fresh stream."""

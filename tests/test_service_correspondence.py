@@ -8,10 +8,17 @@ import time
 from pathlib import Path
 
 import pytest
-from test_service_helpers import bot_and_emulator, needs_engine, wait_until
+from test_service_helpers import (
+    RunningBot,
+    bot_and_emulator,
+    bot_config,
+    fast_emulator_config,
+    needs_engine,
+    wait_until,
+)
 
 from bot import lichess
-from bot.emulator import OpponentSpec
+from bot.emulator import Emulator, OpponentSpec
 
 pytestmark = needs_engine
 
@@ -20,7 +27,8 @@ TC = ["bullet", "blitz", "rapid", "correspondence"]
 
 def test_correspondence_game_leaves_the_realtime_slot_free_and_is_never_aborted(
         tmp_path: Path) -> None:
-    with bot_and_emulator(tmp_path, challenge={"time_controls": TC, "concurrency": 1},
+    with bot_and_emulator(tmp_path, challenge={"time_controls": TC, "concurrency": 1,
+                                               "max_correspondence_games": 1},
                           game={"abort_if_no_first_move_s": 1},
                           correspondence={"move_time": 0.3, "disconnect_time": 600}
                           ) as (emu, _bot):
@@ -44,6 +52,11 @@ def test_correspondence_game_leaves_the_realtime_slot_free_and_is_never_aborted(
         time.sleep(2)
         assert emu.game(corr).status == "started"
         assert emu.count("POST /api/bot/game/*/abort") == 0
+        # max_correspondence_games 1: a second correspondence game waits its turn.
+        other = emu.challenge_bot(challenger="frank", rated=False, clock_limit_s=None, days=3,
+                                  color="black", opponent=slow)
+        assert emu.wait_challenge_answered(other, 10) == "declined"
+        assert emu.decline_reason(other) == "later"
 
 
 def test_idle_game_is_parked_and_checked_back_in(tmp_path: Path,
@@ -72,3 +85,29 @@ def test_idle_game_is_parked_and_checked_back_in(tmp_path: Path,
         snap = emu.wait_game_over(gid, 30)
         assert snap.status == "resign"
         assert wait_until(lambda: gid not in svc.parked and svc.corr_slots.used() == 0, 10)
+
+
+def test_waiting_game_at_startup_is_parked_without_a_stream(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(lichess, "PLAYING_MIN_INTERVAL_S", 0.5)
+    emu = Emulator(fast_emulator_config()).start()
+    try:
+        # Our move is made; the opponent answers after 4 s.
+        gid = emu.start_game_directly(bot_color="white", moves=["e2e4"], clock_limit_s=None,
+                                      increment_s=None, days=2,
+                                      opponent=OpponentSpec(policy="random", think_time_s=4,
+                                                            seed=5, resign_after=1))
+        cfg = bot_config(emu.url, tmp_path, challenge={"time_controls": TC},
+                         correspondence={"move_time": 0.2, "checkin_period": 1})
+        bot = RunningBot(cfg, emu.token).start()
+        try:
+            svc = bot.service
+            assert svc is not None
+            assert wait_until(lambda: gid in svc.parked, 5)
+            assert emu.count("GET /api/bot/game/stream/*") == 0
+            assert wait_until(lambda: len(emu.game(gid).moves) >= 3, 20), emu.game(gid).moves
+            assert emu.wait_game_over(gid, 20).status == "resign"
+        finally:
+            bot.stop()
+    finally:
+        emu.stop()
