@@ -74,6 +74,9 @@ class Service:
         # Correspondence games have slots of their own and park while idle.
         self.corr_slots = Slots()
         self.parked = Parked()
+        # PGN comments (ply -> "book", ...) per game, kept across a game task's restarts
+        # and a correspondence game's parking.
+        self._comments: dict[str, dict[int, str]] = {}
         self.sources: MoveSources | None = None  # opened in run(): a bad book stops the start
         self._token = token
 
@@ -480,6 +483,7 @@ class Service:
             for attempt in range(MAX_GAME_RESTARTS):
                 runner = GameRunner(gid, self.api, cfg, self.me, self.hooks)
                 runner.sources = self.sources
+                runner.st.comments = self._comments.setdefault(gid, {})
                 self.runners[gid] = runner
                 try:
                     await runner.run()
@@ -499,4 +503,5 @@ class Service:
                 self.parked.park(gid, opponent)  # keeps its correspondence slot
             else:
                 self.corr_slots.finish(gid)
+                self._comments.pop(gid, None)
                 self._ended[gid] = time.monotonic()

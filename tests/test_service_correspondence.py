@@ -4,10 +4,14 @@ check-ins via /api/account/playing."""
 
 from __future__ import annotations
 
+import io
 import time
 from pathlib import Path
 
+import chess
+import chess.pgn
 import pytest
+from test_book import write_book
 from test_service_helpers import (
     RunningBot,
     bot_and_emulator,
@@ -63,7 +67,10 @@ def test_idle_game_is_parked_and_checked_back_in(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     # Lichess is asked at most once a minute; a test cannot wait minutes.
     monkeypatch.setattr(lichess, "PLAYING_MIN_INTERVAL_S", 0.5)
+    book = write_book(tmp_path / "one.bin", [(chess.Board(), "d2d4", 1)])
+    poly = {"enabled": True, "book": {"standard": [str(book)]}}
     with bot_and_emulator(tmp_path, challenge={"time_controls": TC},
+                          engine={"polyglot": poly},
                           correspondence={"move_time": 0.2, "disconnect_time": 1,
                                           "checkin_period": 1}) as (emu, bot):
         opp = OpponentSpec(policy="random", think_time_s=5, seed=3, resign_after=2)
@@ -85,6 +92,13 @@ def test_idle_game_is_parked_and_checked_back_in(tmp_path: Path,
         snap = emu.wait_game_over(gid, 30)
         assert snap.status == "resign"
         assert wait_until(lambda: gid not in svc.parked and svc.corr_slots.used() == 0, 10)
+        # Recorded although it ended while parked; the book move made before parking
+        # is still marked.
+        pgn = tmp_path / "games" / f"{gid}.pgn"
+        assert wait_until(pgn.exists, 10)
+        game = chess.pgn.read_game(io.StringIO(pgn.read_text()))
+        assert game is not None and game.headers["Termination"] == "resign"
+        assert [n.comment for n in game.mainline()][:3] == ["book", "", ""]
 
 
 def test_waiting_game_at_startup_is_parked_without_a_stream(

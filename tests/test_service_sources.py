@@ -88,16 +88,22 @@ def _online(emu: Emulator) -> dict[str, object]:
                                        "min_time": 10}}
 
 
-def test_slow_online_source_falls_back_to_the_engine(tmp_path: Path) -> None:
+@pytest.mark.parametrize("fault", ["slow", "http_error"])
+def test_slow_or_failing_online_source_falls_back_to_the_engine(tmp_path: Path,
+                                                                 fault: str) -> None:
     # The online URLs are the emulator's own, so the emulator starts first.
     emu = Emulator(fast_emulator_config()).start()
     try:
         bot = RunningBot(bot_config(emu.url, tmp_path, engine={"online_moves": _online(emu)}),
                          emu.token).start()
         try:
-            # The cloud would say a2a3 (an engine never plays it here), but answers slowly.
+            # The cloud would say a2a3 (an engine never plays it here), but answers
+            # slowly (3 s > timeout_s) or with HTTP 503.
             emu.online.set_cloud_eval(chess.STARTING_FEN, [CloudPv("a2a3", cp=30)])
-            emu.inject("slow", "GET /api/cloud-eval", duration_s=3, count=None)
+            if fault == "slow":
+                emu.inject("slow", "GET /api/cloud-eval", duration_s=3, count=None)
+            else:
+                emu.inject("http_error", "GET /api/cloud-eval", status=503, count=None)
             opp = OpponentSpec(policy="random", seed=4, think_time_s=0.05, resign_after=6)
             cid = emu.challenge_bot(challenger="alice", rated=False, clock_limit_s=60,
                                     increment_s=0, color="black", opponent=opp)
@@ -116,6 +122,7 @@ def test_slow_online_source_falls_back_to_the_engine(tmp_path: Path) -> None:
             snap = emu.wait_game_over(cid, 90)
             assert snap.moves[0] == "a2a3"
             assert comments(pgn_of(tmp_path, cid))[0] == "lichess_cloud_analysis"
+            assert wait_until(lambda: bot.service is not None and not bot.service.games, 15)
         finally:
             bot.stop()
     finally:
