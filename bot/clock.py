@@ -16,7 +16,6 @@ from typing import Any
 # Correspondence/unlimited games have no clock; treat them as a generous but
 # finite budget so the engine still gets a sensible time limit.
 NO_CLOCK_MS = 24 * 3600 * 1000
-CORRESPONDENCE_THINK_MS = 20_000
 # Lichess starts the clocks only after both sides' first moves, so a first move
 # costs no clock time, but the opponent waits for it (and may abort): bound it.
 FIRST_MOVE_CAP_MS = 3_000

@@ -184,6 +184,23 @@ class ChallengeConfig:
     allow_list: list[str] = _list([])
     block_list: list[str] = _list([])
     max_simultaneous_games_per_user: int = _val(1, lo=1, hi=64)
+    max_correspondence_games: int = _val(
+        4, lo=0, hi=100, doc="correspondence games at once, beside `concurrency` (which "
+                            "counts real-time games only)")
+
+
+@dataclass(frozen=True)
+class CorrespondenceConfig:
+    """Days-per-move games (names as lichess-bot's `correspondence:` section)."""
+
+    move_time: float = _val(60.0, lo=0.1, hi=3600, doc="seconds of search per move")
+    checkin_period: float = _val(300.0, lo=1, hi=86400,
+                                 doc="look for games where it is our turn this often (s); "
+                                     "Lichess is asked at most once a minute")
+    disconnect_time: float = _val(150.0, lo=1, hi=86400,
+                                  doc="close a game's stream after this long without "
+                                      "activity while the opponent thinks (s)")
+    ponder: bool = _val(False, doc="think on the opponent's time in correspondence games")
 
 
 @dataclass(frozen=True)
@@ -259,6 +276,7 @@ class Config:
     engine: EngineConfig = field(default_factory=EngineConfig)
     challenge: ChallengeConfig = field(default_factory=ChallengeConfig)
     game: GameConfig = field(default_factory=GameConfig)
+    correspondence: CorrespondenceConfig = field(default_factory=CorrespondenceConfig)
     greeting: GreetingConfig = field(default_factory=GreetingConfig)
     draw_or_resign: DrawOrResignConfig = field(default_factory=DrawOrResignConfig)
     matchmaking: MatchmakingConfig = field(default_factory=MatchmakingConfig)

@@ -15,9 +15,10 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bot import chat, records
-from bot.clock import CORRESPONDENCE_THINK_MS, Clock, clock_running, first_move_think_ms
+from bot import chat, game_sources, records
+from bot.clock import Clock, clock_running, first_move_think_ms
 from bot.config import Config
+from bot.correspondence import PARK, Park, is_correspondence, should_park
 from bot.engine_pool import EnginePool
 from bot.game_rules import DrawResign
 from bot.game_state import GameHooks, GameState
@@ -28,6 +29,7 @@ from bot.lichess import (
     LichessError,
     backoff_s,
 )
+from bot.move_sources import MoveSources
 from bot.outbox import Outbox
 from bot.streams import StreamClosed, StreamOpened
 from bot.thinker import Thinker
@@ -64,12 +66,18 @@ class GameRunner:
         self.outbox = Outbox(game_id, api)
         self.latency = LatencyEstimate(cfg.engine.move_overhead_ms)
         self.over = False
+        self.sources: MoveSources | None = None  # book/tablebase/online; set by the service
+        self.correspondence = False  # days per move: no abort timer, parks when idle
+        self.parked = False  # left an idle correspondence game; the service checks back in
+        self._activity = time.monotonic()  # last game event or move of ours
+        self._parking = False  # a PARK sentinel is queued
 
     # -- lifecycle --------------------------------------------------------
     async def run(self) -> None:
         failures = 0
+        park = asyncio.create_task(self._park_watch())
         try:
-            while not self.over:
+            while not self.over and not self.parked:
                 stream = self.api.start_stream("game_stream", self.queue, self.game_id)
                 watch = asyncio.create_task(self._watch_stream())
                 try:
@@ -77,7 +85,7 @@ class GameRunner:
                 finally:
                     stream.stop()
                     watch.cancel()
-                if self.over:
+                if self.over or self.parked:
                     break
                 if self._closed is not None and self._closed.status == 404:
                     # Lichess: "No such game" / "Not your game" (app/controllers/PlayApi.scala):
@@ -96,6 +104,7 @@ class GameRunner:
                     await asyncio.sleep(backoff_s(failures - 1, self.cfg.network.backoff_base_s,
                                                   min(10.0, self.cfg.network.backoff_max_s)))
         finally:
+            park.cancel()
             await self._cleanup()
 
     async def _consume(self) -> bool:
@@ -104,6 +113,16 @@ class GameRunner:
             item = await self.queue.get()
             if isinstance(item, StreamOpened):
                 continue
+            if isinstance(item, Park):
+                if not self._may_park():
+                    # A move came in after the sentinel was queued: stay.
+                    self._parking = False
+                    continue
+                self.parked = True
+                log.info("game %s: correspondence game idle for %.0f s; closing its stream "
+                         "until it is our turn", self.game_id,
+                         self.cfg.correspondence.disconnect_time)
+                return got
             if isinstance(item, StreamClosed):
                 self._closed = item
                 if not self.over:
@@ -112,6 +131,7 @@ class GameRunner:
                         await asyncio.sleep(max(0.0, item.retry_at - time.monotonic()))
                 return got
             got = True
+            self._activity = time.monotonic()
             try:
                 await self._handle(item)
             except LichessError as exc:
@@ -132,6 +152,23 @@ class GameRunner:
                 self._posted_at = None
                 self.queue.put_nowait(StreamClosed("our move was not echoed"))
                 return
+
+    async def _park_watch(self) -> None:
+        """Correspondence: hand the stream (and engine) back while the opponent
+        takes hours or days; the service's check-ins bring the game back."""
+        period = self.cfg.correspondence.disconnect_time
+        while True:
+            await asyncio.sleep(min(1.0, period / 4))
+            if not self._parking and self._may_park():
+                self._parking = True
+                self.queue.put_nowait(PARK)
+
+    def _may_park(self) -> bool:
+        thinking = self._think_task is not None and not self._think_task.done()
+        busy = thinking or self._pending is not None or self._posted_at is not None
+        return should_park(self.correspondence, self.over, busy,
+                           self.st.to_move() == self.st.color, self._activity,
+                           self.cfg.correspondence.disconnect_time, time.monotonic())
 
     def poke(self) -> None:
         """The event stream said the game finished: re-sync from a fresh stream."""
@@ -177,6 +214,7 @@ class GameRunner:
         st.first_to_move = "black" if st.initial_fen and st.initial_fen.split()[1:2] == ["b"] \
             else "white"
         st.has_clock = bool(ev.get("clock"))
+        self.correspondence = is_correspondence(ev)
         if self.thinker is None:
             self.thinker = Thinker(self.game_id, self.cfg.engine, st.initial_fen, st.chess960,
                                    self.pool, self.threads_now)
@@ -246,7 +284,9 @@ class GameRunner:
         and stops while we think.  Lichess never expires games from challenges
         (lila: Source.expirable = Lobby, Arena, Pool, Swiss), so this is ours to do."""
         st = self.st
-        waiting = not self.over and not st.opponent_has_moved() and st.to_move() != st.color
+        # Correspondence: no abort timer (a first move may take days).
+        waiting = not self.over and not self.correspondence and not st.opponent_has_moved() \
+            and st.to_move() != st.color
         timer = self._timers.get("abort")
         if not waiting:
             if timer is not None:
@@ -304,21 +344,34 @@ class GameRunner:
         from bot.engine import SearchLimits
 
         if not clock.has_clock:
-            return SearchLimits(movetime=CORRESPONDENCE_THINK_MS, ponder=ponder)
+            # Correspondence: correspondence.move_time per move, whatever the days left.
+            return SearchLimits(movetime=max(1, int(self.cfg.correspondence.move_time * 1000)),
+                                ponder=ponder)
         if plies is not None and not clock_running(plies) and not ponder:
             # Free for our clock, but the opponent waits (and may abort): keep it short.
             return SearchLimits(movetime=first_move_think_ms(clock.time_of(self.st.color)))
         w, b, wi, bi = clock.search_times(self.st.color, now)
         return SearchLimits(wtime=w, btime=b, winc=wi, binc=bi, ponder=ponder)
 
+    def _ponder_on(self) -> bool:
+        return self.cfg.correspondence.ponder if self.correspondence else self.cfg.engine.ponder
+
     async def _think(self, moves: list[str], clock: Clock) -> None:
         assert self.thinker is not None
         t0 = time.monotonic()
-        res = await self.thinker.take_ponder(moves) if self.cfg.engine.ponder else None
+        hit = None
+        if self.sources is not None and self.sources.enabled:
+            hit = await game_sources.ask(
+                self.sources, self.st, self.game_id, moves, clock,
+                self.cfg.correspondence.move_time if self.correspondence else None)
+            if hit is not None:
+                await self.thinker.stop()  # a ponder search on another line is moot
+        res = await self.thinker.take_ponder(moves) if self._ponder_on() and hit is None \
+            else None
         t_search = time.monotonic()
         pondered = res is not None
         overhead_ms = self.latency.overhead_ms()
-        if res is None:
+        if res is None and hit is None:
             try:
                 res = await self.thinker.search(
                     moves, self._limits(clock, t_search, plies=len(moves)), overhead_ms)
@@ -332,7 +385,10 @@ class GameRunner:
         if self.over or self.st.moves != moves:
             return
         offer = False
-        if res is None:
+        if hit is not None:
+            move = hit.uci
+            self.st.comments[len(moves)] = hit.source
+        elif res is None:
             move = self.st.fallback_move(moves)
             if move is None:
                 return
@@ -379,13 +435,14 @@ class GameRunner:
             if self.hooks.on_latency:
                 self.hooks.on_latency(self.game_id, overhead, overhead_ms)
         self._moved_ply = len(moves)
+        self._activity = time.monotonic()
         if len(self.st.moves) == len(moves):
             self._posted_at = time.monotonic()  # echo not seen yet
         log.debug("game %s: played %s (think %.0f ms, overhead %.1f ms%s)", self.game_id, move,
                   think_ms, overhead, ", ponderhit" if pondered else "")
         if self.hooks.on_move:
             self.hooks.on_move(self.game_id, overhead, think_ms)
-        if res is not None and self.cfg.engine.ponder and res.ponder:
+        if res is not None and self._ponder_on() and res.ponder:
             after = clock.after_our_move(self.st.color, time.monotonic())
             await self.thinker.start_ponder(moves + [move, res.ponder],
                                             self._limits(after, time.monotonic(), True),
@@ -414,6 +471,8 @@ class GameRunner:
         log.info("game %s: %s", self.game_id, self.latency.summary())
         if st.status != "aborted":
             self._greet(goodbye=True)
+        if self.sources is not None:
+            self.sources.game_over(self.game_id)
         if self.hooks.on_end:
             self.hooks.on_end(self.game_id, st.status, st.winner, st.color)
         if self.cfg.pgn_directory and st.full:

@@ -37,6 +37,7 @@ class GameState:
     winner: str | None = None
     clock: Clock | None = None
     full: dict[str, Any] = field(default_factory=dict)
+    comments: dict[int, str] = field(default_factory=dict)  # ply -> PGN comment (book, ...)
 
     def to_move(self) -> str:
         other = "black" if self.first_to_move == "white" else "white"
@@ -83,4 +84,5 @@ class GameState:
             white_rating=white.get("rating"), black_rating=black.get("rating"),
             variant=(full.get("variant") or {}).get("key", "standard"),
             initial_fen=self.initial_fen, time_control=tc, rated=bool(full.get("rated")),
-            moves=self.moves, status=self.status, winner=self.winner, started=created)
+            moves=self.moves, status=self.status, winner=self.winner, started=created,
+            comments=dict(self.comments))

@@ -7,7 +7,7 @@ import datetime as dt
 import logging
 import os
 import tempfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess
@@ -34,6 +34,8 @@ class GameRecord:
     status: str
     winner: str | None
     started: dt.datetime
+    # ply -> PGN comment, e.g. {0: "book"} for a move that came from the opening book
+    comments: dict[int, str] = field(default_factory=dict)
 
 
 def result_string(status: str, winner: str | None) -> str:
@@ -69,14 +71,14 @@ def to_pgn(rec: GameRecord) -> str:
     if rec.variant != "standard":
         h["Variant"] = "Chess960" if chess960 else "From Position"
     node: chess.pgn.GameNode = game
-    for uci in rec.moves:
+    for ply, uci in enumerate(rec.moves):
         try:
             move = board.parse_uci(uci)
         except ValueError:
             log.warning("game %s: move %s not legal for PGN; record truncated", rec.game_id, uci)
             break
         board.push(move)
-        node = node.add_variation(move)
+        node = node.add_variation(move, comment=rec.comments.get(ply, ""))
     return str(game) + "\n"
 
 

@@ -27,6 +27,7 @@ from typing import Any
 from bot import sdnotify, status_file
 from bot.clock import clock_running
 from bot.config import Config, load_config
+from bot.correspondence import Parked, is_correspondence
 from bot.engine_pool import EnginePool
 from bot.errors import PibotError, UserError
 from bot.events import Account, Challenge
@@ -45,6 +46,7 @@ from bot.lichess import (
 )
 from bot.logsetup import set_level
 from bot.matchmaking import Matchmaker
+from bot.move_sources import MoveSources
 from bot.platform_info import check_hash_fits
 from bot.policy import Decision, Slots, decide
 from bot.streams import StreamClosed, StreamOpened
@@ -86,6 +88,14 @@ class Service:
         self.tally = status_file.DailyTally(bot_limit=DAILY_BOT_GAMES)
         self.status_writer: status_file.Writer | None = None  # created by the watchdog
         self.summary = ""  # the last status line (sd_notify STATUS=)
+        # Correspondence games have slots of their own and park while idle.
+        self.corr_slots = Slots()
+        self.parked = Parked()
+        # PGN comments (ply -> "book", ...) per game, kept across a game task's restarts
+        # and a correspondence game's parking.
+        self._comments: dict[str, dict[int, str]] = {}
+        self.sources: MoveSources | None = None  # opened in run(): a bad book stops the start
+        self._token = token
 
     @property
     def hard_exit(self) -> bool:
@@ -177,6 +187,11 @@ class Service:
                 self.status_writer.close()
 
     async def _run(self) -> int:
+        # Books and tables are opened once; a missing/corrupt file is one clear error
+        # (UserError) before anything connects, like any other config error.
+        self.sources = MoveSources.open(self.cfg, token=self._token)
+        for line in self.sources.describe():
+            log.info("move sources: %s", line)
         loop = asyncio.get_running_loop()
         # Each game holds threads (stream reader, HTTP calls); the default pool
         # (cores + 4 = 6 on a Pi) would starve under concurrency.
@@ -211,6 +226,7 @@ class Service:
                                      self.slots)
         self._supervise("events", self._event_stream)
         self._supervise("matchmaking", self.matchmaker.run)
+        self._supervise("checkin", self._checkins)
         self._spawn(self._resume_playing(), "resume")
         await self._stop.wait()
         return await self._shutdown()
@@ -262,15 +278,23 @@ class Service:
             # Every engine is back (a game still holding one may be mid-search: then
             # the process exit frees the tables instead).
             await asyncio.to_thread(self.pool.close)
+        if self.sources is not None:
+            self.sources.close()
         log.info("pibot stopped")
         return 0
 
     async def _drain(self) -> None:
         deadline = time.monotonic() + self.cfg.shutdown_grace_s
-        while self.games and time.monotonic() < deadline:
-            await asyncio.wait(list(self.games.values()),
+        while self._realtime_games() and time.monotonic() < deadline:
+            await asyncio.wait(self._realtime_games(),
                                timeout=max(0.0, deadline - time.monotonic()))
         self._stop.set()
+
+    def _realtime_games(self) -> list[asyncio.Task[None]]:
+        """Games a drain waits for: a correspondence game may last weeks and is
+        simply continued after the restart (check-ins find it)."""
+        return [t for gid, t in self.games.items()
+                if not (gid in self.runners and self.runners[gid].correspondence)]
 
     # -- supervision -------------------------------------------------------
     def _spawn(self, coro: Awaitable[Any], name: str) -> asyncio.Task[Any]:
@@ -403,7 +427,7 @@ class Service:
             self._on_challenge(ev.get("challenge") or {})
         elif kind in ("challengeCanceled", "challengeDeclined"):
             cid = str((ev.get("challenge") or {}).get("id", ""))
-            self.slots.release(cid)
+            self._release(cid)
             if cid in self._challenge_seen:
                 self._challenge_gone.add(cid)  # a queued answer to it is dropped
             if self.matchmaker:
@@ -413,12 +437,18 @@ class Service:
             gid = str(game.get("gameId") or game.get("id") or "")
             if self.matchmaker:
                 self.matchmaker.challenge_answered(gid)
-            self._start_game(gid, str((game.get("opponent") or {}).get("username", "")))
+            if gid in self.parked and not game.get("isMyTurn"):
+                return  # replayed on reconnect for a parked game: the check-ins bring it back
+            self._start_game(gid, str((game.get("opponent") or {}).get("username", "")),
+                             is_correspondence(game))
         elif kind == "gameFinish":
             game = ev.get("game") or {}
-            runner = self.runners.get(str(game.get("gameId") or game.get("id") or ""))
+            gid = str(game.get("gameId") or game.get("id") or "")
+            runner = self.runners.get(gid)
             if runner is not None:
                 runner.poke()
+            elif gid in self.parked:
+                self._start_game(gid, self.parked.games[gid], True)  # to record the end
         else:
             log.debug("ignoring event type %r", kind)
 
@@ -435,12 +465,17 @@ class Service:
                 del self._challenge_seen[old]
                 self._challenge_gone.discard(old)
         self._challenge_seen[cid] = now
-        d = decide(ch, self.cfg.challenge, games_with_user=self.slots.with_user(user),
-                   slots_free=self.slots.free(self.cfg.challenge.concurrency),
+        corr = is_correspondence(ch)
+        slots = self.corr_slots if corr else self.slots
+        limit = self.cfg.challenge.max_correspondence_games if corr \
+            else self.cfg.challenge.concurrency
+        d = decide(ch, self.cfg.challenge, games_with_user=self.slots.with_user(user)
+                   + self.corr_slots.with_user(user),
+                   slots_free=slots.free(limit),
                    shutting_down=self.draining,
                    bot_limit_reached=self.api.bot_limit_until > time.time())
         if d.accept:
-            self.slots.reserve(cid, user)  # before any await: bursts can't overshoot
+            slots.reserve(cid, user)  # before any await: bursts can't overshoot
         self._spawn(self._answer_challenge(cid, user, ch, d), f"challenge-{cid}")
 
     async def _answer_challenge(self, cid: str, user: str, ch: Challenge, d: Decision) -> None:
@@ -466,22 +501,26 @@ class Service:
                 await self.api.decline(cid, d.reason, deadline=expires, wanted=wanted)
         except DailyLimitReached as exc:
             # lila Challenge.apiAccept: a BOT at its daily bot-game limit gets 429.
-            self.slots.release(cid)
+            self._release(cid)
             log.warning("challenge %s: %s; declining bot challenges until then", cid, exc)
             await self._decline_quietly(cid, "later", expires, wanted)
         except OpponentAtDailyLimit as exc:
-            self.slots.release(cid)
+            self._release(cid)
             log.info("challenge %s: the challenger is at its daily bot limit (%s)", cid, exc)
             await self._decline_quietly(cid, "later", expires, wanted)
         except RateLimited as exc:
             log.info("challenge %s: answer dropped (%s)", cid, exc)
-            self.slots.release(cid)
+            self._release(cid)
         except ApiRejected as exc:
             log.info("challenge %s gone before we answered: %s", cid, exc)
-            self.slots.release(cid)
+            self._release(cid)
         except LichessError as exc:
             log.warning("challenge %s: %s", cid, exc)
-            self.slots.release(cid)
+            self._release(cid)
+
+    def _release(self, cid: str) -> None:
+        self.slots.release(cid)
+        self.corr_slots.release(cid)
 
     async def _decline_quietly(self, cid: str, reason: str, deadline: float,
                                wanted: Callable[[], bool]) -> None:
@@ -501,29 +540,57 @@ class Service:
         for old, t in list(self._ended.items()):
             if now - t > 2 * PLAYING_MIN_INTERVAL_S:
                 del self._ended[old]
+        ids = {str(g.get("gameId") or g.get("id") or "") for g in playing}
+        for gid in self.parked.gone(ids):
+            # Ended while parked (resigned, timed out, ...): its stream's gameFull tells
+            # the runner so, which records the game and frees the slot.
+            self._start_game(gid, self.parked.games[gid], True)
         for g in playing:
             gid = str(g.get("gameId") or g.get("id") or "")
+            opponent = str((g.get("opponent") or {}).get("username", ""))
+            corr = is_correspondence(g)
             # The list may be up to a minute old: a game that ended since is not resumed.
-            if gid and gid not in self.games and gid not in self._ended:
-                log.info("resuming game %s", gid)
-                self._start_game(gid, str((g.get("opponent") or {}).get("username", "")))
+            if not gid or gid in self.games or gid in self._ended:
+                continue
+            if corr and not g.get("isMyTurn"):
+                # Not our turn: hold its slot, open nothing; a later check-in brings it back.
+                if gid not in self.parked:
+                    self.parked.park(gid, opponent)
+                    self.corr_slots.start(gid, opponent)
+                continue
+            log.info("%s game %s", "checking in to" if gid in self.parked else "resuming", gid)
+            self._start_game(gid, opponent, corr)
 
-    def _start_game(self, gid: str, opponent: str) -> None:
+    async def _checkins(self) -> None:
+        """Correspondence: every checkin_period, look for parked games where it is our
+        turn (api.playing() asks Lichess at most once a minute)."""
+        while True:
+            await asyncio.sleep(self.cfg.correspondence.checkin_period)
+            if self.parked.games:
+                await self._resume_playing()
+
+    def _start_game(self, gid: str, opponent: str, corr: bool = False) -> None:
         if not gid or gid in self.games:
             return
-        self.slots.start(gid, opponent)
+        self.parked.unpark(gid)
+        (self.corr_slots if corr else self.slots).start(gid, opponent)
         cfg = self.cfg  # a game keeps the config it started with, even across SIGHUP
-        task = asyncio.create_task(self._supervise_game(gid, cfg), name=f"game-{gid}")
+        task = asyncio.create_task(self._supervise_game(gid, cfg, opponent),
+                                   name=f"game-{gid}")
         self.games[gid] = task
 
-    async def _supervise_game(self, gid: str, cfg: Config) -> None:
+    async def _supervise_game(self, gid: str, cfg: Config, opponent: str = "") -> None:
+        parked = False
         try:
             for attempt in range(MAX_GAME_RESTARTS):
                 runner = GameRunner(gid, self.api, cfg, self.me, self.hooks, self.pool,
                                     self._threads_now)
+                runner.sources = self.sources
+                runner.st.comments = self._comments.setdefault(gid, {})
                 self.runners[gid] = runner
                 try:
                     await runner.run()
+                    parked = runner.parked and not runner.over
                     self._count_result(runner)
                     return
                 except asyncio.CancelledError:
@@ -536,7 +603,12 @@ class Service:
             self.runners.pop(gid, None)
             self.games.pop(gid, None)
             self.slots.finish(gid)
-            self._ended[gid] = time.monotonic()
+            if parked:
+                self.parked.park(gid, opponent)  # keeps its correspondence slot
+            else:
+                self.corr_slots.finish(gid)
+                self._comments.pop(gid, None)
+                self._ended[gid] = time.monotonic()
 
     def _count_result(self, runner: GameRunner) -> None:
         """Today's tally for `pibot status` (an aborted game is no result)."""

@@ -57,6 +57,9 @@ CASES = [
      {"speed": "correspondence", "timeControl": {"type": "correspondence", "daysPerTurn": 2}},
      None),
     ({}, {"speed": "correspondence", "timeControl": {"type": "unlimited"}}, "tooSlow"),
+    # Correspondence is not in the default time_controls: declined unless listed.
+    ({}, {"speed": "correspondence",
+          "timeControl": {"type": "correspondence", "daysPerTurn": 2}}, "tooSlow"),
     ({"min_rating": 1600}, {}, "generic"),
     ({"max_rating": 1400}, {}, "generic"),
 ]

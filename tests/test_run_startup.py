@@ -34,3 +34,14 @@ def test_unreadable_credentials_directory_is_one_line(tmp_path: Path) -> None:
                 CREDENTIALS_DIRECTORY=str(tmp_path / ("x" * 300)))
     assert proc.returncode == 2, proc.stderr
     assert "credentials directory" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_missing_opening_book_stops_the_start(tmp_path: Path) -> None:
+    # Before anything connects (url is a closed port): one line naming the file and the key.
+    proc = _run(tmp_path, "url: http://127.0.0.1:9\nengine:\n  polyglot:\n    enabled: true\n"
+                f"    book:\n      standard: [{tmp_path / 'nope.bin'}]\n",
+                LICHESS_BOT_TOKEN="lip_abcdefghijklmnop")
+    assert proc.returncode == 2, proc.stderr
+    assert "nope.bin" in proc.stderr and "engine.polyglot" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert sum("nope.bin" in line for line in proc.stderr.splitlines()) == 1
