@@ -101,7 +101,9 @@ def test_draw_offer_goes_with_the_move(tmp_path: Path) -> None:
         snap = emu.wait_game_over(cid, 60)
         assert snap.status == "draw", snap.status
         assert emu.count("POST /api/bot/game/*/draw/*") == 0  # no separate offer request
-        assert emu.count(MOVE) >= 1
+        # The emulator logs a request once it has answered it, just after the move ended
+        # the game.
+        assert wait_until(lambda: emu.count(MOVE) >= 1, 5)
 
 
 def test_abort_timer_counts_only_the_opponents_time(tmp_path: Path) -> None:
@@ -166,6 +168,9 @@ def test_game_stream_404_releases_the_slot_at_once(tmp_path: Path) -> None:
                                 increment_s=0, color="white", opponent=opp)  # bot is black
         emu.wait_game_started(cid, 10)
         assert wait_until(lambda: bot.service is not None and cid in bot.service.games, 10)
+        # The game's stream must be open first (on a loaded machine it may not be yet).
+        assert wait_until(lambda: any(r.status == 200 for r in emu.requests(
+            f"GET /api/bot/game/stream/{cid}")), 10)
         emu.inject("http_error", f"GET /api/bot/game/stream/{cid}", status=404,
                    error="No such game", count=None)
         emu.inject("drop_stream", f"game:{cid}")
