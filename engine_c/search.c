@@ -1,6 +1,7 @@
 /* search.c — iterative deepening, aspiration windows, PVS, quiescence,
  * pruning/reductions and move ordering; Lazy SMP thread driver. */
 #include "search.h"
+#include "search_params.h"
 #include "attacks.h"
 #include "bitboard.h"
 #include "eval.h"
@@ -20,7 +21,7 @@ static pthread_once_t search_once = PTHREAD_ONCE_INIT;
 static void init_tables(void) {
     for (int d = 1; d < 64; d++)
         for (int m = 1; m < 64; m++)
-            Reductions[d][m] = (int)(0.75 + log((double)d) * log((double)m) / 2.25);
+            Reductions[d][m] = (int)(LMR_BASE + log((double)d) * log((double)m) / LMR_DIVISOR);
 }
 
 void search_init(void) { pthread_once(&search_once, init_tables); }
@@ -90,9 +91,9 @@ static inline bool has_non_pawn_material(const Board *b, int side) {
 }
 
 static void update_history(int16_t *h, int bonus) {
-    /* Gravity: entries saturate at +-16384 and old values decay. */
+    /* Gravity: entries saturate at +-HIST_GRAVITY and old values decay. */
     int v = *h;
-    v += bonus - v * (bonus < 0 ? -bonus : bonus) / 16384;
+    v += bonus - v * (bonus < 0 ? -bonus : bonus) / HIST_GRAVITY;
     *h = (int16_t)v;
 }
 
@@ -202,11 +203,11 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
         legal++;
         if (!in_check) {
             /* Losing captures cannot raise a quiet stand-pat score. */
-            if (sc < SC_GOOD_CAP - 1000000 && sc != SC_TT) continue;
+            if (sc < SC_GOOD_CAP - QS_BAD_CAPTURE_SLACK && sc != SC_TT) continue;
             if (sc == SC_TT && !see_ge(b, m, 0)) continue;
             /* Delta pruning: even winning the piece leaves us far below alpha. */
             if (move_kind(m) != MOVE_PROMO &&
-                stand + MvvValue[captured_type(b, m)] + 200 <= alpha) continue;
+                stand + MvvValue[captured_type(b, m)] + QS_DELTA_MARGIN <= alpha) continue;
         }
         t->stack[ply].move = m;
         t->stack[ply].piece = board_piece_on(b, move_from(m));
@@ -266,7 +267,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     if (found && !pv_node && hit.depth >= depth &&
         (hit.bound == BOUND_EXACT || (hit.bound == BOUND_LOWER && hit.score >= beta) ||
          (hit.bound == BOUND_UPPER && hit.score <= alpha)) &&
-        b->rule50 < 90)
+        b->rule50 < TT_CUT_MAX_RULE50)
         return hit.score;
 
     int eval;
@@ -288,12 +289,14 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
 
     if (!pv_node && !in_check) {
         /* Reverse futility: far above beta at low depth, assume a cutoff. */
-        if (depth <= 8 && adj_eval - 80 * (depth - improving) >= beta && adj_eval < MATE_IN_MAX)
+        if (depth <= RFP_MAX_DEPTH && adj_eval - RFP_MARGIN * (depth - improving) >= beta && adj_eval < MATE_IN_MAX)
             return adj_eval;
         /* Null move: give a free move; if still >= beta, this node fails high. */
-        if (depth >= 3 && adj_eval >= beta && ply > 0 && t->stack[ply - 1].move != MOVE_NULL &&
+        if (depth >= NMP_MIN_DEPTH && adj_eval >= beta && ply > 0 && t->stack[ply - 1].move != MOVE_NULL &&
             has_non_pawn_material(b, b->side) && beta > -MATE_IN_MAX) {
-            int r = 3 + depth / 4 + ((adj_eval - beta) / 200 < 3 ? (adj_eval - beta) / 200 : 3);
+            int r = NMP_BASE_R + depth / NMP_DEPTH_DIV +
+                    ((adj_eval - beta) / NMP_EVAL_DIV < NMP_EVAL_MAX_R
+                         ? (adj_eval - beta) / NMP_EVAL_DIV : NMP_EVAL_MAX_R);
             t->stack[ply].move = MOVE_NULL;
             t->stack[ply].piece = 0;
             t->stack[ply].cont = &t->cont[0][0];
@@ -320,12 +323,12 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         /* Pruning of late moves once we have a non-losing line. */
         if (!root && best > -MATE_IN_MAX && has_non_pawn_material(b, b->side)) {
             if (!noisy) {
-                int lmp = (3 + depth * depth) / (2 - improving);
-                if (depth <= 8 && quiets_tried >= lmp) { skip_quiets = true; continue; }
-                if (!in_check && depth <= 8 && eval != SCORE_NONE &&
-                    eval + 100 + 100 * depth <= alpha && sc < SC_COUNTER) { skip_quiets = true; continue; }
-                if (depth <= 8 && !see_ge(b, m, -60 * depth)) continue;
-            } else if (depth <= 8 && !see_ge(b, m, -100 * depth)) continue;
+                int lmp = (LMP_BASE + depth * depth) / (2 - improving);
+                if (depth <= LMP_MAX_DEPTH && quiets_tried >= lmp) { skip_quiets = true; continue; }
+                if (!in_check && depth <= FUT_MAX_DEPTH && eval != SCORE_NONE &&
+                    eval + FUT_BASE + FUT_PER_PLY * depth <= alpha && sc < SC_COUNTER) { skip_quiets = true; continue; }
+                if (depth <= SEE_MAX_DEPTH && !see_ge(b, m, -SEE_QUIET_PER_PLY * depth)) continue;
+            } else if (depth <= SEE_MAX_DEPTH && !see_ge(b, m, -SEE_NOISY_PER_PLY * depth)) continue;
         }
 
         int piece = board_piece_on(b, move_from(m));
@@ -338,7 +341,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         if (!noisy && quiets_tried < MAX_MOVES) quiets[quiets_tried++] = m;
 
         bool gives_check = board_in_check(b);
-        int ext = gives_check && ply < 2 * MAX_PLY / 3 ? 1 : 0;
+        int ext = gives_check && ply < CHECK_EXT_MAX_PLY ? 1 : 0;
         int new_depth = depth - 1 + ext;
         int score;
         if (moves == 1) {
@@ -346,13 +349,13 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         } else {
             /* Late move reductions for quiet moves searched late. */
             int r = 0;
-            if (depth >= 3 && !noisy && moves > 1 + pv_node) {
+            if (depth >= LMR_MIN_DEPTH && !noisy && moves > 1 + pv_node) {
                 r = Reductions[depth < 64 ? depth : 63][moves < 64 ? moves : 63];
                 r -= pv_node;
                 r += !improving;
                 r += cut_node;
                 if (sc >= SC_COUNTER) r--;  /* killers and countermove */
-                else r -= sc / 12000;       /* history + continuation history */
+                else r -= sc / LMR_HISTORY_DIVISOR;       /* history + continuation history */
                 if (gives_check) r--;
                 if (r < 0) r = 0;
                 if (r > new_depth - 1) r = new_depth - 1 > 0 ? new_depth - 1 : 0;
@@ -387,7 +390,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     }
 
     if (best >= beta && best_move != MOVE_NONE && !is_noisy(b, best_move)) {
-        int bonus = depth * depth > 1200 ? 1200 : depth * depth;
+        int bonus = depth * depth > HIST_BONUS_MAX ? HIST_BONUS_MAX : depth * depth;
         if (t->killers[ply][0] != best_move) {
             t->killers[ply][1] = t->killers[ply][0];
             t->killers[ply][0] = best_move;
@@ -398,7 +401,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         ContHist *c2 = ply >= 2 ? t->stack[ply - 2].cont : &t->cont[0][0];
         for (int i = 0; i < quiets_tried; i++) {
             Move q = quiets[i];
-            int v = q == best_move ? bonus * 8 : -bonus * 8;
+            int v = q == best_move ? bonus * HIST_BONUS_SCALE : -bonus * HIST_BONUS_SCALE;
             int pc = board_piece_on(b, move_from(q)), to = move_to(q);
             update_history(&t->history[b->side][move_from(q)][to], v);
             update_history(&(*c1)[pc][to], v);
@@ -455,9 +458,9 @@ static void iterate(SearchThread *t) {
     Move prev_best = MOVE_NONE;
     for (int depth = 1; depth <= sh->depth_limit; depth++) {
         /* Helpers skip some depths so threads spread over different depths. */
-        if (t->id > 0 && depth > 1 && ((depth + t->id) % 3 == 0)) continue;
-        int delta = 18, alpha = -SCORE_INF, beta = SCORE_INF, score;
-        if (depth >= 5) {
+        if (t->id > 0 && depth > 1 && ((depth + t->id) % SMP_SKIP_CYCLE == 0)) continue;
+        int delta = ASP_DELTA, alpha = -SCORE_INF, beta = SCORE_INF, score;
+        if (depth >= ASP_MIN_DEPTH) {
             alpha = prev_score - delta > -SCORE_INF ? prev_score - delta : -SCORE_INF;
             beta = prev_score + delta < SCORE_INF ? prev_score + delta : SCORE_INF;
         }
@@ -473,7 +476,7 @@ static void iterate(SearchThread *t) {
             } else {
                 break;
             }
-            delta += delta / 2 + 5;
+            delta += delta / 2 + ASP_WIDEN_ADD;
         }
         if (stopped(t)) {
             /* A root move that finished this iteration above the previous
@@ -500,7 +503,7 @@ static void iterate(SearchThread *t) {
         prev_best = t->root_best;
         prev_score = score;
         if (sync_ponder(sh) || sh->infinite) continue;
-        if (root_moves.count == 1 && sh->tm.limited && depth >= 4) break;
+        if (root_moves.count == 1 && sh->tm.limited && depth >= SINGLE_REPLY_DEPTH) break;
         if (tm_should_stop_iter(&sh->tm, stable, depth > 1 ? drop : 0)) break;
         if (score >= MATE_IN_MAX && MATE - score <= depth && sh->tm.limited) break;
     }
