@@ -57,14 +57,6 @@ static inline int captured_type(const Board *b, Move m) {
     return move_kind(m) == MOVE_EP ? PAWN : piece_type(board_piece_on(b, move_to(m)));
 }
 
-static inline void count_node(SearchThread *t) {
-    uint64_t n = atomic_load_explicit(&t->nodes, memory_order_relaxed);
-    atomic_store_explicit(&t->nodes, n + 1, memory_order_relaxed);
-}
-
-static inline bool stopped(const SearchThread *t) {
-    return atomic_load_explicit(&t->sh->stop, memory_order_relaxed);
-}
 
 /* Main thread only: after a ponderhit our clock starts now. */
 static bool sync_ponder(SearchShared *sh) {
@@ -84,6 +76,25 @@ static void check_limits(SearchThread *t) {
         atomic_store(&sh->stop, true);
     else if (tm_hard_expired(&sh->tm))
         atomic_store(&sh->stop, true);
+}
+
+/* Count a node and turn limits into the stop flag. The node limit is checked
+ * on every node of every thread against that thread's own count, so with one
+ * thread `go nodes N` searches exactly N nodes (the search unwinds without
+ * counting more) and is reproducible; with several threads the main thread
+ * also checks the total with the clock, every LIMIT_CHECK_INTERVAL nodes. */
+static inline void count_node(SearchThread *t) {
+    uint64_t n = atomic_load_explicit(&t->nodes, memory_order_relaxed) + 1;
+    atomic_store_explicit(&t->nodes, n, memory_order_relaxed);
+    SearchShared *sh = t->sh;
+    if (sh->node_limit && n >= sh->node_limit &&
+        !atomic_load_explicit(&sh->pondering, memory_order_relaxed))
+        atomic_store_explicit(&sh->stop, true, memory_order_relaxed);
+    if (t->id == 0 && (n & (LIMIT_CHECK_INTERVAL - 1)) == 0) check_limits(t);
+}
+
+static inline bool stopped(const SearchThread *t) {
+    return atomic_load_explicit(&t->sh->stop, memory_order_relaxed);
 }
 
 static inline bool has_non_pawn_material(const Board *b, int side) {
@@ -167,8 +178,6 @@ static Move picker_next(Picker *p, int *score) {
 static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
     Board *b = &t->board;
     count_node(t);
-    if (t->id == 0 && (atomic_load_explicit(&t->nodes, memory_order_relaxed) & 1023) == 0)
-        check_limits(t);
     if (stopped(t)) return 0;
     if (ply > t->seldepth) t->seldepth = ply;
     t->pv_len[ply] = 0;
@@ -244,8 +253,6 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     if (depth < 0) depth = 0;
 
     count_node(t);
-    if (t->id == 0 && (atomic_load_explicit(&t->nodes, memory_order_relaxed) & 1023) == 0)
-        check_limits(t);
     if (stopped(t)) return 0;
     if (ply > t->seldepth) t->seldepth = ply;
     t->pv_len[ply] = 0;
@@ -361,9 +368,10 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
                 if (r > new_depth - 1) r = new_depth - 1 > 0 ? new_depth - 1 : 0;
             }
             score = -negamax(t, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
-            if (score > alpha && r > 0)
+            /* No re-search once stopped: the 0 a stopped child returns means nothing. */
+            if (score > alpha && r > 0 && !stopped(t))
                 score = -negamax(t, -alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
-            if (score > alpha && pv_node)
+            if (score > alpha && pv_node && !stopped(t))
                 score = -negamax(t, -beta, -alpha, new_depth, ply + 1, false);
         }
         board_unmake_move(b);

@@ -16,6 +16,10 @@ enum {
     LMR_HISTORY_DIVISOR = 12000 /* one ply less (more) per this much history score */
 };
 
+/* ---- limits: the main thread checks the clock (and the total node count of
+ * all threads) every this many of its nodes; a power of two */
+enum { LIMIT_CHECK_INTERVAL = 1024 };
+
 /* ---- iterative deepening and aspiration windows */
 enum {
     ASP_MIN_DEPTH = 5,      /* full window below this depth */
