@@ -503,13 +503,13 @@ static void iterate(SearchThread *t) {
             t->best_pv_len = t->pv_len[0];
         }
         t->root_best = t->best_pv[0];
+        int drop = prev_score - score;
+        prev_score = score;  /* every thread centres its next aspiration window here */
         if (t->id != 0) continue;
 
         publish(t, depth, score, BOUND_EXACT);
         stable = t->root_best == prev_best ? stable + 1 : 0;
-        int drop = prev_score - score;
         prev_best = t->root_best;
-        prev_score = score;
         if (sync_ponder(sh) || sh->infinite) continue;
         if (root_moves.count == 1 && sh->tm.limited && depth >= SINGLE_REPLY_DEPTH) break;
         if (tm_should_stop_iter(&sh->tm, stable, depth > 1 ? drop : 0)) break;
