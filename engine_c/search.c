@@ -352,7 +352,9 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         int new_depth = depth - 1 + ext;
         int score;
         if (moves == 1) {
-            score = -negamax(t, -beta, -alpha, new_depth, ply + 1, false);
+            /* Node types as in Stockfish: the first child of a cut node is an
+             * expected all node and vice versa; PV children are neither. */
+            score = -negamax(t, -beta, -alpha, new_depth, ply + 1, !pv_node && !cut_node);
         } else {
             /* Late move reductions for quiet moves searched late. */
             int r = 0;
