@@ -93,8 +93,8 @@ void board_move_to_uci(const Board *b, Move m, char out[6]);
  * (only the keys since then matter for repetition). */
 void board_compact_history(Board *b);
 
-/* Draw by repetition (one repetition inside the search from `search_root_ply`,
- * or a threefold overall), fifty-move rule, or insufficient material. */
+/* Draw by repetition (a position repeated strictly after `search_root_ply`,
+ * the root, or a threefold overall counting the root and the game history), fifty-move rule, or insufficient material. */
 bool board_is_repetition(const Board *b, int search_root_ply);
 bool board_is_draw_50(const Board *b);   /* rule50 >= 100 and not mated */
 bool board_insufficient_material(const Board *b);
