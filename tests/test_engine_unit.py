@@ -10,7 +10,7 @@ import subprocess
 import pytest
 from test_c_builds import build
 
-CHECKS = ["repetition_root"]
+CHECKS = ["repetition_root", "tt_age_refresh"]
 
 
 @pytest.fixture(scope="module", params=["magic", "san"])

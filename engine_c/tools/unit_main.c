@@ -55,6 +55,33 @@ static void check_repetition_root(void) {
     CHECK(board_is_repetition(&b, root));
 }
 
+/* ---- TT: a probe hit refreshes the entry's age ---- */
+
+static void check_tt_age_refresh(void) {
+    TT tt;
+    CHECK(tt_init(&tt, 1) == PB_OK);
+    /* Keys whose top bits are 0 all land in bucket 0, the first of the
+     * entries tt_hashfull samples. */
+    const uint64_t keep = 0x10, fill[] = {0x20, 0x30, 0x40, 0x50};
+    tt_new_search(&tt);
+    tt_store(&tt, keep, 0, MOVE_NONE, 10, 0, 4, BOUND_EXACT);
+    CHECK(tt_hashfull(&tt) == 1);
+    tt_new_search(&tt);
+    CHECK(tt_hashfull(&tt) == 0);  /* stale until used */
+    TTHit hit;
+    CHECK(tt_probe(&tt, keep, 0, &hit) && hit.score == 10 && hit.depth == 4);
+    CHECK(tt_hashfull(&tt) == 1);  /* the hit made it current */
+    /* Fill the bucket with deeper current entries, then one more: the
+     * refreshed entry (depth 4, current) must survive over the shallowest. */
+    tt_store(&tt, fill[0], 0, MOVE_NONE, 1, 0, 2, BOUND_EXACT);
+    tt_store(&tt, fill[1], 0, MOVE_NONE, 1, 0, 6, BOUND_EXACT);
+    tt_store(&tt, fill[2], 0, MOVE_NONE, 1, 0, 6, BOUND_EXACT);
+    tt_store(&tt, fill[3], 0, MOVE_NONE, 1, 0, 6, BOUND_EXACT);
+    CHECK(tt_probe(&tt, keep, 0, &hit) && hit.score == 10);
+    CHECK(!tt_probe(&tt, fill[0], 0, &hit));
+    tt_free(&tt);
+}
+
 /* ---- registry ---- */
 
 typedef struct {
@@ -64,6 +91,7 @@ typedef struct {
 
 static const Check CHECKS[] = {
     {"repetition_root", check_repetition_root},
+    {"tt_age_refresh", check_tt_age_refresh},
 };
 
 int main(int argc, char **argv) {
