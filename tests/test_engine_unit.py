@@ -10,7 +10,8 @@ import subprocess
 import pytest
 from test_c_builds import build
 
-CHECKS = ["repetition_root", "tt_age_refresh"]
+CHECKS = ["repetition_root", "tt_age_refresh", "api_free_during_search", "api_stop_race",
+          "api_setters_race"]
 
 
 @pytest.fixture(scope="module", params=["magic", "san"])

@@ -12,6 +12,7 @@
 #include "../tt.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -23,7 +24,7 @@ static const char *failure;
         if (!(cond)) { failure = #cond; return; }                              \
     } while (0)
 
-static inline void sleep_ms(int ms) {
+static void sleep_ms(int ms) {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
 }
@@ -82,6 +83,119 @@ static void check_tt_age_refresh(void) {
     tt_free(&tt);
 }
 
+/* ---- C API contract: free, stop and setters against a running search ---- */
+
+typedef struct {
+    PbEngine *e;
+    PbLimits lim;
+    PbResult res;
+    int rc;
+    int rounds;        /* searches to run back to back */
+    int ok_moves;      /* searches that returned a real move */
+    atomic_bool done;
+} SearchJob;
+
+static void *search_job(void *arg) {
+    SearchJob *j = arg;
+    for (int i = 0; i < j->rounds; i++) {
+        j->rc = pb_engine_search(j->e, &j->lim, &j->res);
+        if (j->rc == PB_OK && strlen(j->res.bestmove) >= 4 && strcmp(j->res.bestmove, "0000"))
+            j->ok_moves++;
+    }
+    atomic_store(&j->done, true);
+    return NULL;
+}
+
+static PbLimits no_limits(void) {
+    PbLimits l;
+    memset(&l, 0, sizeof l);
+    l.wtime = l.btime = l.winc = l.binc = l.movetime = -1;
+    return l;
+}
+
+/* Wait up to `ms` for the job; false on timeout. */
+static bool wait_job(SearchJob *j, int ms) {
+    for (int waited = 0; waited < ms; waited++) {
+        if (atomic_load(&j->done)) return true;
+        sleep_ms(1);
+    }
+    return atomic_load(&j->done);
+}
+
+static void check_api_free_during_search(void) {
+    int err = 0;
+    PbEngine *e = pb_engine_new(4, 2, &err);
+    CHECK(e != NULL);
+    SearchJob j = {.e = e, .lim = no_limits(), .rounds = 1};
+    j.lim.infinite = 1;
+    atomic_init(&j.done, false);
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, search_job, &j) == 0);
+    while (!pb_engine_is_searching(e) && !atomic_load(&j.done)) sleep_ms(1);
+    sleep_ms(20);
+    pb_engine_free(e);  /* must stop the search and wait for it (ASan: no use after free) */
+    CHECK(wait_job(&j, 10000));
+    pthread_join(th, NULL);
+    CHECK(j.rc == PB_OK && j.ok_moves == 1);
+}
+
+static void check_api_stop_race(void) {
+    /* A stop sent as soon as the search reports itself running is never lost. */
+    int err = 0;
+    PbEngine *e = pb_engine_new(1, 1, &err);
+    CHECK(e != NULL);
+    pb_engine_stop(e);  /* no search: ignored, must not stop the next one */
+    PbLimits d = no_limits();
+    d.depth = 3;
+    PbResult r;
+    CHECK(pb_engine_search(e, &d, &r) == PB_OK && r.depth == 3);
+    for (int i = 0; i < 200 && !failure; i++) {
+        SearchJob j = {.e = e, .lim = no_limits(), .rounds = 1};
+        j.lim.infinite = 1;
+        atomic_init(&j.done, false);
+        pthread_t th;
+        if (pthread_create(&th, NULL, search_job, &j) != 0) { failure = "pthread_create"; break; }
+        while (!pb_engine_is_searching(e) && !atomic_load(&j.done)) { /* spin */ }
+        pb_engine_stop(e);
+        if (!wait_job(&j, 10000)) {
+            failure = "a stop sent while pb_engine_is_searching was lost";
+            while (!atomic_load(&j.done)) { pb_engine_stop(e); sleep_ms(1); }
+        }
+        pthread_join(th, NULL);
+        if (!failure && j.ok_moves != 1) failure = "stopped search gave no move";
+    }
+    pb_engine_free(e);
+}
+
+static void check_api_setters_race(void) {
+    /* Setters hammered while short searches start and end back to back:
+     * each either applies before a search starts or returns PB_ERR_BUSY. */
+    int err = 0;
+    PbEngine *e = pb_engine_new(1, 1, &err);
+    CHECK(e != NULL);
+    SearchJob j = {.e = e, .lim = no_limits(), .rounds = 300};
+    j.lim.depth = 2;
+    atomic_init(&j.done, false);
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, search_job, &j) == 0);
+    int bad = 0;
+    for (int i = 0; !atomic_load(&j.done); i++) {
+        int rc;
+        switch (i % 5) {
+        case 0: rc = pb_engine_set_threads(e, 1 + (i / 5) % 3); break;
+        case 1: rc = pb_engine_set_hash(e, 1 + (i / 5) % 2); break;
+        case 2: rc = pb_engine_set_position(e, "startpos", (i / 5) % 2 ? "e2e4" : "", 0, NULL, 0); break;
+        case 3: rc = pb_engine_clear(e); break;
+        default: rc = pb_engine_set_move_overhead(e, i % 100); break;
+        }
+        if (rc != PB_OK && rc != PB_ERR_BUSY) bad++;
+    }
+    pthread_join(th, NULL);
+    pb_engine_free(e);
+    CHECK(bad == 0);
+    CHECK(j.ok_moves == 300);
+}
+
 /* ---- registry ---- */
 
 typedef struct {
@@ -92,6 +206,9 @@ typedef struct {
 static const Check CHECKS[] = {
     {"repetition_root", check_repetition_root},
     {"tt_age_refresh", check_tt_age_refresh},
+    {"api_free_during_search", check_api_free_during_search},
+    {"api_stop_race", check_api_stop_race},
+    {"api_setters_race", check_api_setters_race},
 };
 
 int main(int argc, char **argv) {
