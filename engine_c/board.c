@@ -565,7 +565,7 @@ Move board_parse_uci(Board *b, const char *uci) {
 int board_push_uci(Board *b, const char *uci) {
     Move m = board_parse_uci(b, uci);
     if (m == MOVE_NONE) return PB_ERR_MOVE;
-    if (b->ply >= HIST_MAX - MAX_PLY - 8) board_compact_history(b);
+    if (b->ply >= HIST_COMPACT_AT) board_compact_history(b);
     if (!board_make_move(b, m)) return PB_ERR_HISTORY;
     return PB_OK;
 }

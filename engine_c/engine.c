@@ -167,7 +167,7 @@ int pb_engine_set_position(PbEngine *e, const char *fen, const char *moves, int 
         }
     }
     /* Leave room for the search plies on top of the game history. */
-    if (b->ply > HIST_MAX - MAX_PLY - 16) board_compact_history(b);
+    if (b->ply > HIST_COMPACT_AT) board_compact_history(b);
     if (lock_idle(e) != PB_OK) {
         free(b);
         if (err && errlen) snprintf(err, errlen, "cannot change the position while searching");

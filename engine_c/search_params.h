@@ -8,6 +8,8 @@
 #ifndef PB_SEARCH_PARAMS_H
 #define PB_SEARCH_PARAMS_H
 
+#include "types.h"
+
 /* ---- late move reductions: Reductions[d][m] = LMR_BASE + ln d * ln m / LMR_DIVISOR */
 #define LMR_BASE 0.75
 #define LMR_DIVISOR 2.25
@@ -68,5 +70,14 @@ enum {
     HIST_BONUS_MAX = 1200,    /* bonus = min(depth * depth, max) * scale */
     HIST_BONUS_SCALE = 8
 };
+
+/* ---- consistency with the rest of the engine */
+_Static_assert((LIMIT_CHECK_INTERVAL & (LIMIT_CHECK_INTERVAL - 1)) == 0,
+               "LIMIT_CHECK_INTERVAL is used as a bit mask");
+_Static_assert(CHECK_EXT_MAX_PLY < MAX_PLY, "extensions must stop before MAX_PLY");
+_Static_assert(MAX_PLY <= 255, "TT entries store the depth in 8 bits");
+_Static_assert(HIST_BONUS_MAX * HIST_BONUS_SCALE <= HIST_GRAVITY,
+               "a history bonus must not exceed the gravity bound");
+_Static_assert(HIST_GRAVITY <= 32767, "history entries are int16_t");
 
 #endif
