@@ -475,8 +475,11 @@ bool board_is_repetition(const Board *b, int search_root_ply) {
         const Undo *u = &b->hist[b->ply - back];
         if (u->move == MOVE_NULL) return false;
         if (back % 2 == 0 && u->key == b->key) {
-            if (b->ply - back >= search_root_ply) return true;  /* twofold inside the search */
-            if (++count == 2) return true;                       /* threefold overall */
+            /* Twofold strictly after the root is a draw; the root itself and
+             * earlier positions count towards the threefold only (returning
+             * to the root once is not yet a draw, as in Stockfish). */
+            if (b->ply - back > search_root_ply) return true;
+            if (++count == 2) return true;
         }
     }
     return false;
@@ -562,7 +565,7 @@ Move board_parse_uci(Board *b, const char *uci) {
 int board_push_uci(Board *b, const char *uci) {
     Move m = board_parse_uci(b, uci);
     if (m == MOVE_NONE) return PB_ERR_MOVE;
-    if (b->ply >= HIST_MAX - MAX_PLY - 8) board_compact_history(b);
+    if (b->ply >= HIST_COMPACT_AT) board_compact_history(b);
     if (!board_make_move(b, m)) return PB_ERR_HISTORY;
     return PB_OK;
 }

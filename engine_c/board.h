@@ -16,6 +16,18 @@
 enum { CASTLE_WK = 1, CASTLE_WQ = 2, CASTLE_BK = 4, CASTLE_BQ = 8 };
 
 #define HIST_MAX 1280   /* game plies + search plies; see board_compact_history */
+/* History entries kept free above the game for one search: it stops at
+ * MAX_PLY - 1 plies (null moves included) from its root; the rest is slack
+ * for the ponder-move lookup after it. */
+#define HIST_SEARCH_ROOM (MAX_PLY + 16)
+/* A game history longer than this is compacted before it is searched. */
+#define HIST_COMPACT_AT (HIST_MAX - HIST_SEARCH_ROOM)
+/* Compaction keeps at most HIST_MAX / 2 entries (those since the last
+ * irreversible move): that must hold a whole fifty-move window and still
+ * leave room for a search. */
+_Static_assert(HIST_MAX / 2 >= 100, "compaction must keep a whole fifty-move window");
+_Static_assert(HIST_MAX / 2 <= HIST_COMPACT_AT, "a compacted history must leave a search room");
+_Static_assert(HIST_SEARCH_ROOM > MAX_PLY, "the search needs MAX_PLY history entries");
 
 typedef struct {
     uint64_t key;        /* key before the move */
@@ -93,8 +105,8 @@ void board_move_to_uci(const Board *b, Move m, char out[6]);
  * (only the keys since then matter for repetition). */
 void board_compact_history(Board *b);
 
-/* Draw by repetition (one repetition inside the search from `search_root_ply`,
- * or a threefold overall), fifty-move rule, or insufficient material. */
+/* Draw by repetition (a position repeated strictly after `search_root_ply`,
+ * the root, or a threefold overall counting the root and the game history), fifty-move rule, or insufficient material. */
 bool board_is_repetition(const Board *b, int search_root_ply);
 bool board_is_draw_50(const Board *b);   /* rule50 >= 100 and not mated */
 bool board_insufficient_material(const Board *b);

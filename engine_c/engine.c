@@ -35,63 +35,103 @@ PbEngine *pb_engine_new(int hash_mb, int threads, int *err) {
     if (pthread_mutex_init(&e->info_lock, NULL) != 0) {
         free(e->threads); tt_free(&e->tt); free(e); *err = PB_ERR_THREAD; return NULL;
     }
+    if (pthread_mutex_init(&e->ctl_lock, NULL) != 0) {
+        pthread_mutex_destroy(&e->info_lock);
+        free(e->threads); tt_free(&e->tt); free(e); *err = PB_ERR_THREAD; return NULL;
+    }
+    if (pthread_cond_init(&e->idle, NULL) != 0) {
+        pthread_mutex_destroy(&e->ctl_lock);
+        pthread_mutex_destroy(&e->info_lock);
+        free(e->threads); tt_free(&e->tt); free(e); *err = PB_ERR_THREAD; return NULL;
+    }
     e->nthreads = threads;
     e->overhead_ms = 50;
     board_set_startpos(&e->root);
     atomic_init(&e->searching, false);
     atomic_init(&e->sh.stop, false);
     atomic_init(&e->sh.pondering, false);
+    atomic_init(&e->sh.ponderhit_us, 0);
     atomic_init(&e->info_seq, 0);
     return e;
 }
 
+/* Take ctl_lock; PB_ERR_BUSY (lock released) while a search runs. */
+static int lock_idle(PbEngine *e) {
+    pthread_mutex_lock(&e->ctl_lock);
+    if (atomic_load(&e->searching)) {
+        pthread_mutex_unlock(&e->ctl_lock);
+        return PB_ERR_BUSY;
+    }
+    return PB_OK;
+}
+
 void pb_engine_free(PbEngine *e) {
     if (!e) return;
-    atomic_store(&e->sh.stop, true);
+    /* A search running in another thread is stopped and waited for: it
+     * uses the threads, the table and the result buffers freed below. */
+    pthread_mutex_lock(&e->ctl_lock);
+    while (atomic_load(&e->searching)) {
+        atomic_store(&e->sh.stop, true);
+        pthread_cond_wait(&e->idle, &e->ctl_lock);
+    }
+    pthread_mutex_unlock(&e->ctl_lock);
     tt_free(&e->tt);
     free(e->threads);
+    pthread_cond_destroy(&e->idle);
+    pthread_mutex_destroy(&e->ctl_lock);
     pthread_mutex_destroy(&e->info_lock);
     free(e);
 }
 
 int pb_engine_set_hash(PbEngine *e, int hash_mb) {
     if (hash_mb < 1 || hash_mb > PB_ENGINE_MAX_HASH_MB) return PB_ERR_ARG;
-    if (atomic_load(&e->searching)) return PB_ERR_BUSY;
-    return tt_resize(&e->tt, (size_t)hash_mb);
+    int rc = lock_idle(e);
+    if (rc) return rc;
+    rc = tt_resize(&e->tt, (size_t)hash_mb);
+    pthread_mutex_unlock(&e->ctl_lock);
+    return rc;
 }
 
 int pb_engine_set_threads(PbEngine *e, int threads) {
     if (threads < 1 || threads > PB_ENGINE_MAX_THREADS) return PB_ERR_ARG;
-    if (atomic_load(&e->searching)) return PB_ERR_BUSY;
-    if (threads == e->nthreads) return PB_OK;
-    SearchThread *t = alloc_threads(threads);
-    if (!t) return PB_ERR_NOMEM;
-    free(e->threads);
-    e->threads = t;
-    e->nthreads = threads;
-    return PB_OK;
+    int rc = lock_idle(e);
+    if (rc) return rc;
+    if (threads != e->nthreads) {
+        SearchThread *t = alloc_threads(threads);
+        if (!t) {
+            rc = PB_ERR_NOMEM;
+        } else {
+            free(e->threads);
+            e->threads = t;
+            e->nthreads = threads;
+        }
+    }
+    pthread_mutex_unlock(&e->ctl_lock);
+    return rc;
 }
 
 int pb_engine_set_move_overhead(PbEngine *e, int ms) {
     if (ms < 0 || ms > 60000) return PB_ERR_ARG;
+    /* Allowed during a search: it applies from the next one. */
+    pthread_mutex_lock(&e->ctl_lock);
     e->overhead_ms = ms;
+    pthread_mutex_unlock(&e->ctl_lock);
     return PB_OK;
 }
 
 int pb_engine_clear(PbEngine *e) {
-    if (atomic_load(&e->searching)) return PB_ERR_BUSY;
+    int rc = lock_idle(e);
+    if (rc) return rc;
     tt_clear(&e->tt, e->nthreads);
     for (int i = 0; i < e->nthreads; i++) search_clear_thread(&e->threads[i]);
+    pthread_mutex_unlock(&e->ctl_lock);
     return PB_OK;
 }
 
 int pb_engine_set_position(PbEngine *e, const char *fen, const char *moves, int chess960,
                            char *err, size_t errlen) {
     if (err && errlen) err[0] = '\0';
-    if (atomic_load(&e->searching)) {
-        if (err && errlen) snprintf(err, errlen, "cannot change the position while searching");
-        return PB_ERR_BUSY;
-    }
+    /* Parsed into a private board first: the root changes only on success. */
     Board *b = malloc(sizeof *b);
     if (!b) return PB_ERR_NOMEM;
     if (!fen || !fen[0] || strcmp(fen, "startpos") == 0) fen = START_FEN;
@@ -127,8 +167,14 @@ int pb_engine_set_position(PbEngine *e, const char *fen, const char *moves, int 
         }
     }
     /* Leave room for the search plies on top of the game history. */
-    if (b->ply > HIST_MAX - MAX_PLY - 16) board_compact_history(b);
+    if (b->ply > HIST_COMPACT_AT) board_compact_history(b);
+    if (lock_idle(e) != PB_OK) {
+        free(b);
+        if (err && errlen) snprintf(err, errlen, "cannot change the position while searching");
+        return PB_ERR_BUSY;
+    }
     memcpy(&e->root, b, sizeof *b);
+    pthread_mutex_unlock(&e->ctl_lock);
     free(b);
     return PB_OK;
 }
@@ -201,10 +247,33 @@ static Move find_ponder(PbEngine *e, SearchThread *t, Move best) {
     return ponder;
 }
 
+static TimeInput time_input(const PbLimits *lim) {
+    TimeInput ti = {
+        .wtime = lim->wtime, .btime = lim->btime, .winc = lim->winc, .binc = lim->binc,
+        .movestogo = lim->movestogo > 0 ? lim->movestogo : 0, .movetime = lim->movetime,
+    };
+    if (lim->infinite) ti.wtime = ti.btime = ti.winc = ti.binc = ti.movetime = -1;
+    return ti;
+}
+
+int pb_engine_time_budget(const PbLimits *lim, int side, int overhead_ms, int64_t *soft_ms,
+                          int64_t *hard_ms) {
+    if (!lim || !soft_ms || !hard_ms || (side != 0 && side != 1)) return PB_ERR_ARG;
+    TimeInput ti = time_input(lim);
+    TimeMan tm;
+    tm_init(&tm, &ti, side, overhead_ms);
+    *soft_ms = tm.limited ? tm.soft_ms : 0;
+    *hard_ms = tm.limited ? tm.hard_ms : 0;
+    return PB_OK;
+}
+
 int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
     if (!lim || !out) return PB_ERR_ARG;
-    bool expected = false;
-    if (!atomic_compare_exchange_strong(&e->searching, &expected, true)) return PB_ERR_BUSY;
+    /* Under ctl_lock: a stop or ponderhit from another thread either comes
+     * before this (and is ignored: no search was running) or after the
+     * flags below are reset (and is acted on); never in between. */
+    if (lock_idle(e) != PB_OK) return PB_ERR_BUSY;
+    atomic_store(&e->searching, true);
     memset(out, 0, sizeof *out);
 
     SearchShared *sh = &e->sh;
@@ -217,13 +286,10 @@ int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
     sh->report = on_report;
     sh->report_ctx = e;
     sh->was_pondering = lim->ponder != 0;
+    atomic_store(&sh->ponderhit_us, 0);
     atomic_store(&sh->pondering, lim->ponder != 0);
     atomic_store(&sh->stop, false);
-    TimeInput ti = {
-        .wtime = lim->wtime, .btime = lim->btime, .winc = lim->winc, .binc = lim->binc,
-        .movestogo = lim->movestogo > 0 ? lim->movestogo : 0, .movetime = lim->movetime,
-    };
-    if (lim->infinite) ti.wtime = ti.btime = ti.movetime = -1;
+    TimeInput ti = time_input(lim);
     tm_init(&sh->tm, &ti, e->root.side, e->overhead_ms);
     /* Latency between the command and this point counts against our clock. */
     int64_t now = sh->tm.start_us;
@@ -231,6 +297,7 @@ int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
         sh->tm.start_us = lim->start_us;
     tt_new_search(&e->tt);
     for (int i = 0; i < e->nthreads; i++) memcpy(&e->threads[i].board, &e->root, sizeof e->root);
+    pthread_mutex_unlock(&e->ctl_lock);
 
     int rc = search_run(sh);
 
@@ -273,27 +340,50 @@ int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
         if (r.pv_len == 0) { r.pv = &best; r.pv_len = 1; }
         on_report(e, &r);
     }
+    /* Last touch of *e: pb_engine_free may free it as soon as we unlock. */
+    pthread_mutex_lock(&e->ctl_lock);
     atomic_store(&e->searching, false);
+    pthread_cond_broadcast(&e->idle);
+    pthread_mutex_unlock(&e->ctl_lock);
     return rc == PB_ERR_THREAD ? PB_OK : rc;  /* fewer threads still gave a move */
 }
 
-void pb_engine_stop(PbEngine *e) { atomic_store(&e->sh.stop, true); }
+void pb_engine_stop(PbEngine *e) {
+    pthread_mutex_lock(&e->ctl_lock);
+    if (atomic_load(&e->searching)) atomic_store(&e->sh.stop, true);
+    pthread_mutex_unlock(&e->ctl_lock);
+}
 
-void pb_engine_ponderhit(PbEngine *e) { atomic_store(&e->sh.pondering, false); }
+void pb_engine_ponderhit(PbEngine *e) {
+    /* The clock starts now, not when the search thread next looks. */
+    int64_t now = tm_now_us();
+    pthread_mutex_lock(&e->ctl_lock);
+    if (atomic_load(&e->searching) && atomic_load(&e->sh.pondering)) {
+        atomic_store(&e->sh.ponderhit_us, now);
+        atomic_store(&e->sh.pondering, false);
+    }
+    pthread_mutex_unlock(&e->ctl_lock);
+}
 
 int pb_engine_hashfull(PbEngine *e) { return tt_hashfull(&e->tt); }
 
 int pb_engine_is_searching(PbEngine *e) { return atomic_load(&e->searching) ? 1 : 0; }
 
+/* The readers below take ctl_lock so a concurrent set_position cannot hand
+ * them a half-copied root (a running search never writes the root). */
 int pb_engine_get_fen(PbEngine *e, char *out, size_t outlen) {
     if (!out || outlen < 100) return PB_ERR_ARG;
+    pthread_mutex_lock(&e->ctl_lock);
     board_get_fen(&e->root, out, outlen);
+    pthread_mutex_unlock(&e->ctl_lock);
     return PB_OK;
 }
 
 int pb_engine_eval(PbEngine *e, int *out) {
     if (!out) return PB_ERR_ARG;
+    pthread_mutex_lock(&e->ctl_lock);
     *out = eval_evaluate(&e->root);
+    pthread_mutex_unlock(&e->ctl_lock);
     return PB_OK;
 }
 
@@ -302,7 +392,9 @@ int64_t pb_engine_now_us(void) { return tm_now_us(); }
 int pb_engine_legal_moves(PbEngine *e, char *out, size_t outlen) {
     MoveList list;
     list.count = 0;
+    pthread_mutex_lock(&e->ctl_lock);
     movegen_legal(&e->root, &list, GEN_ALL);
     if (out && outlen) pv_text(&e->root, list.moves, list.count, out, outlen);
+    pthread_mutex_unlock(&e->ctl_lock);
     return list.count;
 }

@@ -26,6 +26,13 @@ struct PbEngine {
     int nthreads;
     int overhead_ms;
     SearchShared sh;
+    /* ctl_lock serialises the search's start and end with every call that
+     * changes the engine (setters, position, clear, free) and with
+     * stop/ponderhit, so none of them can fall between the `searching` check
+     * and the search's use of what it checks; `idle` is signalled when a
+     * search ends (pb_engine_free waits on it). */
+    pthread_mutex_t ctl_lock;
+    pthread_cond_t idle;
     atomic_bool searching;
     pthread_mutex_t info_lock;
     PbInfo info;

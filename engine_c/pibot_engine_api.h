@@ -6,6 +6,25 @@
  * pb_engine_search blocks (cffi drops the GIL); pb_engine_stop,
  * pb_engine_ponderhit and pb_engine_get_info may be called from any thread
  * while it runs. All times are milliseconds; -1 means "not given".
+ *
+ * Threads (the contract, enforced in C):
+ * - While a search runs, set_hash / set_threads / set_position / clear and a
+ *   second pb_engine_search return PB_ERR_BUSY; set_move_overhead applies
+ *   from the next search. Calls racing with the start of a search either
+ *   complete before it or get PB_ERR_BUSY, never half-apply.
+ * - pb_engine_stop / pb_engine_ponderhit act on the search running when they
+ *   are called and are ignored when none runs: a stop that may arrive before
+ *   pb_engine_search has started must be re-sent while pb_engine_is_searching
+ *   (the Python wrapper re-sends every poll until the search returns).
+ * - pb_engine_free stops a search running in another thread and waits for it
+ *   to return before freeing. No call may start on an engine once
+ *   pb_engine_free has been called, and it must not be called from the
+ *   searching thread itself.
+ * - A ponderhit starts the clock at the moment of the call; the result's
+ *   time_ms then counts from the ponderhit.
+ * - A clock (wtime/btime/winc/binc) given only for the other side means our
+ *   clock is empty (0), not unlimited; with no clock at all (and no
+ *   movetime) the search is limited by depth/nodes only.
  */
 
 enum { PB_ENGINE_MAX_THREADS = 256, PB_ENGINE_MAX_HASH_MB = 1048576, PB_ENGINE_PV_CHARS = 1024 };
@@ -63,3 +82,8 @@ int pb_engine_get_fen(PbEngine *e, char *out, size_t outlen);
 int pb_engine_eval(PbEngine *e, int *out);
 int pb_engine_legal_moves(PbEngine *e, char *out, size_t outlen);
 int64_t pb_engine_now_us(void);   /* the monotonic clock the time manager uses */
+/* The budget pb_engine_search would plan for these limits with `side` to move
+ * (0 white, 1 black) and this move overhead: soft (no new iteration after
+ * it) and hard (abort) in ms; both 0 = no time limit. Pure (tests, tools). */
+int pb_engine_time_budget(const PbLimits *limits, int side, int overhead_ms, int64_t *soft_ms,
+                          int64_t *hard_ms);

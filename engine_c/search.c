@@ -1,6 +1,7 @@
 /* search.c — iterative deepening, aspiration windows, PVS, quiescence,
  * pruning/reductions and move ordering; Lazy SMP thread driver. */
 #include "search.h"
+#include "search_params.h"
 #include "attacks.h"
 #include "bitboard.h"
 #include "eval.h"
@@ -20,7 +21,7 @@ static pthread_once_t search_once = PTHREAD_ONCE_INIT;
 static void init_tables(void) {
     for (int d = 1; d < 64; d++)
         for (int m = 1; m < 64; m++)
-            Reductions[d][m] = (int)(0.75 + log((double)d) * log((double)m) / 2.25);
+            Reductions[d][m] = (int)(LMR_BASE + log((double)d) * log((double)m) / LMR_DIVISOR);
 }
 
 void search_init(void) { pthread_once(&search_once, init_tables); }
@@ -56,21 +57,17 @@ static inline int captured_type(const Board *b, Move m) {
     return move_kind(m) == MOVE_EP ? PAWN : piece_type(board_piece_on(b, move_to(m)));
 }
 
-static inline void count_node(SearchThread *t) {
-    uint64_t n = atomic_load_explicit(&t->nodes, memory_order_relaxed);
-    atomic_store_explicit(&t->nodes, n + 1, memory_order_relaxed);
-}
 
-static inline bool stopped(const SearchThread *t) {
-    return atomic_load_explicit(&t->sh->stop, memory_order_relaxed);
-}
-
-/* Main thread only: after a ponderhit our clock starts now. */
+/* Main thread only: after a ponderhit our clock runs from the moment the
+ * ponderhit arrived (stamped by pb_engine_ponderhit), not from when this
+ * thread noticed it. Returns true while still pondering. */
 static bool sync_ponder(SearchShared *sh) {
-    if (atomic_load_explicit(&sh->pondering, memory_order_relaxed)) return true;
+    if (atomic_load(&sh->pondering)) return true;
     if (sh->was_pondering) {
         sh->was_pondering = false;
-        tm_restart(&sh->tm);
+        int64_t at = atomic_load(&sh->ponderhit_us);
+        if (at > 0) sh->tm.start_us = at;
+        else tm_restart(&sh->tm);
     }
     return false;
 }
@@ -85,14 +82,33 @@ static void check_limits(SearchThread *t) {
         atomic_store(&sh->stop, true);
 }
 
+/* Count a node and turn limits into the stop flag. The node limit is checked
+ * on every node of every thread against that thread's own count, so with one
+ * thread `go nodes N` searches exactly N nodes (the search unwinds without
+ * counting more) and is reproducible; with several threads the main thread
+ * also checks the total with the clock, every LIMIT_CHECK_INTERVAL nodes. */
+static inline void count_node(SearchThread *t) {
+    uint64_t n = atomic_load_explicit(&t->nodes, memory_order_relaxed) + 1;
+    atomic_store_explicit(&t->nodes, n, memory_order_relaxed);
+    SearchShared *sh = t->sh;
+    if (sh->node_limit && n >= sh->node_limit &&
+        !atomic_load_explicit(&sh->pondering, memory_order_relaxed))
+        atomic_store_explicit(&sh->stop, true, memory_order_relaxed);
+    if (t->id == 0 && (n & (LIMIT_CHECK_INTERVAL - 1)) == 0) check_limits(t);
+}
+
+static inline bool stopped(const SearchThread *t) {
+    return atomic_load_explicit(&t->sh->stop, memory_order_relaxed);
+}
+
 static inline bool has_non_pawn_material(const Board *b, int side) {
     return (b->by_color[side] & ~(b->by_type[PAWN] | b->by_type[KING])) != 0;
 }
 
 static void update_history(int16_t *h, int bonus) {
-    /* Gravity: entries saturate at +-16384 and old values decay. */
+    /* Gravity: entries saturate at +-HIST_GRAVITY and old values decay. */
     int v = *h;
-    v += bonus - v * (bonus < 0 ? -bonus : bonus) / 16384;
+    v += bonus - v * (bonus < 0 ? -bonus : bonus) / HIST_GRAVITY;
     *h = (int16_t)v;
 }
 
@@ -166,8 +182,6 @@ static Move picker_next(Picker *p, int *score) {
 static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
     Board *b = &t->board;
     count_node(t);
-    if (t->id == 0 && (atomic_load_explicit(&t->nodes, memory_order_relaxed) & 1023) == 0)
-        check_limits(t);
     if (stopped(t)) return 0;
     if (ply > t->seldepth) t->seldepth = ply;
     t->pv_len[ply] = 0;
@@ -202,11 +216,11 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
         legal++;
         if (!in_check) {
             /* Losing captures cannot raise a quiet stand-pat score. */
-            if (sc < SC_GOOD_CAP - 1000000 && sc != SC_TT) continue;
+            if (sc < SC_GOOD_CAP - QS_BAD_CAPTURE_SLACK && sc != SC_TT) continue;
             if (sc == SC_TT && !see_ge(b, m, 0)) continue;
             /* Delta pruning: even winning the piece leaves us far below alpha. */
             if (move_kind(m) != MOVE_PROMO &&
-                stand + MvvValue[captured_type(b, m)] + 200 <= alpha) continue;
+                stand + MvvValue[captured_type(b, m)] + QS_DELTA_MARGIN <= alpha) continue;
         }
         t->stack[ply].move = m;
         t->stack[ply].piece = board_piece_on(b, move_from(m));
@@ -243,8 +257,6 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     if (depth < 0) depth = 0;
 
     count_node(t);
-    if (t->id == 0 && (atomic_load_explicit(&t->nodes, memory_order_relaxed) & 1023) == 0)
-        check_limits(t);
     if (stopped(t)) return 0;
     if (ply > t->seldepth) t->seldepth = ply;
     t->pv_len[ply] = 0;
@@ -266,7 +278,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     if (found && !pv_node && hit.depth >= depth &&
         (hit.bound == BOUND_EXACT || (hit.bound == BOUND_LOWER && hit.score >= beta) ||
          (hit.bound == BOUND_UPPER && hit.score <= alpha)) &&
-        b->rule50 < 90)
+        b->rule50 < TT_CUT_MAX_RULE50)
         return hit.score;
 
     int eval;
@@ -288,12 +300,14 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
 
     if (!pv_node && !in_check) {
         /* Reverse futility: far above beta at low depth, assume a cutoff. */
-        if (depth <= 8 && adj_eval - 80 * (depth - improving) >= beta && adj_eval < MATE_IN_MAX)
+        if (depth <= RFP_MAX_DEPTH && adj_eval - RFP_MARGIN * (depth - improving) >= beta && adj_eval < MATE_IN_MAX)
             return adj_eval;
         /* Null move: give a free move; if still >= beta, this node fails high. */
-        if (depth >= 3 && adj_eval >= beta && ply > 0 && t->stack[ply - 1].move != MOVE_NULL &&
+        if (depth >= NMP_MIN_DEPTH && adj_eval >= beta && ply > 0 && t->stack[ply - 1].move != MOVE_NULL &&
             has_non_pawn_material(b, b->side) && beta > -MATE_IN_MAX) {
-            int r = 3 + depth / 4 + ((adj_eval - beta) / 200 < 3 ? (adj_eval - beta) / 200 : 3);
+            int r = NMP_BASE_R + depth / NMP_DEPTH_DIV +
+                    ((adj_eval - beta) / NMP_EVAL_DIV < NMP_EVAL_MAX_R
+                         ? (adj_eval - beta) / NMP_EVAL_DIV : NMP_EVAL_MAX_R);
             t->stack[ply].move = MOVE_NULL;
             t->stack[ply].piece = 0;
             t->stack[ply].cont = &t->cont[0][0];
@@ -320,12 +334,12 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         /* Pruning of late moves once we have a non-losing line. */
         if (!root && best > -MATE_IN_MAX && has_non_pawn_material(b, b->side)) {
             if (!noisy) {
-                int lmp = (3 + depth * depth) / (2 - improving);
-                if (depth <= 8 && quiets_tried >= lmp) { skip_quiets = true; continue; }
-                if (!in_check && depth <= 8 && eval != SCORE_NONE &&
-                    eval + 100 + 100 * depth <= alpha && sc < SC_COUNTER) { skip_quiets = true; continue; }
-                if (depth <= 8 && !see_ge(b, m, -60 * depth)) continue;
-            } else if (depth <= 8 && !see_ge(b, m, -100 * depth)) continue;
+                int lmp = (LMP_BASE + depth * depth) / (2 - improving);
+                if (depth <= LMP_MAX_DEPTH && quiets_tried >= lmp) { skip_quiets = true; continue; }
+                if (!in_check && depth <= FUT_MAX_DEPTH && eval != SCORE_NONE &&
+                    eval + FUT_BASE + FUT_PER_PLY * depth <= alpha && sc < SC_COUNTER) { skip_quiets = true; continue; }
+                if (depth <= SEE_MAX_DEPTH && !see_ge(b, m, -SEE_QUIET_PER_PLY * depth)) continue;
+            } else if (depth <= SEE_MAX_DEPTH && !see_ge(b, m, -SEE_NOISY_PER_PLY * depth)) continue;
         }
 
         int piece = board_piece_on(b, move_from(m));
@@ -338,29 +352,32 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         if (!noisy && quiets_tried < MAX_MOVES) quiets[quiets_tried++] = m;
 
         bool gives_check = board_in_check(b);
-        int ext = gives_check && ply < 2 * MAX_PLY / 3 ? 1 : 0;
+        int ext = gives_check && ply < CHECK_EXT_MAX_PLY ? 1 : 0;
         int new_depth = depth - 1 + ext;
         int score;
         if (moves == 1) {
-            score = -negamax(t, -beta, -alpha, new_depth, ply + 1, false);
+            /* Node types as in Stockfish: the first child of a cut node is an
+             * expected all node and vice versa; PV children are neither. */
+            score = -negamax(t, -beta, -alpha, new_depth, ply + 1, !pv_node && !cut_node);
         } else {
             /* Late move reductions for quiet moves searched late. */
             int r = 0;
-            if (depth >= 3 && !noisy && moves > 1 + pv_node) {
+            if (depth >= LMR_MIN_DEPTH && !noisy && moves > 1 + pv_node) {
                 r = Reductions[depth < 64 ? depth : 63][moves < 64 ? moves : 63];
                 r -= pv_node;
                 r += !improving;
                 r += cut_node;
                 if (sc >= SC_COUNTER) r--;  /* killers and countermove */
-                else r -= sc / 12000;       /* history + continuation history */
+                else r -= sc / LMR_HISTORY_DIVISOR;       /* history + continuation history */
                 if (gives_check) r--;
                 if (r < 0) r = 0;
                 if (r > new_depth - 1) r = new_depth - 1 > 0 ? new_depth - 1 : 0;
             }
             score = -negamax(t, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
-            if (score > alpha && r > 0)
+            /* No re-search once stopped: the 0 a stopped child returns means nothing. */
+            if (score > alpha && r > 0 && !stopped(t))
                 score = -negamax(t, -alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
-            if (score > alpha && pv_node)
+            if (score > alpha && pv_node && !stopped(t))
                 score = -negamax(t, -beta, -alpha, new_depth, ply + 1, false);
         }
         board_unmake_move(b);
@@ -387,7 +404,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     }
 
     if (best >= beta && best_move != MOVE_NONE && !is_noisy(b, best_move)) {
-        int bonus = depth * depth > 1200 ? 1200 : depth * depth;
+        int bonus = depth * depth > HIST_BONUS_MAX ? HIST_BONUS_MAX : depth * depth;
         if (t->killers[ply][0] != best_move) {
             t->killers[ply][1] = t->killers[ply][0];
             t->killers[ply][0] = best_move;
@@ -398,7 +415,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         ContHist *c2 = ply >= 2 ? t->stack[ply - 2].cont : &t->cont[0][0];
         for (int i = 0; i < quiets_tried; i++) {
             Move q = quiets[i];
-            int v = q == best_move ? bonus * 8 : -bonus * 8;
+            int v = q == best_move ? bonus * HIST_BONUS_SCALE : -bonus * HIST_BONUS_SCALE;
             int pc = board_piece_on(b, move_from(q)), to = move_to(q);
             update_history(&t->history[b->side][move_from(q)][to], v);
             update_history(&(*c1)[pc][to], v);
@@ -455,9 +472,9 @@ static void iterate(SearchThread *t) {
     Move prev_best = MOVE_NONE;
     for (int depth = 1; depth <= sh->depth_limit; depth++) {
         /* Helpers skip some depths so threads spread over different depths. */
-        if (t->id > 0 && depth > 1 && ((depth + t->id) % 3 == 0)) continue;
-        int delta = 18, alpha = -SCORE_INF, beta = SCORE_INF, score;
-        if (depth >= 5) {
+        if (t->id > 0 && depth > 1 && ((depth + t->id) % SMP_SKIP_CYCLE == 0)) continue;
+        int delta = ASP_DELTA, alpha = -SCORE_INF, beta = SCORE_INF, score;
+        if (depth >= ASP_MIN_DEPTH) {
             alpha = prev_score - delta > -SCORE_INF ? prev_score - delta : -SCORE_INF;
             beta = prev_score + delta < SCORE_INF ? prev_score + delta : SCORE_INF;
         }
@@ -473,7 +490,7 @@ static void iterate(SearchThread *t) {
             } else {
                 break;
             }
-            delta += delta / 2 + 5;
+            delta += delta / 2 + ASP_WIDEN_ADD;
         }
         if (stopped(t)) {
             /* A root move that finished this iteration above the previous
@@ -492,15 +509,15 @@ static void iterate(SearchThread *t) {
             t->best_pv_len = t->pv_len[0];
         }
         t->root_best = t->best_pv[0];
+        int drop = prev_score - score;
+        prev_score = score;  /* every thread centres its next aspiration window here */
         if (t->id != 0) continue;
 
         publish(t, depth, score, BOUND_EXACT);
         stable = t->root_best == prev_best ? stable + 1 : 0;
-        int drop = prev_score - score;
         prev_best = t->root_best;
-        prev_score = score;
         if (sync_ponder(sh) || sh->infinite) continue;
-        if (root_moves.count == 1 && sh->tm.limited && depth >= 4) break;
+        if (root_moves.count == 1 && sh->tm.limited && depth >= SINGLE_REPLY_DEPTH) break;
         if (tm_should_stop_iter(&sh->tm, stable, depth > 1 ? drop : 0)) break;
         if (score >= MATE_IN_MAX && MATE - score <= depth && sh->tm.limited) break;
     }
@@ -536,6 +553,7 @@ int search_run(SearchShared *sh) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
+    sync_ponder(sh);  /* a ponderhit after the last iteration still restarts the clock */
     atomic_store(&sh->stop, true);
     for (int i = 1; i < started; i++) pthread_join(sh->threads[i].handle, NULL);
     return rc;

@@ -82,6 +82,7 @@ struct SearchShared {
     atomic_bool stop;        /* end the search now (stop, time, nodes) */
     atomic_bool pondering;   /* true until ponderhit */
     bool was_pondering;      /* main thread's view, to restart the clock once */
+    _Atomic int64_t ponderhit_us; /* tm_now_us() of the ponderhit, set before pondering */
     bool infinite;
     int depth_limit;         /* 1..MAX_PLY-1 */
     uint64_t node_limit;     /* 0 = none */

@@ -26,7 +26,13 @@ void tm_init(TimeMan *tm, const TimeInput *in, int side, int64_t overhead_ms) {
     }
     int64_t time = side == 0 ? in->wtime : in->btime;
     int64_t inc = side == 0 ? in->winc : in->binc;
-    if (time < 0) return;
+    if (time < 0) {
+        /* No clock at all: no time limit. But a clock given for the other
+         * side (or an increment) means ours was left out: that is an empty
+         * clock, not an unlimited search. */
+        if (in->wtime < 0 && in->btime < 0 && in->winc < 0 && in->binc < 0) return;
+        time = 0;
+    }
     if (inc < 0) inc = 0;
     tm->limited = true;
     /* What we can spend without flagging: the clock minus the overhead for
@@ -48,6 +54,16 @@ void tm_init(TimeMan *tm, const TimeInput *in, int side, int64_t overhead_ms) {
     if (time < reserve + inc) {
         soft = min64(soft, inc / 3);
         hard = min64(hard, inc * 2 / 3);
+    }
+    /* Without an increment the clock never climbs back, and the formulas
+     * above give ~1 ms once it nears the reserve: a won ending would be
+     * played at depth 1 to the end. Spend a small fraction of what is left
+     * after this move's overhead instead (a geometric series: never a flag
+     * by itself). */
+    if (inc == 0) {
+        int64_t left = max64(0, time - overhead_ms);
+        soft = max64(soft, min64(left / TM_NOINC_SOFT_DIV, cap * 6 / 10));
+        hard = max64(hard, min64(left / TM_NOINC_HARD_DIV, cap * 8 / 10));
     }
     tm->soft_ms = max64(1, soft);
     tm->hard_ms = max64(1, max64(hard, tm->soft_ms));

@@ -12,6 +12,9 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+/* Without an increment, never plan less than (clock - overhead) / these. */
+enum { TM_NOINC_SOFT_DIV = 40, TM_NOINC_HARD_DIV = 20 };
+
 typedef struct {
     int64_t wtime, btime, winc, binc;  /* -1 = not given */
     int movestogo;                     /* 0 = sudden death / increment */

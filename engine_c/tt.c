@@ -174,12 +174,20 @@ static inline TTBucket *bucket_of(const TT *tt, uint64_t key) {
     return &tt->buckets[(uint64_t)(((__uint128_t)key * tt->nbuckets) >> 64)];
 }
 
-bool tt_probe(const TT *tt, uint64_t key, int ply, TTHit *out) {
+bool tt_probe(TT *tt, uint64_t key, int ply, TTHit *out) {
     TTBucket *bk = bucket_of(tt, key);
     for (int i = 0; i < TT_BUCKET_ENTRIES; i++) {
         uint64_t data = atomic_load_explicit(&bk->e[i].data, memory_order_relaxed);
         uint64_t check = atomic_load_explicit(&bk->e[i].check, memory_order_relaxed);
         if ((check ^ data) != key || d_bound(data) == BOUND_NONE) continue;
+        if (d_age(data) != tt->age) {
+            /* A hit means the entry is still useful to this search: refresh
+             * its age so replacement does not treat it as stale. (A torn
+             * pair written by another thread just reads as a miss.) */
+            data = (data & ~((uint64_t)63 << 58)) | ((uint64_t)tt->age << 58);
+            atomic_store_explicit(&bk->e[i].data, data, memory_order_relaxed);
+            atomic_store_explicit(&bk->e[i].check, key ^ data, memory_order_relaxed);
+        }
         out->move = d_move(data);
         out->score = tt_score_from(d_score(data), ply);
         out->eval = d_eval(data);

@@ -61,7 +61,8 @@ void tt_clear(TT *tt, int nthreads);
 /* Start of a new search: entries of older ages become preferred victims. */
 void tt_new_search(TT *tt);
 
-bool tt_probe(const TT *tt, uint64_t key, int ply, TTHit *out);
+/* A hit also refreshes the entry's age to the current search's. */
+bool tt_probe(TT *tt, uint64_t key, int ply, TTHit *out);
 void tt_store(TT *tt, uint64_t key, int ply, Move move, int score, int eval, int depth, int bound);
 static inline void tt_prefetch(const TT *tt, uint64_t key) {
     __builtin_prefetch(&tt->buckets[(uint64_t)(((__uint128_t)key * tt->nbuckets) >> 64)]);

@@ -127,3 +127,26 @@ def test_bench_is_deterministic() -> None:
     second = run_bench(depth=5)
     assert first.nodes == second.nodes > 0
     assert first.positions == len(BENCH_FENS) >= 30
+
+
+@pytest.mark.parametrize("nodes", [1, 100, 5000, 20000])
+def test_node_limit_is_exact_and_reproducible(nodes: int) -> None:
+    # Fixed-node matches rely on it: `go nodes 100` used to search ~1024.
+    runs = []
+    for _ in range(2):
+        with Engine(hash_mb=8, threads=1) as e:
+            e.set_position(BENCH_FENS[3], [])
+            res = e.search(SearchLimits(nodes=nodes))
+            runs.append((res.nodes, res.bestmove, res.depth, res.pv))
+    assert runs[0] == runs[1]
+    assert runs[0][0] == nodes
+    assert runs[0][1] in _legal(BENCH_FENS[3])
+
+
+def test_node_limit_with_threads_is_bounded() -> None:
+    with Engine(hash_mb=8, threads=2) as e:
+        e.set_position(BENCH_FENS[3], [])
+        res = e.search(SearchLimits(nodes=3000))
+    # Each thread stops at the limit by its own count; the main thread checks
+    # the total every 1024 of its nodes.
+    assert 3000 <= res.nodes <= 3000 + 2 * 1024

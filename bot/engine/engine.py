@@ -31,6 +31,17 @@ _POLL_S = 0.01  # progress poll period; also how fast a missed stop is re-sent
 def monotonic_us() -> int:
     """Now on the clock the engine's time manager uses (for `start_us`)."""
     return sb.now_us()
+
+
+def time_budget(limits: SearchLimits, white_to_move: bool,
+                overhead_ms: int = 50) -> tuple[int, int]:
+    """(soft, hard) ms a search with these limits would plan; (0, 0) = no time limit.
+
+    Pure: the engine's own time manager, for tests and tools."""
+    _check_int("overhead_ms", overhead_ms, 0, 60_000)
+    return sb.time_budget(limits.raw(), white_to_move, overhead_ms)
+
+
 _MAX_MS = 1 << 40  # ~35 years: anything larger is a typo, not a clock
 _MAX_NODES = 1 << 62
 

@@ -24,20 +24,21 @@ ROOT = Path(__file__).resolve().parents[2]
 # feature -> (what it disables, [(old, new), ...]) on engine_c/search.c
 FEATURES: dict[str, tuple[str, list[tuple[str, str]]]] = {
     "nullmove": ("null-move pruning", [
-        ("if (depth >= 3 && adj_eval >= beta && ply > 0",
-         "if (0 && depth >= 3 && adj_eval >= beta && ply > 0")]),
+        ("if (depth >= NMP_MIN_DEPTH && adj_eval >= beta && ply > 0",
+         "if (0 && depth >= NMP_MIN_DEPTH && adj_eval >= beta && ply > 0")]),
     "rfp": ("reverse futility pruning", [
-        ("if (depth <= 8 && adj_eval - 80 * (depth - improving) >= beta",
-         "if (0 && depth <= 8 && adj_eval - 80 * (depth - improving) >= beta")]),
+        ("if (depth <= RFP_MAX_DEPTH && adj_eval",
+         "if (0 && depth <= RFP_MAX_DEPTH && adj_eval")]),
     "lmr": ("late move reductions", [
-        ("if (depth >= 3 && !noisy && moves > 1 + pv_node) {",
-         "if (0 && depth >= 3 && !noisy && moves > 1 + pv_node) {")]),
+        ("if (depth >= LMR_MIN_DEPTH && !noisy && moves > 1 + pv_node) {",
+         "if (0 && depth >= LMR_MIN_DEPTH && !noisy && moves > 1 + pv_node) {")]),
     "lmp": ("late move pruning and futility pruning of quiet moves", [
-        ("if (depth <= 8 && quiets_tried >= lmp) {",
-         "if (0 && depth <= 8 && quiets_tried >= lmp) {"),
-        ("if (!in_check && depth <= 8 && eval != SCORE_NONE &&",
-         "if (0 && !in_check && depth <= 8 && eval != SCORE_NONE &&")]),
-    "aspiration": ("aspiration windows", [("if (depth >= 5) {", "if (0 && depth >= 5) {")]),
+        ("if (depth <= LMP_MAX_DEPTH && quiets_tried >= lmp) {",
+         "if (0 && depth <= LMP_MAX_DEPTH && quiets_tried >= lmp) {"),
+        ("if (!in_check && depth <= FUT_MAX_DEPTH && eval != SCORE_NONE &&",
+         "if (0 && !in_check && depth <= FUT_MAX_DEPTH && eval != SCORE_NONE &&")]),
+    "aspiration": ("aspiration windows", [("if (depth >= ASP_MIN_DEPTH) {",
+                                            "if (0 && depth >= ASP_MIN_DEPTH) {")]),
 }
 
 

@@ -1,0 +1,230 @@
+/* unit_main.c — C-level checks of engine internals and of the C API contract
+ * that the Python API cannot reach (tests/test_engine_unit.py runs each one,
+ * also under ASan/UBSan).
+ *
+ *   unit_main            run every check
+ *   unit_main NAME...    run the named checks
+ * Prints "ok NAME" or "FAIL NAME: why" per check; exit status 1 on a failure.
+ */
+#include "../board.h"
+#include "../engine.h"
+#include "../search.h"
+#include "../tt.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static const char *failure;
+
+#define CHECK(cond)                                                            \
+    do {                                                                       \
+        if (!(cond)) { failure = #cond; return; }                              \
+    } while (0)
+
+static void sleep_ms(int ms) {
+    struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+    nanosleep(&ts, NULL);
+}
+
+static void push_all(Board *b, const char *const *moves, int n) {
+    for (int i = 0; i < n; i++)
+        if (board_push_uci(b, moves[i]) != PB_OK) failure = moves[i];
+}
+
+/* ---- board: repetition relative to the search root ---- */
+
+static void check_repetition_root(void) {
+    static Board b;
+    char err[128];
+    CHECK(board_set_fen(&b, "7k/p7/8/8/8/8/P7/3Q2K1 w - - 0 1", false, err, sizeof err) == PB_OK);
+    int root = b.ply;
+    const char *cycle[] = {"d1d2", "h8g8", "d2d1", "g8h8"};
+    push_all(&b, cycle, 4);
+    CHECK(!failure);
+    /* Back at the root for the second time: not a draw yet. */
+    CHECK(!board_is_repetition(&b, root));
+    push_all(&b, cycle, 1);
+    CHECK(!failure);
+    /* d1d2 again: that position first occurred after the root: a draw. */
+    CHECK(board_is_repetition(&b, root));
+    push_all(&b, cycle + 1, 3);
+    CHECK(!failure);
+    /* The root a third time: threefold. */
+    CHECK(board_is_repetition(&b, root));
+}
+
+/* ---- TT: a probe hit refreshes the entry's age ---- */
+
+static void check_tt_age_refresh(void) {
+    TT tt;
+    CHECK(tt_init(&tt, 1) == PB_OK);
+    /* Keys whose top bits are 0 all land in bucket 0, the first of the
+     * entries tt_hashfull samples. */
+    const uint64_t keep = 0x10, fill[] = {0x20, 0x30, 0x40, 0x50};
+    tt_new_search(&tt);
+    tt_store(&tt, keep, 0, MOVE_NONE, 10, 0, 4, BOUND_EXACT);
+    CHECK(tt_hashfull(&tt) == 1);
+    tt_new_search(&tt);
+    CHECK(tt_hashfull(&tt) == 0);  /* stale until used */
+    TTHit hit;
+    CHECK(tt_probe(&tt, keep, 0, &hit) && hit.score == 10 && hit.depth == 4);
+    CHECK(tt_hashfull(&tt) == 1);  /* the hit made it current */
+    /* Fill the bucket with deeper current entries, then one more: the
+     * refreshed entry (depth 4, current) must survive over the shallowest. */
+    tt_store(&tt, fill[0], 0, MOVE_NONE, 1, 0, 2, BOUND_EXACT);
+    tt_store(&tt, fill[1], 0, MOVE_NONE, 1, 0, 6, BOUND_EXACT);
+    tt_store(&tt, fill[2], 0, MOVE_NONE, 1, 0, 6, BOUND_EXACT);
+    tt_store(&tt, fill[3], 0, MOVE_NONE, 1, 0, 6, BOUND_EXACT);
+    CHECK(tt_probe(&tt, keep, 0, &hit) && hit.score == 10);
+    CHECK(!tt_probe(&tt, fill[0], 0, &hit));
+    tt_free(&tt);
+}
+
+/* ---- C API contract: free, stop and setters against a running search ---- */
+
+typedef struct {
+    PbEngine *e;
+    PbLimits lim;
+    PbResult res;
+    int rc;
+    int rounds;        /* searches to run back to back */
+    int ok_moves;      /* searches that returned a real move */
+    atomic_bool done;
+} SearchJob;
+
+static void *search_job(void *arg) {
+    SearchJob *j = arg;
+    for (int i = 0; i < j->rounds; i++) {
+        j->rc = pb_engine_search(j->e, &j->lim, &j->res);
+        if (j->rc == PB_OK && strlen(j->res.bestmove) >= 4 && strcmp(j->res.bestmove, "0000"))
+            j->ok_moves++;
+    }
+    atomic_store(&j->done, true);
+    return NULL;
+}
+
+static PbLimits no_limits(void) {
+    PbLimits l;
+    memset(&l, 0, sizeof l);
+    l.wtime = l.btime = l.winc = l.binc = l.movetime = -1;
+    return l;
+}
+
+/* Wait up to `ms` for the job; false on timeout. */
+static bool wait_job(SearchJob *j, int ms) {
+    for (int waited = 0; waited < ms; waited++) {
+        if (atomic_load(&j->done)) return true;
+        sleep_ms(1);
+    }
+    return atomic_load(&j->done);
+}
+
+static void check_api_free_during_search(void) {
+    int err = 0;
+    PbEngine *e = pb_engine_new(4, 2, &err);
+    CHECK(e != NULL);
+    SearchJob j = {.e = e, .lim = no_limits(), .rounds = 1};
+    j.lim.infinite = 1;
+    atomic_init(&j.done, false);
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, search_job, &j) == 0);
+    while (!pb_engine_is_searching(e) && !atomic_load(&j.done)) sleep_ms(1);
+    sleep_ms(20);
+    pb_engine_free(e);  /* must stop the search and wait for it (ASan: no use after free) */
+    CHECK(wait_job(&j, 10000));
+    pthread_join(th, NULL);
+    CHECK(j.rc == PB_OK && j.ok_moves == 1);
+}
+
+static void check_api_stop_race(void) {
+    /* A stop sent as soon as the search reports itself running is never lost. */
+    int err = 0;
+    PbEngine *e = pb_engine_new(1, 1, &err);
+    CHECK(e != NULL);
+    pb_engine_stop(e);  /* no search: ignored, must not stop the next one */
+    PbLimits d = no_limits();
+    d.depth = 3;
+    PbResult r;
+    CHECK(pb_engine_search(e, &d, &r) == PB_OK && r.depth == 3);
+    for (int i = 0; i < 200 && !failure; i++) {
+        SearchJob j = {.e = e, .lim = no_limits(), .rounds = 1};
+        j.lim.infinite = 1;
+        atomic_init(&j.done, false);
+        pthread_t th;
+        if (pthread_create(&th, NULL, search_job, &j) != 0) { failure = "pthread_create"; break; }
+        while (!pb_engine_is_searching(e) && !atomic_load(&j.done)) { /* spin */ }
+        pb_engine_stop(e);
+        if (!wait_job(&j, 10000)) {
+            failure = "a stop sent while pb_engine_is_searching was lost";
+            while (!atomic_load(&j.done)) { pb_engine_stop(e); sleep_ms(1); }
+        }
+        pthread_join(th, NULL);
+        if (!failure && j.ok_moves != 1) failure = "stopped search gave no move";
+    }
+    pb_engine_free(e);
+}
+
+static void check_api_setters_race(void) {
+    /* Setters hammered while short searches start and end back to back:
+     * each either applies before a search starts or returns PB_ERR_BUSY. */
+    int err = 0;
+    PbEngine *e = pb_engine_new(1, 1, &err);
+    CHECK(e != NULL);
+    SearchJob j = {.e = e, .lim = no_limits(), .rounds = 300};
+    j.lim.depth = 2;
+    atomic_init(&j.done, false);
+    pthread_t th;
+    CHECK(pthread_create(&th, NULL, search_job, &j) == 0);
+    int bad = 0;
+    for (int i = 0; !atomic_load(&j.done); i++) {
+        int rc;
+        switch (i % 5) {
+        case 0: rc = pb_engine_set_threads(e, 1 + (i / 5) % 3); break;
+        case 1: rc = pb_engine_set_hash(e, 1 + (i / 5) % 2); break;
+        case 2: rc = pb_engine_set_position(e, "startpos", (i / 5) % 2 ? "e2e4" : "", 0, NULL, 0); break;
+        case 3: rc = pb_engine_clear(e); break;
+        default: rc = pb_engine_set_move_overhead(e, i % 100); break;
+        }
+        if (rc != PB_OK && rc != PB_ERR_BUSY) bad++;
+    }
+    pthread_join(th, NULL);
+    pb_engine_free(e);
+    CHECK(bad == 0);
+    CHECK(j.ok_moves == 300);
+}
+
+/* ---- registry ---- */
+
+typedef struct {
+    const char *name;
+    void (*fn)(void);
+} Check;
+
+static const Check CHECKS[] = {
+    {"repetition_root", check_repetition_root},
+    {"tt_age_refresh", check_tt_age_refresh},
+    {"api_free_during_search", check_api_free_during_search},
+    {"api_stop_race", check_api_stop_race},
+    {"api_setters_race", check_api_setters_race},
+};
+
+int main(int argc, char **argv) {
+    pb_init();
+    search_init();
+    int n = (int)(sizeof CHECKS / sizeof CHECKS[0]), failed = 0, ran = 0;
+    for (int i = 0; i < n; i++) {
+        bool wanted = argc < 2;
+        for (int a = 1; a < argc; a++) wanted |= strcmp(argv[a], CHECKS[i].name) == 0;
+        if (!wanted) continue;
+        failure = NULL;
+        CHECKS[i].fn();
+        ran++;
+        if (failure) { failed++; printf("FAIL %s: %s\n", CHECKS[i].name, failure); }
+        else printf("ok %s\n", CHECKS[i].name);
+    }
+    if (ran == 0) { fprintf(stderr, "no such check\n"); return 2; }
+    return failed ? 1 : 0;
+}

@@ -1,0 +1,90 @@
+"""The time manager's budgets (pb_engine_time_budget: the very code the search
+runs) and the clock cases found in review: a missing own clock, no increment
+with little time left, and a ponderhit restarting the clock."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import chess
+import pytest
+
+from bot.engine.engine import Engine, SearchLimits, time_budget
+
+OVERHEAD = 50
+
+
+def test_no_clock_is_no_time_limit() -> None:
+    assert time_budget(SearchLimits(), True, OVERHEAD) == (0, 0)
+    assert time_budget(SearchLimits(depth=5), False, OVERHEAD) == (0, 0)
+
+
+@pytest.mark.parametrize("limits,white", [
+    (SearchLimits(btime=60_000), True),           # only the opponent's clock
+    (SearchLimits(wtime=60_000, winc=1000), False),
+    (SearchLimits(binc=1000), False),             # an increment but no clock
+])
+def test_missing_own_clock_is_an_empty_clock(limits: SearchLimits, white: bool) -> None:
+    soft, hard = time_budget(limits, white, OVERHEAD)
+    assert 0 < soft <= hard <= 1000
+
+
+def test_missing_own_clock_search_ends() -> None:
+    # It used to search without any limit.
+    with Engine(hash_mb=4) as eng:
+        timer = threading.Timer(30, eng.stop)
+        timer.start()
+        t0 = time.monotonic()
+        res = eng.search(SearchLimits(btime=60_000, binc=1000))
+        elapsed = time.monotonic() - t0
+        timer.cancel()
+    assert elapsed < 10, "a missing own clock ran an unlimited search"
+    assert res.bestmove in {m.uci() for m in chess.Board().legal_moves}
+
+
+@pytest.mark.parametrize("clock", [60, 100, 150, 250, 400, 800, 2000, 10_000])
+def test_no_increment_low_clock_spends_a_fraction(clock: int) -> None:
+    soft, hard = time_budget(SearchLimits(wtime=clock, btime=clock), True, OVERHEAD)
+    left = clock - OVERHEAD
+    # A small fraction of what is left (it was 1 ms below ~5 x overhead) ...
+    assert soft >= max(1, left // 40) and hard >= max(1, left // 20)
+    # ... and never the move overhead's share of the clock.
+    assert hard + OVERHEAD <= max(clock, OVERHEAD + 1)
+    assert soft <= hard
+
+
+def test_no_increment_1_0_game_keeps_searching() -> None:
+    # 1+0, the clock drained by the budget plus the full overhead every move:
+    # the budget stays a fraction of the clock instead of collapsing to 1 ms.
+    clock, budgets = 1000, []
+    while clock > 3 * OVERHEAD:
+        soft, hard = time_budget(SearchLimits(wtime=clock, btime=clock), True, OVERHEAD)
+        budgets.append(soft)
+        clock -= hard + OVERHEAD
+    assert all(b >= 3 for b in budgets), budgets
+
+
+@pytest.mark.parametrize("clock,inc", [(100, 100), (300, 100), (240, 30)])
+def test_increment_low_clock_spends_under_the_increment(clock: int, inc: int) -> None:
+    # Below the reserve the clock must climb back: at most 2/3 of the increment.
+    soft, hard = time_budget(SearchLimits(wtime=clock, btime=clock, winc=inc, binc=inc), True,
+                             OVERHEAD)
+    assert soft <= inc // 3 + 1 and hard <= inc * 2 // 3 + 1
+
+
+def test_movetime_and_infinite() -> None:
+    assert time_budget(SearchLimits(movetime=500), True, OVERHEAD) == (450, 450)
+    assert time_budget(SearchLimits(infinite=True, wtime=1000), True, OVERHEAD) == (0, 0)
+
+
+def test_ponderhit_restarts_the_clock() -> None:
+    # Depth 1 ends at once; the result waits for the ponderhit. time_ms then
+    # counts from the ponderhit (it counted from `go` when the search thread
+    # was no longer looking at its clock).
+    with Engine(hash_mb=4) as eng:
+        threading.Timer(0.6, eng.ponderhit).start()
+        t0 = time.monotonic()
+        res = eng.search(SearchLimits(ponder=True, depth=1, wtime=10_000, btime=10_000))
+        assert time.monotonic() - t0 >= 0.5
+    assert res.time_ms < 400, res.time_ms
