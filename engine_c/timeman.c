@@ -58,12 +58,23 @@ void tm_init(TimeMan *tm, const TimeInput *in, int side, int64_t overhead_ms) {
     /* Without an increment the clock never climbs back, and the formulas
      * above give ~1 ms once it nears the reserve: a won ending would be
      * played at depth 1 to the end. Spend a small fraction of what is left
-     * after this move's overhead instead (a geometric series: never a flag
-     * by itself). */
-    if (inc == 0) {
+     * after this move's overhead instead (a geometric series); in sudden
+     * death, of what is left beyond the latency of the moves to come
+     * (timeman.h: TM_LATENCY_MOVES). */
+    if (inc == 0 && in->movestogo > 0) {
         int64_t left = max64(0, time - overhead_ms);
         soft = max64(soft, min64(left / TM_NOINC_SOFT_DIV, cap * 6 / 10));
         hard = max64(hard, min64(left / TM_NOINC_HARD_DIV, cap * 8 / 10));
+    } else if (inc == 0) {
+        /* Sudden death: the latency of the moves to come is spoken for. */
+        int64_t left = max64(0, time - overhead_ms);
+        int64_t ahead = max64(0, left - overhead_ms * TM_LATENCY_MOVES);
+        soft = max64(ahead / TM_NOINC_SOFT_DIV,
+                     left / (TM_NOINC_SOFT_DIV * TM_NOINC_TAIL_SCALE));
+        hard = max64(ahead / TM_NOINC_HARD_DIV,
+                     left / (TM_NOINC_HARD_DIV * TM_NOINC_TAIL_SCALE));
+        soft = min64(soft, cap * 6 / 10);
+        hard = min64(hard, cap * 8 / 10);
     }
     tm->soft_ms = max64(1, soft);
     tm->hard_ms = max64(1, max64(hard, tm->soft_ms));

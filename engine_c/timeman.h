@@ -12,8 +12,14 @@
 #include <stdint.h>
 #include <stdbool.h>
 
-/* Without an increment, never plan less than (clock - overhead) / these. */
+/* Without an increment, plan (clock - overhead) / these per move ... */
 enum { TM_NOINC_SOFT_DIV = 40, TM_NOINC_HARD_DIV = 20 };
+/* ... but in sudden death without an increment every move still to come
+ * costs its latency too (Lichess gives BOTs no lag compensation): plan on
+ * the clock less TM_LATENCY_MOVES moves' overhead, and once the clock is
+ * down to that, on a quarter of the fraction above (never 1 ms searches),
+ * so a long game at 30+0 over a 250 ms round trip ends on the board. */
+enum { TM_LATENCY_MOVES = 40, TM_NOINC_TAIL_SCALE = 4 };
 
 typedef struct {
     int64_t wtime, btime, winc, binc;  /* -1 = not given */
