@@ -126,9 +126,10 @@ class GameRunner:
             if isinstance(item, StreamClosed):
                 self._closed = item
                 if not self.over:
+                    # Even a 429 on this stream does not wait out the account's pause
+                    # (a minute): moves and their game streams go through it, and the
+                    # run loop's backoff paces the re-opens.
                     log.info("game %s: stream closed (%s); re-opening", self.game_id, item.reason)
-                    if item.retry_at:
-                        await asyncio.sleep(max(0.0, item.retry_at - time.monotonic()))
                 return got
             got = True
             self._activity = time.monotonic()

@@ -199,3 +199,18 @@ def test_latency_raises_the_move_overhead_and_never_flags(tmp_path: Path) -> Non
     # The floor is 50 ms; after a few moves the engine keeps p95 + margin back.
     assert max(o for _, o in used) > 250, used
     assert used[0][1] == 50
+
+
+def test_game_stream_429_does_not_wait_out_the_account_pause(tmp_path: Path) -> None:
+    # A 429 pauses the account for a minute, but a game cannot wait a minute for
+    # its stream: the bot (white) must still make its first move before Lichess
+    # ends the game as noStart (soak: one game lost that way).
+    emu_cfg = fast_emulator_config(first_move_timeout_s=8)
+    with bot_and_emulator(tmp_path, emu_cfg, network={"rate_limit_pause_s": 60}) as (emu, _bot):
+        emu.inject("http_error", "GET /api/bot/game/stream/*", status=429)
+        opp = OpponentSpec(policy="random", think_time_s=0.2, seed=3)
+        cid = emu.challenge_bot(challenger="olga", rated=False, clock_limit_s=60,
+                                increment_s=0, color="black", opponent=opp)  # bot is white
+        emu.wait_game_started(cid, 10)
+        assert wait_until(lambda: len(emu.game(cid).moves) >= 2, 10), emu.game(cid).status
+        assert any(r.status == 429 for r in emu.requests("GET /api/bot/game/stream/*"))
