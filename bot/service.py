@@ -437,10 +437,17 @@ class Service:
             gid = str(game.get("gameId") or game.get("id") or "")
             if self.matchmaker:
                 self.matchmaker.challenge_answered(gid)
+            opponent = str((game.get("opponent") or {}).get("username", ""))
+            corr = is_correspondence(game)
             if gid in self.parked and not game.get("isMyTurn"):
                 return  # replayed on reconnect for a parked game: the check-ins bring it back
-            self._start_game(gid, str((game.get("opponent") or {}).get("username", "")),
-                             is_correspondence(game))
+            if corr and game.get("lastMove") and not game.get("isMyTurn") \
+                    and gid not in self.games:
+                # A correspondence game in progress (replayed when the stream opens)
+                # waiting for the opponent: park it, as the playing list would.
+                self._park_waiting(gid, opponent)
+                return
+            self._start_game(gid, opponent, corr)
         elif kind == "gameFinish":
             game = ev.get("game") or {}
             gid = str(game.get("gameId") or game.get("id") or "")
@@ -553,13 +560,17 @@ class Service:
             if not gid or gid in self.games or gid in self._ended:
                 continue
             if corr and not g.get("isMyTurn"):
-                # Not our turn: hold its slot, open nothing; a later check-in brings it back.
-                if gid not in self.parked:
-                    self.parked.park(gid, opponent)
-                    self.corr_slots.start(gid, opponent)
+                self._park_waiting(gid, opponent)
                 continue
             log.info("%s game %s", "checking in to" if gid in self.parked else "resuming", gid)
             self._start_game(gid, opponent, corr)
+
+    def _park_waiting(self, gid: str, opponent: str) -> None:
+        """A correspondence game where it is not our turn: hold its slot, open
+        nothing; a later check-in brings it back."""
+        if gid not in self.parked:
+            self.parked.park(gid, opponent)
+            self.corr_slots.start(gid, opponent)
 
     async def _checkins(self) -> None:
         """Correspondence: every checkin_period, look for parked games where it is our
