@@ -194,6 +194,10 @@ def service_config(args: argparse.Namespace, url: str) -> dict[str, Any]:
                            "backoff_max_s": 2.0, "rate_limit_pause_s": 2.0}
     if args.move_overhead_ms is not None:
         data["engine"]["move_overhead_ms"] = args.move_overhead_ms
+    if args.book:
+        data["engine"]["polyglot"] = {"enabled": True, "book": {"standard": args.book}}
+    if args.syzygy:
+        data["engine"]["syzygy"] = {"enabled": True, "paths": args.syzygy}
     # realistic: the production greetings, chat commands and network settings.
     return data
 
@@ -311,6 +315,11 @@ def main() -> int:
                    help="the overhead floor (default: the product default)")
     p.add_argument("--ponder", action="store_true")
     p.add_argument("--pgn-dir", default=None)
+    p.add_argument("--book", action="append", default=[],
+                   help="a polyglot .bin book for the bot (repeatable), e.g. "
+                   "../shared/books/performance.bin")
+    p.add_argument("--syzygy", action="append", default=[],
+                   help="a Syzygy table directory for the bot (repeatable)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--log-level", default="warning")
     args = p.parse_args()
