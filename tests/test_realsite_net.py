@@ -114,8 +114,10 @@ def test_429_pauses_everything_but_moves(tmp_path: Path,
         emu.cancel_challenge(gone)  # withdrawn while our answer waits: never sent
         emu.say(gid, "!help")  # a chat reply during the pause is dropped, not delayed
         assert emu.wait_challenge_answered(later, 15) == "accepted"
+        # The emulator logs a request once it has answered it.
+        assert wait_until(lambda: any(r.t > t429 for r in emu.requests(CHALLENGES)), 5)
         answers = [r for r in emu.requests(CHALLENGES) if r.t > t429]
-        assert answers and min(r.t for r in answers) - t429 >= 3.5, answers
+        assert min(r.t for r in answers) - t429 >= 3.5, answers
         assert not any(gone in r.path for r in emu.requests(CHALLENGES)), "answered a withdrawn"
         moves_in_pause = [r for r in emu.requests(MOVE) if t429 < r.t < t429 + 3.5]
         assert moves_in_pause, "moves must not wait for the pause"
