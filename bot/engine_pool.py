@@ -28,14 +28,30 @@ import concurrent.futures
 import logging
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from bot.engine import Engine
 from bot.engine.exceptions import EngineError, EngineMemoryError
 from bot.status_file import SlotStatus
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
+
+
+def fit_table(make: Callable[[int], T], hash_mb: int, what: str) -> tuple[T, int]:
+    """make(hash_mb), halving the table while memory is short: a Pi under memory
+    pressure plays with a smaller table rather than not at all."""
+    while True:
+        try:
+            return make(hash_mb), hash_mb
+        except EngineMemoryError:
+            if hash_mb <= 1:
+                raise
+            log.warning("%s: %d MiB hash not available, trying %d MiB", what, hash_mb,
+                        hash_mb // 2)
+            hash_mb //= 2
 
 _STOP_WAIT_S = 10.0  # a stopped search returns within milliseconds; this is a backstop
 
@@ -92,34 +108,16 @@ class EnginePool:
     # -- engine life ---------------------------------------------------------
     def _create(self, slot: _Slot) -> Engine:
         """The slot's engine; on a Pi short of memory, halve the table until it fits."""
-        hash_mb = self.hash_mb
-        while True:
-            try:
-                eng = Engine(hash_mb=hash_mb, threads=self.threads)
-                break
-            except EngineMemoryError:
-                if hash_mb <= 1:
-                    raise
-                log.warning("engine slot %d: %d MiB hash not available, trying %d MiB",
-                            slot.index, hash_mb, hash_mb // 2)
-                hash_mb //= 2
+        eng, hash_mb = fit_table(lambda mb: Engine(hash_mb=mb, threads=self.threads),
+                                 self.hash_mb, f"engine slot {slot.index}")
         eng.set_option(move_overhead_ms=self.move_overhead_ms)
         slot.hash_mb = hash_mb
         return eng
 
     def _resize_table(self, slot: _Slot, eng: Engine) -> None:
         """The pool's table size changed (resize()): follow it, halving if memory is short."""
-        hash_mb = self.hash_mb
-        while True:
-            try:
-                eng.set_option(hash_mb=hash_mb)
-                break
-            except EngineMemoryError:
-                if hash_mb <= 1:
-                    raise
-                log.warning("engine slot %d: %d MiB hash not available, trying %d MiB",
-                            slot.index, hash_mb, hash_mb // 2)
-                hash_mb //= 2
+        _, hash_mb = fit_table(lambda mb: eng.set_option(hash_mb=mb), self.hash_mb,
+                               f"engine slot {slot.index}")
         log.info("engine slot %d: table resized from %s to %d MiB", slot.index, slot.hash_mb,
                  hash_mb)
         slot.hash_mb = hash_mb

@@ -49,20 +49,10 @@ class Thinker:
 
     def _create(self) -> Any:
         from bot.engine import Engine
-        from bot.engine.exceptions import EngineMemoryError
+        from bot.engine_pool import fit_table
 
-        hash_mb = self.cfg.hash_mb
-        while True:
-            try:
-                eng = Engine(hash_mb=hash_mb, threads=self.cfg.threads)
-                break
-            except EngineMemoryError:
-                if hash_mb <= 1:
-                    raise
-                # A Pi under memory pressure: play with a smaller hash rather than not at all.
-                log.warning("game %s: %d MiB hash not available, trying %d MiB",
-                            self.game_id, hash_mb, hash_mb // 2)
-                hash_mb //= 2
+        eng, _ = fit_table(lambda mb: Engine(hash_mb=mb, threads=self.cfg.threads),
+                           self.cfg.hash_mb, f"game {self.game_id}")
         eng.set_option(move_overhead_ms=self.cfg.move_overhead_ms)
         eng.new_game()
         return eng
