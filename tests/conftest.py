@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -56,3 +57,16 @@ def _status_file_in_tmp(tmp_path_factory: pytest.TempPathFactory,
     """Services under test write their status file (bot/status_file.py) into a
     directory of their own, never the user's runtime directory nor each other's."""
     monkeypatch.setenv("RUNTIME_DIRECTORY", str(tmp_path_factory.mktemp("run")))
+
+
+@pytest.fixture
+def notify(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[socket.socket]:
+    """A systemd notify socket (NOTIFY_SOCKET) for a service under test, no watchdog."""
+    path = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(path)
+    sock.settimeout(0.2)
+    monkeypatch.setenv("NOTIFY_SOCKET", path)
+    monkeypatch.delenv("WATCHDOG_USEC", raising=False)
+    yield sock
+    sock.close()

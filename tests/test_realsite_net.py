@@ -218,13 +218,7 @@ def _free_port() -> int:
 
 @needs_engine
 def test_network_outage_at_start_is_waited_out(tmp_path: Path,
-                                               monkeypatch: pytest.MonkeyPatch) -> None:
-    sock_path = str(tmp_path / "notify.sock")
-    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    notify.bind(sock_path)
-    notify.settimeout(0.2)
-    monkeypatch.setenv("NOTIFY_SOCKET", sock_path)
-    monkeypatch.delenv("WATCHDOG_USEC", raising=False)
+                                               notify: socket.socket) -> None:
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
     bot = RunningBot(bot_config(url, tmp_path), "lip_emulator_demo_token")

@@ -131,13 +131,7 @@ def test_pibot_status_shows_the_running_game_then_says_not_running(tmp_path: Pat
 
 
 def test_status_summary_reaches_the_notify_socket(tmp_path: Path,
-                                                  monkeypatch: pytest.MonkeyPatch) -> None:
-    sock_path = str(tmp_path / "notify.sock")
-    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    notify.bind(sock_path)
-    notify.settimeout(0.2)
-    monkeypatch.setenv("NOTIFY_SOCKET", sock_path)
-    monkeypatch.delenv("WATCHDOG_USEC", raising=False)
+                                                  notify: socket.socket) -> None:
     got: list[str] = []
     done = threading.Event()
 
