@@ -98,5 +98,18 @@ def first_move_think_ms(my_time_ms: int) -> int:
     return max(100, min(FIRST_MOVE_CAP_MS, my_time_ms // 40))
 
 
+def silence_limit_s(my_left_ms: float, normal_s: float, floor_s: float) -> float:
+    """How long a game stream may stay silent before it is re-opened.
+
+    A dead stream (no FIN, no keep-alives) is only noticed by its silence, and
+    when it dies while the opponent thinks, their move is lost with it and our
+    clock runs unseen until we notice.  So the limit is the normal one, or a
+    quarter of our clock when that is less, but never below `floor_s`: a
+    healthy stream can be quiet for a keep-alive gap, and a needless re-open
+    costs a request, not a game.
+    """
+    return max(floor_s, min(normal_s, my_left_ms / 4000.0))
+
+
 def elapsed_ms(start: float, end: float) -> float:
     return (end - start) * 1000.0

@@ -16,7 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot import chat, game_sources, records
-from bot.clock import Clock, clock_running, first_move_think_ms
+from bot.clock import Clock, clock_running, first_move_think_ms, silence_limit_s
 from bot.config import Config
 from bot.correspondence import PARK, Park, is_correspondence, should_park
 from bot.engine_pool import EnginePool
@@ -31,13 +31,17 @@ from bot.lichess import (
 )
 from bot.move_sources import MoveSources
 from bot.outbox import Outbox
-from bot.streams import StreamClosed, StreamOpened
+from bot.streams import StreamClosed, StreamOpened, StreamThread
 from bot.thinker import Thinker
 
 log = logging.getLogger(__name__)
 
 ONGOING = ("created", "started")
 MAX_STREAM_FAILURES = 30  # consecutive re-open failures before giving a game up
+# Floors of the low-clock silence limits (see _watch_stream): an echo takes one
+# round trip; a healthy stream is quiet for up to a keep-alive gap (7 s).
+ECHO_FLOOR_S = 1.0
+QUIET_FLOOR_S = 2.5
 GOODBYE_FLUSH_S = 5.0  # at the end, how long queued chat (goodbyes) may take to go out
 
 
@@ -79,7 +83,7 @@ class GameRunner:
         try:
             while not self.over and not self.parked:
                 stream = self.api.start_stream("game_stream", self.queue, self.game_id)
-                watch = asyncio.create_task(self._watch_stream())
+                watch = asyncio.create_task(self._watch_stream(stream))
                 try:
                     got_data = await self._consume()
                 finally:
@@ -140,19 +144,37 @@ class GameRunner:
             if self.over:
                 return got
 
-    async def _watch_stream(self) -> None:
-        """Catch a silent game stream sooner than the read timeout would: our own
-        move not echoed.  (A quiet stream while the opponent thinks is normal and
-        is left to the stream's read timeout: no per-game /api/account/playing
-        polling, which cost one request per game every few seconds.)"""
+    async def _watch_stream(self, stream: StreamThread) -> None:
+        """Catch a silent game stream sooner than the read timeout would.
+
+        Our own move not echoed within `move_echo_timeout_s` means the stream is
+        dead.  While the opponent thinks a quiet stream is normal and is left to
+        the read timeout, unless our clock is low: then it is re-opened after a
+        silence of a quarter of our time (`silence_limit_s`), as a move lost in
+        a dead stream would run our clock unseen.  No /api/account/playing
+        polling: that is one request per game every few seconds.
+        """
         net = self.cfg.network
         while True:
             await asyncio.sleep(min(0.5, net.move_echo_timeout_s / 2))
             now = time.monotonic()
-            if self._posted_at is not None and now - self._posted_at > net.move_echo_timeout_s:
-                self._posted_at = None
-                self.queue.put_nowait(StreamClosed("our move was not echoed"))
-                return
+            st, clock = self.st, self.st.clock
+            my_ms = clock.time_of(st.color) if clock is not None and clock.has_clock \
+                and clock_running(len(st.moves)) else None
+            if self._posted_at is not None:
+                limit = net.move_echo_timeout_s if my_ms is None else \
+                    silence_limit_s(my_ms, net.move_echo_timeout_s, ECHO_FLOOR_S)
+                if now - self._posted_at > limit:
+                    self._posted_at = None
+                    self.queue.put_nowait(StreamClosed("our move was not echoed"))
+                    return
+            elif my_ms is not None and st.to_move() != st.color and not self.over:
+                limit = silence_limit_s(my_ms, net.stream_read_timeout_s, QUIET_FLOOR_S)
+                quiet = now - stream.last_seen
+                if limit < net.stream_read_timeout_s and quiet > limit:
+                    self.queue.put_nowait(StreamClosed(
+                        f"stream quiet for {quiet:.1f} s with {my_ms / 1000:.1f} s on our clock"))
+                    return
 
     async def _park_watch(self) -> None:
         """Correspondence: hand the stream (and engine) back while the opponent

@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from bot.clock import NO_CLOCK_MS, Clock, to_ms
+from bot.clock import NO_CLOCK_MS, Clock, silence_limit_s, to_ms
 
 
 def test_to_ms_normalises_berserk_types() -> None:
@@ -48,3 +48,15 @@ def test_budget_and_after_move() -> None:
 def test_no_clock() -> None:
     c = Clock.from_state({"wtime": 1, "btime": 1}, 0.0, has_clock=False)
     assert c.wtime == NO_CLOCK_MS and not c.has_clock
+
+
+def test_silence_limit_follows_a_low_clock() -> None:
+    # Plenty of time: the normal limit (the read timeout, the echo timeout).
+    assert silence_limit_s(60_000, 9.0, 2.5) == 9.0
+    assert silence_limit_s(36_000, 9.0, 2.5) == 9.0
+    # Low clock: a quarter of it, so a dead stream cannot eat the rest.
+    assert silence_limit_s(20_000, 9.0, 2.5) == 5.0
+    assert silence_limit_s(4_000, 3.0, 1.0) == 1.0
+    # Never below the floor (a healthy stream is quiet between keep-alives).
+    assert silence_limit_s(2_000, 9.0, 2.5) == 2.5
+    assert silence_limit_s(0, 3.0, 1.0) == 1.0

@@ -35,6 +35,7 @@ from bot.token import Token
 
 MOVE = "POST /api/bot/game/*/move/*"
 EVENT = "GET /api/stream/event"
+GAME_STREAM = "GET /api/bot/game/stream/*"
 CHALLENGES = "POST /api/challenge/*"
 
 
@@ -190,6 +191,36 @@ def test_quiet_game_polls_nothing(tmp_path: Path) -> None:
         stream = getattr(runner, "stream", None)
         if stream is not None:  # game.py keeps its StreamThread: liveness from keep-alives
             assert stream.last_seen > t0 + 15
+
+
+@needs_engine
+def test_dead_game_stream_on_a_low_clock_is_reopened_before_the_read_timeout(
+        tmp_path: Path) -> None:
+    """The stream dies (no FIN, no keep-alives) while the opponent thinks, so
+    their move is lost with it and our clock runs unseen.  With under 30 s left
+    the bot re-opens after a quarter of that, not after the read timeout (15 s
+    here so the two cannot be confused; this was a soak time loss at 9 s)."""
+    emu_cfg = fast_emulator_config(event_keepalive_s=6.0, game_keepalive_s=7.0)
+    network = {"stream_read_timeout_s": 15.0, "move_echo_timeout_s": 3.0}
+    with bot_and_emulator(tmp_path, emu_cfg, network=network) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=1.5, resign_after=16, seed=5)
+        cid = emu.challenge_bot(challenger="roamer", rated=False, clock_limit_s=30,
+                                increment_s=0, color="black", opponent=opp)
+        emu.wait_game_started(cid, 10)
+        # The clocks run from ply 2; wait for the opponent (White) to be thinking.
+        assert wait_until(lambda: len(emu.game(cid).moves) >= 4
+                          and len(emu.game(cid).moves) % 2 == 0, 20)
+        time.sleep(0.5)  # our move's echo is out: the next thing the stream carries is theirs
+        opens = emu.count(GAME_STREAM)
+        t0 = time.monotonic()
+        emu.inject("silent_stream", f"game:{cid}", duration_s=None)
+        assert wait_until(lambda: emu.count(GAME_STREAM) > opens, 20)
+        reopened = next(r.t for r in emu.requests(GAME_STREAM)[opens:])
+        # 1.5 s of thinking plus at most a quarter of < 30 s; the read timeout
+        # alone would take 15 s after the last byte.
+        assert reopened - t0 < 11, reopened - t0
+        snap = emu.wait_game_over(cid, 90)
+        assert snap.winner == snap.bot_color and snap.status != "outoftime", snap
 
 
 # ---------------------------------------------------------------- E. non-BOT account
