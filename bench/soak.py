@@ -23,11 +23,13 @@ import asyncio
 import json
 import logging
 import statistics
+import subprocess
 import sys
 import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bot.config import parse_config
@@ -165,6 +167,16 @@ def request_report(records: list[RequestRecord]) -> dict[str, Any]:
     }
 
 
+def commit_id() -> str:
+    try:
+        out = subprocess.run(["git", "describe", "--always", "--dirty", "--abbrev=7"],
+                             capture_output=True, text=True, timeout=10,
+                             cwd=Path(__file__).resolve().parent)
+    except (OSError, subprocess.SubprocessError):
+        return "unknown"
+    return out.stdout.strip() or "unknown"
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -225,6 +237,7 @@ async def soak(args: argparse.Namespace) -> int:
         inject_faults(emu, args.fault_rate)
     t0 = time.monotonic()
     games: list[str] = []
+    tc_of: dict[str, str] = {}
     pending: set[str] = set()
     declined: Counter[str] = Counter()
     i = 0
@@ -251,6 +264,7 @@ async def soak(args: argparse.Namespace) -> int:
                 continue
             await asyncio.to_thread(emu.wait_game_started, cid, 25)
             games.append(cid)
+            tc_of[cid] = f"{base}+{inc}"
             pending.add(cid)
         await asyncio.sleep(0.5)
     elapsed = time.monotonic() - t0
@@ -287,6 +301,14 @@ async def soak(args: argparse.Namespace) -> int:
         **requests_seen,
     }
     print(json.dumps(report, indent=2))
+    if args.report:
+        # Everything bench/soak_merge.py needs to pool runs: raw samples, per-game rows.
+        full = {**report, "commit": commit_id(), "seed": args.seed, "book": bool(args.book),
+                "syzygy": bool(args.syzygy), "overhead_ms": stats.overhead_ms,
+                "game_rows": [{"id": s.id, "clock": tc_of[s.id], "status": s.status,
+                               "winner": s.winner, "bot_color": s.bot_color,
+                               "plies": len(s.moves)} for s in snaps]}
+        Path(args.report).write_text(json.dumps(full, indent=1) + "\n")
     emu.stop()
     ok = time_losses == 0 and fault_losses == 0 and requests_seen["illegal_moves"] == 0
     print("PASS" if ok else "FAIL")
@@ -322,6 +344,9 @@ def main() -> int:
                    help="a Syzygy table directory for the bot (repeatable)")
     p.add_argument("--seed", type=int, default=1)
     p.add_argument("--log-level", default="warning")
+    p.add_argument("--report", default=None,
+                   help="also write the report with raw samples to this JSON file "
+                   "(pool several with bench/soak_merge.py)")
     args = p.parse_args()
     if args.tc is None:
         args.tc = REALISTIC_TC if args.profile == "realistic" else "60+0,180+2"
