@@ -6,6 +6,8 @@ Flags are chosen for the machine that builds:
   * PIBOT_NO_PEXT=1 forces the magic path (to build and test both here);
   * PIBOT_NATIVE=1 adds -march=native / -mcpu=native (the Pi installer sets it);
   * PIBOT_CFLAGS adds arbitrary flags (e.g. sanitizers).
+The NNUE net engine_c/nets/default.pbnn is embedded by engine_c/nnue_embed.c
+(assembler .incbin of the absolute path passed as PB_NNUE_FILE).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from cffi import FFI
 
 ROOT = Path(__file__).resolve().parent
 SRC = ROOT / "engine_c"
+NET = SRC / "nets" / "default.pbnn"
 
 
 def _cpuinfo() -> str:
@@ -53,7 +56,7 @@ def fast_pext_available() -> bool:
 
 def compile_args() -> list[str]:
     args = ["-O3", "-std=c11", "-DNDEBUG", "-Wall", "-Wextra", "-Wno-unused-parameter",
-            "-fno-strict-aliasing", "-D_GNU_SOURCE"]
+            "-fno-strict-aliasing", "-D_GNU_SOURCE", f'-DPB_NNUE_FILE="{NET}"']
     machine = platform.machine().lower()
     if machine in ("x86_64", "amd64"):
         if "popcnt" in _flags_line(_cpuinfo()):
@@ -68,6 +71,9 @@ def compile_args() -> list[str]:
 
 
 def _check_toolchain() -> None:
+    if not NET.is_file():
+        sys.exit(f"pibot build: the NNUE net {NET} is missing. "
+                 "Restore it: git checkout -- engine_c/nets/default.pbnn")
     cc = (sysconfig.get_config_var("CC") or "cc").split()[0]
     if os.environ.get("CC"):
         cc = os.environ["CC"].split()[0]

@@ -4,6 +4,7 @@
 #include "attacks.h"
 #include "movegen.h"
 #include "perft.h"
+#include "nnue.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,9 @@ const char *pb_strerror(int code) {
     case PB_ERR_BUSY: return "engine is busy searching";
     case PB_ERR_HISTORY: return "game history too long";
     case PB_ERR_THREAD: return "could not start a thread";
+    case PB_ERR_NET_MAGIC: case PB_ERR_NET_VERSION: case PB_ERR_NET_FORMAT:
+    case PB_ERR_NET_SIZE: case PB_ERR_NET_CHECKSUM: case PB_ERR_IO:
+        return nnue_strerror(code);
     default: return "unknown error";
     }
 }

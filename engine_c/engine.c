@@ -1,5 +1,6 @@
 /* engine.c — PbEngine: lifecycle, options, position, search entry, info. */
 #include "engine.h"
+#include "pibot_nnue_api.h"
 #include "eval.h"
 #include "movegen.h"
 
@@ -10,8 +11,11 @@
 static const char *START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 static SearchThread *alloc_threads(int n) {
-    /* SearchThread holds a Board and PV table (~120 KB): heap, not stack. */
-    SearchThread *t = calloc((size_t)n, sizeof *t);
+    /* SearchThread holds a Board and PV table (~120 KB): heap, not stack;
+     * 64-byte aligned for its NNUE accumulators (vector loads). */
+    size_t size = ((size_t)n * sizeof(SearchThread) + 63) / 64 * 64;
+    SearchThread *t = aligned_alloc(64, size);
+    if (t) memset(t, 0, size);
     return t;
 }
 
@@ -26,6 +30,9 @@ PbEngine *pb_engine_new(int hash_mb, int threads, int *err) {
     }
     pb_init();
     search_init();
+    /* The embedded net is verified (checksum) once, before any engine runs. */
+    const NnueNet *net = nnue_default(err);
+    if (!net) return NULL;
     PbEngine *e = calloc(1, sizeof *e);
     if (!e) { *err = PB_ERR_NOMEM; return NULL; }
     int rc = tt_init(&e->tt, (size_t)hash_mb);
@@ -46,6 +53,8 @@ PbEngine *pb_engine_new(int hash_mb, int threads, int *err) {
     }
     e->nthreads = threads;
     e->overhead_ms = 50;
+    e->net = net;
+    e->use_nnue = PB_EVAL_DEFAULT == PB_EVAL_NNUE;
     board_set_startpos(&e->root);
     atomic_init(&e->searching, false);
     atomic_init(&e->sh.stop, false);
@@ -77,6 +86,7 @@ void pb_engine_free(PbEngine *e) {
     pthread_mutex_unlock(&e->ctl_lock);
     tt_free(&e->tt);
     free(e->threads);
+    nnue_free(e->own_net);
     pthread_cond_destroy(&e->idle);
     pthread_mutex_destroy(&e->ctl_lock);
     pthread_mutex_destroy(&e->info_lock);
@@ -283,6 +293,7 @@ int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
     sh->infinite = lim->infinite != 0;
     sh->depth_limit = lim->depth > 0 && lim->depth < MAX_PLY - 1 ? lim->depth : MAX_PLY - 2;
     sh->node_limit = lim->nodes;
+    sh->net = e->use_nnue ? e->net : NULL;
     sh->report = on_report;
     sh->report_ctx = e;
     sh->was_pondering = lim->ponder != 0;
@@ -382,7 +393,16 @@ int pb_engine_get_fen(PbEngine *e, char *out, size_t outlen) {
 int pb_engine_eval(PbEngine *e, int *out) {
     if (!out) return PB_ERR_ARG;
     pthread_mutex_lock(&e->ctl_lock);
-    *out = eval_evaluate(&e->root);
+    if (e->use_nnue) {
+        NnueAcc *a = aligned_alloc(64, sizeof *a);
+        if (!a) { pthread_mutex_unlock(&e->ctl_lock); return PB_ERR_NOMEM; }
+        nnue_refresh(e->net, a, &e->root);
+        int v = nnue_output(e->net, a, e->root.side);
+        *out = v > NNUE_EVAL_LIMIT ? NNUE_EVAL_LIMIT : v < -NNUE_EVAL_LIMIT ? -NNUE_EVAL_LIMIT : v;
+        free(a);
+    } else {
+        *out = eval_evaluate(&e->root);
+    }
     pthread_mutex_unlock(&e->ctl_lock);
     return PB_OK;
 }

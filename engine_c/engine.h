@@ -5,7 +5,9 @@
  * threads only), an array of SearchThread contexts (heuristics survive
  * between moves of a game, cleared by pb_engine_clear), the SearchShared
  * block whose atomics stop/ponderhit poke from other threads, and the last
- * progress report (PbInfo) guarded by a mutex with a sequence number.
+ * progress report (PbInfo) guarded by a mutex with a sequence number, and
+ * the evaluation choice: `net` is the NNUE net (the read-only embedded one,
+ * or `own_net` loaded from a file and owned here), `use_nnue` the switch.
  * Nothing is global: several engines can search at once in one process.
  */
 #ifndef PB_ENGINE_H
@@ -17,6 +19,7 @@
 #include "pibot_engine_api.h"
 #include "board.h"
 #include "search.h"
+#include "nnue.h"
 #include "tt.h"
 
 struct PbEngine {
@@ -25,6 +28,9 @@ struct PbEngine {
     SearchThread *threads;
     int nthreads;
     int overhead_ms;
+    bool use_nnue;
+    const NnueNet *net;
+    NnueNet *own_net;
     SearchShared sh;
     /* ctl_lock serialises the search's start and end with every call that
      * changes the engine (setters, position, clear, free) and with

@@ -112,6 +112,21 @@ static void update_history(int16_t *h, int bonus) {
     *h = (int16_t)v;
 }
 
+/* Static eval of the thread's board at `ply`, from the side to move's view.
+ * The NNUE output is kept out of the mate range whatever the net. */
+static inline int evaluate(SearchThread *t, int ply) {
+    const NnueNet *net = t->sh->net;
+    if (!net) return eval_evaluate(&t->board);
+    int v = nnue_evaluate(net, t->nnue, ply, &t->board);
+    return v > NNUE_EVAL_LIMIT ? NNUE_EVAL_LIMIT : v < -NNUE_EVAL_LIMIT ? -NNUE_EVAL_LIMIT : v;
+}
+
+/* board_make_move plus the NNUE delta for the child's accumulator. */
+static inline bool make_move(SearchThread *t, int ply, Move m) {
+    if (t->sh->net) nnue_push_move(t->nnue, ply, &t->board, m);
+    return board_make_move(&t->board, m);
+}
+
 /* ---------- move picker: score everything, select best lazily ---------- */
 
 typedef struct {
@@ -189,7 +204,7 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
     if (board_is_repetition(b, t->root_ply) || board_is_draw_50(b) || board_insufficient_material(b))
         return 0;
     bool in_check = board_in_check(b);
-    if (ply >= MAX_PLY - 1) return in_check ? 0 : eval_evaluate(b);
+    if (ply >= MAX_PLY - 1) return in_check ? 0 : evaluate(t, ply);
 
     TTHit hit;
     bool found = tt_probe(t->sh->tt, b->key, ply, &hit);
@@ -199,7 +214,7 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
 
     int best = -SCORE_INF, stand = SCORE_NONE;
     if (!in_check) {
-        stand = found && hit.eval != SCORE_NONE ? hit.eval : eval_evaluate(b);
+        stand = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply);
         best = stand;
         if (found && ((hit.bound == BOUND_LOWER && hit.score > stand) ||
                       (hit.bound == BOUND_UPPER && hit.score < stand)))
@@ -225,7 +240,7 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
         t->stack[ply].move = m;
         t->stack[ply].piece = board_piece_on(b, move_from(m));
         t->stack[ply].cont = &t->cont[t->stack[ply].piece][move_to(m)];
-        if (!board_make_move(b, m)) continue;
+        if (!make_move(t, ply, m)) continue;
         tt_prefetch(t->sh->tt, b->key);
         int score = -qsearch(t, -beta, -alpha, ply + 1);
         board_unmake_move(b);
@@ -265,7 +280,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         if (board_is_repetition(b, t->root_ply) || board_is_draw_50(b) ||
             board_insufficient_material(b))
             return 0;
-        if (ply >= MAX_PLY - 1) return in_check ? 0 : eval_evaluate(b);
+        if (ply >= MAX_PLY - 1) return in_check ? 0 : evaluate(t, ply);
         /* Mate distance pruning: no line here can beat a shorter mate. */
         alpha = alpha > -MATE + ply ? alpha : -MATE + ply;
         beta = beta < MATE - ply - 1 ? beta : MATE - ply - 1;
@@ -285,7 +300,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     if (in_check) {
         eval = SCORE_NONE;
     } else {
-        eval = found && hit.eval != SCORE_NONE ? hit.eval : eval_evaluate(b);
+        eval = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply);
     }
     t->stack[ply].eval = eval;
     t->killers[ply + 1][0] = t->killers[ply + 1][1] = MOVE_NONE;
@@ -311,6 +326,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
             t->stack[ply].move = MOVE_NULL;
             t->stack[ply].piece = 0;
             t->stack[ply].cont = &t->cont[0][0];
+            if (t->sh->net) nnue_push_null(t->nnue, ply);
             board_make_null(b);
             int score = -negamax(t, -beta, -beta + 1, depth - 1 - r, ply + 1, !cut_node);
             board_unmake_null(b);
@@ -346,7 +362,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         t->stack[ply].move = m;
         t->stack[ply].piece = piece;
         t->stack[ply].cont = &t->cont[piece][move_to(m)];
-        if (!board_make_move(b, m)) continue;
+        if (!make_move(t, ply, m)) continue;
         tt_prefetch(t->sh->tt, b->key);
         moves++;
         if (!noisy && quiets_tried < MAX_MOVES) quiets[quiets_tried++] = m;
@@ -452,6 +468,7 @@ static void iterate(SearchThread *t) {
     t->best_bound = BOUND_EXACT;
     memset(t->stack, 0, sizeof t->stack);
     memset(t->killers, 0, sizeof t->killers);
+    if (sh->net) nnue_refresh(sh->net, &t->nnue[0], b);
 
     /* A legal move before anything is searched, so a stop at any moment still
      * answers with a legal move: the TT move if legal, else the first one. */

@@ -6,8 +6,8 @@
  * counter (written only by its owner, read relaxed by the main thread),
  * move-ordering heuristics (killers[ply][2], butterfly history[side][from][to],
  * countermove[piece][to], continuation history cont[piece][to][piece][to]
- * for the move 1 and 2 plies back), the triangular PV table and a per-ply
- * stack.
+ * for the move 1 and 2 plies back), the triangular PV table, a per-ply
+ * stack and, when the NNUE evaluates, one accumulator per ply (nnue.h).
  * Lazy SMP: every thread runs the same iterative deepening on the same root
  * and they cooperate only through the TT; thread 0 decides time and result.
  */
@@ -15,6 +15,7 @@
 #define PB_SEARCH_H
 
 #include "board.h"
+#include "nnue.h"
 #include "timeman.h"
 #include <stdatomic.h>
 #include <pthread.h>
@@ -23,7 +24,8 @@ enum {
     SCORE_INF = 32001,
     MATE = 32000,
     MATE_IN_MAX = MATE - MAX_PLY,
-    SCORE_NONE = 32002
+    SCORE_NONE = 32002,
+    NNUE_EVAL_LIMIT = 20000   /* an NNUE eval is clamped to +-this, far from mate scores */
 };
 
 struct TT;
@@ -54,6 +56,7 @@ typedef struct SearchThread {
     Move pv[MAX_PLY + 1][MAX_PLY + 1];
     int pv_len[MAX_PLY + 1];
     SearchStack stack[MAX_PLY + 8];
+    NnueAcc nnue[NNUE_STACK];   /* used only when sh->net is set; 64-byte aligned */
     /* Root bookkeeping. */
     Move root_best;       /* best fully searched root move so far */
     int root_score;
@@ -87,6 +90,7 @@ struct SearchShared {
     int depth_limit;         /* 1..MAX_PLY-1 */
     uint64_t node_limit;     /* 0 = none */
     TimeMan tm;
+    const NnueNet *net;      /* NNUE evaluation; NULL = the hand-crafted eval */
     void (*report)(void *ctx, const SearchReport *r);
     void *report_ctx;
 };

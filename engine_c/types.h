@@ -66,7 +66,13 @@ enum {
     PB_ERR_ARG = -4,      /* argument out of range */
     PB_ERR_BUSY = -5,     /* engine is searching */
     PB_ERR_HISTORY = -6,  /* game history too long */
-    PB_ERR_THREAD = -7    /* thread creation failed */
+    PB_ERR_THREAD = -7,   /* thread creation failed */
+    PB_ERR_NET_MAGIC = -8,    /* NNUE file: not a .pbnn file (bad magic) */
+    PB_ERR_NET_VERSION = -9,  /* NNUE file: unsupported format version */
+    PB_ERR_NET_FORMAT = -10,  /* NNUE file: other dims/activation/quantisation, weights out of range */
+    PB_ERR_NET_SIZE = -11,    /* NNUE file: wrong size (truncated or trailing bytes) */
+    PB_ERR_NET_CHECKSUM = -12,/* NNUE file: checksum mismatch (corrupt) */
+    PB_ERR_IO = -13           /* a file could not be read */
 };
 
 #endif

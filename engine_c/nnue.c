@@ -1,0 +1,267 @@
+/* nnue.c — NNUE net parsing/validation, accumulators, evaluation. */
+#include "nnue.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <threads.h>
+
+#if defined(__AVX2__) && !defined(PB_NNUE_PORTABLE)
+#include <immintrin.h>
+#define NNUE_AVX2 1
+#endif
+
+/* ---------- file format ---------- */
+
+static const uint8_t Magic[8] = {'P', 'I', 'B', 'O', 'T', 'N', 'N', 0};
+
+uint64_t nnue_fnv1a(const uint8_t *data, size_t len) {
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < len; i++) h = (h ^ data[i]) * 0x100000001b3ULL;
+    return h;
+}
+
+static uint32_t rd32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+static uint64_t rd64(const uint8_t *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+static int16_t rd16(const uint8_t *p) { return (int16_t)(uint16_t)(p[0] | p[1] << 8); }
+
+int nnue_parse(NnueNet *net, const uint8_t *data, size_t len) {
+    if (len < 8 || memcmp(data, Magic, 8) != 0) return PB_ERR_NET_MAGIC;
+    if (len < NNUE_HEADER_BYTES) return PB_ERR_NET_SIZE;
+    if (rd32(data + 8) != NNUE_VERSION) return PB_ERR_NET_VERSION;
+    if (rd32(data + 12) != NNUE_INPUTS || rd32(data + 16) != NNUE_HIDDEN ||
+        rd32(data + 20) != NNUE_ACT_SCRELU || (int32_t)rd32(data + 24) != NNUE_QA ||
+        (int32_t)rd32(data + 28) != NNUE_QB || (int32_t)rd32(data + 32) != NNUE_SCALE)
+        return PB_ERR_NET_FORMAT;
+    if (len != NNUE_FILE_BYTES) return PB_ERR_NET_SIZE;
+    uint64_t sum = rd64(data + 40);
+    if (nnue_fnv1a(data + NNUE_HEADER_BYTES, len - NNUE_HEADER_BYTES) != sum)
+        return PB_ERR_NET_CHECKSUM;
+    const uint8_t *p = data + NNUE_HEADER_BYTES;
+    int max_w = 0, max_b = 0;
+    for (int i = 0; i < NNUE_INPUTS * NNUE_HIDDEN; i++, p += 2) {
+        net->ft_weight[i] = rd16(p);
+        int a = abs(net->ft_weight[i]);
+        if (a > max_w) max_w = a;
+    }
+    for (int i = 0; i < NNUE_HIDDEN; i++, p += 2) {
+        net->ft_bias[i] = rd16(p);
+        int a = abs(net->ft_bias[i]);
+        if (a > max_b) max_b = a;
+    }
+    for (int i = 0; i < 2 * NNUE_HIDDEN; i++, p += 2) {
+        net->out_weight[i] = rd16(p);
+        if (abs(net->out_weight[i]) > NNUE_MAX_OUT_WEIGHT) return PB_ERR_NET_FORMAT;
+    }
+    net->out_bias = (int32_t)rd32(p);
+    /* int16 accumulators must not overflow with 32 pieces on the board. */
+    if (max_b + 32 * max_w > INT16_MAX) return PB_ERR_NET_FORMAT;
+    net->checksum = sum;
+    snprintf(net->name, sizeof net->name, "pbnn-%08x", (unsigned)(sum >> 32));
+    return PB_OK;
+}
+
+const char *nnue_strerror(int code) {
+    switch (code) {
+    case PB_ERR_NET_MAGIC: return "not a pibot NNUE file (bad magic; expected a .pbnn file)";
+    case PB_ERR_NET_VERSION: return "unsupported .pbnn format version (this engine reads version 1)";
+    case PB_ERR_NET_FORMAT:
+        return "unsupported net shape (expected 768->256x2->1 SCReLU, QA 255, QB 64, "
+               "scale 400, |out weight| <= 127, accumulators within int16)";
+    case PB_ERR_NET_SIZE: return "wrong file size (truncated or extra bytes; a v1 net is 394804 bytes)";
+    case PB_ERR_NET_CHECKSUM: return "checksum mismatch (the file is corrupt)";
+    case PB_ERR_IO: return "cannot read the file";
+    case PB_ERR_NOMEM: return "out of memory";
+    default: return "unknown error";
+    }
+}
+
+static NnueNet *alloc_net(void) {
+    size_t size = (sizeof(NnueNet) + 63) / 64 * 64;  /* aligned_alloc wants a multiple */
+    return aligned_alloc(64, size);
+}
+
+void nnue_free(NnueNet *net) { free(net); }
+
+int nnue_load_file(const char *path, NnueNet **out, char *err, size_t errlen) {
+    *out = NULL;
+    if (err && errlen) err[0] = '\0';
+    FILE *f = path ? fopen(path, "rb") : NULL;
+    if (!f) {
+        if (err && errlen) snprintf(err, errlen, "%s: %s", path ? path : "(null)", nnue_strerror(PB_ERR_IO));
+        return PB_ERR_IO;
+    }
+    /* Read at most one byte more than a net: enough to tell "too long". */
+    uint8_t *buf = malloc(NNUE_FILE_BYTES + 1);
+    NnueNet *net = alloc_net();
+    int rc = PB_OK;
+    if (!buf || !net) {
+        rc = PB_ERR_NOMEM;
+    } else {
+        size_t n = fread(buf, 1, NNUE_FILE_BYTES + 1, f);
+        if (ferror(f)) rc = PB_ERR_IO;
+        else rc = nnue_parse(net, buf, n);
+    }
+    fclose(f);
+    free(buf);
+    if (rc != PB_OK) {
+        free(net);
+        if (err && errlen) snprintf(err, errlen, "%s: %s", path, nnue_strerror(rc));
+        return rc;
+    }
+    *out = net;
+    return PB_OK;
+}
+
+/* The embedded file (nnue_embed.c) and its parsed form, built once. */
+extern const uint8_t pb_nnue_blob[], pb_nnue_blob_end[];
+static NnueNet DefaultNet;
+static int DefaultStatus;
+static once_flag default_once = ONCE_FLAG_INIT;
+
+static void init_default(void) {
+    DefaultStatus = nnue_parse(&DefaultNet, pb_nnue_blob, (size_t)(pb_nnue_blob_end - pb_nnue_blob));
+}
+
+const NnueNet *nnue_default(int *err) {
+    call_once(&default_once, init_default);
+    if (err) *err = DefaultStatus;
+    return DefaultStatus == PB_OK ? &DefaultNet : NULL;
+}
+
+/* ---------- accumulators ---------- */
+
+static inline int feature(int persp, int pc, int sq) {
+    int c = piece_color(pc), t = piece_type(pc) - 1;
+    return (c == persp ? 0 : 384) + 64 * t + (persp == WHITE ? sq : sq ^ 56);
+}
+
+static inline const int16_t *row(const NnueNet *net, int persp, int pc, int sq) {
+    return net->ft_weight + (size_t)feature(persp, pc, sq) * NNUE_HIDDEN;
+}
+
+void nnue_refresh(const NnueNet *net, NnueAcc *a, const Board *b) {
+    for (int p = 0; p < 2; p++) {
+        int16_t *acc = a->acc[p];
+        memcpy(acc, net->ft_bias, sizeof a->acc[p]);
+        Bitboard occ = b->by_type[0];
+        while (occ) {
+            int sq = __builtin_ctzll(occ);
+            occ &= occ - 1;
+            const int16_t *w = row(net, p, b->squares[sq], sq);
+            for (int i = 0; i < NNUE_HIDDEN; i++) acc[i] = (int16_t)(acc[i] + w[i]);
+        }
+    }
+    a->computed = true;
+}
+
+void nnue_push_move(NnueAcc *stack, int ply, const Board *b, Move m) {
+    NnueAcc *a = &stack[ply + 1];
+    int from = move_from(m), to = move_to(m), kind = move_kind(m);
+    int pc = b->squares[from];
+    a->computed = false;
+    if (kind == MOVE_CASTLE) {
+        /* king takes own rook: both leave, both land */
+        int rank = sq_rank(from);
+        bool king_side = to > from;
+        a->nsub = 2; a->nadd = 2;
+        a->sub_pc[0] = (uint8_t)pc; a->sub_sq[0] = (uint8_t)from;
+        a->sub_pc[1] = b->squares[to]; a->sub_sq[1] = (uint8_t)to;
+        a->add_pc[0] = (uint8_t)pc; a->add_sq[0] = (uint8_t)make_sq(king_side ? 6 : 2, rank);
+        a->add_pc[1] = b->squares[to]; a->add_sq[1] = (uint8_t)make_sq(king_side ? 5 : 3, rank);
+        return;
+    }
+    a->nsub = 1; a->nadd = 1;
+    a->sub_pc[0] = (uint8_t)pc; a->sub_sq[0] = (uint8_t)from;
+    a->add_pc[0] = kind == MOVE_PROMO ? (uint8_t)make_piece(piece_color(pc), move_promo(m)) : (uint8_t)pc;
+    a->add_sq[0] = (uint8_t)to;
+    int cap_sq = kind == MOVE_EP ? (piece_color(pc) == WHITE ? to - 8 : to + 8) : to;
+    if (b->squares[cap_sq] != NO_PIECE) {
+        a->nsub = 2;
+        a->sub_pc[1] = b->squares[cap_sq]; a->sub_sq[1] = (uint8_t)cap_sq;
+    }
+}
+
+void nnue_push_null(NnueAcc *stack, int ply) {
+    NnueAcc *a = &stack[ply + 1];
+    a->nadd = a->nsub = 0;
+    a->computed = false;
+}
+
+/* out = in + add[0..na) - sub[0..ns): the common shapes get one fused pass. */
+static void apply_delta(int16_t *restrict out, const int16_t *restrict in,
+                        const int16_t *const *add, int na, const int16_t *const *sub, int ns) {
+    if (na == 1 && ns == 1) {
+        const int16_t *a0 = add[0], *s0 = sub[0];
+        for (int i = 0; i < NNUE_HIDDEN; i++) out[i] = (int16_t)(in[i] + a0[i] - s0[i]);
+    } else if (na == 1 && ns == 2) {
+        const int16_t *a0 = add[0], *s0 = sub[0], *s1 = sub[1];
+        for (int i = 0; i < NNUE_HIDDEN; i++) out[i] = (int16_t)(in[i] + a0[i] - s0[i] - s1[i]);
+    } else if (na == 2 && ns == 2) {
+        const int16_t *a0 = add[0], *a1 = add[1], *s0 = sub[0], *s1 = sub[1];
+        for (int i = 0; i < NNUE_HIDDEN; i++)
+            out[i] = (int16_t)(in[i] + a0[i] + a1[i] - s0[i] - s1[i]);
+    } else {
+        memcpy(out, in, NNUE_HIDDEN * sizeof *out);
+        for (int k = 0; k < na; k++)
+            for (int i = 0; i < NNUE_HIDDEN; i++) out[i] = (int16_t)(out[i] + add[k][i]);
+        for (int k = 0; k < ns; k++)
+            for (int i = 0; i < NNUE_HIDDEN; i++) out[i] = (int16_t)(out[i] - sub[k][i]);
+    }
+}
+
+void nnue_update(const NnueNet *net, NnueAcc *stack, int ply) {
+    int j = ply;
+    while (!stack[j].computed) j--;   /* stack[0] is always computed */
+    for (j++; j <= ply; j++) {
+        NnueAcc *a = &stack[j];
+        for (int p = 0; p < 2; p++) {
+            const int16_t *add[2], *sub[2];
+            for (int k = 0; k < a->nadd; k++) add[k] = row(net, p, a->add_pc[k], a->add_sq[k]);
+            for (int k = 0; k < a->nsub; k++) sub[k] = row(net, p, a->sub_pc[k], a->sub_sq[k]);
+            apply_delta(a->acc[p], stack[j - 1].acc[p], add, a->nadd, sub, a->nsub);
+        }
+        a->computed = true;
+    }
+}
+
+/* ---------- output layer ---------- */
+
+/* sum_i clamp(acc[i], 0, QA)^2 * w[i], exactly. With |w| <= 127, v * w fits
+ * int16 (|.| <= 32385) and every term <= 65025 * 127, so 256 terms stay
+ * below 2^31 (2,114,012,800): int32 is exact for one perspective. */
+#ifdef NNUE_AVX2
+static int32_t screlu_dot(const int16_t *acc, const int16_t *w) {
+    const __m256i zero = _mm256_setzero_si256(), qa = _mm256_set1_epi16(NNUE_QA);
+    __m256i sum = _mm256_setzero_si256();
+    for (int i = 0; i < NNUE_HIDDEN; i += 16) {
+        __m256i v = _mm256_loadu_si256((const __m256i *)(acc + i));
+        v = _mm256_min_epi16(_mm256_max_epi16(v, zero), qa);
+        __m256i vw = _mm256_mullo_epi16(v, _mm256_loadu_si256((const __m256i *)(w + i)));
+        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(v, vw));
+    }
+    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
+    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
+    return _mm_cvtsi128_si32(s);
+}
+#else
+static int32_t screlu_dot(const int16_t *acc, const int16_t *w) {
+    int32_t sum = 0;
+    for (int i = 0; i < NNUE_HIDDEN; i++) {
+        int16_t v = acc[i] < 0 ? 0 : acc[i] > NNUE_QA ? NNUE_QA : acc[i];
+        int16_t vw = (int16_t)(v * w[i]);
+        sum += (int32_t)v * vw;
+    }
+    return sum;
+}
+#endif
+
+int nnue_output(const NnueNet *net, const NnueAcc *a, int side) {
+    int64_t sum = (int64_t)screlu_dot(a->acc[side], net->out_weight)
+                + screlu_dot(a->acc[!side], net->out_weight + NNUE_HIDDEN);
+    int64_t v = sum / NNUE_QA + net->out_bias;          /* C division truncates toward 0 */
+    return (int)(v * NNUE_SCALE / (NNUE_QA * NNUE_QB));
+}

@@ -1,0 +1,86 @@
+/* nnue.h — NNUE evaluation: 768 -> 256x2 -> 1, SCReLU, int16 (net format v1).
+ *
+ * Data layout. NnueNet holds the quantised weights of one .pbnn file:
+ * ft_weight is feature-major (feature f's 256 int16 weights are one
+ * contiguous 512-byte row, so adding or removing a piece is one row add),
+ * then ft_bias[256], out_weight[512] (first 256 for the side to move, next
+ * 256 for the other side) and out_bias. Feature of a piece of colour c and
+ * type t (0 pawn .. 5 king) on square s, for perspective p:
+ *     idx = (c == p ? 0 : 384) + 64 * t + (p == WHITE ? s : s ^ 56)
+ * An NnueAcc is one ply of a search: acc[WHITE] and acc[BLACK] (int16[256]
+ * each, valid when `computed`), and the delta from the ply before it (at
+ * most 2 pieces removed and 2 added, as (piece, square)). A search thread
+ * owns an array of NNUE_STACK of them indexed by ply from its root: making
+ * a move writes the delta into entry ply+1 (not computed), unmaking is free
+ * (the search just uses entry ply again), and evaluating walks back to the
+ * nearest computed entry and applies the deltas forward (lazy update).
+ * Entry 0 is refreshed from scratch at the root. The file format and the
+ * exact integer arithmetic are in docs/nnue.md (the trainer's contract).
+ */
+#ifndef PB_NNUE_H
+#define PB_NNUE_H
+
+#include "board.h"
+#include <stdalign.h>
+
+enum {
+    NNUE_INPUTS = 768, NNUE_HIDDEN = 256,
+    NNUE_QA = 255, NNUE_QB = 64, NNUE_SCALE = 400,
+    NNUE_VERSION = 1, NNUE_ACT_SCRELU = 1,
+    NNUE_HEADER_BYTES = 48,
+    NNUE_FILE_BYTES = NNUE_HEADER_BYTES + NNUE_INPUTS * NNUE_HIDDEN * 2 + NNUE_HIDDEN * 2
+                      + 2 * NNUE_HIDDEN * 2 + 4,
+    NNUE_MAX_OUT_WEIGHT = 127,   /* |out_weight| bound: keeps v * w within int16 */
+    NNUE_STACK = MAX_PLY + 8     /* search plies 0..MAX_PLY plus slack */
+};
+
+typedef struct {
+    alignas(64) int16_t ft_weight[NNUE_INPUTS * NNUE_HIDDEN];
+    alignas(64) int16_t ft_bias[NNUE_HIDDEN];
+    alignas(64) int16_t out_weight[2 * NNUE_HIDDEN];
+    int32_t out_bias;
+    uint64_t checksum;
+    char name[16];              /* "pbnn-" + first 8 hex digits of the checksum */
+} NnueNet;
+
+typedef struct {
+    alignas(64) int16_t acc[2][NNUE_HIDDEN];
+    bool computed;
+    uint8_t nadd, nsub;
+    uint8_t add_pc[2], add_sq[2], sub_pc[2], sub_sq[2];
+} NnueAcc;
+
+/* FNV-1a 64 of a byte range (the file's checksum). */
+uint64_t nnue_fnv1a(const uint8_t *data, size_t len);
+/* Parse and validate a whole .pbnn file image into *net. Returns PB_OK or
+ * PB_ERR_NET_MAGIC / _VERSION / _FORMAT / _SIZE / _CHECKSUM (checked in that
+ * order); *net is unspecified on failure. */
+int nnue_parse(NnueNet *net, const uint8_t *data, size_t len);
+/* Read, parse and validate a file into a new 64-byte aligned net (free with
+ * nnue_free). PB_ERR_IO when it cannot be read; err gets a one-line reason. */
+int nnue_load_file(const char *path, NnueNet **out, char *err, size_t errlen);
+void nnue_free(NnueNet *net);
+/* The net embedded at build time, parsed and verified once (thread-safe).
+ * NULL when it is corrupt; *err (if non-NULL) gets the PB_ERR_NET_* code. */
+const NnueNet *nnue_default(int *err);
+/* One-line text for a PB_ERR_NET_* / PB_ERR_IO code. */
+const char *nnue_strerror(int code);
+
+/* Accumulators from scratch. */
+void nnue_refresh(const NnueNet *net, NnueAcc *a, const Board *b);
+/* Before board_make_move(b, m) at `ply`: record the delta into stack[ply+1]. */
+void nnue_push_move(NnueAcc *stack, int ply, const Board *b, Move m);
+/* Before board_make_null at `ply`: stack[ply+1] = stack[ply], no delta. */
+void nnue_push_null(NnueAcc *stack, int ply);
+/* Make stack[ply] computed (lazy update from the nearest computed ancestor;
+ * stack[0] must be computed). */
+void nnue_update(const NnueNet *net, NnueAcc *stack, int ply);
+/* Output layer: centipawns from `side`'s (the side to move's) view. */
+int nnue_output(const NnueNet *net, const NnueAcc *a, int side);
+/* nnue_update + nnue_output for the board at stack[ply]. */
+static inline int nnue_evaluate(const NnueNet *net, NnueAcc *stack, int ply, const Board *b) {
+    nnue_update(net, stack, ply);
+    return nnue_output(net, &stack[ply], b->side);
+}
+
+#endif

@@ -1,0 +1,247 @@
+/* nnue_api.c — the pibot_nnue_api.h entry points: eval switch, nets, checks. */
+#include "engine.h"   /* first: the API headers rely on <stdint.h>/<stddef.h> */
+#include "pibot_nnue_api.h"
+#include "eval.h"
+#include "movegen.h"
+#include "nnue.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+int pb_nnue_default_status(void) {
+    int err;
+    nnue_default(&err);
+    return err;
+}
+
+const char *pb_nnue_default_name(void) {
+    const NnueNet *net = nnue_default(NULL);
+    return net ? net->name : "";
+}
+
+int pb_nnue_check_file(const char *path, char *name, size_t namelen, char *err, size_t errlen) {
+    NnueNet *net;
+    int rc = nnue_load_file(path, &net, err, errlen);
+    if (rc) return rc;
+    if (name && namelen) snprintf(name, namelen, "%s", net->name);
+    nnue_free(net);
+    return PB_OK;
+}
+
+/* Take ctl_lock; PB_ERR_BUSY (lock released) while a search runs. */
+static int lock_idle(PbEngine *e) {
+    pthread_mutex_lock(&e->ctl_lock);
+    if (atomic_load(&e->searching)) {
+        pthread_mutex_unlock(&e->ctl_lock);
+        return PB_ERR_BUSY;
+    }
+    return PB_OK;
+}
+
+int pb_engine_set_eval(PbEngine *e, int eval) {
+    if (eval != PB_EVAL_HCE && eval != PB_EVAL_NNUE) return PB_ERR_ARG;
+    int rc = lock_idle(e);
+    if (rc) return rc;
+    bool nnue = eval == PB_EVAL_NNUE;
+    if (nnue != e->use_nnue) {
+        e->use_nnue = nnue;
+        tt_clear(&e->tt, e->nthreads);
+    }
+    pthread_mutex_unlock(&e->ctl_lock);
+    return PB_OK;
+}
+
+int pb_engine_get_eval(PbEngine *e) { return e->use_nnue ? PB_EVAL_NNUE : PB_EVAL_HCE; }
+
+int pb_engine_load_net(PbEngine *e, const char *path, char *err, size_t errlen) {
+    if (err && errlen) err[0] = '\0';
+    NnueNet *net = NULL;
+    if (path && path[0]) {
+        int rc = nnue_load_file(path, &net, err, errlen);
+        if (rc) return rc;
+    }
+    if (lock_idle(e) != PB_OK) {
+        nnue_free(net);
+        if (err && errlen) snprintf(err, errlen, "cannot change the net while searching");
+        return PB_ERR_BUSY;
+    }
+    nnue_free(e->own_net);
+    e->own_net = net;
+    e->net = net ? net : nnue_default(NULL);
+    if (e->use_nnue) tt_clear(&e->tt, e->nthreads);
+    pthread_mutex_unlock(&e->ctl_lock);
+    return PB_OK;
+}
+
+int pb_engine_net_name(PbEngine *e, char *out, size_t outlen) {
+    if (!out || outlen < 16) return PB_ERR_ARG;
+    pthread_mutex_lock(&e->ctl_lock);
+    snprintf(out, outlen, "%s", e->net->name);
+    pthread_mutex_unlock(&e->ctl_lock);
+    return PB_OK;
+}
+
+/* ---------- checks and measurements ---------- */
+
+static uint64_t rng_next(uint64_t *s) {   /* splitmix64 */
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static void count_kind(const Board *b, Move m, PbNnueCheckStats *st) {
+    int kind = move_kind(m);
+    if (kind == MOVE_CASTLE) st->castles++;
+    else if (kind == MOVE_EP) { st->en_passants++; st->captures++; }
+    else {
+        if (kind == MOVE_PROMO) st->promotions++;
+        if (b->squares[move_to(m)] != NO_PIECE) st->captures++;
+    }
+}
+
+int pb_nnue_check_walk(PbEngine *e, const char *fen, int chess960, int steps, uint64_t seed,
+                       PbNnueCheckStats *stats) {
+    if (!fen || steps < 0) return PB_ERR_ARG;
+    PbNnueCheckStats st;
+    memset(&st, 0, sizeof st);
+    pthread_mutex_lock(&e->ctl_lock);
+    const NnueNet *net = e->net;
+    pthread_mutex_unlock(&e->ctl_lock);
+    Board *b = malloc(sizeof *b);
+    NnueAcc *stack = aligned_alloc(64, sizeof(NnueAcc) * NNUE_STACK);
+    NnueAcc *fresh = aligned_alloc(64, sizeof(NnueAcc));
+    int rc = PB_OK;
+    if (!b || !stack || !fresh) { rc = PB_ERR_NOMEM; goto done; }
+    rc = board_set_fen(b, fen, chess960 != 0, NULL, 0);
+    if (rc) goto done;
+    nnue_refresh(net, &stack[0], b);
+    int ply = 0, mismatches = 0;
+    for (int step = 0; step < steps; step++) {
+        MoveList list;
+        list.count = 0;
+        movegen_legal(b, &list, GEN_ALL);
+        uint64_t r = rng_next(&seed);
+        /* Deeper means likelier to go back: the walk stays within ~40 plies. */
+        if (ply > 0 && (list.count == 0 || (int)(r % 48) < ply || ply >= MAX_PLY - 1)) {
+            if (b->hist[b->ply - 1].move == MOVE_NULL) board_unmake_null(b);
+            else board_unmake_move(b);
+            ply--;
+            st.unmakes++;
+        } else if (list.count == 0) {
+            break;   /* mate or stalemate at the start */
+        } else if ((r >> 8) % 16 == 0 && !board_in_check(b) &&
+                   (b->ply == 0 || b->hist[b->ply - 1].move != MOVE_NULL)) {
+            nnue_push_null(stack, ply);
+            board_make_null(b);
+            ply++;
+            st.nulls++;
+        } else {
+            Move m = list.moves[(r >> 16) % (uint64_t)list.count];
+            count_kind(b, m, &st);
+            nnue_push_move(stack, ply, b, m);
+            if (!board_make_move(b, m)) { rc = PB_ERR_HISTORY; goto done; }
+            ply++;
+            st.makes++;
+        }
+        /* Evaluate only some plies, so the lazy update also has to catch up
+         * over several moves (and unmade ones never get computed). */
+        if ((r >> 40) % 3 == 0) continue;
+        nnue_update(net, stack, ply);
+        nnue_refresh(net, fresh, b);
+        st.checked++;
+        if (memcmp(stack[ply].acc, fresh->acc, sizeof fresh->acc) != 0 ||
+            nnue_output(net, &stack[ply], b->side) != nnue_output(net, fresh, b->side))
+            mismatches++;
+    }
+    rc = mismatches;
+done:
+    free(b);
+    free(stack);
+    free(fresh);
+    if (stats) *stats = st;
+    return rc;
+}
+
+static double now_ns(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+enum { SPEED_POSITIONS = 64 };
+
+int pb_eval_speed(const char *fen, int iters, PbEvalSpeed *out) {
+    if (!fen || !out || iters < SPEED_POSITIONS) return PB_ERR_ARG;
+    const NnueNet *net = nnue_default(NULL);
+    if (!net) return pb_nnue_default_status();
+    /* Positions of a seeded random playout from fen (restarting at its end);
+     * accs[i] is position i's accumulator, deltas[i] the move into it. */
+    Board *b = malloc(sizeof *b), *boards = malloc(sizeof(Board) * SPEED_POSITIONS);
+    NnueAcc *accs = aligned_alloc(64, sizeof(NnueAcc) * SPEED_POSITIONS);
+    NnueAcc *pair = aligned_alloc(64, sizeof(NnueAcc) * 2);
+    Move *moves = malloc(sizeof(Move) * SPEED_POSITIONS);
+    int rc = PB_OK;
+    if (!b || !boards || !accs || !pair || !moves) { rc = PB_ERR_NOMEM; goto done; }
+    rc = board_set_fen(b, fen, false, NULL, 0);
+    if (rc) goto done;
+    uint64_t seed = 12345;
+    for (int i = 0; i < SPEED_POSITIONS; i++) {
+        MoveList list;
+        list.count = 0;
+        movegen_legal(b, &list, GEN_ALL);
+        if (list.count == 0) { rc = board_set_fen(b, fen, false, NULL, 0); list.count = 0;
+                               movegen_legal(b, &list, GEN_ALL); }
+        if (list.count == 0) { rc = PB_ERR_ARG; goto done; }
+        moves[i] = list.moves[rng_next(&seed) % (uint64_t)list.count];
+        memcpy(&boards[i], b, sizeof *b);        /* position before moves[i] */
+        nnue_refresh(net, &accs[i], b);
+        board_make_move(b, moves[i]);
+    }
+    volatile int sink = 0;
+    int n = iters / SPEED_POSITIONS;
+    double t0 = now_ns();
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < SPEED_POSITIONS; i++) sink += eval_evaluate(&boards[i]);
+    double t1 = now_ns();
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < SPEED_POSITIONS; i++) sink += nnue_output(net, &accs[i], boards[i].side);
+    double t2 = now_ns();
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < SPEED_POSITIONS; i++) {
+            memcpy(pair[0].acc, accs[i].acc, sizeof pair[0].acc);
+            pair[0].computed = true;
+            nnue_push_move(pair, 0, &boards[i], moves[i]);
+            nnue_update(net, pair, 1);
+            sink += pair[1].acc[0][k & 255];
+        }
+    double t3 = now_ns();
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < SPEED_POSITIONS; i++) {
+            nnue_refresh(net, &pair[1], &boards[i]);
+            sink += pair[1].acc[1][k & 255];
+        }
+    double t4 = now_ns();
+    /* The update loop also copies one accumulator in: measure that alone. */
+    for (int k = 0; k < n; k++)
+        for (int i = 0; i < SPEED_POSITIONS; i++) {
+            memcpy(pair[0].acc, accs[i].acc, sizeof pair[0].acc);
+            sink += pair[0].acc[0][k & 255];
+        }
+    double t5 = now_ns();
+    (void)sink;
+    double calls = (double)n * SPEED_POSITIONS;
+    out->hce_ns = (t1 - t0) / calls;
+    out->nnue_output_ns = (t2 - t1) / calls;
+    out->nnue_update_ns = ((t3 - t2) - (t5 - t4)) / calls;
+    out->nnue_refresh_ns = (t4 - t3) / calls;
+done:
+    free(b);
+    free(boards);
+    free(accs);
+    free(pair);
+    free(moves);
+    return rc;
+}

@@ -1,0 +1,44 @@
+"""Write a deterministic test net (small pseudo-random weights, fixed seed) in the .pbnn
+format, as a stand-in for engine_c/nets/default.pbnn until the trainer ships a real one.
+
+    python3 tools/nnue/make_random_net.py [OUT] [--seed N]
+
+The weights mean nothing for chess strength; they exercise every code path with values
+inside the contract's ranges (|ft| <= 505, |out| <= 127).
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from array import array
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pbnn import HIDDEN, INPUTS, Net, name_of  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def make(seed: int) -> Net:
+    rng = random.Random(seed)
+    ft_w = array("h", (rng.randint(-12, 12) for _ in range(INPUTS * HIDDEN)))
+    ft_b = array("h", (rng.randint(20, 120) for _ in range(HIDDEN)))
+    out_w = array("h", (rng.randint(-40, 40) for _ in range(2 * HIDDEN)))
+    return Net(ft_w, ft_b, out_w, rng.randint(-2000, 2000))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("out", nargs="?", default=str(ROOT / "engine_c/nets/default.pbnn"))
+    ap.add_argument("--seed", type=int, default=20261123)
+    args = ap.parse_args()
+    data = make(args.seed).to_bytes()
+    Path(args.out).write_bytes(data)
+    print(f"{args.out}: {len(data)} bytes, {name_of(data)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
