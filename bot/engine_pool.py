@@ -88,12 +88,13 @@ class _Slot:
 
 class EnginePool:
     def __init__(self, size: int, hash_mb: int, threads: int, *,
-                 move_overhead_ms: int = 100) -> None:
+                 move_overhead_ms: int = 100, eval_name: str = "hce") -> None:
         if size < 1:
             raise PoolError(f"an engine pool needs at least one slot, got {size}")
         self.hash_mb = hash_mb
         self.threads = threads
         self.move_overhead_ms = move_overhead_ms
+        self.eval_name = eval_name
         self._slots = [_Slot(i) for i in range(size)]
         self._next_index = size
         self._retired: list[_Slot] = []  # removed by resize() while lent to a game
@@ -111,6 +112,7 @@ class EnginePool:
         eng, hash_mb = fit_table(lambda mb: Engine(hash_mb=mb, threads=self.threads),
                                  self.hash_mb, f"engine slot {slot.index}")
         eng.set_option(move_overhead_ms=self.move_overhead_ms)
+        eng.set_eval(self.eval_name)
         slot.hash_mb = hash_mb
         return eng
 

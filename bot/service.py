@@ -202,7 +202,7 @@ class Service:
             loop.add_signal_handler(signal.SIGHUP, self.reload)
         e = self.cfg.engine
         self.pool = EnginePool(self.cfg.challenge.concurrency, e.hash_mb, e.threads,
-                               move_overhead_ms=e.move_overhead_ms)
+                               move_overhead_ms=e.move_overhead_ms, eval_name=e.eval)
         # Tables are created and cleared while we log in, not on the first game's clock.
         self._warm()
         self._supervise("watchdog", self._watchdog)  # fed while we wait for the network too

@@ -22,7 +22,8 @@ from bot import __version__, platform_info
 from bot.engine.bindings import PerftStop
 from bot.engine.board import Board
 from bot.engine.engine import Engine, SearchInfo, SearchLimits, SearchResult, monotonic_us
-from bot.engine.exceptions import EngineError, EngineMemoryError, PerftInterrupted
+from bot.engine.exceptions import EngineError, EngineMemoryError, NetFileError, PerftInterrupted
+from bot.engine.search_bindings import DEFAULT_EVAL, check_net_file
 from bot.errors import PibotError
 
 log = logging.getLogger(__name__)
@@ -41,6 +42,8 @@ class UciOptions:
     move_overhead_ms: int = 50
     ponder: bool = False
     chess960: bool = False
+    use_nnue: bool = DEFAULT_EVAL == "nnue"
+    eval_file: str = ""  # "" = the net built into the engine
 
 
 class UciError(ValueError):
@@ -95,6 +98,8 @@ class UciSession:
             o = self._opts
             self._engine = Engine(hash_mb=o.hash_mb, threads=o.threads)
             self._engine.set_option(move_overhead_ms=o.move_overhead_ms)
+            self._engine.load_net(o.eval_file or None)
+            self._engine.set_eval("nnue" if o.use_nnue else "hce")
             self._engine.new_game()  # fault the table in now, not during a timed search
             self._engine.set_position(self._fen, self._moves, o.chess960)
         return self._engine
@@ -176,6 +181,8 @@ class UciSession:
             "option name Ponder type check default false",
             "option name Clear Hash type button",
             "option name UCI_Chess960 type check default false",
+            f"option name UseNNUE type check default {str(o.use_nnue).lower()}",
+            "option name EvalFile type string default <empty>",
             "uciok",
         ):
             self.send(line)
@@ -219,6 +226,12 @@ class UciSession:
             self._opts.ponder = _bool_arg("Ponder", value)
         elif name == "uci_chess960":
             self._opts.chess960 = _bool_arg("UCI_Chess960", value)
+        elif name == "usennue":
+            self._opts.use_nnue = _bool_arg("UseNNUE", value)
+            if eng is not None:
+                eng.set_eval("nnue" if self._opts.use_nnue else "hce")
+        elif name == "evalfile":
+            self._set_eval_file(value)
         elif name == "clear hash":
             if eng is not None:
                 eng.new_game()
@@ -250,6 +263,22 @@ class UciSession:
                              f"(try a smaller size)")
             return
         self._opts.hash_mb = mb
+
+    def _set_eval_file(self, value: str) -> None:
+        """Check the net file now: a bad one is named with its problem and the
+        current net stays in use."""
+        path = "" if value in ("", "<empty>") else value
+        try:
+            name = check_net_file(path) if path else None
+            if self._engine is not None:
+                self._engine.load_net(path or None)
+        except NetFileError as exc:
+            keep = self._opts.eval_file or "the built-in net"
+            self.info_string(f"EvalFile not loaded: {exc}; keeping {keep}")
+            return
+        self._opts.eval_file = path
+        if name is not None:
+            self.info_string(f"EvalFile {path} loaded: {name}")
 
     def cmd_position(self, args: list[str]) -> None:
         if not args:

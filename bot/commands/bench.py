@@ -3,7 +3,9 @@
 The total node count is a signature of the search: with one thread and a
 fresh hash it is identical run to run and machine to machine, so any change
 to search or eval that alters it is visible (record it in docs/strength.md).
-Nodes/second measures speed on this machine.
+Nodes/second measures speed on this machine. `--eval nnue` runs the same bench
+with the NNUE evaluation (its own node count, deterministic too); the default is
+the engine's default evaluation, whose count is the recorded signature.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.engine.engine import Engine, SearchLimits
+from bot.engine.search_bindings import DEFAULT_EVAL, EVALS
 from bot.errors import UserError
 
 DEFAULT_DEPTH = 11
@@ -89,13 +92,15 @@ class BenchInterrupted(Exception):
 
 def run_bench(depth: int = DEFAULT_DEPTH, hash_mb: int = 16,
               progress: Callable[[int, str, int], None] | None = None,
-              stop: threading.Event | None = None) -> BenchResult:
+              stop: threading.Event | None = None,
+              eval_name: str = DEFAULT_EVAL) -> BenchResult:
     """Search every bench position to `depth` with one thread and a fresh hash.
 
     Setting `stop` (any thread) ends the running search and raises BenchInterrupted."""
     nodes = 0
     start = time.monotonic()
     with Engine(hash_mb=hash_mb, threads=1) as eng:
+        eng.set_eval(eval_name)
         for i, fen in enumerate(BENCH_FENS, 1):
             eng.set_position(fen, [])
             res = eng.search(SearchLimits(depth=depth), stop_event=stop)
@@ -120,6 +125,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hash", type=int, default=16, dest="hash_mb",
                         help="hash table size in MB (default 16)")
     parser.add_argument("--verbose", action="store_true", help="print nodes per position")
+    parser.add_argument("--eval", choices=tuple(EVALS), default=DEFAULT_EVAL, dest="eval_name",
+                        help=f"static evaluation (default {DEFAULT_EVAL}: the signature's)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -139,7 +146,7 @@ def run(args: argparse.Namespace) -> int:
     def work() -> None:
         try:
             outcome.append(run_bench(args.depth, args.hash_mb, show if args.verbose else None,
-                                     stop))
+                                     stop, args.eval_name))
         except BaseException as exc:  # handed to the main thread
             outcome.append(exc)
 

@@ -316,6 +316,26 @@ class Engine:
             self._ponderhit_requested = True
             sb.ponderhit(self._ptr)
 
+    # ---- evaluation ----
+
+    def set_eval(self, name: str) -> None:
+        """'hce' (hand-crafted) or 'nnue' for the next searches; clears the hash table."""
+        sb.set_eval(self._handle(), name)
+
+    @property
+    def eval_name(self) -> str:
+        return sb.get_eval(self._handle())
+
+    def load_net(self, path: str | None) -> None:
+        """NNUE weights from a .pbnn file (None = the built-in net).
+
+        NetFileError names the file and the problem; the engine keeps its net then."""
+        sb.load_net(self._handle(), path)
+
+    @property
+    def net_name(self) -> str:
+        return sb.net_name(self._handle())
+
     # ---- inspection (UCI `d` / `eval`) ----
 
     def fen(self) -> str:

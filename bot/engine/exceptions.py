@@ -29,6 +29,10 @@ class EngineArgumentError(EngineError, ValueError):
     """An argument was out of range."""
 
 
+class NetFileError(EngineError, ValueError):
+    """An NNUE net file was rejected (unreadable, bad magic/version/shape/size/checksum)."""
+
+
 class PerftInterrupted(EngineError):
     """A perft was stopped (PerftStop.set) before it finished; there is no count."""
 
@@ -42,4 +46,10 @@ ERRORS: dict[int, type[EngineError]] = {
     -5: EngineBusyError,
     -6: EngineArgumentError,
     -7: EngineError,
+    -8: NetFileError,
+    -9: NetFileError,
+    -10: NetFileError,
+    -11: NetFileError,
+    -12: NetFileError,
+    -13: NetFileError,
 }

@@ -10,7 +10,7 @@ from typing import Any, TypedDict
 
 from bot._engine import ffi, lib
 from bot.engine.bindings import check, ensure_init
-from bot.engine.exceptions import EngineArgumentError, EngineMemoryError
+from bot.engine.exceptions import EngineArgumentError, EngineError, EngineMemoryError
 
 MAX_THREADS = int(lib.PB_ENGINE_MAX_THREADS)
 MAX_HASH_MB = int(lib.PB_ENGINE_MAX_HASH_MB)
@@ -71,6 +71,9 @@ def engine_new(hash_mb: int, threads: int) -> Any:
     err = ffi.new("int *")
     ptr = lib.pb_engine_new(hash_mb, threads, err)
     if ptr == ffi.NULL:
+        if err[0] <= -8:
+            check(err[0], "the NNUE net built into the engine is damaged; rebuild it "
+                          "(pip install -e .) from an intact engine_c/nets/default.pbnn")
         if err[0] == -3:
             raise EngineMemoryError(
                 f"could not allocate a {hash_mb} MB hash table; choose a smaller hash size")
@@ -198,3 +201,101 @@ def time_budget(limits: RawLimits, white_to_move: bool, overhead_ms: int) -> tup
     check(lib.pb_engine_time_budget(lim, 0 if white_to_move else 1, overhead_ms, soft, hard),
           f"move overhead {overhead_ms} ms must be 0..60000")
     return int(soft[0]), int(hard[0])
+
+
+# ---- evaluation: HCE or NNUE (pibot_nnue_api.h) ----
+
+EVALS: dict[str, int] = {"hce": int(lib.PB_EVAL_HCE), "nnue": int(lib.PB_EVAL_NNUE)}
+DEFAULT_EVAL = "nnue" if int(lib.PB_EVAL_DEFAULT) == int(lib.PB_EVAL_NNUE) else "hce"
+
+
+def default_net_name() -> str:
+    """'pbnn-xxxxxxxx' of the net built into the engine; EngineError if it is damaged."""
+    ensure_init()
+    check(lib.pb_nnue_default_status(), "the NNUE net built into the engine is damaged")
+    return ffi.string(lib.pb_nnue_default_name()).decode()
+
+
+def check_net_file(path: str) -> str:
+    """Validate a .pbnn file; its name, or NetFileError naming the file and the problem."""
+    ensure_init()
+    name, err = ffi.new("char[32]"), ffi.new("char[512]")
+    code = lib.pb_nnue_check_file(_text(path, "net path"), name, 32, err, 512)
+    if code < 0:
+        raise _net_error(code, err)
+    return ffi.string(name).decode()
+
+
+def _net_error(code: int, err: Any) -> EngineError:
+    try:
+        check(code, "")
+    except EngineError as exc:
+        text = ffi.string(err).decode(errors="replace")
+        return type(exc)(text or str(exc))
+    return EngineError(f"unexpected code {code}")
+
+
+def set_eval(ptr: Any, name: str) -> None:
+    if name not in EVALS:
+        raise EngineArgumentError(f"eval must be one of {', '.join(EVALS)}, got {name!r}")
+    check(lib.pb_engine_set_eval(ptr, EVALS[name]), "stop the search before switching the eval")
+
+
+def get_eval(ptr: Any) -> str:
+    return "nnue" if lib.pb_engine_get_eval(ptr) == lib.PB_EVAL_NNUE else "hce"
+
+
+def load_net(ptr: Any, path: str | None) -> None:
+    """Use the net in `path` (None or "" = the built-in one); NetFileError if bad."""
+    err = ffi.new("char[512]")
+    arg = ffi.NULL if not path else _text(path, "net path")
+    code = lib.pb_engine_load_net(ptr, arg, err, 512)
+    if code < 0:
+        raise _net_error(code, err)
+
+
+def net_name(ptr: Any) -> str:
+    out = ffi.new("char[32]")
+    check(lib.pb_engine_net_name(ptr, out, 32))
+    return ffi.string(out).decode()
+
+
+class CheckStats(TypedDict):
+    makes: int
+    unmakes: int
+    nulls: int
+    checked: int
+    captures: int
+    castles: int
+    en_passants: int
+    promotions: int
+
+
+def nnue_check_walk(ptr: Any, fen: str, chess960: bool, steps: int,
+                    seed: int) -> tuple[int, CheckStats]:
+    """(mismatches, what was played) of the C accumulator self-check (tests)."""
+    st = ffi.new("PbNnueCheckStats *")
+    code = check(lib.pb_nnue_check_walk(ptr, _text(fen, "FEN"), int(chess960), steps, seed, st),
+                 f"FEN: {fen!r}")
+    stats = CheckStats(makes=int(st.makes), unmakes=int(st.unmakes), nulls=int(st.nulls),
+                       checked=int(st.checked), captures=int(st.captures),
+                       castles=int(st.castles), en_passants=int(st.en_passants),
+                       promotions=int(st.promotions))
+    return code, stats
+
+
+class EvalSpeed(TypedDict):
+    hce_ns: float
+    nnue_output_ns: float
+    nnue_update_ns: float
+    nnue_refresh_ns: float
+
+
+def eval_speed(fen: str, iters: int) -> EvalSpeed:
+    """ns per call of the HCE and of the NNUE steps, timed in C (bench/eval_speed.py)."""
+    ensure_init()
+    out = ffi.new("PbEvalSpeed *")
+    check(lib.pb_eval_speed(_text(fen, "FEN"), iters, out), f"FEN: {fen!r}")
+    return EvalSpeed(hce_ns=float(out.hce_ns), nnue_output_ns=float(out.nnue_output_ns),
+                     nnue_update_ns=float(out.nnue_update_ns),
+                     nnue_refresh_ns=float(out.nnue_refresh_ns))

@@ -1,12 +1,14 @@
 /* search_main.c — standalone search driver (bench/debug without Python).
  *   search_main go DEPTH [FEN]        search to DEPTH, print info + bestmove
  *   search_main movetime MS [FEN]     search for MS milliseconds
- *   search_main bench DEPTH FILE      one FEN per line; total nodes (as pibot bench)
+ *   search_main bench DEPTH FILE [nnue]  one FEN per line; total nodes (as pibot bench),
+ *                                     with the hand-crafted eval or the embedded NNUE
  */
 #include <stdint.h>
 #include <stddef.h>
 #include "../pibot_api.h"
 #include "../pibot_engine_api.h"
+#include "../pibot_nnue_api.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -23,6 +25,8 @@ int main(int argc, char **argv) {
     if (!e) { fprintf(stderr, "engine: %s\n", pb_strerror(err)); return 1; }
     char msg[256];
     if (strcmp(argv[1], "bench") == 0 && argc > 3) {
+        int eval = argc > 4 && strcmp(argv[4], "nnue") == 0 ? PB_EVAL_NNUE : PB_EVAL_HCE;
+        if (pb_engine_set_eval(e, eval)) { fprintf(stderr, "cannot set the eval\n"); return 1; }
         FILE *f = fopen(argv[3], "r");
         if (!f) { perror(argv[3]); return 2; }
         char line[512];

@@ -36,7 +36,7 @@ def main() -> int:
     args = ap.parse_args()
     data = make(args.seed).to_bytes()
     Path(args.out).write_bytes(data)
-    print(f"{args.out}: {len(data)} bytes, {name_of(data)}")
+    sys.stdout.write(f"{args.out}: {len(data)} bytes, {name_of(data)}\n")
     return 0
 
 

@@ -115,7 +115,7 @@ def evaluate(net: Net, fen: str) -> int:
         acc = list(net.ft_bias)
         for f in feats:
             row = net.ft_weight[f * HIDDEN:(f + 1) * HIDDEN]
-            acc = [a + w for a, w in zip(acc, row)]
+            acc = [a + w for a, w in zip(acc, row, strict=True)]
         accs.append(acc)
     us, them = accs[stm], accs[1 - stm]
     total = 0
