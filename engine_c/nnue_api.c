@@ -140,6 +140,14 @@ int pb_nnue_check_walk(PbEngine *e, const char *fen, int chess960, int steps, ui
             st.nulls++;
         } else {
             Move m = list.moves[(r >> 16) % (uint64_t)list.count];
+            /* A quarter of the time prefer a rare delta shape when there is one. */
+            if ((r >> 12) % 4 == 0) {
+                Move rare[MAX_MOVES];
+                int n = 0;
+                for (int i = 0; i < list.count; i++)
+                    if (move_kind(list.moves[i]) != MOVE_NORMAL) rare[n++] = list.moves[i];
+                if (n) m = rare[(r >> 24) % (uint64_t)n];
+            }
             count_kind(b, m, &st);
             nnue_push_move(stack, ply, b, m);
             if (!board_make_move(b, m)) { rc = PB_ERR_HISTORY; goto done; }

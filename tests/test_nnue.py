@@ -1,0 +1,273 @@
+"""NNUE evaluation (engine_c/nnue.c) through the real cffi engine.
+
+- the incremental accumulators (lazy update over make/unmake/null moves) equal a
+  fresh refresh over thousands of random-walk positions, standard and Chess960;
+- the C eval equals the pure-Python reference of the net contract
+  (tools/nnue/pbnn.py, docs/nnue.md) on the same .pbnn file: the tie between the
+  engine and the trainer;
+- bad net files are clean, named errors (Engine.load_net, UCI EvalFile);
+- colour symmetry, the eval switch, `pibot version`, the NNUE bench.
+"""
+
+from __future__ import annotations
+
+import io
+import random
+import struct
+import subprocess
+import sys
+from pathlib import Path
+
+import chess
+import pytest
+from conftest import ROOT
+
+from bot.engine import Engine
+from bot.engine import search_bindings as sb
+from bot.engine.exceptions import NetFileError
+from bot.uci import UciSession
+
+sys.path.insert(0, str(ROOT / "tools" / "nnue"))
+import pbnn  # noqa: E402
+from make_random_net import make as make_net  # noqa: E402
+
+DEFAULT_NET = ROOT / "engine_c" / "nets" / "default.pbnn"
+EVAL_LIMIT = 20000  # NNUE_EVAL_LIMIT in engine_c/search.h
+
+WALK_FENS = [
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11",
+    "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+    "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
+    "rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3",  # en passant now
+    "8/P1k5/8/8/8/8/1K4p1/8 w - - 0 1",                                # both promote
+]
+
+
+def _engine_eval(eng: Engine, fen: str, chess960: bool = False) -> int:
+    eng.set_position(fen, [], chess960)
+    return eng.evaluate()
+
+
+@pytest.fixture(scope="module")
+def nnue_engine() -> Engine:
+    eng = Engine(hash_mb=1, threads=1)
+    eng.set_eval("nnue")
+    yield eng
+    eng.close()
+
+
+def _random_fens(n: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    fens = []
+    while len(fens) < n:
+        board = chess.Board()
+        for _ in range(rng.randrange(4, 120)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            board.push(rng.choice(moves))
+        fens.append(board.fen())
+    return fens
+
+
+# ---- (a) incremental accumulators == refresh ----
+
+def test_accumulators_after_make_unmake_equal_a_refresh(nnue_engine: Engine) -> None:
+    total = dict.fromkeys(("makes", "checked", "castles", "en_passants", "promotions",
+                           "captures", "nulls", "unmakes"), 0)
+    for i, fen in enumerate(WALK_FENS):
+        bad, stats = sb.nnue_check_walk(nnue_engine._handle(), fen, False, 10000, i + 1)
+        assert bad == 0, f"{bad} accumulator mismatches from {fen} ({stats})"
+        for key in total:
+            total[key] += stats[key]
+    assert total["checked"] > 20000
+    # The walk really went through every kind of delta, null moves included.
+    for key in ("castles", "en_passants", "promotions", "captures", "nulls", "unmakes"):
+        assert total[key] > 20, (key, total)
+
+
+def test_accumulators_in_chess960_equal_a_refresh(nnue_engine: Engine) -> None:
+    castles = 0
+    for n in (0, 100, 518, 959, 777, 301):
+        fen = chess.Board.from_chess960_pos(n).fen(shredder=True)
+        bad, stats = sb.nnue_check_walk(nnue_engine._handle(), fen, True, 4000, n)
+        assert bad == 0, f"{bad} mismatches in Chess960 position {n} ({stats})"
+        castles += stats["castles"]
+    assert castles > 10
+
+
+# ---- (b) the C eval is the contract's arithmetic ----
+
+def _strong_net(seed: int) -> pbnn.Net:
+    """Larger weights than the test net, so that both SCReLU clamps (0 and QA) fire."""
+    from array import array
+    rng = random.Random(seed)
+    return pbnn.Net(
+        array("h", (rng.randint(-120, 120) for _ in range(pbnn.INPUTS * pbnn.HIDDEN))),
+        array("h", (rng.randint(-150, 400) for _ in range(pbnn.HIDDEN))),
+        array("h", (rng.randint(-6, 6) for _ in range(2 * pbnn.HIDDEN))),
+        rng.randint(-50000, 50000))
+
+
+@pytest.mark.parametrize("which", ["default", "strong"])
+def test_c_eval_equals_python_reference(tmp_path: Path, which: str) -> None:
+    if which == "default":
+        data = DEFAULT_NET.read_bytes()
+    else:
+        data = _strong_net(7).to_bytes()
+    path = tmp_path / "net.pbnn"
+    path.write_bytes(data)
+    net = pbnn.parse(data)
+    fens = [*WALK_FENS, *_random_fens(10, 3)]
+    with Engine(hash_mb=1, threads=1) as eng:
+        eng.load_net(str(path))
+        eng.set_eval("nnue")
+        assert eng.net_name == pbnn.name_of(data)
+        for fen in fens:
+            expected = pbnn.evaluate(net, fen)
+            assert abs(expected) < EVAL_LIMIT, "pick weights whose evals are not clamped"
+            assert _engine_eval(eng, fen) == expected, fen
+    if which == "strong":
+        # The strong net really exercises both clamps of SCReLU.
+        white, _, _ = pbnn.features(fens[1])
+        acc = list(net.ft_bias)
+        for f in white:
+            acc = [a + w for a, w in zip(acc, net.ft_weight[f * 256:(f + 1) * 256], strict=True)]
+        assert min(acc) < 0 and max(acc) > pbnn.QA
+
+
+# ---- (c) bad net files ----
+
+def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    good = DEFAULT_NET.read_bytes()
+    flipped = bytearray(good)
+    flipped[1000] ^= 0x40
+    magic = b"NOTANNET" + good[8:]
+    version = good[:8] + struct.pack("<I", 2) + good[12:]
+    hidden = good[:16] + struct.pack("<I", 512) + good[20:]
+    big_out = make_net(1)
+    big_out.out_weight[3] = 300
+    files = {
+        "flipped": (bytes(flipped), "checksum mismatch"),
+        "magic": (magic, "bad magic"),
+        "version": (version, "version"),
+        "hidden": (hidden, "unsupported net shape"),
+        "truncated": (good[:-100], "wrong file size"),
+        "long": (good + b"\0", "wrong file size"),
+        "empty": (b"", "bad magic"),
+        "out_weight": (big_out.to_bytes(), "|out weight| <= 127"),
+    }
+    out = {}
+    for name, (data, why) in files.items():
+        path = tmp_path / f"{name}.pbnn"
+        path.write_bytes(data)
+        out[name] = (path, why)
+    out["missing"] = (tmp_path / "nope.pbnn", "cannot read the file")
+    return out
+
+
+def test_bad_net_files_are_named_errors_and_the_net_stays(tmp_path: Path) -> None:
+    with Engine(hash_mb=1, threads=1) as eng:
+        eng.set_eval("nnue")
+        before = _engine_eval(eng, WALK_FENS[1])
+        for name, (path, why) in _bad_files(tmp_path).items():
+            with pytest.raises(NetFileError) as info:
+                eng.load_net(str(path))
+            assert str(path) in str(info.value) and why in str(info.value), (name, info.value)
+            with pytest.raises(NetFileError):
+                sb.check_net_file(str(path))
+        assert eng.net_name == pbnn.name_of(DEFAULT_NET.read_bytes())
+        assert _engine_eval(eng, WALK_FENS[1]) == before
+        res = eng.search(__import__("bot.engine", fromlist=["SearchLimits"]).SearchLimits(depth=3))
+        assert res.bestmove
+
+
+def _uci(lines: list[str]) -> list[str]:
+    out = io.StringIO()
+    session = UciSession(out)
+    session.run(lines)
+    return out.getvalue().splitlines()
+
+
+def test_uci_evalfile_reports_bad_files_and_loads_good_ones(tmp_path: Path) -> None:
+    bad = _bad_files(tmp_path)
+    good = tmp_path / "other.pbnn"
+    good.write_bytes(make_net(99).to_bytes())
+    lines = _uci([
+        "uci",
+        f"setoption name EvalFile value {bad['flipped'][0]}",
+        f"setoption name EvalFile value {bad['magic'][0]}",
+        "setoption name UseNNUE value true",
+        "position startpos",
+        "eval",
+        f"setoption name EvalFile value {good}",
+        "eval",
+        "setoption name UseNNUE value false",
+        "eval",
+        "isready",
+        "quit",
+    ])
+    assert "option name UseNNUE type check default false" in lines
+    assert "option name EvalFile type string default <empty>" in lines
+    errors = [ln for ln in lines if ln.startswith("info string EvalFile not loaded")]
+    assert len(errors) == 2
+    assert "checksum mismatch" in errors[0] and "bad magic" in errors[1]
+    assert "keeping the built-in net" in errors[0]
+    evals = [int(ln.split()[2]) for ln in lines if ln.startswith("Static eval:")]
+    start = chess.STARTING_FEN
+    assert evals[0] == pbnn.evaluate(pbnn.parse(DEFAULT_NET.read_bytes()), start)
+    assert evals[1] == pbnn.evaluate(pbnn.parse(good.read_bytes()), start)
+    with Engine(hash_mb=1, threads=1) as hce:
+        assert evals[2] == _engine_eval(hce, start)
+    assert f"info string EvalFile {good} loaded: {pbnn.name_of(good.read_bytes())}" in lines
+    assert lines[-1] == "readyok"
+
+
+# ---- (d) colour symmetry ----
+
+def test_nnue_eval_is_colour_symmetric(nnue_engine: Engine) -> None:
+    for fen in [*WALK_FENS, *_random_fens(60, 11)]:
+        flipped = chess.Board(fen).mirror().fen()
+        assert _engine_eval(nnue_engine, fen) == _engine_eval(nnue_engine, flipped), fen
+
+
+# ---- the switch, version, bench ----
+
+def test_eval_switch_defaults_to_hce_and_changes_the_eval() -> None:
+    with Engine(hash_mb=1, threads=1) as eng:
+        assert eng.eval_name == sb.DEFAULT_EVAL == "hce"
+        fen = WALK_FENS[1]
+        hce = _engine_eval(eng, fen)
+        eng.set_eval("nnue")
+        assert eng.eval_name == "nnue"
+        assert _engine_eval(eng, fen) == pbnn.evaluate(pbnn.parse(DEFAULT_NET.read_bytes()), fen)
+        eng.set_eval("hce")
+        assert _engine_eval(eng, fen) == hce
+        with pytest.raises(ValueError, match="hce, nnue"):
+            eng.set_eval("neural")
+
+
+def test_pibot_version_names_the_net_and_the_default() -> None:
+    proc = subprocess.run([sys.executable, "-m", "bot.cli", "version"], capture_output=True,
+                          text=True, timeout=120, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+    name = pbnn.name_of(DEFAULT_NET.read_bytes())
+    assert f"net {name}" in proc.stdout
+    assert "engine eval: hce by default" in proc.stdout
+
+
+def test_nnue_bench_is_deterministic_and_differs_from_hce() -> None:
+    from bot.commands.bench import run_bench
+    a = run_bench(depth=5, eval_name="nnue")
+    b = run_bench(depth=5, eval_name="nnue")
+    h = run_bench(depth=5, eval_name="hce")
+    assert a.nodes == b.nodes and a.nodes != h.nodes
+
+
+def test_the_net_file_is_the_contracts_size_and_valid() -> None:
+    data = DEFAULT_NET.read_bytes()
+    assert len(data) == pbnn.FILE_BYTES == 394_804
+    pbnn.parse(data)
+    assert sb.default_net_name() == pbnn.name_of(data)
