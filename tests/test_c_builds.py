@@ -153,3 +153,18 @@ def test_sanitizer_build_search_clean(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "runtime error" not in proc.stderr and "AddressSanitizer" not in proc.stderr
     assert "Nodes searched" in proc.stdout
+
+
+def test_a_corrupt_embedded_net_is_a_clean_error_at_engine_start(tmp_path: Path) -> None:
+    """The net built in is verified (checksum) when an engine starts: an error code
+    naming the problem, no crash."""
+    data = bytearray((ENGINE / "nets" / "default.pbnn").read_bytes())
+    data[4000] ^= 0x10
+    bad = tmp_path / "corrupt.pbnn"
+    bad.write_bytes(bytes(data))
+    subprocess.run(["make", "-s", "VARIANT=badnet", f"NET={bad}", "out/badnet/search_main"],
+                   cwd=ENGINE, check=True, timeout=600)
+    proc = subprocess.run([str(ENGINE / "out/badnet/search_main"), "go", "1"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 1
+    assert "checksum mismatch" in proc.stderr

@@ -1,17 +1,18 @@
 """C-level checks of engine internals and of the C API contract (engine_c/tools/
 unit_main.c), in the optimised build and under ASan/UBSan: repetition relative
 to the search root, TT ageing, and what the C API promises about freeing,
-stopping and configuring an engine while another thread searches."""
+stopping and configuring an engine while another thread searches; the NNUE
+accumulators, net validation and an NNUE search (sanitizers catch over-reads)."""
 
 from __future__ import annotations
 
 import subprocess
 
 import pytest
-from test_c_builds import build
+from test_c_builds import ENGINE, build
 
 CHECKS = ["repetition_root", "tt_age_refresh", "api_free_during_search", "api_stop_race",
-          "api_setters_race"]
+          "api_setters_race", "nnue_walk", "nnue_parse", "nnue_search"]
 
 
 @pytest.fixture(scope="module", params=["magic", "san"])
@@ -21,5 +22,6 @@ def unit_exe(request: pytest.FixtureRequest) -> str:
 
 @pytest.mark.parametrize("check", CHECKS)
 def test_unit_check(unit_exe: str, check: str) -> None:
-    proc = subprocess.run([unit_exe, check], capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([unit_exe, check], capture_output=True, text=True, timeout=300,
+                          cwd=ENGINE)
     assert proc.returncode == 0 and f"ok {check}" in proc.stdout, proc.stdout + proc.stderr

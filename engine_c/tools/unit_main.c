@@ -10,10 +10,13 @@
 #include "../engine.h"
 #include "../search.h"
 #include "../tt.h"
+#include "../nnue.h"
+#include "../pibot_nnue_api.h"
 
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -196,6 +199,76 @@ static void check_api_setters_race(void) {
     CHECK(j.ok_moves == 300);
 }
 
+/* ---- NNUE: accumulators, file validation, a search ---- */
+
+static void check_nnue_walk(void) {
+    int err = 0;
+    PbEngine *e = pb_engine_new(1, 1, &err);
+    CHECK(e != NULL);
+    static const char *const fens[] = {
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10",
+        "r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1",
+        "bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9",
+    };
+    for (int i = 0; i < 3; i++) {
+        PbNnueCheckStats st;
+        int bad = pb_nnue_check_walk(e, fens[i], i == 2, 3000, (uint64_t)i + 7, &st);
+        if (bad != 0) { pb_engine_free(e); failure = fens[i]; return; }
+    }
+    pb_engine_free(e);
+}
+
+static void check_nnue_parse(void) {
+    /* Every prefix of a header and single-byte corruptions are clean codes. */
+    static uint8_t blob[NNUE_FILE_BYTES];
+    NnueNet *net = aligned_alloc(64, (sizeof *net + 63) / 64 * 64);
+    CHECK(net != NULL);
+    FILE *f = fopen("nets/default.pbnn", "rb");
+    if (!f) f = fopen("engine_c/nets/default.pbnn", "rb");
+    if (!f) { free(net); failure = "cannot open nets/default.pbnn (run from engine_c/)"; return; }
+    size_t n = fread(blob, 1, sizeof blob, f);
+    fclose(f);
+    int rc_ok = nnue_parse(net, blob, n);
+    int bad = rc_ok != PB_OK;
+    for (size_t len = 0; len < 64; len++) {
+        int rc = nnue_parse(net, blob, len);
+        bad += rc == PB_OK || rc == PB_ERR_NET_CHECKSUM;
+    }
+    bad += nnue_parse(net, blob, n - 1) != PB_ERR_NET_SIZE;
+    blob[5000] ^= 1;
+    bad += nnue_parse(net, blob, n) != PB_ERR_NET_CHECKSUM;
+    blob[5000] ^= 1;
+    blob[8] = 2;
+    bad += nnue_parse(net, blob, n) != PB_ERR_NET_VERSION;
+    blob[8] = 1;
+    blob[0] = 'X';
+    bad += nnue_parse(net, blob, n) != PB_ERR_NET_MAGIC;
+    free(net);
+    CHECK(bad == 0);
+}
+
+static void check_nnue_search(void) {
+    int err = 0;
+    PbEngine *e = pb_engine_new(4, 2, &err);
+    CHECK(e != NULL);
+    CHECK(pb_engine_set_eval(e, PB_EVAL_NNUE) == PB_OK);
+    CHECK(pb_engine_get_eval(e) == PB_EVAL_NNUE);
+    static const char *const fens[] = {
+        "startpos",
+        "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10",
+        "8/P1k5/8/8/8/8/1K4p1/8 w - - 0 1",
+    };
+    int ok = 0;
+    for (int i = 0; i < 3; i++) {
+        if (pb_engine_set_position(e, fens[i], "", 0, NULL, 0) != PB_OK) continue;
+        PbLimits lim = {-1, -1, -1, -1, 0, -1, 7, 0, 0, 0, 0};
+        PbResult res;
+        if (pb_engine_search(e, &lim, &res) == PB_OK && strcmp(res.bestmove, "0000") != 0) ok++;
+    }
+    pb_engine_free(e);
+    CHECK(ok == 3);
+}
+
 /* ---- registry ---- */
 
 typedef struct {
@@ -209,6 +282,9 @@ static const Check CHECKS[] = {
     {"api_free_during_search", check_api_free_during_search},
     {"api_stop_race", check_api_stop_race},
     {"api_setters_race", check_api_setters_race},
+    {"nnue_walk", check_nnue_walk},
+    {"nnue_parse", check_nnue_parse},
+    {"nnue_search", check_nnue_search},
 };
 
 int main(int argc, char **argv) {
