@@ -4,6 +4,7 @@ Flags are chosen for the machine that builds:
   * x86-64 with BMI2 gets the PEXT slider index, except AMD Zen 1/2 (family
     0x17), where PEXT is microcoded and slower than magic multiplication;
   * PIBOT_NO_PEXT=1 forces the magic path (to build and test both here);
+  * x86-64 with AVX2 gets -mavx2 (gcc vectorises the NNUE loops 16 lanes wide);
   * PIBOT_NATIVE=1 adds -march=native / -mcpu=native (the Pi installer sets it);
   * PIBOT_CFLAGS adds arbitrary flags (e.g. sanitizers).
 The NNUE net engine_c/nets/default.pbnn is embedded by engine_c/nnue_embed.c
@@ -59,8 +60,11 @@ def compile_args() -> list[str]:
             "-fno-strict-aliasing", "-D_GNU_SOURCE", f'-DPB_NNUE_FILE="{NET}"']
     machine = platform.machine().lower()
     if machine in ("x86_64", "amd64"):
-        if "popcnt" in _flags_line(_cpuinfo()):
+        flags = _flags_line(_cpuinfo())
+        if "popcnt" in flags:
             args.append("-mpopcnt")
+        if "avx2" in flags:
+            args.append("-mavx2")  # the NNUE loops vectorise twice as wide (docs/benchmarks.md)
         forced_magic = os.environ.get("PIBOT_NO_PEXT", "") not in ("", "0")
         if fast_pext_available() and not forced_magic:
             args += ["-mbmi2", "-DPB_USE_PEXT"]

@@ -6,11 +6,6 @@
 #include <string.h>
 #include <threads.h>
 
-#if defined(__AVX2__) && !defined(PB_NNUE_PORTABLE)
-#include <immintrin.h>
-#define NNUE_AVX2 1
-#endif
-
 /* ---------- file format ---------- */
 
 static const uint8_t Magic[8] = {'P', 'I', 'B', 'O', 'T', 'N', 'N', 0};
@@ -144,8 +139,9 @@ static inline const int16_t *row(const NnueNet *net, int persp, int pc, int sq) 
 
 void nnue_refresh(const NnueNet *net, NnueAcc *a, const Board *b) {
     for (int p = 0; p < 2; p++) {
-        int16_t *acc = a->acc[p];
-        memcpy(acc, net->ft_bias, sizeof a->acc[p]);
+        /* A local sum: the compiler knows it aliases no weight row. */
+        int16_t acc[NNUE_HIDDEN];
+        memcpy(acc, net->ft_bias, sizeof acc);
         Bitboard occ = b->by_type[0];
         while (occ) {
             int sq = __builtin_ctzll(occ);
@@ -153,6 +149,7 @@ void nnue_refresh(const NnueNet *net, NnueAcc *a, const Board *b) {
             const int16_t *w = row(net, p, b->squares[sq], sq);
             for (int i = 0; i < NNUE_HIDDEN; i++) acc[i] = (int16_t)(acc[i] + w[i]);
         }
+        memcpy(a->acc[p], acc, sizeof acc);
     }
     a->computed = true;
 }
@@ -229,25 +226,13 @@ void nnue_update(const NnueNet *net, NnueAcc *stack, int ply) {
 
 /* ---------- output layer ---------- */
 
-/* sum_i clamp(acc[i], 0, QA)^2 * w[i], exactly. With |w| <= 127, v * w fits
+/* Portable loops only: gcc -O3 vectorises them (SSE2/AVX2 on x86, NEON on
+ * aarch64). AVX2 intrinsics for this dot product were measured slower than
+ * gcc's own AVX2 code (docs/benchmarks.md, "NNUE evaluation cost"), so none.
+ *
+ * sum_i clamp(acc[i], 0, QA)^2 * w[i], exactly. With |w| <= 127, v * w fits
  * int16 (|.| <= 32385) and every term <= 65025 * 127, so 256 terms stay
  * below 2^31 (2,114,012,800): int32 is exact for one perspective. */
-#ifdef NNUE_AVX2
-static int32_t screlu_dot(const int16_t *acc, const int16_t *w) {
-    const __m256i zero = _mm256_setzero_si256(), qa = _mm256_set1_epi16(NNUE_QA);
-    __m256i sum = _mm256_setzero_si256();
-    for (int i = 0; i < NNUE_HIDDEN; i += 16) {
-        __m256i v = _mm256_loadu_si256((const __m256i *)(acc + i));
-        v = _mm256_min_epi16(_mm256_max_epi16(v, zero), qa);
-        __m256i vw = _mm256_mullo_epi16(v, _mm256_loadu_si256((const __m256i *)(w + i)));
-        sum = _mm256_add_epi32(sum, _mm256_madd_epi16(v, vw));
-    }
-    __m128i s = _mm_add_epi32(_mm256_castsi256_si128(sum), _mm256_extracti128_si256(sum, 1));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0x4e));
-    s = _mm_add_epi32(s, _mm_shuffle_epi32(s, 0xb1));
-    return _mm_cvtsi128_si32(s);
-}
-#else
 static int32_t screlu_dot(const int16_t *acc, const int16_t *w) {
     int32_t sum = 0;
     for (int i = 0; i < NNUE_HIDDEN; i++) {
@@ -257,7 +242,6 @@ static int32_t screlu_dot(const int16_t *acc, const int16_t *w) {
     }
     return sum;
 }
-#endif
 
 int nnue_output(const NnueNet *net, const NnueAcc *a, int side) {
     int64_t sum = (int64_t)screlu_dot(a->acc[side], net->out_weight)
