@@ -271,3 +271,22 @@ def test_the_net_file_is_the_contracts_size_and_valid() -> None:
     assert len(data) == pbnn.FILE_BYTES == 394_804
     pbnn.parse(data)
     assert sb.default_net_name() == pbnn.name_of(data)
+
+
+def test_config_engine_eval_reaches_the_pool_engines() -> None:
+    from bot.config import parse_config
+    from bot.engine_pool import EnginePool
+    from bot.errors import UserError
+
+    assert parse_config({}).engine.eval == "hce"
+    cfg = parse_config({"engine": {"eval": "nnue", "hash_mb": 1, "threads": 1}})
+    assert cfg.engine.eval == "nnue"
+    with pytest.raises(UserError, match="'engine.eval': 'neural' is not allowed; use one of"):
+        parse_config({"engine": {"eval": "neural"}})
+    pool = EnginePool(1, 1, 1, eval_name=cfg.engine.eval)
+    try:
+        eng = pool.acquire(timeout=30)
+        assert eng.eval_name == "nnue"
+        pool.release(eng).result(timeout=30)
+    finally:
+        pool.close()
