@@ -53,7 +53,12 @@ int pb_engine_set_eval(PbEngine *e, int eval) {
     return PB_OK;
 }
 
-int pb_engine_get_eval(PbEngine *e) { return e->use_nnue ? PB_EVAL_NNUE : PB_EVAL_HCE; }
+int pb_engine_get_eval(PbEngine *e) {
+    pthread_mutex_lock(&e->ctl_lock);
+    int eval = e->use_nnue ? PB_EVAL_NNUE : PB_EVAL_HCE;
+    pthread_mutex_unlock(&e->ctl_lock);
+    return eval;
+}
 
 int pb_engine_load_net(PbEngine *e, const char *path, char *err, size_t errlen) {
     if (err && errlen) err[0] = '\0';
@@ -107,9 +112,10 @@ int pb_nnue_check_walk(PbEngine *e, const char *fen, int chess960, int steps, ui
     if (!fen || steps < 0) return PB_ERR_ARG;
     PbNnueCheckStats st;
     memset(&st, 0, sizeof st);
-    pthread_mutex_lock(&e->ctl_lock);
+    if (stats) *stats = st;
+    /* Held for the whole walk: a concurrent load_net must not free the net. */
+    if (lock_idle(e) != PB_OK) return PB_ERR_BUSY;
     const NnueNet *net = e->net;
-    pthread_mutex_unlock(&e->ctl_lock);
     Board *b = malloc(sizeof *b);
     NnueAcc *stack = aligned_alloc(64, sizeof(NnueAcc) * NNUE_STACK);
     NnueAcc *fresh = aligned_alloc(64, sizeof(NnueAcc));
@@ -166,6 +172,7 @@ int pb_nnue_check_walk(PbEngine *e, const char *fen, int chess960, int steps, ui
     }
     rc = mismatches;
 done:
+    pthread_mutex_unlock(&e->ctl_lock);
     free(b);
     free(stack);
     free(fresh);

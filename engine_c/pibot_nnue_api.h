@@ -26,7 +26,8 @@ int pb_engine_net_name(PbEngine *e, char *out, size_t outlen);
  * random walk of `steps` make/unmake/null steps from `fen` (seeded, so
  * reproducible) that after every step compares the lazily updated
  * accumulators and eval with a fresh refresh. Returns the number of
- * mismatches (0 = all equal) or a PB_ERR_* code; counts what it played. */
+ * mismatches (0 = all equal) or a PB_ERR_* code (PB_ERR_BUSY while the
+ * engine searches); counts what it played. */
 typedef struct {
     uint64_t makes, unmakes, nulls, checked;
     uint64_t captures, castles, en_passants, promotions;
