@@ -21,9 +21,16 @@ from typing import TextIO
 from bot import __version__, platform_info
 from bot.engine.bindings import PerftStop
 from bot.engine.board import Board
-from bot.engine.engine import Engine, SearchInfo, SearchLimits, SearchResult, monotonic_us
+from bot.engine.engine import (
+    DEFAULT_EVAL,
+    Engine,
+    SearchInfo,
+    SearchLimits,
+    SearchResult,
+    check_net_file,
+    monotonic_us,
+)
 from bot.engine.exceptions import EngineError, EngineMemoryError, NetFileError, PerftInterrupted
-from bot.engine.search_bindings import DEFAULT_EVAL, check_net_file
 from bot.errors import PibotError
 
 log = logging.getLogger(__name__)

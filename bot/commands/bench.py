@@ -17,8 +17,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from bot.engine.engine import Engine, SearchLimits
-from bot.engine.search_bindings import DEFAULT_EVAL, EVALS
+from bot.engine.engine import DEFAULT_EVAL, EVALS, Engine, SearchLimits
 from bot.errors import UserError
 
 DEFAULT_DEPTH = 11

@@ -13,7 +13,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from bot import __version__
     from bot.engine import backend
-    from bot.engine.search_bindings import DEFAULT_EVAL, default_net_name
+    from bot.engine.engine import DEFAULT_EVAL, default_net_name
 
     print(f"pibot {__version__}")
     print(f"engine slider index: {backend()}")

@@ -28,6 +28,21 @@ log = logging.getLogger(__name__)
 _POLL_S = 0.01  # progress poll period; also how fast a missed stop is re-sent
 
 
+# Evaluations ("hce", "nnue") and the one a new Engine uses (pibot_nnue_api.h).
+EVALS: tuple[str, ...] = tuple(sb.EVALS)
+DEFAULT_EVAL: str = sb.DEFAULT_EVAL
+
+
+def default_net_name() -> str:
+    """'pbnn-xxxxxxxx': the NNUE net built into the engine."""
+    return sb.default_net_name()
+
+
+def check_net_file(path: str) -> str:
+    """Validate a .pbnn file and return its name; NetFileError naming the problem."""
+    return sb.check_net_file(path)
+
+
 def monotonic_us() -> int:
     """Now on the clock the engine's time manager uses (for `start_us`)."""
     return sb.now_us()
