@@ -46,6 +46,7 @@ class SourceMove:
     comment: str  # one short line for the log and the PGN comment
     elapsed_ms: float  # time spent finding it
     restrict_to: tuple[str, ...] = ()  # non-empty: search only these moves instead
+    wdl: int | None = None  # syzygy: our result after the move, 2 win / 0 draw / -2 loss
 
 
 @dataclass
@@ -149,7 +150,7 @@ class MoveSources:
             return None
         suggest = self.tablebases.cfg.move_quality == "suggest"
         return SourceMove(tb.uci, "syzygy", tb.comment(), _ms_since(t0),
-                          tb.candidates if suggest else ())
+                          tb.candidates if suggest else (), tb.wdl)
 
     def game_over(self, game_id: str) -> None:
         if self.online is not None:
