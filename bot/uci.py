@@ -5,7 +5,9 @@ whose on_info callback prints `info` lines, so `stop`, `ponderhit`,
 `isready` and `quit` are answered while it searches. `go perft` runs in a
 worker thread too, with a C stop flag, so `stop`, `quit` and EOF end it.
 Malformed input is reported on an `info string` line and ignored: a GUI typo
-never kills us, and `isready` is always answered.
+never kills us, and `isready` is always answered. With OwnBook/BookFile or
+SyzygyPath set, the worker first asks the bot's book and tables
+(bot/uci_sources.py) and answers a hit without searching.
 """
 
 from __future__ import annotations
