@@ -70,7 +70,7 @@ class Result:
 
 def _elo(p: float) -> float:
     p = min(max(p, 1e-6), 1 - 1e-6)
-    return -400 * math.log10(1 / p - 1)
+    return -400 * math.log10(1 / p - 1) + 0.0  # + 0.0: no "-0" for an even score
 
 
 def parse_summary(text: str) -> Result | None:
