@@ -360,7 +360,11 @@ class UciSession:
         notice = self._sources.notice()
         if notice:
             self.info_string(notice)
-        hit = self._sources.pick(*position)
+        try:
+            hit = self._sources.pick(*position)
+        except Exception:  # a book/table bug must not cost the bestmove: search
+            log.exception("book/tablebase lookup failed; searching instead")
+            return False
         if hit is None:
             return False
         self._print_source_move(hit, position, start_us)
