@@ -51,9 +51,14 @@ def variant_key(board: chess.Board, variant: str | None = None) -> str:
     return "standard"
 
 
-def validate_book(path: Path) -> int:
-    """Check a .bin file is a readable, sorted polyglot book; return its entry count."""
-    fix = "fix engine.polyglot.book or set engine.polyglot.enabled: false"
+CONFIG_FIX = "fix engine.polyglot.book or set engine.polyglot.enabled: false"
+
+
+def validate_book(path: Path, fix: str = CONFIG_FIX) -> int:
+    """Check a .bin file is a readable, sorted polyglot book; return its entry count.
+
+    `fix` ends each error: how the user turns the book off or points it elsewhere
+    (config keys for the service, UCI options for `pibot uci`)."""
     try:
         data = path.read_bytes()
     except FileNotFoundError:
@@ -91,7 +96,8 @@ class OpeningBooks:
             self._readers.setdefault(info.variant, []).append((info.path, reader))
 
     @classmethod
-    def open(cls, cfg: PolyglotConfig, base: Path | None = None) -> OpeningBooks | None:
+    def open(cls, cfg: PolyglotConfig, base: Path | None = None,
+             fix: str = CONFIG_FIX) -> OpeningBooks | None:
         """Validate and open every listed book; None when books are disabled.
 
         Relative paths are relative to `base` (the config file's directory) when given.
@@ -104,7 +110,7 @@ class OpeningBooks:
                 path = Path(name).expanduser()
                 if base is not None and not path.is_absolute():
                     path = base / path
-                infos.append(BookInfo(path, variant, validate_book(path)))
+                infos.append(BookInfo(path, variant, validate_book(path, fix)))
         if not infos:
             raise UserError("engine.polyglot.enabled is true but engine.polyglot.book lists "
                             "no files; add a .bin under book.standard or disable the book")

@@ -46,6 +46,7 @@ class SourceMove:
     comment: str  # one short line for the log and the PGN comment
     elapsed_ms: float  # time spent finding it
     restrict_to: tuple[str, ...] = ()  # non-empty: search only these moves instead
+    wdl: int | None = None  # syzygy: our result after the move, 2 win / 0 draw / -2 loss
 
 
 @dataclass
@@ -87,44 +88,69 @@ class MoveSources:
     async def pick(self, board: chess.Board, ctx: MoveContext) -> SourceMove | None:
         t0 = time.perf_counter()
         rng = ctx.rng or random.Random()
-
-        def ms() -> float:
-            return (time.perf_counter() - t0) * 1000
-
-        # A broken source must never cost the game: any error means "search".
-        if self.books is not None:
-            try:
-                book = self.books.choose(board, variant_key(board, ctx.variant), rng)
-            except Exception:
-                log.exception("opening book failed on %s; searching instead", board.fen())
-                book = None
-            if book is not None:
-                return SourceMove(book.uci, "book", f"book {book.book}: weight "
-                                  f"{book.weight}/{book.total_weight}", ms())
+        hit = self._book(board, ctx.variant, rng, t0)
+        if hit is not None:
+            return hit
         if self.tablebases is not None:
+            # ~3 ms typical, up to ~100 ms: off the event loop, so other games'
+            # streams are not held up (python-chess's tables lock internally).
             try:
-                # ~3 ms typical, up to ~100 ms: off the event loop, so other games'
-                # streams are not held up (python-chess's tables lock internally).
-                tb = await asyncio.to_thread(self.tablebases.root_move,
-                                           board.copy(stack=False))
-            except Exception:
+                hit = await asyncio.to_thread(self._tablebase, board.copy(stack=False), t0)
+            except Exception:  # e.g. no thread to run it in at shutdown: search
                 log.exception("syzygy probe failed on %s; searching instead", board.fen())
-                tb = None
-            if tb is not None:
-                suggest = self.tablebases.cfg.move_quality == "suggest"
-                return SourceMove(tb.uci, "syzygy", tb.comment(), ms(),
-                                  tb.candidates if suggest else ())
+                hit = None
+            if hit is not None:
+                return hit
         if self.online is not None:
             left = ctx.budget_s - (time.perf_counter() - t0)
             try:
-                hit = await self.online.pick(board, ctx.game_id, ctx.clock_s, left, rng)
+                online = await self.online.pick(board, ctx.game_id, ctx.clock_s, left, rng)
             except Exception:
                 log.exception("online move sources failed on %s; searching instead",
                               board.fen())
-                hit = None
-            if hit is not None:
-                return SourceMove(hit.uci, hit.source, hit.comment, ms())
+                online = None
+            if online is not None:
+                return SourceMove(online.uci, online.source, online.comment, _ms_since(t0))
         return None
+
+    def pick_local(self, board: chess.Board, variant: str,
+                   rng: random.Random | None = None) -> SourceMove | None:
+        """Book, then Syzygy, in the calling thread (no online sources): for
+        `pibot uci`, whose `go` already runs in a worker thread."""
+        t0 = time.perf_counter()
+        rng = rng or random.Random()
+        hit = self._book(board, variant, rng, t0)
+        if hit is None and self.tablebases is not None:
+            hit = self._tablebase(board, t0)
+        return hit
+
+    def _book(self, board: chess.Board, variant: str, rng: random.Random,
+              t0: float) -> SourceMove | None:
+        if self.books is None:
+            return None
+        # A broken source must never cost the game: any error means "search".
+        try:
+            book = self.books.choose(board, variant_key(board, variant), rng)
+        except Exception:
+            log.exception("opening book failed on %s; searching instead", board.fen())
+            return None
+        if book is None:
+            return None
+        return SourceMove(book.uci, "book", f"book {book.book}: weight "
+                          f"{book.weight}/{book.total_weight}", _ms_since(t0))
+
+    def _tablebase(self, board: chess.Board, t0: float) -> SourceMove | None:
+        assert self.tablebases is not None
+        try:
+            tb = self.tablebases.root_move(board)
+        except Exception:
+            log.exception("syzygy probe failed on %s; searching instead", board.fen())
+            return None
+        if tb is None:
+            return None
+        suggest = self.tablebases.cfg.move_quality == "suggest"
+        return SourceMove(tb.uci, "syzygy", tb.comment(), _ms_since(t0),
+                          tb.candidates if suggest else (), tb.wdl)
 
     def game_over(self, game_id: str) -> None:
         if self.online is not None:
@@ -141,6 +167,10 @@ class MoveSources:
         lines += self.tablebases.describe() if self.tablebases else ["syzygy: off"]
         lines += self.online.describe() if self.online else ["online moves: all sources off"]
         return lines
+
+
+def _ms_since(t0: float) -> float:
+    return (time.perf_counter() - t0) * 1000
 
 
 def check_lines(cfg: Config, base: Path | None = None) -> list[tuple[bool, str]]:

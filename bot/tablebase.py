@@ -70,9 +70,13 @@ class TableInfo:
     max_pieces: int  # largest piece count with a WDL table
 
 
-def scan_paths(paths: list[str], base: Path | None = None) -> TableInfo:
-    """Check the configured directories; a bad one is a UserError naming it."""
-    fix = "fix engine.syzygy.paths or set engine.syzygy.enabled: false"
+CONFIG_FIX = "fix engine.syzygy.paths or set engine.syzygy.enabled: false"
+
+
+def scan_paths(paths: list[str], base: Path | None = None,
+               fix: str = CONFIG_FIX) -> TableInfo:
+    """Check the configured directories; a bad one is a UserError naming it and
+    ending with `fix` (config keys for the service, UCI options for `pibot uci`)."""
     if not paths:
         raise UserError(f"engine.syzygy.enabled is true but engine.syzygy.paths is empty; {fix}")
     found: list[Path] = []
@@ -125,10 +129,11 @@ class Tablebases:
         self.max_pieces = min(cfg.max_pieces, info.max_pieces)
 
     @classmethod
-    def open(cls, cfg: SyzygyConfig, base: Path | None = None) -> Tablebases | None:
+    def open(cls, cfg: SyzygyConfig, base: Path | None = None,
+             fix: str = CONFIG_FIX) -> Tablebases | None:
         if not cfg.enabled:
             return None
-        return cls(cfg, scan_paths(cfg.paths, base))
+        return cls(cfg, scan_paths(cfg.paths, base, fix))
 
     def close(self) -> None:
         self._tb.close()

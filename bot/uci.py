@@ -5,7 +5,9 @@ whose on_info callback prints `info` lines, so `stop`, `ponderhit`,
 `isready` and `quit` are answered while it searches. `go perft` runs in a
 worker thread too, with a C stop flag, so `stop`, `quit` and EOF end it.
 Malformed input is reported on an `info string` line and ignored: a GUI typo
-never kills us, and `isready` is always answered.
+never kills us, and `isready` is always answered. With OwnBook/BookFile or
+SyzygyPath set, the worker first asks the bot's book and tables
+(bot/uci_sources.py) and answers a hit without searching.
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from bot.engine.engine import (
 )
 from bot.engine.exceptions import EngineError, EngineMemoryError, NetFileError, PerftInterrupted
 from bot.errors import PibotError
+from bot.move_sources import SourceMove
+from bot.uci_sources import MAX_BOOK_DEPTH, MAX_SEED, UciSources, option_lines
 
 log = logging.getLogger(__name__)
 
@@ -82,6 +86,7 @@ class UciSession:
         self._stop_event = threading.Event()
         self._ponderhit_event = threading.Event()
         self._perft_stop: PerftStop | None = None  # of the running `go perft`
+        self._sources = UciSources()  # OwnBook / BookFile / SyzygyPath ...
 
     # ---- output ----
 
@@ -152,6 +157,7 @@ class UciSession:
                     self._worker.join()
         finally:
             self._finish_search()
+            self._sources.close()
             if self._engine is not None:
                 self._engine.close()
 
@@ -190,6 +196,7 @@ class UciSession:
             "option name UCI_Chess960 type check default false",
             f"option name UseNNUE type check default {str(o.use_nnue).lower()}",
             "option name EvalFile type string default <empty>",
+            *option_lines(),
             "uciok",
         ):
             self.send(line)
@@ -206,6 +213,7 @@ class UciSession:
     def cmd_ucinewgame(self, args: list[str]) -> None:
         self._finish_search()
         self._get_engine().new_game()
+        self._sources.new_game()
 
     def cmd_setoption(self, args: list[str]) -> None:
         text = " ".join(args)
@@ -213,6 +221,8 @@ class UciSession:
             raise UciError("expected 'setoption name <id> [value <x>]'")
         body = text[5:]
         name, _, value = body.partition(" value ")
+        if not value and name.endswith(" value"):
+            name = name[:-len(" value")]  # "value" with nothing after it: an empty string
         name = name.strip().lower()
         value = value.strip()
         self._finish_search()
@@ -242,8 +252,33 @@ class UciSession:
         elif name == "clear hash":
             if eng is not None:
                 eng.new_game()
+        elif name in _SOURCE_OPTIONS:
+            self._set_source_option(name, value)
         else:
             raise UciError(f"no option named {name!r}")
+
+    def _set_source_option(self, name: str, value: str) -> None:
+        src = self._sources
+        if name == "ownbook":
+            src.set_own_book(_bool_arg("OwnBook", value))
+        elif name == "bookfile":
+            src.set_book_file(value)
+            for line in src.describe():
+                if line.startswith("polyglot"):
+                    self.info_string(line)
+        elif name == "bookselection":
+            src.set_book_selection(value)
+        elif name == "bookdepth":
+            src.set_book_depth(_int_arg("BookDepth", value or None, 1, MAX_BOOK_DEPTH))
+        elif name == "bookseed":
+            src.set_book_seed(_int_arg("BookSeed", value or None, 0, MAX_SEED))
+        elif name == "syzygypath":
+            src.set_syzygy_path(value)
+            for line in src.describe():
+                if line.startswith("syzygy"):
+                    self.info_string(line)
+        elif name == "syzygyprobelimit":
+            src.set_probe_limit(_int_arg("SyzygyProbeLimit", value or None, 0, 7))
 
     def _set_hash(self, mb: int) -> None:
         """Resize the table now, so a size that cannot be had is refused here
@@ -325,15 +360,23 @@ class UciSession:
         self._stop_event = threading.Event()
         self._ponderhit_event = threading.Event()
         self._answered = threading.Event()
+        # A GUI analysing (infinite) or pondering waits for `stop`/`ponderhit`:
+        # an instant book move would break that, so those always search.
+        position = None if (limits.infinite or limits.ponder) else (
+            self._fen, list(self._moves), self._opts.chess960)
         self._worker = threading.Thread(
             target=self._search_worker, args=(eng, limits, self._stop_event,
-                                              self._ponderhit_event, self._answered, start_us),
+                                              self._ponderhit_event, self._answered, start_us,
+                                              position),
             name="uci-search", daemon=True)
         self._worker.start()
 
     def _search_worker(self, eng: Engine, limits: SearchLimits, stop: threading.Event,
                        ponderhit: threading.Event, answered: threading.Event,
-                       start_us: int) -> None:
+                       start_us: int,
+                       position: tuple[str | None, list[str], bool] | None = None) -> None:
+        if position is not None and self._answer_from_sources(position, start_us, answered):
+            return
         try:
             res = eng.search(limits, on_info=self._print_info, stop_event=stop,
                              ponderhit_event=ponderhit, start_us=start_us)
@@ -346,6 +389,38 @@ class UciSession:
             return
         answered.set()
         self._print_bestmove(res)
+
+    def _answer_from_sources(self, position: tuple[str | None, list[str], bool],
+                             start_us: int, answered: threading.Event) -> bool:
+        """Play a book or tablebase move at once; False when there is none."""
+        notice = self._sources.notice()
+        if notice:
+            self.info_string(notice)
+        try:
+            hit = self._sources.pick(*position)
+        except Exception:  # a book/table bug must not cost the bestmove: search
+            log.exception("book/tablebase lookup failed; searching instead")
+            return False
+        if hit is None:
+            return False
+        self._print_source_move(hit, position, start_us)
+        answered.set()
+        self.send(f"bestmove {hit.uci}")
+        return True
+
+    def _print_source_move(self, hit: SourceMove, position: tuple[str | None, list[str], bool],
+                           start_us: int) -> None:
+        ms = max(0, (monotonic_us() - start_us) // 1000)
+        if hit.source == "book":
+            self.info_string(f"{hit.comment} ({hit.elapsed_ms:.1f} ms)")
+            return
+        try:
+            score = self._sources.score(hit, *position)
+        except ValueError:
+            score = "cp 0"
+        self.info_string(f"tablebase {hit.comment} ({hit.elapsed_ms:.1f} ms)")
+        self.send(f"info depth 0 seldepth 0 multipv 1 score {score} nodes 0 nps 0 "
+                  f"time {ms} pv {hit.uci}")
 
     def _print_info(self, info: SearchInfo) -> None:
         if info.mate is not None:
@@ -443,6 +518,9 @@ def _bool_arg(name: str, value: str) -> bool:
         return False
     raise UciError(f"{name} must be true or false, got {value!r}")
 
+
+_SOURCE_OPTIONS = ("ownbook", "bookfile", "bookselection", "bookdepth", "bookseed",
+                   "syzygypath", "syzygyprobelimit")
 
 _GO_INT = {"wtime": (0, _MAX_MS), "btime": (0, _MAX_MS), "winc": (0, _MAX_MS),
            "binc": (0, _MAX_MS), "movestogo": (0, 10_000), "movetime": (0, _MAX_MS),

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import os
 import queue
+import struct
 import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
 
 import chess
+import chess.polyglot
+import chess.syzygy
 import pytest
+
+TABLES = Path(__file__).parent / "data" / "syzygy"
 
 
 class Uci:
@@ -226,3 +233,168 @@ def test_quit_or_eof_ends_a_running_perft(uci: Uci, how: str) -> None:
     else:
         uci.proc.stdin.close()
     assert uci.proc.wait(15) == 0
+
+
+# ---- book and tablebase moves (OwnBook, BookFile, SyzygyPath, ...) ----
+
+KRVK = "8/8/8/4k3/8/8/8/R3K3 w - - 0 1"  # won for white, dtz > 0: no mate in one
+HUNT = ["g1h3", "b1a3"]  # book moves no search would choose, so a hit is unmistakable
+
+
+def _raw_move(uci: str) -> int:
+    m = chess.Move.from_uci(uci)
+    return (chess.square_file(m.to_square) | chess.square_rank(m.to_square) << 3
+            | chess.square_file(m.from_square) << 6 | chess.square_rank(m.from_square) << 9)
+
+
+def _write_book(path: Path, entries: list[tuple[chess.Board, str, int]]) -> Path:
+    rows = sorted((chess.polyglot.zobrist_hash(b), _raw_move(u), w) for b, u, w in entries)
+    path.write_bytes(b"".join(struct.pack(">QHHI", k, m, w, 0) for k, m, w in rows))
+    return path
+
+
+@pytest.fixture
+def book(tmp_path: Path) -> Path:
+    after = chess.Board()
+    after.push_uci("g1h3")
+    return _write_book(tmp_path / "hunt.bin", [(chess.Board(), HUNT[0], 5),
+                                               (chess.Board(), HUNT[1], 5),
+                                               (after, "h7h6", 1)])
+
+
+def _searched(lines: list[str]) -> bool:
+    return any(ln.startswith("info depth") and not ln.startswith("info depth 0 ")
+               for ln in lines)
+
+
+def _errors(lines: list[str]) -> list[str]:
+    return [ln for ln in lines if ln.startswith("info string error")]
+
+
+def test_options_are_listed(uci: Uci) -> None:
+    uci.send("uci")
+    text = "\n".join(uci.expect("uciok"))
+    for opt in ("OwnBook type check default false", "BookFile type string",
+                "BookSelection type combo default weighted_random var weighted_random "
+                "var uniform_random var best_move", "BookDepth type spin",
+                "BookSeed type spin", "SyzygyPath type string", "SyzygyProbeLimit type spin"):
+        assert f"option name {opt}" in text
+
+
+def test_book_move_is_answered_without_search(uci: Uci, book: Path) -> None:
+    uci.send("setoption name OwnBook value true", f"setoption name BookFile value {book}",
+             "isready")
+    lines = uci.expect("readyok")
+    assert not _errors(lines), lines
+    assert any("hunt.bin" in ln and "3 entries" in ln for ln in lines), lines
+    uci.send("ucinewgame", "position startpos", "go wtime 60000 btime 60000 winc 1000 binc 1000")
+    lines = uci.expect("bestmove")
+    assert _bestmove(lines) in HUNT, lines
+    assert any(ln.startswith("info string book hunt.bin: weight 5/10") for ln in lines), lines
+    assert not _searched(lines), lines
+    # The book's reply for black, then out of book: the engine searches.
+    uci.send("position startpos moves g1h3", "go depth 3")
+    assert _bestmove(uci.expect("bestmove")) == "h7h6"
+    uci.send("position startpos moves g1h3 h7h6", "go depth 3")
+    lines = uci.expect("bestmove")
+    assert _searched(lines) and not any("info string book" in ln for ln in lines)
+    # Infinite analysis is never cut short by a book move.
+    uci.send("position startpos", "go infinite")
+    time.sleep(0.3)
+    uci.send("stop")
+    assert _searched(uci.expect("bestmove"))
+
+
+def test_book_off_depth_and_selection(uci: Uci, book: Path) -> None:
+    uci.send(f"setoption name BookFile value {book}", "position startpos", "go depth 3")
+    lines = uci.expect("bestmove")  # OwnBook is false by default
+    assert _searched(lines) and _bestmove(lines) not in HUNT
+    uci.send("setoption name OwnBook value true", "setoption name BookDepth value 1",
+             "position startpos moves g1h3", "go depth 3")
+    assert _bestmove(uci.expect("bestmove")) != "h7h6"  # ply 1 is past BookDepth 1
+    uci.send("setoption name BookDepth value 2", "go depth 3")
+    assert _bestmove(uci.expect("bestmove")) == "h7h6"
+    # best_move: the heaviest entry, ties broken by the move text, every time.
+    uci.send("setoption name BookSelection value best_move")
+    for _ in range(4):
+        uci.send("position startpos", "go depth 3")
+        assert _bestmove(uci.expect("bestmove")) == "b1a3"
+
+
+def test_book_seed_repeats_a_game(uci: Uci, book: Path) -> None:
+    uci.send("setoption name OwnBook value true", f"setoption name BookFile value {book}",
+             "setoption name BookSeed value 12345")
+
+    def picks() -> list[str]:
+        uci.send("ucinewgame")
+        out = []
+        for _ in range(12):
+            uci.send("position startpos", "go depth 3")
+            out.append(_bestmove(uci.expect("bestmove")))
+        return out
+
+    first = picks()
+    assert set(first) == set(HUNT), first  # weighted_random draws both 5/10 moves
+    assert picks() == first  # re-seeded at ucinewgame: the same choices again
+
+
+def test_tablebase_move_is_answered_without_search(uci: Uci) -> None:
+    uci.send(f"setoption name SyzygyPath value {TABLES}", "isready")
+    lines = uci.expect("readyok")
+    assert not _errors(lines), lines
+    assert any(ln.startswith("info string syzygy:") for ln in lines), lines
+    uci.send(f"position fen {KRVK}", "go wtime 60000 btime 60000")
+    lines = uci.expect("bestmove")
+    assert not _searched(lines), lines
+    assert any(ln.startswith("info string tablebase syzygy win, dtz ") for ln in lines), lines
+    assert any(ln.startswith("info depth 0 ") and " score cp 20000 " in ln for ln in lines)
+    # The tables' move: still a win, and no farther from the next zeroing move.
+    board = chess.Board(KRVK)
+    move = chess.Move.from_uci(_bestmove(lines))
+    assert move in board.legal_moves
+    with chess.syzygy.open_tablebase(str(TABLES)) as tb:
+        root = tb.probe_dtz(board)
+        board.push(move)
+        assert tb.probe_wdl(board) == -2 and -tb.probe_dtz(board) <= root  # still winning
+    # Mate in one is a mate score.
+    uci.send("position fen 7k/8/6K1/8/8/8/8/R7 w - - 0 1", "go depth 5")
+    lines = uci.expect("bestmove")
+    assert _bestmove(lines) == "a1a8" and any(" score mate 1 " in ln for ln in lines), lines
+    # SyzygyProbeLimit 2: no table may be probed, so the engine searches.
+    uci.send("setoption name SyzygyProbeLimit value 2", f"position fen {KRVK}", "go depth 3")
+    lines = uci.expect("bestmove")
+    assert _searched(lines) and not any("tablebase" in ln for ln in lines)
+    # An empty value (python-chess sends "value " for "") turns the tables off.
+    uci.send("setoption name SyzygyProbeLimit value 7", "setoption name SyzygyPath value ",
+             "go depth 3")
+    assert _searched(uci.expect("bestmove"))
+
+
+def test_bad_book_and_table_paths_are_one_clear_line(uci: Uci, book: Path,
+                                                     tmp_path: Path) -> None:
+    (tmp_path / "odd.bin").write_bytes(b"x" * 17)
+    (tmp_path / "empty").mkdir()
+    bad = [("BookFile", str(tmp_path / "nope.bin"), "nope.bin does not exist"),
+           ("BookFile", f"{book}{os.pathsep}{tmp_path / 'odd.bin'}", "odd.bin is corrupt"),
+           ("SyzygyPath", str(tmp_path / "nowhere"), "nowhere does not exist"),
+           ("SyzygyPath", str(tmp_path / "empty"), "holds no .rtbw tables")]
+    uci.send("setoption name OwnBook value true", f"setoption name BookFile value {book}",
+             "isready")
+    uci.expect("readyok")
+    for option, value, problem in bad:
+        uci.send(f"setoption name {option} value {value}", "isready")
+        lines = uci.expect("readyok")
+        errors = _errors(lines)
+        assert len(errors) == 1, lines
+        assert f"{option} not changed" in errors[0] and problem in errors[0], errors
+        assert f"set {option} to " in errors[0], errors  # the fix, naming the option
+    # The good book stayed in force, and the engine still works.
+    uci.send("position startpos", "go depth 3")
+    assert _bestmove(uci.expect("bestmove")) in HUNT
+    uci.send("setoption name BookFile value <empty>", "go depth 3")
+    lines = uci.expect("bestmove")
+    assert any("OwnBook is true but BookFile is empty" in ln for ln in lines), lines
+    assert _searched(lines)
+    assert uci.close() == 0
+    assert uci.proc.stderr is not None
+    assert "Traceback" not in uci.proc.stderr.read()

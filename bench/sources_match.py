@@ -1,0 +1,180 @@
+"""What a book and Syzygy tables are worth in play (issue 10, docs/strength.md):
+pibot with OwnBook + BookFile + SyzygyPath against Phalanx, then plain pibot
+against Phalanx, on the same openings, colours swapped, concurrency 1.
+
+    nice -n 19 python bench/sources_match.py --book-file ../shared/books/performance.bin \\
+        --syzygy-path ../shared/syzygy --games 200 --tc 10+0.1
+
+Both matches are played by the shared match tool (`match.py`: paired openings
+from 8moves_v3.pgn chosen by --seed, its own clocks, a flag is a loss), the
+tool every earlier strength figure in docs/strength.md comes from, so the two
+runs differ only in the UCI options. Prints match.py's lines for each run,
+then both scores with Elo and 95% error bars, and the difference.
+
+The 8moves_v3 openings end at ply 16, so the book is only asked from there on:
+--book-depth (BookDepth, plies from the start) defaults to 40, not the bot's 8.
+BookSeed makes the book's random choices repeat from run to run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import re
+import shlex
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+# match.py's summary line, e.g. "phalanx    n= 200 +170 =23 -7 score=0.907 elo=+397 [+338,+478]"
+_SUMMARY = re.compile(r"^(?P<opp>\S+)\s+n=\s*(?P<n>\d+) \+(?P<w>\d+) =(?P<d>\d+) -(?P<l>\d+) "
+                      r"score=(?P<score>[\d.]+) elo=(?P<elo>[-+]\d+) \[(?P<lo>[-+]\d+),"
+                      r"(?P<hi>[-+]\d+)\]")
+
+
+@dataclass(frozen=True)
+class Result:
+    wins: int
+    draws: int
+    losses: int
+    elo_lo: int  # match.py's 95% interval
+    elo_hi: int
+
+    @property
+    def games(self) -> int:
+        return self.wins + self.draws + self.losses
+
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games
+
+    @property
+    def score_se(self) -> float:
+        p, n = self.score, self.games
+        var = (self.wins * (1 - p) ** 2 + self.draws * (0.5 - p) ** 2
+               + self.losses * p ** 2) / n
+        return math.sqrt(var / n)
+
+    @property
+    def elo(self) -> float:
+        return _elo(self.score)
+
+    def line(self, name: str) -> str:
+        return (f"{name:<8} {self.games} games +{self.wins} ={self.draws} -{self.losses}  "
+                f"score {100 * self.score:.1f}%  Elo {self.elo:+.0f} "
+                f"[{self.elo_lo:+d}, {self.elo_hi:+d}]")
+
+
+def _elo(p: float) -> float:
+    p = min(max(p, 1e-6), 1 - 1e-6)
+    return -400 * math.log10(1 / p - 1) + 0.0  # + 0.0: no "-0" for an even score
+
+
+def parse_summary(text: str) -> Result | None:
+    for line in text.splitlines():
+        m = _SUMMARY.match(line.strip())
+        if m:
+            return Result(int(m["w"]), int(m["d"]), int(m["l"]), int(m["lo"]), int(m["hi"]))
+    return None
+
+
+def difference(with_: Result, without: Result) -> tuple[float, float]:
+    """Elo(with) - Elo(without) and the half-width of its 95% interval, treating the
+    two runs as independent (the shared openings make the true error smaller)."""
+    def slope(p: float) -> float:  # d Elo / d score
+        p = min(max(p, 0.01), 0.99)
+        return 400 / (math.log(10) * p * (1 - p))
+
+    se = math.hypot(slope(with_.score) * with_.score_se, slope(without.score) * without.score_se)
+    return with_.elo - without.elo, 1.96 * se
+
+
+def shared_dir() -> Path:
+    for d in (ROOT.parent, ROOT.parent.parent):
+        if (d / "shared").is_dir():
+            return d / "shared"
+    return ROOT.parent / "shared"
+
+
+def default_engine() -> str:
+    pibot = Path(sys.executable).with_name("pibot")
+    return f"{shlex.quote(str(pibot))} uci" if pibot.exists() else "pibot uci"
+
+
+def run_match(args: argparse.Namespace, name: str, options: list[str]) -> Result:
+    cmd = [sys.executable, str(args.match_tool), "--engine", args.engine,
+           "--engine-opt", f"Hash={args.hash}", "--engine-opt", "Threads=1",
+           *[x for opt in options for x in ("--engine-opt", opt)],
+           "--opp", args.opp, "--games", str(args.games), "--tc", args.tc,
+           "--concurrency", "1", "--seed", str(args.seed)]
+    if args.openings:
+        cmd += ["--book", str(args.openings)]
+    if args.pgn_dir:
+        args.pgn_dir.mkdir(parents=True, exist_ok=True)
+        cmd += ["--pgn", str(args.pgn_dir / f"{name}.pgn")]
+    print(f"== {name}: {shlex.join(cmd)}", flush=True)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, text=True, check=False)
+    print(proc.stdout, end="", flush=True)
+    result = parse_summary(proc.stdout)
+    if proc.returncode != 0 or result is None:
+        raise SystemExit(f"sources_match: the {name} match failed (exit {proc.returncode}); "
+                         f"see match.py's output above")
+    return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--book-file", required=True, type=Path, help="polyglot .bin (BookFile)")
+    ap.add_argument("--syzygy-path", required=True, type=Path,
+                    help="directory of 3-4-piece .rtbw/.rtbz tables (SyzygyPath)")
+    ap.add_argument("--book-depth", type=int, default=40, help="BookDepth, plies (default 40)")
+    ap.add_argument("--book-selection", default="weighted_random",
+                    choices=("weighted_random", "uniform_random", "best_move"))
+    ap.add_argument("--book-seed", type=int, default=1, help="BookSeed (default 1)")
+    ap.add_argument("--probe-limit", type=int, default=4,
+                    help="SyzygyProbeLimit, most pieces probed (default 4)")
+    ap.add_argument("--games", type=int, default=200, help="games per run (even)")
+    ap.add_argument("--tc", default="10+0.1", help="seconds+increment (default 10+0.1)")
+    ap.add_argument("--opp", default="phalanx", help="match.py opponent (default phalanx)")
+    ap.add_argument("--seed", type=int, default=1, help="match.py opening seed (default 1)")
+    ap.add_argument("--hash", type=int, default=64, help="Hash MB (default 64)")
+    ap.add_argument("--engine", default=default_engine(), help="UCI command of pibot")
+    ap.add_argument("--match-tool", type=Path, default=shared_dir() / "tools" / "match.py")
+    ap.add_argument("--openings", type=Path, help="PGN of openings (default: match.py's, "
+                    "8moves_v3.pgn)")
+    ap.add_argument("--pgn-dir", type=Path, help="write with.pgn and without.pgn here")
+    ap.add_argument("--only", choices=("with", "without"), help="play one of the two runs")
+    args = ap.parse_args(argv)
+    if args.games < 2 or args.games % 2:
+        ap.error("--games must be even (each opening is played with both colours)")
+    for label, path, is_dir in (("--book-file", args.book_file, False),
+                                ("--syzygy-path", args.syzygy_path, True),
+                                ("--match-tool", args.match_tool, False)):
+        if not (path.is_dir() if is_dir else path.is_file()):
+            ap.error(f"{label} {path} does not exist")
+    sources = ["OwnBook=true", f"BookFile={args.book_file.resolve()}",
+               f"BookDepth={args.book_depth}", f"BookSelection={args.book_selection}",
+               f"BookSeed={args.book_seed}", f"SyzygyPath={args.syzygy_path.resolve()}",
+               f"SyzygyProbeLimit={args.probe_limit}"]
+    results: dict[str, Result] = {}
+    if args.only != "without":
+        results["with"] = run_match(args, "with", sources)
+    if args.only != "with":
+        results["without"] = run_match(args, "without", [])
+    print(f"\n{args.opp}, {args.tc}, seed {args.seed}, pibot's view "
+          f"(with = {', '.join(sources)}):")
+    for name, res in results.items():
+        print("  " + res.line(name))
+    if len(results) == 2:
+        diff, margin = difference(results["with"], results["without"])
+        print(f"  with - without: {diff:+.0f} +- {margin:.0f} Elo (95%, runs taken as "
+              f"independent)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
