@@ -132,8 +132,14 @@ def max_in_window(times: list[float], window_s: float = 60.0) -> int:
 PER_GAME = ("/move/", "/chat", "/api/bot/game/stream/")
 
 
-def request_report(records: list[RequestRecord]) -> dict[str, Any]:
-    """Per-endpoint request rates (per-game traffic excluded), illegal moves."""
+def request_report(records: list[RequestRecord],
+                   finished_at: dict[str, float] | None = None) -> dict[str, Any]:
+    """Per-endpoint request rates (per-game traffic excluded), illegal moves.
+
+    A move answered 400 after its game ended (posted as the flag fell, or as
+    the opponent resigned) is counted apart: the move was legal, the game gone.
+    """
+    finished_at = finished_at or {}
     by_route: dict[str, list[float]] = {}
     for r in records:
         if not any(p in r.route for p in PER_GAME):
@@ -145,12 +151,14 @@ def request_report(records: list[RequestRecord]) -> dict[str, Any]:
         route: n for route, n in windows.items()
         if route.startswith("GET ") and route != "GET /api/stream/event" and n > 1
     }
-    illegal = after_stall = 0
+    illegal = after_stall = after_end = 0
     last_status: dict[str, int] = {}  # game id -> status of its previous move POST
     for r in sorted((r for r in records if "/move/" in r.route), key=lambda r: r.t):
         gid = r.path.split("/")[4]
         if r.status == 400:
-            if last_status.get(gid) == 0:
+            if gid in finished_at and r.t >= finished_at[gid]:
+                after_end += 1
+            elif last_status.get(gid) == 0:
                 after_stall += 1  # its previous move was stalled (maybe landed): a retry
             else:
                 illegal += 1
@@ -163,6 +171,7 @@ def request_report(records: list[RequestRecord]) -> dict[str, Any]:
         "polled_more_than_once_a_minute": polled,
         "illegal_moves": illegal,
         "move_400_after_stall": after_stall,
+        "move_400_after_game_end": after_end,
         "move_posts_stalled": sum(1 for r in records if "/move/" in r.route and r.status == 0),
     }
 
@@ -280,11 +289,13 @@ async def soak(args: argparse.Namespace) -> int:
     for s in snaps:
         outcome = "draw" if not s.winner else ("win" if s.winner == s.bot_color else "loss")
         results[f"{outcome} ({s.status})"] += 1
-        if s.status == "outoftime" and s.winner and s.winner != s.bot_color:
+        # The bot's flag fell: a loss, or a draw when the opponent cannot mate.
+        if s.status == "outoftime" and s.winner != s.bot_color:
             time_losses += 1
         if s.status in ("aborted", "noStart") or not s.over:
             fault_losses += 1
-    requests_seen = request_report(records)
+    requests_seen = request_report(records, {s.id: s.finished_at for s in snaps
+                                              if s.finished_at is not None})
     report = {
         "profile": args.profile,
         "games": len(snaps), "time_controls": args.tc, "concurrency": args.concurrency,

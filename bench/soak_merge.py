@@ -49,6 +49,7 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
         "games_lost_through_faults": sum(r["games_lost_through_faults"] for r in reports),
         "illegal_moves": sum(r["illegal_moves"] for r in reports),
         "move_400_after_stall": sum(r["move_400_after_stall"] for r in reports),
+        "move_400_after_game_end": sum(r.get("move_400_after_game_end", 0) for r in reports),
         "moves": len(overhead),
         "overhead_ms_median": round(statistics.median(overhead), 1) if overhead else None,
         "overhead_ms_p95": round(percentile(overhead, 0.95), 1) if overhead else None,

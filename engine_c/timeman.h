@@ -17,9 +17,13 @@ enum { TM_NOINC_SOFT_DIV = 40, TM_NOINC_HARD_DIV = 20 };
 /* ... but in sudden death without an increment every move still to come
  * costs its latency too (Lichess gives BOTs no lag compensation): plan on
  * the clock less TM_LATENCY_MOVES moves' overhead, and once the clock is
- * down to that, on a quarter of the fraction above (never 1 ms searches),
- * so a long game at 30+0 over a 250 ms round trip ends on the board. */
-enum { TM_LATENCY_MOVES = 40, TM_NOINC_TAIL_SCALE = 4 };
+ * down to that, on 1/TM_NOINC_TAIL_SCALE of the fraction above (never 1 ms
+ * searches). The realistic soak (docs/bot.md) lost 30+0 games on the clock
+ * at moves 96 and 99 with 40 and 4: searches run past their soft budget, so
+ * a ~190 ms round trip plus the thinking drained the clock by move ~93. With
+ * 60 and 16 the same game lasts to move ~120 at the cost of faster play in
+ * long bullet games (tests/test_timeman.py). */
+enum { TM_LATENCY_MOVES = 60, TM_NOINC_TAIL_SCALE = 16 };
 
 typedef struct {
     int64_t wtime, btime, winc, binc;  /* -1 = not given */

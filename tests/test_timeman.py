@@ -47,9 +47,9 @@ def test_missing_own_clock_search_ends() -> None:
 def test_no_increment_low_clock_spends_a_fraction(clock: int) -> None:
     soft, hard = time_budget(SearchLimits(wtime=clock, btime=clock), True, OVERHEAD)
     left = clock - OVERHEAD
-    # A small fraction of what is left (it was 1 ms below ~5 x overhead): a quarter
-    # of 1/40 once the clock is down to 40 moves' overhead, which is spoken for ...
-    assert soft >= max(1, left // 160) and hard >= max(1, left // 80)
+    # A small fraction of what is left (it was 1 ms below ~5 x overhead): 1/16 of
+    # 1/40 once the clock is down to 60 moves' overhead, which is spoken for ...
+    assert soft >= max(1, left // 640) and hard >= max(1, left // 320)
     # ... and never the move overhead's share of the clock.
     assert hard + OVERHEAD <= max(clock, OVERHEAD + 1)
     assert soft <= hard
@@ -63,15 +63,17 @@ def test_no_increment_1_0_game_keeps_searching() -> None:
         soft, hard = time_budget(SearchLimits(wtime=clock, btime=clock), True, OVERHEAD)
         budgets.append((clock, soft))
         clock -= hard + OVERHEAD
-    assert all(b >= max(1, (c - OVERHEAD) // 160) for c, b in budgets), budgets
+    assert all(b >= max(1, (c - OVERHEAD) // 640) for c, b in budgets), budgets
 
 
-@pytest.mark.parametrize("base_s,inc_s,plies", [(30, 0, 160), (60, 0, 220), (180, 2, 300)])
+@pytest.mark.parametrize("base_s,inc_s,plies", [(30, 0, 180), (60, 0, 230), (180, 2, 300)])
 def test_latency_without_compensation_does_not_flag_long_games(base_s: int, inc_s: int,
                                                                  plies: int) -> None:
     # Lichess charges a BOT the whole round trip. At 250 ms a move and the bot's
     # measured overhead of 300 ms, a game of `plies` plies ends on the board even
-    # if every search uses its whole soft budget (most stop well before it).
+    # if every search runs halfway from its soft budget to its hard one (the
+    # realistic soak saw searches overrun the soft budget; with 40 latency moves
+    # and a 1/4 tail, 30+0 flagged here at move 73 and 60+0 at move 94).
     overhead, latency = 300, 250
     clock, inc = base_s * 1000, inc_s * 1000
     first = None
@@ -80,10 +82,10 @@ def test_latency_without_compensation_does_not_flag_long_games(base_s: int, inc_
                                  True, overhead)
         first = first or soft
         assert soft >= 1 and hard + overhead <= max(clock, overhead + 1)
-        clock -= soft + latency
+        clock -= (soft + hard) // 2 + latency
         assert clock > 0, f"flagged at {base_s}+{inc_s}"
         clock += inc
-    assert first >= base_s * 1000 // 100  # and it still thinks early in the game
+    assert first >= base_s * 1000 // 150  # and it still thinks early in the game
 
 
 @pytest.mark.parametrize("clock,inc", [(100, 100), (300, 100), (240, 30)])

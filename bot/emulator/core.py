@@ -180,6 +180,7 @@ class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
                 },
                 opponent_gone=game.opp_gone,
                 chat=list(game.chat),
+                finished_at=game.finished_at,
             )
 
     def wait_for(self, predicate: Any, timeout: float) -> bool:

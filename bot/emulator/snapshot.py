@@ -40,6 +40,7 @@ class GameSnapshot:
     takeback_offers: dict[str, bool]
     opponent_gone: bool
     chat: list[ChatLine] = field(default_factory=list)
+    finished_at: float | None = None  # monotonic, like RequestRecord.t
 
     def json(self) -> dict[str, Any]:
         data = dict(self.__dict__)
