@@ -104,11 +104,11 @@ def silence_limit_s(my_left_ms: float, normal_s: float, floor_s: float) -> float
     A dead stream (no FIN, no keep-alives) is only noticed by its silence, and
     when it dies while the opponent thinks, their move is lost with it and our
     clock runs unseen until we notice.  So the limit is the normal one, or a
-    quarter of our clock when that is less, but never below `floor_s`: a
-    healthy stream can be quiet for a keep-alive gap, and a needless re-open
-    costs a request, not a game.
+    tenth of our clock when that is less (a 30+0 game may still have 60 moves
+    to pay round trips for), but never below `floor_s`: a healthy stream can
+    be quiet for a keep-alive gap, and a needless re-open costs a request.
     """
-    return max(floor_s, min(normal_s, my_left_ms / 4000.0))
+    return max(floor_s, min(normal_s, my_left_ms / 10000.0))
 
 
 def elapsed_ms(start: float, end: float) -> float:

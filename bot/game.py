@@ -41,7 +41,11 @@ MAX_STREAM_FAILURES = 30  # consecutive re-open failures before giving a game up
 # Floors of the low-clock silence limits (see _watch_stream): an echo takes one
 # round trip; a healthy stream is quiet for up to a keep-alive gap (7 s).
 ECHO_FLOOR_S = 1.0
-QUIET_FLOOR_S = 2.5
+QUIET_FLOOR_S = 1.5
+# Re-opens of a merely quiet stream per opponent move: each one that brings a
+# healthy gameFull shows the opponent is just thinking, and after these the
+# read timeout takes over, so a slow opponent costs a few requests, not dozens.
+QUIET_REOPENS_PER_MOVE = 2
 GOODBYE_FLUSH_S = 5.0  # at the end, how long queued chat (goodbyes) may take to go out
 
 
@@ -75,6 +79,7 @@ class GameRunner:
         self.parked = False  # left an idle correspondence game; the service checks back in
         self._activity = time.monotonic()  # last game event or move of ours
         self._parking = False  # a PARK sentinel is queued
+        self._quiet_reopens: tuple[int, int] = (-1, 0)  # (ply, low-clock quiet re-opens)
 
     # -- lifecycle --------------------------------------------------------
     async def run(self) -> None:
@@ -150,8 +155,9 @@ class GameRunner:
         Our own move not echoed within `move_echo_timeout_s` means the stream is
         dead.  While the opponent thinks a quiet stream is normal and is left to
         the read timeout, unless our clock is low: then it is re-opened after a
-        silence of a quarter of our time (`silence_limit_s`), as a move lost in
-        a dead stream would run our clock unseen.  No /api/account/playing
+        silence of a tenth of our time (`silence_limit_s`; at most
+        QUIET_REOPENS_PER_MOVE times per opponent move), as a move lost in a
+        dead stream would run our clock unseen.  No /api/account/playing
         polling: that is one request per game every few seconds.
         """
         net = self.cfg.network
@@ -171,7 +177,11 @@ class GameRunner:
             elif my_ms is not None and st.to_move() != st.color and not self.over:
                 limit = silence_limit_s(my_ms, net.stream_read_timeout_s, QUIET_FLOOR_S)
                 quiet = now - stream.last_seen
-                if limit < net.stream_read_timeout_s and quiet > limit:
+                ply, done = self._quiet_reopens
+                done = done if ply == len(st.moves) else 0
+                if limit < net.stream_read_timeout_s and quiet > limit \
+                        and done < QUIET_REOPENS_PER_MOVE:
+                    self._quiet_reopens = (len(st.moves), done + 1)
                     self.queue.put_nowait(StreamClosed(
                         f"stream quiet for {quiet:.1f} s with {my_ms / 1000:.1f} s on our clock"))
                     return

@@ -207,9 +207,10 @@ def test_dead_game_stream_on_a_low_clock_is_reopened_before_the_read_timeout(
         cid = emu.challenge_bot(challenger="roamer", rated=False, clock_limit_s=30,
                                 increment_s=0, color="black", opponent=opp)
         emu.wait_game_started(cid, 10)
-        # The clocks run from ply 2; wait for the opponent (White) to be thinking.
+        # The challenger takes Black, so the bot is White. The clocks run from
+        # ply 2; wait for the opponent to be thinking.
         assert wait_until(lambda: len(emu.game(cid).moves) >= 4
-                          and len(emu.game(cid).moves) % 2 == 0, 20)
+                          and len(emu.game(cid).moves) % 2 == 1, 20)
         time.sleep(0.5)  # our move's echo is out: the next thing the stream carries is theirs
         opens = emu.count(GAME_STREAM)
         t0 = time.monotonic()
@@ -221,6 +222,27 @@ def test_dead_game_stream_on_a_low_clock_is_reopened_before_the_read_timeout(
         assert reopened - t0 < 11, reopened - t0
         snap = emu.wait_game_over(cid, 90)
         assert snap.winner == snap.bot_color and snap.status != "outoftime", snap
+
+
+@needs_engine
+def test_a_slow_opponent_costs_at_most_two_quiet_reopens_per_move(tmp_path: Path) -> None:
+    """Low clock, healthy stream, an opponent who thinks 12 s: the bot probes
+    the quiet stream (a tenth of 30 s is under the read timeout) but stops
+    after two re-opens that show the opponent is just thinking."""
+    emu_cfg = fast_emulator_config(event_keepalive_s=6.0, game_keepalive_s=7.0)
+    network = {"stream_read_timeout_s": 9.0, "move_echo_timeout_s": 3.0}
+    with bot_and_emulator(tmp_path, emu_cfg, network=network) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=12.0, seed=6)
+        cid = emu.challenge_bot(challenger="ponderer", rated=False, clock_limit_s=30,
+                                increment_s=0, color="black", opponent=opp)
+        emu.wait_game_started(cid, 10)
+        # The bot is White. From ply 2 the clocks run: Black's second move (ply 3)
+        # is a 12-s think on the clock.
+        assert wait_until(lambda: len(emu.game(cid).moves) >= 3, 30)
+        opens = emu.count(GAME_STREAM)
+        assert wait_until(lambda: len(emu.game(cid).moves) >= 4, 20)
+        probes = emu.count(GAME_STREAM) - opens
+        assert 1 <= probes <= 2, probes
 
 
 # ---------------------------------------------------------------- E. non-BOT account
