@@ -12,9 +12,9 @@ Model (float; the quantisation of tools/nnue/reference.py and the net contract):
 Loss: mean (sigmoid(out * SCALE / K) - (lambda * sigmoid(score / K) + (1 - lambda) * result))^2
 with score and result from the side to move's view, K = 400. After every optimiser
 step the weights are clipped to [-1.98, 1.98] (int16 accumulators cannot overflow,
-|out weight| * 64 <= 127). Validation: every 10th block of 1000 consecutive
-positions (whole games, as the Texel tuner does); the epoch with the best
-validation loss is exported.
+|out weight| * 64 <= 127). Validation: every 10th game (games are told apart by
+the fullmove number starting again); the epoch with the best validation loss is
+exported.
 
     nice -n 19 .venv/bin/python tools/nnue/train.py /tmp/nnue/train.txt \\
         --out engine_c/nets/candidate.pbnn --epochs 60 --seed 1
@@ -43,7 +43,7 @@ K = 400.0
 CLIP = 1.98
 MAX_PIECES = 32
 PAD = INPUTS  # EmbeddingBag padding row: empty piece slots add nothing
-VAL_BLOCK, VAL_EVERY = 1000, 10
+VAL_EVERY = 10
 
 
 # ---------------------------------------------------------------- data
@@ -56,6 +56,7 @@ def parse_text(path: Path) -> dict[str, np.ndarray]:
     stm = np.zeros(n, dtype=np.int8)
     score = np.zeros(n, dtype=np.int16)
     result = np.zeros(n, dtype=np.float32)
+    fullmove = np.zeros(n, dtype=np.int16)
     for i, line in enumerate(lines):
         try:
             fen, sc, res = (part.strip() for part in line.split("|"))
@@ -65,9 +66,10 @@ def parse_text(path: Path) -> dict[str, np.ndarray]:
             for j, (c, t, s) in enumerate(pieces):
                 feats[i, j] = c * 384 + 64 * t + s
             stm[i], score[i], result[i] = side, int(sc), float(res)
+            fullmove[i] = int(fen.split()[5]) if len(fen.split()) > 5 else 1
         except ValueError as exc:
             raise SystemExit(f"{path}:{i + 1}: not '<FEN> | <score> | <result>' ({exc})") from None
-    return {"feats": feats, "stm": stm, "score": score, "result": result}
+    return {"feats": feats, "stm": stm, "score": score, "result": result, "fullmove": fullmove}
 
 
 def load(path: Path) -> dict[str, np.ndarray]:
@@ -108,13 +110,29 @@ class Batches:
         self.target = lam * torch.sigmoid(score / K) + (1.0 - lam) * result
         self.n = len(rows)
 
-    def batch(self, idx: torch.Tensor) -> tuple[torch.Tensor, ...]:
-        return self.fw[idx], self.fb[idx], self.stm[idx], self.target[idx]
+    def batch(self, idx: torch.Tensor, gen: torch.Generator | None = None
+              ) -> tuple[torch.Tensor, ...]:
+        """With a generator, half the positions (at random) are mirrored a-h <-> h-a:
+        the features hold no castling rights, so the eval is the same."""
+        fw, fb = self.fw[idx], self.fb[idx]
+        if gen is not None:
+            flip = (torch.rand(len(idx), 1, generator=gen) < 0.5) & (fw != PAD)
+            # 384 and 64 * t are multiples of 8: XOR 7 flips only the file.
+            fw, fb = torch.where(flip, fw ^ 7, fw), torch.where(flip, fb ^ 7, fb)
+        return fw, fb, self.stm[idx], self.target[idx]
 
 
-def split_rows(n: int) -> tuple[np.ndarray, np.ndarray]:
-    block = np.arange(n) // VAL_BLOCK
-    val = block % VAL_EVERY == VAL_EVERY - 1
+def game_ids(fullmove: np.ndarray) -> np.ndarray:
+    """Game number of each position: the datagen writes games in order, and within a
+    game the fullmove number never decreases, while the next game starts again at
+    its opening's."""
+    return np.concatenate([[0], np.cumsum(np.diff(fullmove.astype(np.int32)) < 0)])
+
+
+def split_rows(fullmove: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every 10th game is validation: whole games, because the positions of one
+    game share a result and are too alike to tell fitting from overfitting."""
+    val = game_ids(fullmove) % VAL_EVERY == VAL_EVERY - 1
     return np.flatnonzero(~val), np.flatnonzero(val)
 
 
@@ -190,6 +208,8 @@ def main() -> int:
     ap.add_argument("--wd", type=float, default=0.0, help="AdamW weight decay")
     ap.add_argument("--lam", type=float, default=0.75,
                     help="weight of the search score in the target (the rest: game result)")
+    ap.add_argument("--mirror", type=int, default=1,
+                    help="1: mirror half of each batch a-h <-> h-a (augmentation); 0: off")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1)
     args = ap.parse_args()
@@ -201,7 +221,7 @@ def main() -> int:
     gen = torch.Generator().manual_seed(args.seed)
 
     data = load(args.data)
-    tr_rows, va_rows = split_rows(len(data["stm"]))
+    tr_rows, va_rows = split_rows(data["fullmove"])
     train, val = Batches(data, tr_rows, args.lam), Batches(data, va_rows, args.lam)
     log.info("positions: %d train, %d validation; lambda %.2f", train.n, val.n, args.lam)
 
@@ -223,7 +243,7 @@ def main() -> int:
         total = 0.0
         for i in range(0, train.n, args.batch):
             idx = perm[i:i + args.batch]
-            fw, fb, stm, target = train.batch(idx)
+            fw, fb, stm, target = train.batch(idx, gen if args.mirror else None)
             loss = loss_fn(model(fw, fb, stm), target)
             opt.zero_grad(set_to_none=True)
             loss.backward()
