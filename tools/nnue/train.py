@@ -108,6 +108,8 @@ class Batches:
         result = torch.from_numpy(data["result"][rows])
         result = torch.where(self.stm, 1.0 - result, result)
         self.target = lam * torch.sigmoid(score / K) + (1.0 - lam) * result
+        # Loss of the labelling search's own score as the prediction: a yardstick.
+        self.score_loss = float(((torch.sigmoid(score / K) - self.target) ** 2).mean())
         self.n = len(rows)
 
     def batch(self, idx: torch.Tensor, gen: torch.Generator | None = None
@@ -223,7 +225,8 @@ def main() -> int:
     data = load(args.data)
     tr_rows, va_rows = split_rows(data["fullmove"])
     train, val = Batches(data, tr_rows, args.lam), Batches(data, va_rows, args.lam)
-    log.info("positions: %d train, %d validation; lambda %.2f", train.n, val.n, args.lam)
+    log.info("positions: %d train, %d validation; lambda %.2f; val loss of the search "
+             "score itself %.6f", train.n, val.n, args.lam, val.score_loss)
 
     model = Net()
     if args.init:
