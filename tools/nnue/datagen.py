@@ -17,6 +17,9 @@ Games end by the rules, at 400 plies (draw), or by adjudication (|score| >=
 
     nice -n 19 python3 tools/nnue/datagen.py /tmp/openings.txt /tmp/nnue/data1.txt \\
         --first 0 --count 20000 --nodes 5000 --random-plies 4 --seed 1
+
+With --eval-file NET.pbnn (an engine built with NNUE) the search uses that net:
+the second round of bootstrapping, data labelled by the first net.
 """
 
 from __future__ import annotations
@@ -34,6 +37,7 @@ from datagen import ADJ_CP, ADJ_PLIES, MAX_PLIES, is_noisy, limits  # noqa: E402
 
 from bot.engine import search_bindings as sb  # noqa: E402
 from bot.engine.board import Board  # noqa: E402
+from bot.engine.exceptions import EngineError  # noqa: E402
 
 log = logging.getLogger("nnue-datagen")
 
@@ -93,6 +97,9 @@ def main() -> int:
                     help="random legal plies after the opening (default 4)")
     ap.add_argument("--seed", type=int, default=1, help="seed of the random plies")
     ap.add_argument("--hash", type=int, default=16, help="hash size in MB")
+    ap.add_argument("--eval-file", type=Path,
+                    help="search with the NNUE eval and this .pbnn (bootstrapping); "
+                         "default: the build's default eval")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     if not args.openings.is_file():
@@ -101,6 +108,14 @@ def main() -> int:
     if not fens:
         ap.error(f"openings file {args.openings} is empty")
     engine = sb.engine_new(args.hash, 1)
+    if args.eval_file:
+        if not hasattr(sb, "load_net"):
+            ap.error("--eval-file: this engine build has no NNUE; build the nnue branch")
+        try:
+            sb.load_net(engine, str(args.eval_file))
+            sb.set_eval(engine, "nnue")
+        except EngineError as exc:
+            ap.error(f"--eval-file: {exc}")
     tally = {"1.0": 0, "0.5": 0, "0.0": 0}
     positions, skipped = 0, 0
     t0 = time.monotonic()
