@@ -1,0 +1,146 @@
+"""The NNUE reference (tools/nnue/reference.py): file format, checksum, integer eval.
+
+The round trip trainer float model -> exporter -> reference integer eval needs
+torch (an optional extra, not installed in CI) and is skipped without it; the
+format and checksum tests need only numpy.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import chess
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "nnue"))
+
+import reference as ref  # noqa: E402
+
+FENS = [
+    chess.STARTING_FEN,
+    "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 0 1",
+    "6k1/5ppp/8/8/8/8/5PPP/3Q2K1 b - - 0 1",
+]
+
+
+def random_net(seed: int) -> ref.QuantNet:
+    """Integer weights in the ranges the trainer's clipping allows."""
+    rng = np.random.default_rng(seed)
+    return ref.QuantNet(rng.integers(-60, 61, (768, 256)).astype(np.int16),
+                        rng.integers(-60, 200, 256).astype(np.int16),
+                        rng.integers(-127, 128, 512).astype(np.int16),
+                        int(rng.integers(-50000, 50000)))
+
+
+def test_features_follow_the_contract() -> None:
+    fw, fb, stm = ref.features(chess.STARTING_FEN)
+    assert stm == 0 and len(fw) == len(fb) == 32
+    # White king e1 (s = 4): own piece for White, other side's for Black (rank mirrored).
+    assert 64 * 5 + 4 in fw and 384 + 64 * 5 + (4 ^ 56) in fb
+    # Black pawn a7 (s = 48): other side's for White, own (mirrored to a2 = 8) for Black.
+    assert 384 + 48 in fw and 8 in fb
+
+
+def test_write_read_and_checksum(tmp_path: Path) -> None:
+    net = random_net(1)
+    path = tmp_path / "n.pbnn"
+    ref.write_pbnn(path, net)
+    data = path.read_bytes()
+    assert len(data) == ref.FILE_SIZE == 394_804
+    assert data[:8] == b"PIBOTNN\0"
+    assert int.from_bytes(data[40:48], "little") == ref.fnv1a64(data[48:])
+    back = ref.read_pbnn(path)
+    assert np.array_equal(back.ft_weight, net.ft_weight)
+    assert np.array_equal(back.out_weight, net.out_weight) and back.out_bias == net.out_bias
+    assert back.name == "pbnn-" + data[40:48][::-1].hex()[:8]
+
+
+def test_fnv1a_known_values() -> None:
+    # Published FNV-1a 64 test vectors.
+    assert ref.fnv1a64(b"") == 0xCBF29CE484222325
+    assert ref.fnv1a64(b"a") == 0xAF63DC4C8601EC8C
+    assert ref.fnv1a64(b"foobar") == 0x85944171F73967E8
+
+
+def test_corrupted_or_truncated_file_is_rejected(tmp_path: Path) -> None:
+    path = tmp_path / "n.pbnn"
+    ref.write_pbnn(path, random_net(2))
+    data = bytearray(path.read_bytes())
+    data[1000] ^= 0x01
+    path.write_bytes(bytes(data))
+    with pytest.raises(ref.NetError, match="checksum"):
+        ref.read_pbnn(path)
+    path.write_bytes(bytes(data[:-2]))
+    with pytest.raises(ref.NetError, match="bytes"):
+        ref.read_pbnn(path)
+    data[1000] ^= 0x01
+    data[0:8] = b"NOTANET\0"
+    path.write_bytes(bytes(data))
+    with pytest.raises(ref.NetError, match="magic"):
+        ref.read_pbnn(path)
+
+
+def test_colour_flip_symmetry() -> None:
+    net = random_net(3)
+    for fen in FENS:
+        flipped = chess.Board(fen).mirror().fen()
+        assert ref.evaluate(net, fen) == ref.evaluate(net, flipped)
+
+
+def test_integer_eval_matches_exact_arithmetic() -> None:
+    """The contract's formula written out with Python ints, one position."""
+    net = random_net(4)
+    fen = FENS[2]
+    fw, fb, stm = ref.features(fen)
+    accs = [[int(net.ft_bias[i]) + sum(int(net.ft_weight[f][i]) for f in feats)
+             for i in range(256)] for feats in (fw, fb)]
+    us, them = accs[stm], accs[1 - stm]
+    total = sum(min(max(x, 0), 255) ** 2 * int(net.out_weight[i]) for i, x in enumerate(us))
+    total += sum(min(max(x, 0), 255) ** 2 * int(net.out_weight[256 + i])
+                 for i, x in enumerate(them))
+    v = int(total / 255) + net.out_bias          # exact enough: |total| < 2^53
+    expected = int(v * 400 / (255 * 64))
+    assert ref.evaluate(net, fen) == expected
+
+
+def test_exporter_round_trip_matches_float_model(tmp_path: Path) -> None:
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "nnue"))
+    import train
+
+    torch.manual_seed(5)
+    model = train.Net()
+    with torch.no_grad():  # a net with real spread in its evals, inside the clip range
+        model.ft.weight.normal_(0.0, 0.08)
+        model.ft.weight[train.PAD].zero_()
+        model.ft_bias.uniform_(0.0, 0.5)
+        model.out.weight.uniform_(-0.5, 0.5)
+        model.out.bias.fill_(0.05)
+    model.clip()
+    path = tmp_path / "n.pbnn"
+    train.export(model, path)
+    net = ref.read_pbnn(path)
+    ft_w, ft_b, out_w, out_b = model.float_weights()
+    evals = []
+    for fen in FENS:
+        fw, fb, stm = ref.features(fen)
+        t = torch.tensor
+        with torch.no_grad():
+            out = model(t([fw]), t([fb]), t([bool(stm)]))
+        float_cp = float(out[0]) * ref.SCALE
+        # The same float model with the quantised weights: only truncation differs.
+        accs = [(net.ft_bias + net.ft_weight[f].astype(np.int64).sum(0)) / ref.QA
+                for f in (fw, fb)]
+        a = np.concatenate([np.clip(accs[stm], 0, 1) ** 2, np.clip(accs[1 - stm], 0, 1) ** 2])
+        deq_cp = (a @ (net.out_weight / ref.QB) + net.out_bias / (ref.QA * ref.QB)) * ref.SCALE
+        got = ref.evaluate(net, fen)
+        assert abs(got - deq_cp) <= 1.0, (fen, got, deq_cp)
+        # Against the float weights: the output weights' 1/64 steps over 512 terms
+        # give errors of ~10 cp on this net.
+        assert abs(got - float_cp) <= 30 + 0.05 * abs(float_cp), (fen, got, float_cp)
+        evals.append(got)
+    assert max(evals) - min(evals) > 50  # the positions are told apart

@@ -1,0 +1,181 @@
+"""Reference for pibot's .pbnn nets: file format, quantisation and the integer evaluation.
+
+Dependency-light on purpose (numpy only; not torch, not even python-chess): the C
+engine's tests may use it as their oracle. Everything here follows the net
+contract (docs/tuning.md, "NNUE") exactly:
+
+* features  idx(p, c, t, s) = (c == p ? 0 : 384) + 64 t + (p == 0 ? s : s ^ 56)
+* accumulators int16 (wrapping, as C's int16 stores would), SCReLU clamp(x, 0, QA)^2,
+* v = sum / QA + out_bias, eval_cp = v * SCALE / (QA * QB), both divisions truncating
+  toward zero, side to move's view;
+* file: 48-byte little-endian header, FNV-1a 64 checksum over the payload.
+
+    python3 tools/nnue/reference.py engine_c/nets/candidate.pbnn "<FEN>" ...
+"""
+
+from __future__ import annotations
+
+import struct
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+MAGIC = b"PIBOTNN\0"
+VERSION = 1
+INPUTS = 768
+HIDDEN = 256
+ACTIVATION_SCRELU = 1
+QA, QB, SCALE = 255, 64, 400
+HEADER = struct.Struct("<8sIIIIiiiIQ")  # magic .. reserved, checksum
+FILE_SIZE = HEADER.size + INPUTS * HIDDEN * 2 + HIDDEN * 2 + 2 * HIDDEN * 2 + 4
+FNV_BASIS, FNV_PRIME, MASK64 = 0xCBF29CE484222325, 0x100000001B3, (1 << 64) - 1
+PIECES = "pnbrqk"
+
+
+class NetError(ValueError):
+    """A .pbnn file that is not a valid net of this format."""
+
+
+@dataclass
+class QuantNet:
+    ft_weight: np.ndarray   # int16 [768, 256]
+    ft_bias: np.ndarray     # int16 [256]
+    out_weight: np.ndarray  # int16 [512]: side to move, then other side
+    out_bias: int           # int32
+
+    @property
+    def checksum(self) -> int:
+        return fnv1a64(self.payload())
+
+    @property
+    def name(self) -> str:
+        return f"pbnn-{self.checksum:016x}"[:13]
+
+    def payload(self) -> bytes:
+        return (self.ft_weight.astype("<i2").tobytes() + self.ft_bias.astype("<i2").tobytes()
+                + self.out_weight.astype("<i2").tobytes() + struct.pack("<i", self.out_bias))
+
+
+def fnv1a64(data: bytes) -> int:
+    h = FNV_BASIS
+    for b in data:
+        h = ((h ^ b) * FNV_PRIME) & MASK64
+    return h
+
+
+def quantise(ft_w: np.ndarray, ft_b: np.ndarray, out_w: np.ndarray, out_b: float) -> QuantNet:
+    """Float weights (ft_w [768, 256], ft_b [256], out_w [512], out_b) -> integers."""
+    def q16(x: np.ndarray, scale: int) -> np.ndarray:
+        r = np.rint(np.asarray(x, dtype=np.float64) * scale)
+        if np.abs(r).max(initial=0) > 32767:
+            raise NetError("a weight does not fit int16 after quantisation; clip the weights")
+        return r.astype(np.int16)
+    return QuantNet(q16(ft_w, QA).reshape(INPUTS, HIDDEN), q16(ft_b, QA).reshape(HIDDEN),
+                    q16(out_w, QB).reshape(2 * HIDDEN), int(np.rint(out_b * QA * QB)))
+
+
+def write_pbnn(path: Path, net: QuantNet) -> None:
+    payload = net.payload()
+    header = HEADER.pack(MAGIC, VERSION, INPUTS, HIDDEN, ACTIVATION_SCRELU, QA, QB, SCALE, 0,
+                         fnv1a64(payload))
+    Path(path).write_bytes(header + payload)
+
+
+def read_pbnn(path: Path) -> QuantNet:
+    data = Path(path).read_bytes()
+    if len(data) != FILE_SIZE:
+        raise NetError(f"{path}: {len(data)} bytes, a v1 net has {FILE_SIZE}")
+    magic, version, inputs, hidden, act, qa, qb, scale, _res, checksum = HEADER.unpack_from(data)
+    if magic != MAGIC:
+        raise NetError(f"{path}: not a pibot net (bad magic {magic!r})")
+    if (version, inputs, hidden, act, qa, qb, scale) != (
+            VERSION, INPUTS, HIDDEN, ACTIVATION_SCRELU, QA, QB, SCALE):
+        raise NetError(f"{path}: unsupported net (version {version}, {inputs}x{hidden}, "
+                       f"activation {act}, QA {qa}, QB {qb}, SCALE {scale})")
+    payload = data[HEADER.size:]
+    if fnv1a64(payload) != checksum:
+        raise NetError(f"{path}: checksum mismatch (file corrupted or truncated)")
+    o = 0
+    ft_w = np.frombuffer(payload, "<i2", INPUTS * HIDDEN, o).reshape(INPUTS, HIDDEN)
+    o += INPUTS * HIDDEN * 2
+    ft_b = np.frombuffer(payload, "<i2", HIDDEN, o)
+    o += HIDDEN * 2
+    out_w = np.frombuffer(payload, "<i2", 2 * HIDDEN, o)
+    o += 2 * HIDDEN * 2
+    (out_b,) = struct.unpack_from("<i", payload, o)
+    return QuantNet(ft_w.astype(np.int16), ft_b.astype(np.int16), out_w.astype(np.int16), out_b)
+
+
+def fen_pieces(fen: str) -> tuple[list[tuple[int, int, int]], int]:
+    """([(colour, type, square)], side to move 0 white / 1 black) of a FEN."""
+    fields = fen.split()
+    if len(fields) < 2 or fields[1] not in ("w", "b"):
+        raise ValueError(f"FEN {fen!r}: needs a board and a side to move (w or b)")
+    ranks = fields[0].split("/")
+    if len(ranks) != 8:
+        raise ValueError(f"FEN {fen!r}: the board needs 8 ranks")
+    pieces: list[tuple[int, int, int]] = []
+    for i, row in enumerate(ranks):
+        file = 0
+        for ch in row:
+            if ch.isdigit():
+                file += int(ch)
+                continue
+            t = PIECES.find(ch.lower())
+            if t < 0 or file > 7:
+                raise ValueError(f"FEN {fen!r}: bad rank {row!r}")
+            pieces.append((0 if ch.isupper() else 1, t, (7 - i) * 8 + file))
+            file += 1
+    return pieces, 0 if fields[1] == "w" else 1
+
+
+def feature(p: int, c: int, t: int, s: int) -> int:
+    return (0 if c == p else 384) + 64 * t + (s if p == 0 else s ^ 56)
+
+
+def features(fen: str) -> tuple[list[int], list[int], int]:
+    """(White-perspective features, Black-perspective features, side to move)."""
+    pieces, stm = fen_pieces(fen)
+    return ([feature(0, c, t, s) for c, t, s in pieces],
+            [feature(1, c, t, s) for c, t, s in pieces], stm)
+
+
+def _trunc_div(a: int, b: int) -> int:
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def evaluate(net: QuantNet, fen: str) -> int:
+    """The contract's integer eval in centipawns, side to move's view."""
+    fw, fb, stm = features(fen)
+    accs = []
+    for feats in (fw, fb):
+        acc = net.ft_bias.astype(np.int64) + net.ft_weight[feats].astype(np.int64).sum(axis=0)
+        accs.append(acc.astype(np.int16).astype(np.int64))  # int16 wraparound, as in C
+    us, them = accs[stm], accs[1 - stm]
+    ow = net.out_weight.astype(np.int64)
+    total = int((np.clip(us, 0, QA) ** 2 * ow[:HIDDEN]).sum()
+                + (np.clip(them, 0, QA) ** 2 * ow[HIDDEN:]).sum())
+    v = _trunc_div(total, QA) + net.out_bias
+    return _trunc_div(v * SCALE, QA * QB)
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) < 2:
+        sys.stderr.write("usage: reference.py NET.pbnn FEN [FEN ...]\n")
+        return 2
+    try:
+        net = read_pbnn(Path(argv[0]))
+        for fen in argv[1:]:
+            sys.stdout.write(f"{evaluate(net, fen):6d}  {fen}\n")
+    except (NetError, ValueError, OSError) as exc:
+        sys.stderr.write(f"error: {exc}\n")
+        return 1
+    sys.stdout.write(f"net {net.name}\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,272 @@
+"""Train pibot's NNUE (768 -> 256x2 -> 1, SCReLU) on CPU with PyTorch and export a .pbnn.
+
+Data: lines `<FEN> | <score> | <result>` from tools/nnue/datagen.py (score in cp and
+result 1.0/0.5/0.0, both from White's view). The first run parses the text once
+into a compact numpy cache next to it (`<data>.npz`: int16 piece features, side to
+move, score, result) that later runs load in a second.
+
+Model (float; the quantisation of tools/nnue/reference.py and the net contract):
+    acc_p = ft_b + sum ft_w[idx(p, piece)]     (shared weights, both perspectives)
+    out   = screlu(acc_stm) . w[:256] + screlu(acc_other) . w[256:] + b,
+    screlu(x) = clamp(x, 0, 1)^2, eval_cp = out * SCALE (side to move's view).
+Loss: mean (sigmoid(out * SCALE / K) - (lambda * sigmoid(score / K) + (1 - lambda) * result))^2
+with score and result from the side to move's view, K = 400. After every optimiser
+step the weights are clipped to [-1.98, 1.98] (int16 accumulators cannot overflow,
+|out weight| * 64 <= 127). Validation: every 10th game (games are told apart by
+the fullmove number starting again); the epoch with the best validation loss is
+exported.
+
+    nice -n 19 .venv/bin/python tools/nnue/train.py /tmp/nnue/train.txt \\
+        --out engine_c/nets/candidate.pbnn --epochs 60 --seed 1
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import math
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch import nn
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+from reference import HIDDEN, INPUTS, SCALE, fen_pieces, quantise, write_pbnn  # noqa: E402
+
+log = logging.getLogger("nnue-train")
+
+K = 400.0
+CLIP = 1.98
+MAX_PIECES = 32
+PAD = INPUTS  # EmbeddingBag padding row: empty piece slots add nothing
+VAL_EVERY = 10
+
+
+# ---------------------------------------------------------------- data
+
+def parse_text(path: Path) -> dict[str, np.ndarray]:
+    """The text data -> arrays; White-perspective features, PAD-filled to 32 slots."""
+    lines = path.read_text().splitlines()
+    n = len(lines)
+    feats = np.full((n, MAX_PIECES), PAD, dtype=np.int16)
+    stm = np.zeros(n, dtype=np.int8)
+    score = np.zeros(n, dtype=np.int16)
+    result = np.zeros(n, dtype=np.float32)
+    fullmove = np.zeros(n, dtype=np.int16)
+    for i, line in enumerate(lines):
+        try:
+            fen, sc, res = (part.strip() for part in line.split("|"))
+            pieces, side = fen_pieces(fen)
+            if len(pieces) > MAX_PIECES:
+                raise ValueError(f"{len(pieces)} pieces")
+            for j, (c, t, s) in enumerate(pieces):
+                feats[i, j] = c * 384 + 64 * t + s
+            stm[i], score[i], result[i] = side, int(sc), float(res)
+            fullmove[i] = int(fen.split()[5]) if len(fen.split()) > 5 else 1
+        except ValueError as exc:
+            raise SystemExit(f"{path}:{i + 1}: not '<FEN> | <score> | <result>' ({exc})") from None
+    return {"feats": feats, "stm": stm, "score": score, "result": result, "fullmove": fullmove}
+
+
+def load(path: Path) -> dict[str, np.ndarray]:
+    cache = path.with_name(path.name + ".npz")
+    if cache.is_file() and cache.stat().st_mtime >= path.stat().st_mtime:
+        with np.load(cache) as z:
+            data = {k: z[k] for k in z.files}
+        if int(data["source_size"]) == path.stat().st_size:
+            return data
+    t0 = time.monotonic()
+    data = parse_text(path)
+    data["source_size"] = np.array(path.stat().st_size)
+    np.savez(cache, **data)
+    log.info("parsed %d positions in %.1f s -> %s", len(data["stm"]), time.monotonic() - t0,
+             cache)
+    return data
+
+
+def black_view(fw: torch.Tensor) -> torch.Tensor:
+    """White-perspective features -> Black's: swap colours, mirror ranks (s ^ 56)."""
+    pad = fw == PAD
+    colour, rest = fw // 384, fw % 384
+    fb = (1 - colour) * 384 + (rest // 64) * 64 + ((rest % 64) ^ 56)
+    return torch.where(pad, fw, fb)
+
+
+class Batches:
+    """Tensors of one split; targets precomputed from the side to move's view."""
+
+    def __init__(self, data: dict[str, np.ndarray], rows: np.ndarray, lam: float) -> None:
+        self.fw = torch.from_numpy(data["feats"][rows].astype(np.int64))
+        self.fb = black_view(self.fw)
+        self.stm = torch.from_numpy(data["stm"][rows].astype(np.bool_))
+        sign = torch.where(self.stm, -1.0, 1.0)
+        score = torch.from_numpy(data["score"][rows].astype(np.float32)) * sign
+        result = torch.from_numpy(data["result"][rows])
+        result = torch.where(self.stm, 1.0 - result, result)
+        self.target = lam * torch.sigmoid(score / K) + (1.0 - lam) * result
+        # Loss of the labelling search's own score as the prediction: a yardstick.
+        self.score_loss = float(((torch.sigmoid(score / K) - self.target) ** 2).mean())
+        self.n = len(rows)
+
+    def batch(self, idx: torch.Tensor, gen: torch.Generator | None = None
+              ) -> tuple[torch.Tensor, ...]:
+        """With a generator, half the positions (at random) are mirrored a-h <-> h-a:
+        the features hold no castling rights, so the eval is the same."""
+        fw, fb = self.fw[idx], self.fb[idx]
+        if gen is not None:
+            flip = (torch.rand(len(idx), 1, generator=gen) < 0.5) & (fw != PAD)
+            # 384 and 64 * t are multiples of 8: XOR 7 flips only the file.
+            fw, fb = torch.where(flip, fw ^ 7, fw), torch.where(flip, fb ^ 7, fb)
+        return fw, fb, self.stm[idx], self.target[idx]
+
+
+def game_ids(fullmove: np.ndarray) -> np.ndarray:
+    """Game number of each position: the datagen writes games in order, and within a
+    game the fullmove number never decreases, while the next game starts again at
+    its opening's."""
+    return np.concatenate([[0], np.cumsum(np.diff(fullmove.astype(np.int32)) < 0)])
+
+
+def split_rows(fullmove: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Every 10th game is validation: whole games, because the positions of one
+    game share a result and are too alike to tell fitting from overfitting."""
+    val = game_ids(fullmove) % VAL_EVERY == VAL_EVERY - 1
+    return np.flatnonzero(~val), np.flatnonzero(val)
+
+
+# ---------------------------------------------------------------- model
+
+class Net(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.ft = nn.EmbeddingBag(INPUTS + 1, HIDDEN, mode="sum", padding_idx=PAD)
+        self.ft_bias = nn.Parameter(torch.zeros(HIDDEN))
+        self.out = nn.Linear(2 * HIDDEN, 1)
+        with torch.no_grad():
+            # ~30 pieces: accumulators start with spread ~0.3, inside SCReLU's [0, 1].
+            nn.init.normal_(self.ft.weight, 0.0, 0.05)
+            self.ft.weight[PAD].zero_()
+
+    def forward(self, fw: torch.Tensor, fb: torch.Tensor, stm: torch.Tensor) -> torch.Tensor:
+        """Raw output; eval_cp = out * SCALE, side to move's view."""
+        aw = self.ft(fw) + self.ft_bias
+        ab = self.ft(fb) + self.ft_bias
+        s = stm.unsqueeze(1)
+        us, them = torch.where(s, ab, aw), torch.where(s, aw, ab)
+        a = torch.cat([us.clamp(0, 1) ** 2, them.clamp(0, 1) ** 2], dim=1)
+        return self.out(a).squeeze(1)
+
+    @torch.no_grad()
+    def clip(self) -> None:
+        for p in (self.ft.weight, self.ft_bias, self.out.weight):
+            p.clamp_(-CLIP, CLIP)
+        # The output bias is stored as int32 (x QA x QB): no clip needed.
+
+    def float_weights(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+        return (self.ft.weight[:INPUTS].detach().double().numpy(),
+                self.ft_bias.detach().double().numpy(),
+                self.out.weight[0].detach().double().numpy(),
+                float(self.out.bias.detach()[0]))
+
+
+def export(model: Net, path: Path) -> str:
+    """Quantise per the contract and write a .pbnn; returns the net's name."""
+    net = quantise(*model.float_weights())
+    write_pbnn(path, net)
+    return net.name
+
+
+def loss_fn(out: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+    return ((torch.sigmoid(out * SCALE / K) - target) ** 2).mean()
+
+
+@torch.no_grad()
+def evaluate_loss(model: Net, data: Batches, batch: int) -> float:
+    total = 0.0
+    for i in range(0, data.n, batch):
+        idx = torch.arange(i, min(i + batch, data.n))
+        fw, fb, stm, target = data.batch(idx)
+        total += float(loss_fn(model(fw, fb, stm), target)) * len(idx)
+    return total / max(data.n, 1)
+
+
+# ---------------------------------------------------------------- main
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("data", type=Path, help="text data from tools/nnue/datagen.py")
+    ap.add_argument("--out", type=Path, required=True, help=".pbnn to write (best epoch)")
+    ap.add_argument("--checkpoint", type=Path, help="float weights (.pt) to save; default OUT.pt")
+    ap.add_argument("--init", type=Path, help="start from this .pt checkpoint (retraining)")
+    ap.add_argument("--epochs", type=int, default=40)
+    ap.add_argument("--batch", type=int, default=4096)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--lr-drop", type=float, default=0.3,
+                    help="multiply the learning rate by this at 60%% and 85%% of the epochs")
+    ap.add_argument("--wd", type=float, default=0.0, help="AdamW weight decay")
+    ap.add_argument("--lam", type=float, default=0.75,
+                    help="weight of the search score in the target (the rest: game result)")
+    ap.add_argument("--mirror", type=int, default=1,
+                    help="1: mirror half of each batch a-h <-> h-a (augmentation); 0: off")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=1)
+    args = ap.parse_args()
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    if not args.data.is_file():
+        ap.error(f"data file {args.data} not found; make it with tools/nnue/datagen.py")
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    gen = torch.Generator().manual_seed(args.seed)
+
+    data = load(args.data)
+    tr_rows, va_rows = split_rows(data["fullmove"])
+    train, val = Batches(data, tr_rows, args.lam), Batches(data, va_rows, args.lam)
+    log.info("positions: %d train, %d validation; lambda %.2f; val loss of the search "
+             "score itself %.6f", train.n, val.n, args.lam, val.score_loss)
+
+    model = Net()
+    if args.init:
+        model.load_state_dict(torch.load(args.init))
+    opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.wd)
+    drops = {math.ceil(args.epochs * 0.6), math.ceil(args.epochs * 0.85)}
+    ckpt = args.checkpoint or args.out.with_suffix(".pt")
+    best = evaluate_loss(model, val, 16384)
+    log.info("epoch 0 val %.6f", best)
+    best_epoch = 0
+    t0 = time.monotonic()
+    for epoch in range(1, args.epochs + 1):
+        if epoch in drops:
+            for g in opt.param_groups:
+                g["lr"] *= args.lr_drop
+        perm = torch.randperm(train.n, generator=gen)
+        total = 0.0
+        for i in range(0, train.n, args.batch):
+            idx = perm[i:i + args.batch]
+            fw, fb, stm, target = train.batch(idx, gen if args.mirror else None)
+            loss = loss_fn(model(fw, fb, stm), target)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            model.clip()
+            total += float(loss.detach()) * len(idx)
+        vl = evaluate_loss(model, val, 16384)
+        mark = ""
+        if vl < best:
+            best, best_epoch, mark = vl, epoch, " *"
+            torch.save(model.state_dict(), ckpt)
+        log.info("epoch %d train %.6f val %.6f lr %.2g %.0f s%s", epoch, total / train.n, vl,
+                 opt.param_groups[0]["lr"], time.monotonic() - t0, mark)
+    if best_epoch:
+        model.load_state_dict(torch.load(ckpt))
+    name = export(model, args.out)
+    log.info("best epoch %d val %.6f -> %s (%s), float weights %s", best_epoch, best, args.out,
+             name, ckpt)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
