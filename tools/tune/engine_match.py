@@ -64,12 +64,13 @@ def load_openings(path: Path, count: int, seed: int) -> list[chess.Board]:
 
 
 def play(a: chess.engine.SimpleEngine, b: chess.engine.SimpleEngine, start: chess.Board,
-         limit: chess.engine.Limit, a_white: bool) -> float:
-    """One game; returns A's score."""
+         limits: tuple[chess.engine.Limit, chess.engine.Limit], a_white: bool) -> float:
+    """One game; returns A's score. `limits` = (A's, B's) per-move limits."""
     board = start.copy()
     while not board.is_game_over(claim_draw=True) and board.ply() < MAX_PLIES:
-        mover = a if (board.turn == chess.WHITE) == a_white else b
-        result = mover.play(board, limit, game=start)
+        a_moves = (board.turn == chess.WHITE) == a_white
+        mover = a if a_moves else b
+        result = mover.play(board, limits[0] if a_moves else limits[1], game=start)
         if result.move is None:
             break
         board.push(result.move)
@@ -85,6 +86,13 @@ def main() -> int:
     ap.add_argument("--b", required=True, help="UCI command of engine B (the baseline)")
     ap.add_argument("--games", type=int, default=100, help="games (even: openings x 2)")
     ap.add_argument("--nodes", type=int, default=5000, help="nodes per move (default 5000)")
+    ap.add_argument("--nodes-a", type=int, default=None,
+                    help="A's nodes per move when it differs from B's (e.g. a faster eval "
+                    "given the nodes it would search in the same time)")
+    ap.add_argument("--option-a", action="append", default=[], metavar="NAME=VALUE",
+                    help="a UCI option for A (repeatable)")
+    ap.add_argument("--option-b", action="append", default=[], metavar="NAME=VALUE",
+                    help="a UCI option for B (repeatable)")
     ap.add_argument("--movetime", type=float, default=None, help="seconds per move instead")
     ap.add_argument("--book", type=Path, default=Path("/work/shared/books/8moves_v3.pgn"))
     ap.add_argument("--seed", type=int, default=7, help="opening shuffle seed")
@@ -97,6 +105,13 @@ def main() -> int:
         ap.error(f"--games must be an even number >= 2, got {args.games}")
     limit = (chess.engine.Limit(time=args.movetime) if args.movetime
              else chess.engine.Limit(nodes=args.nodes))
+    limit_a = chess.engine.Limit(nodes=args.nodes_a) if args.nodes_a and not args.movetime \
+        else limit
+    try:
+        options = [dict(o.split("=", 1) for o in opts)
+                   for opts in (args.option_a, args.option_b)]
+    except ValueError:
+        ap.error("--option-a/--option-b take NAME=VALUE")
     openings = load_openings(args.book, args.games // 2, args.seed)
     tally = Tally()
     try:
@@ -105,11 +120,13 @@ def main() -> int:
     except (OSError, chess.engine.EngineError) as exc:
         ap.error(f"cannot start engine: {exc}; check the --a/--b commands")
     try:
+        for engine, opts in zip((a, b), options, strict=True):
+            engine.configure(opts)
         for i, start in enumerate(openings):
             for a_white in (True, False):
                 for e in (a, b):
                     e.protocol.send_line("ucinewgame")
-                s = play(a, b, start, limit, a_white)
+                s = play(a, b, start, (limit_a, limit), a_white)
                 if s == 1.0:
                     tally.wins += 1
                 elif s == 0.5:
@@ -124,7 +141,8 @@ def main() -> int:
         a.quit()
         b.quit()
     elo, err = tally.elo()
-    budget = f"movetime {args.movetime}s" if args.movetime else f"nodes {args.nodes}"
+    budget = f"movetime {args.movetime}s" if args.movetime else (
+        f"nodes A {limit_a.nodes} / B {args.nodes}")
     sys.stdout.write(f"games {tally.games}  A: +{tally.wins} ={tally.draws} -{tally.losses}  "
                      f"Elo {elo:+.1f} +/- {err:.1f}  ({budget})\n")
     return 0
