@@ -85,16 +85,24 @@ static void check_limits(SearchThread *t) {
 /* Count a node and turn limits into the stop flag. The node limit is checked
  * on every node of every thread against that thread's own count, so with one
  * thread `go nodes N` searches exactly N nodes (the search unwinds without
- * counting more) and is reproducible; with several threads the main thread
- * also checks the total with the clock, every LIMIT_CHECK_INTERVAL nodes. */
+ * counting more) and is reproducible. With several threads every thread also
+ * checks the total every LIMIT_CHECK_INTERVAL of its own nodes (the main
+ * thread with the clock), so the total stops within N + threads x interval
+ * however the threads are scheduled: a main thread descheduled on a busy
+ * machine no longer lets a helper run on to its own N. */
 static inline void count_node(SearchThread *t) {
     uint64_t n = atomic_load_explicit(&t->nodes, memory_order_relaxed) + 1;
     atomic_store_explicit(&t->nodes, n, memory_order_relaxed);
     SearchShared *sh = t->sh;
-    if (sh->node_limit && n >= sh->node_limit &&
-        !atomic_load_explicit(&sh->pondering, memory_order_relaxed))
+    bool pondering = atomic_load_explicit(&sh->pondering, memory_order_relaxed);
+    if (sh->node_limit && n >= sh->node_limit && !pondering)
         atomic_store_explicit(&sh->stop, true, memory_order_relaxed);
-    if (t->id == 0 && (n & (LIMIT_CHECK_INTERVAL - 1)) == 0) check_limits(t);
+    if ((n & (LIMIT_CHECK_INTERVAL - 1)) == 0) {
+        if (t->id == 0)
+            check_limits(t);
+        else if (sh->node_limit && !pondering && search_nodes(sh) >= sh->node_limit)
+            atomic_store_explicit(&sh->stop, true, memory_order_relaxed);
+    }
 }
 
 static inline bool stopped(const SearchThread *t) {
