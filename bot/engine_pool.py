@@ -318,7 +318,9 @@ class EnginePool:
         for s in slots:
             if s.engine is not None:
                 s.engine.stop()
-            s.executor.shutdown(wait=True)
+            # A clear queued behind another (a reload right after start-up) is
+            # moot now: drop it rather than wipe a multi-GB table twice on the way out.
+            s.executor.shutdown(wait=True, cancel_futures=True)
             if s.engine is not None:
                 s.engine.close()
 

@@ -270,7 +270,10 @@ def test_installed_bot_speaks_the_units_protocol(staged: Staged, tmp_path: Path)
     sock.bind(str(tmp_path / "notify.sock"))
     with Emulator(EmulatorConfig(event_keepalive_s=0.5)) as emu, sock:
         (creds / "lichess-token").write_text(emu.token + "\n")
-        config.write_text(f"url: {emu.url}\nshutdown_grace_s: 5\n")
+        # A small table: this is about the unit's protocol; auto-sizing takes half
+        # the RAM (8 GiB on a CI box), whose clears can outlast the stop timeout
+        # on a loaded machine.
+        config.write_text(f"url: {emu.url}\nshutdown_grace_s: 5\nengine:\n  hash_mb: 64\n")
         env = clean_env() | {"CREDENTIALS_DIRECTORY": str(creds),
                              "NOTIFY_SOCKET": str(sock.getsockname()),
                              "WATCHDOG_USEC": "1000000"}
