@@ -64,8 +64,7 @@ PbEngine *pb_engine_new(int hash_mb, int threads, int *err) {
     return e;
 }
 
-/* Take ctl_lock; PB_ERR_BUSY (lock released) while a search runs. */
-static int lock_idle(PbEngine *e) {
+int engine_lock_idle(PbEngine *e) {
     pthread_mutex_lock(&e->ctl_lock);
     if (atomic_load(&e->searching)) {
         pthread_mutex_unlock(&e->ctl_lock);
@@ -95,7 +94,7 @@ void pb_engine_free(PbEngine *e) {
 
 int pb_engine_set_hash(PbEngine *e, int hash_mb) {
     if (hash_mb < 1 || hash_mb > PB_ENGINE_MAX_HASH_MB) return PB_ERR_ARG;
-    int rc = lock_idle(e);
+    int rc = engine_lock_idle(e);
     if (rc) return rc;
     rc = tt_resize(&e->tt, (size_t)hash_mb);
     pthread_mutex_unlock(&e->ctl_lock);
@@ -104,7 +103,7 @@ int pb_engine_set_hash(PbEngine *e, int hash_mb) {
 
 int pb_engine_set_threads(PbEngine *e, int threads) {
     if (threads < 1 || threads > PB_ENGINE_MAX_THREADS) return PB_ERR_ARG;
-    int rc = lock_idle(e);
+    int rc = engine_lock_idle(e);
     if (rc) return rc;
     if (threads != e->nthreads) {
         SearchThread *t = alloc_threads(threads);
@@ -130,7 +129,7 @@ int pb_engine_set_move_overhead(PbEngine *e, int ms) {
 }
 
 int pb_engine_clear(PbEngine *e) {
-    int rc = lock_idle(e);
+    int rc = engine_lock_idle(e);
     if (rc) return rc;
     tt_clear(&e->tt, e->nthreads);
     for (int i = 0; i < e->nthreads; i++) search_clear_thread(&e->threads[i]);
@@ -178,7 +177,7 @@ int pb_engine_set_position(PbEngine *e, const char *fen, const char *moves, int 
     }
     /* Leave room for the search plies on top of the game history. */
     if (b->ply > HIST_COMPACT_AT) board_compact_history(b);
-    if (lock_idle(e) != PB_OK) {
+    if (engine_lock_idle(e) != PB_OK) {
         free(b);
         if (err && errlen) snprintf(err, errlen, "cannot change the position while searching");
         return PB_ERR_BUSY;
@@ -282,7 +281,7 @@ int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
     /* Under ctl_lock: a stop or ponderhit from another thread either comes
      * before this (and is ignored: no search was running) or after the
      * flags below are reset (and is acted on); never in between. */
-    if (lock_idle(e) != PB_OK) return PB_ERR_BUSY;
+    if (engine_lock_idle(e) != PB_OK) return PB_ERR_BUSY;
     atomic_store(&e->searching, true);
     memset(out, 0, sizeof *out);
 

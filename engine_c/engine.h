@@ -45,4 +45,8 @@ struct PbEngine {
     _Atomic uint64_t info_seq;
 };
 
+/* Take ctl_lock; PB_ERR_BUSY (lock released) while a search runs. Shared by
+ * engine.c and nnue_api.c, the two halves of the PbEngine API. */
+int engine_lock_idle(PbEngine *e);
+
 #endif

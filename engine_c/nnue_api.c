@@ -30,19 +30,9 @@ int pb_nnue_check_file(const char *path, char *name, size_t namelen, char *err, 
     return PB_OK;
 }
 
-/* Take ctl_lock; PB_ERR_BUSY (lock released) while a search runs. */
-static int lock_idle(PbEngine *e) {
-    pthread_mutex_lock(&e->ctl_lock);
-    if (atomic_load(&e->searching)) {
-        pthread_mutex_unlock(&e->ctl_lock);
-        return PB_ERR_BUSY;
-    }
-    return PB_OK;
-}
-
 int pb_engine_set_eval(PbEngine *e, int eval) {
     if (eval != PB_EVAL_HCE && eval != PB_EVAL_NNUE) return PB_ERR_ARG;
-    int rc = lock_idle(e);
+    int rc = engine_lock_idle(e);
     if (rc) return rc;
     bool nnue = eval == PB_EVAL_NNUE;
     if (nnue != e->use_nnue) {
@@ -67,7 +57,7 @@ int pb_engine_load_net(PbEngine *e, const char *path, char *err, size_t errlen) 
         int rc = nnue_load_file(path, &net, err, errlen);
         if (rc) return rc;
     }
-    if (lock_idle(e) != PB_OK) {
+    if (engine_lock_idle(e) != PB_OK) {
         nnue_free(net);
         if (err && errlen) snprintf(err, errlen, "cannot change the net while searching");
         return PB_ERR_BUSY;
@@ -114,7 +104,7 @@ int pb_nnue_check_walk(PbEngine *e, const char *fen, int chess960, int steps, ui
     memset(&st, 0, sizeof st);
     if (stats) *stats = st;
     /* Held for the whole walk: a concurrent load_net must not free the net. */
-    if (lock_idle(e) != PB_OK) return PB_ERR_BUSY;
+    if (engine_lock_idle(e) != PB_OK) return PB_ERR_BUSY;
     const NnueNet *net = e->net;
     Board *b = malloc(sizeof *b);
     NnueAcc *stack = aligned_alloc(64, sizeof(NnueAcc) * NNUE_STACK);
