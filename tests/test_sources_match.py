@@ -36,3 +36,29 @@ def test_difference_sign_and_error_bar() -> None:
     back, margin2 = sm.difference(weak, strong)
     assert back == -diff and margin2 == margin
     assert sm.difference(strong, strong)[0] == 0
+
+
+def test_openings_are_cut_deduplicated_and_counted_in_the_book(tmp_path) -> None:
+    import chess.polyglot
+
+    src = tmp_path / "long.pgn"
+    # two openings share their first 4 plies; a third is shorter than the cut
+    src.write_text('[Event "?"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n\n'
+                   '[Event "?"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bc4 Bc5 *\n\n'
+                   '[Event "?"]\n\n1. d4 *\n\n'
+                   '[Event "?"]\n\n1. d4 d5 2. c4 e6 3. Nc3 Nf6 *\n\n')
+    out = tmp_path / "short.pgn"
+    assert sm.truncated_openings(src, 4, out) == 2
+    text = out.read_text()
+    assert "1. e4 e5 2. Nf3 Nc6" in text and "Bb5" not in text and "Nc3" not in text
+    # a book with exactly one of the two end positions
+    import chess
+    board = chess.Board()
+    for san in ("d4", "d5", "c4", "e6"):
+        board.push_san(san)
+    book = tmp_path / "one.bin"
+    move = chess.Move.from_uci("b1c3")
+    book.write_bytes(chess.polyglot.zobrist_hash(board).to_bytes(8, "big")
+                     + (move.to_square | move.from_square << 6).to_bytes(2, "big")
+                     + (1).to_bytes(2, "big") + (0).to_bytes(4, "big"))
+    assert sm.book_hits(out, book, 10, seed=1) == (1, 2)
