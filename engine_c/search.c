@@ -2,6 +2,7 @@
  * pruning/reductions and move ordering; Lazy SMP thread driver. */
 #include "search.h"
 #include "search_params.h"
+#include "search_tune.h"
 #include "attacks.h"
 #include "bitboard.h"
 #include "eval.h"
@@ -19,9 +20,13 @@ static int Reductions[64][64];
 static pthread_once_t search_once = PTHREAD_ONCE_INIT;
 
 static void init_tables(void) {
+#ifdef PB_TUNE
+    search_tune_load_env();  /* before the tables that depend on the constants */
+#endif
     for (int d = 1; d < 64; d++)
         for (int m = 1; m < 64; m++)
-            Reductions[d][m] = (int)(LMR_BASE + log((double)d) * log((double)m) / LMR_DIVISOR);
+            Reductions[d][m] = (int)(LMR_BASE_X100 / 100.0 +
+                                     log((double)d) * log((double)m) / (LMR_DIVISOR_X100 / 100.0));
 }
 
 void search_init(void) { pthread_once(&search_once, init_tables); }

@@ -1,4 +1,8 @@
-/* search_params.h — every tunable constant of the search in one place.
+/* search_params.h — every constant of the search in one place.
+ *
+ * The ones a tuner may change are listed in search_tunables.h: constants in
+ * an ordinary build, ints set from PIBOT_TUNE in a tuning build (-DPB_TUNE,
+ * search_tune.h). The rest are structural and stay constants.
  *
  * Depths and plies are in plies, margins in centipawns, history values in
  * the units of search.c's history tables (saturating at HIST_GRAVITY).
@@ -10,13 +14,16 @@
 
 #include "types.h"
 
-/* ---- late move reductions: Reductions[d][m] = LMR_BASE + ln d * ln m / LMR_DIVISOR */
-#define LMR_BASE 0.75
-#define LMR_DIVISOR 2.25
-enum {
-    LMR_MIN_DEPTH = 3,          /* no reductions below this depth */
-    LMR_HISTORY_DIVISOR = 12000 /* one ply less (more) per this much history score */
-};
+#ifdef PB_TUNE
+#define PB_PARAM(name, value, lo, hi) extern int name;
+#else
+#define PB_PARAM(name, value, lo, hi) enum { name = value };
+#endif
+#include "search_tunables.h"
+#undef PB_PARAM
+
+/* ---- late move reductions (the formula's constants are tunables) */
+enum { LMR_MIN_DEPTH = 3 };     /* no reductions below this depth */
 
 /* ---- limits: the main thread checks the clock (and the total node count of
  * all threads) every this many of its nodes; a power of two */
@@ -25,40 +32,25 @@ enum { LIMIT_CHECK_INTERVAL = 1024 };
 /* ---- iterative deepening and aspiration windows */
 enum {
     ASP_MIN_DEPTH = 5,      /* full window below this depth */
-    ASP_DELTA = 18,         /* initial half-width around the previous score */
-    ASP_WIDEN_ADD = 5,      /* after a fail: delta += delta / 2 + ASP_WIDEN_ADD */
     SMP_SKIP_CYCLE = 3,     /* helper thread i skips depth d when (d + i) % cycle == 0 */
     SINGLE_REPLY_DEPTH = 4  /* with one legal move, stop a timed search at this depth */
 };
 
 /* ---- quiescence */
-enum {
-    QS_DELTA_MARGIN = 200,            /* delta pruning: stand + victim + margin <= alpha */
-    QS_BAD_CAPTURE_SLACK = 1000000    /* picker scores below SC_GOOD_CAP - slack lose material */
-};
+enum { QS_BAD_CAPTURE_SLACK = 1000000 }; /* picker scores below SC_GOOD_CAP - slack lose material */
 
 /* ---- node pruning (non-PV, not in check) */
 enum {
-    RFP_MAX_DEPTH = 8,        /* reverse futility pruning up to this depth */
-    RFP_MARGIN = 80,          /* per ply of depth (minus one ply when improving) */
     NMP_MIN_DEPTH = 3,        /* null move from this depth */
-    NMP_BASE_R = 3,           /* R = base + depth / NMP_DEPTH_DIV + min((eval - beta) / ...) */
-    NMP_DEPTH_DIV = 4,
-    NMP_EVAL_DIV = 200,       /* one more ply of reduction per this much eval over beta */
-    NMP_EVAL_MAX_R = 3,       /* ... at most this many */
+    NMP_EVAL_MAX_R = 3,       /* at most this many plies of reduction for eval over beta */
     TT_CUT_MAX_RULE50 = 90    /* no TT cutoffs this close to a fifty-move draw */
 };
 
 /* ---- move pruning (once a non-losing line exists) */
 enum {
-    LMP_MAX_DEPTH = 8,        /* late move pruning: quiets after (LMP_BASE + d*d) / (2 - improving) */
-    LMP_BASE = 3,
-    FUT_MAX_DEPTH = 8,        /* futility pruning of quiets: eval + base + per_ply * d <= alpha */
-    FUT_BASE = 100,
-    FUT_PER_PLY = 100,
-    SEE_MAX_DEPTH = 8,        /* SEE pruning up to this depth with a threshold per ply: */
-    SEE_QUIET_PER_PLY = 60,   /* quiets: see >= -60 * depth */
-    SEE_NOISY_PER_PLY = 100   /* captures / promotions: see >= -100 * depth */
+    LMP_MAX_DEPTH = 8,        /* late move pruning up to this depth */
+    FUT_MAX_DEPTH = 8,        /* futility pruning of quiets up to this depth */
+    SEE_MAX_DEPTH = 8         /* SEE pruning up to this depth */
 };
 
 /* ---- extensions */

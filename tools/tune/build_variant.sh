@@ -16,12 +16,16 @@ cp "$ROOT/build_engine.py" "$DIR/"
 rm -rf "$DIR/engine_c" "$DIR/bot"
 mkdir -p "$DIR/engine_c"
 cp "$ROOT"/engine_c/*.c "$ROOT"/engine_c/*.h "$DIR/engine_c/"
+cp -r "$ROOT/engine_c/nets" "$DIR/engine_c/"
 cp -r "$ROOT/bot" "$DIR/bot"
 find "$DIR/bot" -name '_engine*.so' -delete
 cp "$HDR" "$DIR/engine_c/evalparams.h"
 [ -z "$SRC" ] || cp "$SRC" "$DIR/engine_c/search.c"
+# The interpreter that builds it also runs it (a venv's, when one is active:
+# `pibot uci` needs python-chess and the package's other dependencies).
+PY=$(command -v python3)
 cd "$DIR"
-python3 - <<'PY'
+"$PY" - <<'PY'
 import glob, shutil, build_engine
 out = build_engine.make_ffibuilder(absolute=True).compile(tmpdir="build_tmp", verbose=False)
 shutil.copy(out, "bot/")
@@ -30,7 +34,7 @@ PY
 # installed pibot) would shadow this copy: insert it first and check.
 cat > "$DIR/pibot-uci" <<SH
 #!/bin/sh
-exec python3 -c "import sys; sys.path.insert(0, '$DIR'); import bot._engine as e; assert e.__file__.startswith('$DIR'), e.__file__; from bot.cli import main; sys.exit(main(['uci']))"
+exec "$PY" -c "import sys; sys.path.insert(0, '$DIR'); import bot._engine as e; assert e.__file__.startswith('$DIR'), e.__file__; from bot.cli import main; sys.exit(main(['uci']))"
 SH
 chmod +x "$DIR/pibot-uci"
 echo "$DIR/pibot-uci"
