@@ -329,11 +329,14 @@ void board_get_fen(const Board *b, char *out, size_t outlen) {
     if (b->ep == SQ_NONE) buf[n++] = '-';
     else { buf[n++] = (char)('a' + sq_file(b->ep)); buf[n++] = (char)('1' + sq_rank(b->ep)); }
     buf[n] = 0;
+    snprintf(out, outlen, "%s %d %d", buf, b->rule50, board_fullmove(b));
+}
+
+int board_fullmove(const Board *b) {
     /* fullmove increments after each black move: count black moves since the FEN */
     int start_side = (b->side + b->ply) & 1;
     int black_moves = start_side == WHITE ? b->ply / 2 : (b->ply + 1) / 2;
-    int fullmove = b->fullmove_start + black_moves;
-    snprintf(out, outlen, "%s %d %d", buf, b->rule50, fullmove);
+    return b->fullmove_start + black_moves;
 }
 
 /* ---------- make / unmake ---------- */

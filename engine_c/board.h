@@ -109,6 +109,7 @@ void board_compact_history(Board *b);
  * the root, or a threefold overall counting the root and the game history), fifty-move rule, or insufficient material. */
 bool board_is_repetition(const Board *b, int search_root_ply);
 bool board_is_draw_50(const Board *b);   /* rule50 >= 100 and not mated */
+int board_fullmove(const Board *b);      /* the FEN's fullmove number of the position */
 bool board_insufficient_material(const Board *b);
 
 /* Recompute keys from scratch (for debugging/self-tests). */

@@ -256,19 +256,21 @@ static Move find_ponder(PbEngine *e, SearchThread *t, Move best) {
     return ponder;
 }
 
-static TimeInput time_input(const PbLimits *lim) {
+static TimeInput time_input(const PbLimits *lim, int moves_played) {
     TimeInput ti = {
         .wtime = lim->wtime, .btime = lim->btime, .winc = lim->winc, .binc = lim->binc,
         .movestogo = lim->movestogo > 0 ? lim->movestogo : 0, .movetime = lim->movetime,
+        .moves_played = moves_played > 0 ? moves_played : 0,
     };
     if (lim->infinite) ti.wtime = ti.btime = ti.winc = ti.binc = ti.movetime = -1;
     return ti;
 }
 
-int pb_engine_time_budget(const PbLimits *lim, int side, int overhead_ms, int64_t *soft_ms,
-                          int64_t *hard_ms) {
-    if (!lim || !soft_ms || !hard_ms || (side != 0 && side != 1)) return PB_ERR_ARG;
-    TimeInput ti = time_input(lim);
+int pb_engine_time_budget(const PbLimits *lim, int side, int overhead_ms, int moves_played,
+                          int64_t *soft_ms, int64_t *hard_ms) {
+    if (!lim || !soft_ms || !hard_ms || (side != 0 && side != 1) || moves_played < 0)
+        return PB_ERR_ARG;
+    TimeInput ti = time_input(lim, moves_played);
     TimeMan tm;
     tm_init(&tm, &ti, side, overhead_ms);
     *soft_ms = tm.limited ? tm.soft_ms : 0;
@@ -299,7 +301,7 @@ int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
     atomic_store(&sh->ponderhit_us, 0);
     atomic_store(&sh->pondering, lim->ponder != 0);
     atomic_store(&sh->stop, false);
-    TimeInput ti = time_input(lim);
+    TimeInput ti = time_input(lim, board_fullmove(&e->root) - 1);
     tm_init(&sh->tm, &ti, e->root.side, e->overhead_ms);
     /* Latency between the command and this point counts against our clock. */
     int64_t now = sh->tm.start_us;

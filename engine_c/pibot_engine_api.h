@@ -83,7 +83,8 @@ int pb_engine_eval(PbEngine *e, int *out);
 int pb_engine_legal_moves(PbEngine *e, char *out, size_t outlen);
 int64_t pb_engine_now_us(void);   /* the monotonic clock the time manager uses */
 /* The budget pb_engine_search would plan for these limits with `side` to move
- * (0 white, 1 black) and this move overhead: soft (no new iteration after
- * it) and hard (abort) in ms; both 0 = no time limit. Pure (tests, tools). */
-int pb_engine_time_budget(const PbLimits *limits, int side, int overhead_ms, int64_t *soft_ms,
-                          int64_t *hard_ms);
+ * (0 white, 1 black), this move overhead and `moves_played` full moves
+ * already played (the FEN's fullmove number - 1): soft (no new iteration
+ * after it) and hard (abort) in ms; both 0 = no time limit. Pure (tests, tools). */
+int pb_engine_time_budget(const PbLimits *limits, int side, int overhead_ms, int moves_played,
+                          int64_t *soft_ms, int64_t *hard_ms);

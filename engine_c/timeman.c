@@ -68,7 +68,9 @@ void tm_init(TimeMan *tm, const TimeInput *in, int side, int64_t overhead_ms) {
     } else if (inc == 0) {
         /* Sudden death: the latency of the moves to come is spoken for. */
         int64_t left = max64(0, time - overhead_ms);
-        int64_t ahead = max64(0, left - overhead_ms * TM_LATENCY_MOVES);
+        int64_t to_come = TM_LATENCY_MOVES +
+                          TM_LATENCY_GROWTH * max64(0, in->moves_played - TM_LATENCY_FROM);
+        int64_t ahead = max64(0, left - overhead_ms * to_come);
         soft = max64(ahead / TM_NOINC_SOFT_DIV,
                      left / (TM_NOINC_SOFT_DIV * TM_NOINC_TAIL_SCALE));
         hard = max64(ahead / TM_NOINC_HARD_DIV,

@@ -16,19 +16,25 @@
 enum { TM_NOINC_SOFT_DIV = 40, TM_NOINC_HARD_DIV = 20 };
 /* ... but in sudden death without an increment every move still to come
  * costs its latency too (Lichess gives BOTs no lag compensation): plan on
- * the clock less TM_LATENCY_MOVES moves' overhead, and once the clock is
- * down to that, on 1/TM_NOINC_TAIL_SCALE of the fraction above (never 1 ms
- * searches). The realistic soak (docs/bot.md) lost 30+0 games on the clock
- * at moves 96 and 99 with 40 and 4: searches run past their soft budget, so
- * a ~190 ms round trip plus the thinking drained the clock by move ~93. With
- * 60 and 16 the same game lasts to move ~120 at the cost of faster play in
- * long bullet games (tests/test_timeman.py). */
-enum { TM_LATENCY_MOVES = 60, TM_NOINC_TAIL_SCALE = 16 };
+ * the clock less the overhead of the moves still to come, and once the clock
+ * is down to that, on 1/TM_NOINC_TAIL_SCALE of the fraction above (never 1 ms
+ * searches). The moves still to come: TM_LATENCY_MOVES, plus
+ * TM_LATENCY_GROWTH for each move played past move TM_LATENCY_FROM, because
+ * the longer a game has gone on, the longer it tends to go on. The realistic
+ * soak (docs/bot.md) lost 30+0 games at moves 96 and 99 with 40 moves and a
+ * 1/4 tail, and a 60+0 game at move 177 with 60 moves and a 1/16 tail (no
+ * growth): a ~190 ms round trip a move is a third of a minute per 100 moves.
+ * With growth 2 from move 30 and a 1/32 tail, a 60+0 game at that latency
+ * lasts ~25 moves longer, for ~12% less thinking over its first 60 moves
+ * (tests/test_timeman.py). */
+enum { TM_LATENCY_MOVES = 60, TM_LATENCY_FROM = 30, TM_LATENCY_GROWTH = 2,
+       TM_NOINC_TAIL_SCALE = 32 };
 
 typedef struct {
     int64_t wtime, btime, winc, binc;  /* -1 = not given */
     int movestogo;                     /* 0 = sudden death / increment */
     int64_t movetime;                  /* -1 = not given */
+    int moves_played;                  /* full moves before this one (FEN fullmove - 1) */
 } TimeInput;
 
 typedef struct {

@@ -47,9 +47,9 @@ def test_missing_own_clock_search_ends() -> None:
 def test_no_increment_low_clock_spends_a_fraction(clock: int) -> None:
     soft, hard = time_budget(SearchLimits(wtime=clock, btime=clock), True, OVERHEAD)
     left = clock - OVERHEAD
-    # A small fraction of what is left (it was 1 ms below ~5 x overhead): 1/16 of
+    # A small fraction of what is left (it was 1 ms below ~5 x overhead): 1/32 of
     # 1/40 once the clock is down to 60 moves' overhead, which is spoken for ...
-    assert soft >= max(1, left // 640) and hard >= max(1, left // 320)
+    assert soft >= max(1, left // 1280) and hard >= max(1, left // 640)
     # ... and never the move overhead's share of the clock.
     assert hard + OVERHEAD <= max(clock, OVERHEAD + 1)
     assert soft <= hard
@@ -63,29 +63,44 @@ def test_no_increment_1_0_game_keeps_searching() -> None:
         soft, hard = time_budget(SearchLimits(wtime=clock, btime=clock), True, OVERHEAD)
         budgets.append((clock, soft))
         clock -= hard + OVERHEAD
-    assert all(b >= max(1, (c - OVERHEAD) // 640) for c, b in budgets), budgets
+    assert all(b >= max(1, (c - OVERHEAD) // 1280) for c, b in budgets), budgets
 
 
-@pytest.mark.parametrize("base_s,inc_s,plies", [(30, 0, 180), (60, 0, 230), (180, 2, 300)])
+@pytest.mark.parametrize("base_s,inc_s,latency,plies", [
+    (30, 0, 250, 180), (60, 0, 250, 230), (180, 2, 250, 300), (60, 0, 190, 310)])
 def test_latency_without_compensation_does_not_flag_long_games(base_s: int, inc_s: int,
-                                                                 plies: int) -> None:
-    # Lichess charges a BOT the whole round trip. At 250 ms a move and the bot's
-    # measured overhead of 300 ms, a game of `plies` plies ends on the board even
-    # if every search runs halfway from its soft budget to its hard one (the
+                                                                 latency: int, plies: int) -> None:
+    # Lichess charges a BOT the whole round trip. At `latency` ms a move and the
+    # bot's measured overhead of 300 ms, a game of `plies` plies ends on the board
+    # even if every search runs halfway from its soft budget to its hard one (the
     # realistic soak saw searches overrun the soft budget; with 40 latency moves
-    # and a 1/4 tail, 30+0 flagged here at move 73 and 60+0 at move 94).
-    overhead, latency = 300, 250
+    # and a 1/4 tail, 30+0 flagged here at move 73 and 60+0 at move 94; with 60
+    # moves, a 1/16 tail and no growth, 60+0 at 190 ms flagged at move 150, and
+    # the soak lost a 177-move 60+0 game on time).
+    overhead = 300
     clock, inc = base_s * 1000, inc_s * 1000
     first = None
-    for _ in range(plies // 2):
+    for move in range(plies // 2):
         soft, hard = time_budget(SearchLimits(wtime=clock, btime=clock, winc=inc, binc=inc),
-                                 True, overhead)
+                                 True, overhead, moves_played=move)
         first = first or soft
         assert soft >= 1 and hard + overhead <= max(clock, overhead + 1)
         clock -= (soft + hard) // 2 + latency
-        assert clock > 0, f"flagged at {base_s}+{inc_s}"
+        assert clock > 0, f"flagged at {base_s}+{inc_s} on move {move + 1}"
         clock += inc
     assert first >= base_s * 1000 // 150  # and it still thinks early in the game
+
+
+def test_the_latency_reserve_grows_with_the_game() -> None:
+    # The same clock plans less thinking late in a long game than at move 30.
+    limits = SearchLimits(wtime=40_000, btime=40_000)
+    early, _ = time_budget(limits, True, 250, moves_played=30)
+    late, _ = time_budget(limits, True, 250, moves_played=80)
+    assert late < early
+    # ... growing only past move 30: short games keep their thinking time
+    assert time_budget(limits, True, 250, moves_played=0)[0] == early
+    with pytest.raises(ValueError, match="moves_played"):
+        time_budget(limits, True, 250, moves_played=-1)
 
 
 @pytest.mark.parametrize("clock,inc", [(100, 100), (300, 100), (240, 30)])

@@ -49,12 +49,14 @@ def monotonic_us() -> int:
 
 
 def time_budget(limits: SearchLimits, white_to_move: bool,
-                overhead_ms: int = 50) -> tuple[int, int]:
-    """(soft, hard) ms a search with these limits would plan; (0, 0) = no time limit.
+                overhead_ms: int = 50, moves_played: int = 0) -> tuple[int, int]:
+    """(soft, hard) ms a search with these limits would plan after `moves_played`
+    full moves; (0, 0) = no time limit.
 
     Pure: the engine's own time manager, for tests and tools."""
     _check_int("overhead_ms", overhead_ms, 0, 60_000)
-    return sb.time_budget(limits.raw(), white_to_move, overhead_ms)
+    _check_int("moves_played", moves_played, 0, 1_000_000)
+    return sb.time_budget(limits.raw(), white_to_move, overhead_ms, moves_played)
 
 
 _MAX_MS = 1 << 40  # ~35 years: anything larger is a typo, not a clock

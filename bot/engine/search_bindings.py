@@ -189,8 +189,10 @@ def legal_moves(ptr: Any) -> list[str]:
     return ffi.string(out).decode().split()
 
 
-def time_budget(limits: RawLimits, white_to_move: bool, overhead_ms: int) -> tuple[int, int]:
-    """(soft, hard) ms the search would plan for these limits; (0, 0) = no time limit."""
+def time_budget(limits: RawLimits, white_to_move: bool, overhead_ms: int,
+                moves_played: int = 0) -> tuple[int, int]:
+    """(soft, hard) ms the search would plan for these limits after `moves_played`
+    full moves; (0, 0) = no time limit."""
     lim = ffi.new("PbLimits *")
     lim.wtime, lim.btime = limits["wtime"], limits["btime"]
     lim.winc, lim.binc = limits["winc"], limits["binc"]
@@ -198,8 +200,9 @@ def time_budget(limits: RawLimits, white_to_move: bool, overhead_ms: int) -> tup
     lim.depth, lim.nodes = limits["depth"], limits["nodes"]
     lim.infinite, lim.ponder = int(limits["infinite"]), int(limits["ponder"])
     soft, hard = ffi.new("int64_t *"), ffi.new("int64_t *")
-    check(lib.pb_engine_time_budget(lim, 0 if white_to_move else 1, overhead_ms, soft, hard),
-          f"move overhead {overhead_ms} ms must be 0..60000")
+    check(lib.pb_engine_time_budget(lim, 0 if white_to_move else 1, overhead_ms, moves_played,
+                                    soft, hard),
+          f"move overhead {overhead_ms} ms must be 0..60000 and moves played >= 0")
     return int(soft[0]), int(hard[0])
 
 
