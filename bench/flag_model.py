@@ -50,12 +50,12 @@ def main(argv: list[str] | None = None) -> int:
                                  formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--tc", default="30+0,60+0", help="comma-separated base+inc in seconds")
     ap.add_argument("--rtt", default="80-250", help="round trip range in ms (uniform)")
-    ap.add_argument("--extra", type=float, default=40.0,
+    ap.add_argument("--extra", type=float, default=15.0,
                     help="the bot's own ms per move beyond the round trip (the soak "
-                    "measured a 202 ms median overhead against a 165 ms mean round trip)")
-    ap.add_argument("--overhead", type=int, default=347,
-                    help="the move overhead the bot plans with (p95 + margin; 347 ms in "
-                    "the soak's flagged 30+0 game)")
+                    "measures a 178-187 ms median overhead against a 165 ms mean round trip)")
+    ap.add_argument("--overhead", type=int, default=326,
+                    help="the move overhead the bot plans with (p95 + margin; 326 ms in "
+                    "the soak's flagged 60+0 game)")
     ap.add_argument("--drop-rate", type=float, default=0.08, help="stream drops per move")
     ap.add_argument("--drop-cost", type=float, default=250.0, help="ms a re-open costs")
     ap.add_argument("--stall-at", type=int, default=27, help="move with a stalled POST")
