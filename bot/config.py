@@ -157,7 +157,7 @@ class EngineConfig:
     move_overhead_ms: int = _val(150, lo=0, hi=10000,
                                  doc="floor of the per-move latency margin (raised by measurement)")
     ponder: bool = _val(False, doc="think on the opponent's time")
-    eval: str = _val("hce", choices=("hce", "nnue"),
+    eval: str = _val("nnue", choices=("hce", "nnue"),
                      doc="static evaluation: hce = hand-crafted, nnue = the built-in net")
     thermal_limit_c: float | None = _val(None, lo=40, hi=110,
                                          doc="search with fewer threads while the CPU is "

@@ -4,7 +4,7 @@
  * file; pb_strerror names each). Errors come back as codes, never abort. */
 
 /* Evaluations an engine can use; PB_EVAL_DEFAULT is what pb_engine_new picks. */
-enum { PB_EVAL_HCE = 0, PB_EVAL_NNUE = 1, PB_EVAL_DEFAULT = 0 };
+enum { PB_EVAL_HCE = 0, PB_EVAL_NNUE = 1, PB_EVAL_DEFAULT = 1 };
 
 /* The net embedded at build (engine_c/nets/default.pbnn): PB_OK or the
  * PB_ERR_NET_* its verification gave, and its name "pbnn-xxxxxxxx" ("" if bad). */

@@ -16,6 +16,7 @@ from conftest import ROOT
 from test_c_builds import build, need, run
 
 from bot.commands.bench import BENCH_FENS, DEFAULT_DEPTH
+from bot.engine.search_bindings import DEFAULT_EVAL
 
 
 def recorded_signature() -> int:
@@ -34,7 +35,7 @@ def nodes_in(output: str) -> int:
 NNUE_DEPTH = 7  # keeps the aarch64 run under qemu to seconds
 
 
-def c_bench(tmp_path: Path, variant: str, prefix: list[str], eval_name: str = "hce",
+def c_bench(tmp_path: Path, variant: str, prefix: list[str], eval_name: str = DEFAULT_EVAL,
             depth: int = DEFAULT_DEPTH, **env: str) -> int:
     exe = str(build(variant, "search_main", **env))
     fens = tmp_path / "bench.fens"

@@ -209,7 +209,7 @@ def test_uci_evalfile_reports_bad_files_and_loads_good_ones(tmp_path: Path) -> N
         "isready",
         "quit",
     ])
-    assert "option name UseNNUE type check default false" in lines
+    assert "option name UseNNUE type check default true" in lines
     assert "option name EvalFile type string default <empty>" in lines
     errors = [ln for ln in lines if ln.startswith("info string EvalFile not loaded")]
     assert len(errors) == 2
@@ -220,6 +220,7 @@ def test_uci_evalfile_reports_bad_files_and_loads_good_ones(tmp_path: Path) -> N
     assert evals[0] == pbnn.evaluate(pbnn.parse(DEFAULT_NET.read_bytes()), start)
     assert evals[1] == pbnn.evaluate(pbnn.parse(good.read_bytes()), start)
     with Engine(hash_mb=1, threads=1) as hce:
+        hce.set_eval("hce")
         assert evals[2] == _engine_eval(hce, start)
     assert f"info string EvalFile {good} loaded: {pbnn.name_of(good.read_bytes())}" in lines
     assert lines[-1] == "readyok"
@@ -235,16 +236,18 @@ def test_nnue_eval_is_colour_symmetric(nnue_engine: Engine) -> None:
 
 # ---- the switch, version, bench ----
 
-def test_eval_switch_defaults_to_hce_and_changes_the_eval() -> None:
+def test_eval_switch_defaults_to_nnue_and_changes_the_eval() -> None:
+    # NNUE became the default when a net beat the HCE (docs/strength.md).
     with Engine(hash_mb=1, threads=1) as eng:
-        assert eng.eval_name == sb.DEFAULT_EVAL == "hce"
+        assert eng.eval_name == sb.DEFAULT_EVAL == "nnue"
         fen = WALK_FENS[1]
-        hce = _engine_eval(eng, fen)
-        eng.set_eval("nnue")
-        assert eng.eval_name == "nnue"
-        assert _engine_eval(eng, fen) == pbnn.evaluate(pbnn.parse(DEFAULT_NET.read_bytes()), fen)
+        nnue = _engine_eval(eng, fen)
+        assert nnue == pbnn.evaluate(pbnn.parse(DEFAULT_NET.read_bytes()), fen)
         eng.set_eval("hce")
-        assert _engine_eval(eng, fen) == hce
+        assert eng.eval_name == "hce"
+        assert _engine_eval(eng, fen) != nnue
+        eng.set_eval("nnue")
+        assert _engine_eval(eng, fen) == nnue
         with pytest.raises(ValueError, match="hce, nnue"):
             eng.set_eval("neural")
 
@@ -255,7 +258,7 @@ def test_pibot_version_names_the_net_and_the_default() -> None:
     assert proc.returncode == 0, proc.stderr
     name = pbnn.name_of(DEFAULT_NET.read_bytes())
     assert f"net {name}" in proc.stdout
-    assert "engine eval: hce by default" in proc.stdout
+    assert "engine eval: nnue by default" in proc.stdout
 
 
 def test_nnue_bench_is_deterministic_and_differs_from_hce() -> None:
@@ -278,7 +281,7 @@ def test_config_engine_eval_reaches_the_pool_engines() -> None:
     from bot.engine_pool import EnginePool
     from bot.errors import UserError
 
-    assert parse_config({}).engine.eval == "hce"
+    assert parse_config({}).engine.eval == "nnue"
     cfg = parse_config({"engine": {"eval": "nnue", "hash_mb": 1, "threads": 1}})
     assert cfg.engine.eval == "nnue"
     with pytest.raises(UserError, match="'engine.eval': 'neural' is not allowed; use one of"):
