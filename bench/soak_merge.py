@@ -58,6 +58,13 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
         "account_playing_max_per_60s": max(r["account_playing_max_per_60s"] for r in reports),
         "polled_more_than_once_a_minute": polled,
         "longest_game_plies": max((g["plies"] for g in rows), default=0),
+        # The bot's flags with the game's length in moves: compare them with what the
+        # clock can carry at the profile's round trips (bench/flag_model.py).
+        "bot_flags_clock_moves": sorted((g["clock"], (g["plies"] + 1) // 2) for g in rows
+                                        if g["status"] == "outoftime"
+                                        and g["winner"] != g["bot_color"]),
+        "games_over_100_moves_by_clock": dict(Counter(g["clock"] for g in rows
+                                                      if g["plies"] > 200)),
     }
 
 
