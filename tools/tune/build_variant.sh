@@ -16,6 +16,7 @@ cp "$ROOT/build_engine.py" "$DIR/"
 rm -rf "$DIR/engine_c" "$DIR/bot"
 mkdir -p "$DIR/engine_c"
 cp "$ROOT"/engine_c/*.c "$ROOT"/engine_c/*.h "$DIR/engine_c/"
+# the NNUE net is embedded into the engine (nnue_embed.c), so the build needs it
 cp -r "$ROOT/engine_c/nets" "$DIR/engine_c/"
 cp -r "$ROOT/bot" "$DIR/bot"
 find "$DIR/bot" -name '_engine*.so' -delete
