@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import random
 import re
 import shlex
 import subprocess
@@ -31,6 +32,9 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+
+import chess.pgn
+import chess.polyglot
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -112,8 +116,6 @@ def default_engine() -> str:
 def truncated_openings(source: Path, plies: int, out: Path) -> int:
     """Write each opening of `source` cut to its first `plies` plies, first
     occurrence only, as a PGN match.py reads; returns how many."""
-    import chess.pgn  # python-chess, match.py's own dependency
-
     seen: set[tuple[str, ...]] = set()
     with source.open() as f, out.open("w") as dst:
         while (game := chess.pgn.read_game(f)) is not None:
@@ -132,11 +134,6 @@ def truncated_openings(source: Path, plies: int, out: Path) -> int:
 def book_hits(openings: Path, book: Path, n: int, seed: int) -> tuple[int, int]:
     """Of the n openings match.py will choose (its own shuffle), how many end in
     a position the book knows."""
-    import random
-
-    import chess.pgn
-    import chess.polyglot
-
     games = []
     with openings.open() as f:
         while (game := chess.pgn.read_game(f)) is not None:

@@ -260,7 +260,7 @@ static TimeInput time_input(const PbLimits *lim, int moves_played) {
     TimeInput ti = {
         .wtime = lim->wtime, .btime = lim->btime, .winc = lim->winc, .binc = lim->binc,
         .movestogo = lim->movestogo > 0 ? lim->movestogo : 0, .movetime = lim->movetime,
-        .moves_played = moves_played > 0 ? moves_played : 0,
+        .moves_played = moves_played,
     };
     if (lim->infinite) ti.wtime = ti.btime = ti.winc = ti.binc = ti.movetime = -1;
     return ti;
