@@ -25,6 +25,7 @@ import json
 import logging
 import os
 import tempfile
+import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -165,6 +166,9 @@ class Writer:
         self.started_at = time.time()
         self._failed = False
         self._closed = False  # after close(), a late tick (from a worker thread) writes nothing
+        # A tick runs in a worker thread: without the lock it could check _closed,
+        # then write after close() removed the file (a failed start left one behind).
+        self._lock = threading.Lock()
 
     def publish(self, *, account: str, url: str, state: str, concurrency: int,
                 free_slots: int, games: list[GameStatus], engine: EngineStatus,
@@ -175,26 +179,28 @@ class Writer:
             started_at=self.started_at, updated_at=time.time(), period_s=self.period_s,
             concurrency=concurrency, free_slots=free_slots, games=games, engine=engine,
             heat=heat, today=today)
-        if self._closed:
-            return summary(status)
-        try:
-            write(self.path, status)
-            if self._failed:
-                log.info("status file %s written again", self.path)
-            self._failed = False
-        except OSError as exc:
-            if not self._failed:
-                log.warning("cannot write the status file %s (%s); `pibot status` will say "
-                            "the bot is not running", self.path, exc.strerror or exc)
-            self._failed = True
+        with self._lock:
+            if self._closed:
+                return summary(status)
+            try:
+                write(self.path, status)
+                if self._failed:
+                    log.info("status file %s written again", self.path)
+                self._failed = False
+            except OSError as exc:
+                if not self._failed:
+                    log.warning("cannot write the status file %s (%s); `pibot status` will "
+                                "say the bot is not running", self.path, exc.strerror or exc)
+                self._failed = True
         return summary(status)
 
     def close(self) -> None:
-        self._closed = True
-        try:
-            remove(self.path)
-        except OSError:
-            pass
+        with self._lock:
+            self._closed = True
+            try:
+                remove(self.path)
+            except OSError:
+                pass
 
 
 @dataclass
