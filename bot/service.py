@@ -84,6 +84,7 @@ class Service:
         self._challenge_gone: set[str] = set()  # canceled/declined while an answer waited
         self._ended: dict[str, float] = {}  # game id -> when its task ended
         self.pool: EnginePool | None = None  # created by run()
+        self._warmed = False  # the pool's first warm-up has been started
         self.heat = HeatMonitor(cfg.engine.threads, cfg.engine.thermal_limit_c)
         self.tally = status_file.DailyTally(bot_limit=DAILY_BOT_GAMES)
         self.status_writer: status_file.Writer | None = None  # created by the watchdog
@@ -161,6 +162,11 @@ class Service:
             pool.resize(slots, hash_mb)
             self._warm()
 
+    def _warm_once(self) -> None:
+        if not self._warmed:
+            self._warmed = True
+            self._warm()
+
     def _warm(self) -> None:
         """Create and clear idle slots' engines in the background (errors are logged)."""
         assert self.pool is not None
@@ -203,8 +209,6 @@ class Service:
         e = self.cfg.engine
         self.pool = EnginePool(self.cfg.challenge.concurrency, e.hash_mb, e.threads,
                                move_overhead_ms=e.move_overhead_ms, eval_name=e.eval)
-        # Tables are created and cleared while we log in, not on the first game's clock.
-        self._warm()
         self._supervise("watchdog", self._watchdog)  # fed while we wait for the network too
         login = asyncio.ensure_future(self._login())
         stopped = asyncio.ensure_future(self._stop.wait())
@@ -220,6 +224,10 @@ class Service:
             raise UserError(f"account {self.me} is not a BOT account; run `pibot upgrade` "
                             "to upgrade it (irreversible), then start pibot again")
         log.info("logged in as %s on %s", self.me, self.api.url)
+        # Tables are created and cleared while the event stream opens, not on the first
+        # game's clock; not before the account check, or a refused start would first
+        # fill (and the exit wait for) a multi-GB table.
+        self._warm_once()
         self.waiting_for = "opening the Lichess event stream"
         self.matchmaker = Matchmaker(self.api, self.me, lambda: self.cfg,
                                      lambda: not self.draining and self.slots.used() == 0,
@@ -250,6 +258,8 @@ class Service:
                 self.waiting_for = f"waiting for {self.api.url}: {exc}"
                 sdnotify.status(self.waiting_for)
                 if attempt == 0:
+                    # The network may be down for minutes at boot: use the wait.
+                    self._warm_once()
                     # Up and working, just waiting for the network: without READY
                     # systemd would fail the start after TimeoutStartSec (90 s) and
                     # give up after StartLimitBurst restarts.
