@@ -82,6 +82,28 @@ def _elo(p: float) -> float:
     return -400 * math.log10(1 / p - 1) + 0.0  # + 0.0: no "-0" for an even score
 
 
+def pgn_result(pgn: Path) -> Result:
+    """pibot's W/D/L in a match.py PGN ("engine" is pibot), with a 95% interval
+    from the normal approximation of the score (for runs whose log is lost)."""
+    wins = draws = losses = 0
+    with pgn.open() as f:
+        while (headers := chess.pgn.read_headers(f)) is not None:
+            white = headers.get("White") == "engine"
+            outcome = headers.get("Result")
+            if outcome == "1/2-1/2":
+                draws += 1
+            elif outcome in ("1-0", "0-1"):
+                if (outcome == "1-0") == white:
+                    wins += 1
+                else:
+                    losses += 1
+    res = Result(wins, draws, losses, 0, 0)
+    if res.games == 0:
+        raise SystemExit(f"sources_match: no finished game in {pgn}")
+    lo, hi = (round(_elo(res.score + k * 1.96 * res.score_se)) for k in (-1, 1))
+    return Result(wins, draws, losses, lo, hi)
+
+
 def parse_summary(text: str) -> Result | None:
     for line in text.splitlines():
         m = _SUMMARY.match(line.strip())
@@ -145,6 +167,31 @@ def book_hits(openings: Path, book: Path, n: int, seed: int) -> tuple[int, int]:
     return hits, len(chosen)
 
 
+def source_moves(pgn: Path, book: Path, book_depth: int, probe_limit: int,
+                 opening_plies: int) -> tuple[int, int, int]:
+    """(games, book moves, tablebase moves) of pibot ("engine" in match.py's PGN)
+    after the first opening_plies (the harness's opening): the positions where it
+    was to move with a book entry of weight >= 1 inside book_depth plies, or with
+    at most probe_limit pieces and no castling rights, which `pibot uci` answers
+    from the book or the tables without searching."""
+    games = book_moves = tb_moves = 0
+    with pgn.open() as f, chess.polyglot.open_reader(book) as reader:
+        while (game := chess.pgn.read_game(f)) is not None:
+            games += 1
+            side = chess.WHITE if game.headers.get("White") == "engine" else chess.BLACK
+            board = game.board()
+            for move in game.mainline_moves():
+                if board.turn == side and board.ply() >= opening_plies:
+                    if (board.ply() < book_depth
+                            and next(reader.find_all(board, minimum_weight=1), None)):
+                        book_moves += 1
+                    elif (chess.popcount(board.occupied) <= probe_limit
+                          and not board.castling_rights):
+                        tb_moves += 1
+                board.push(move)
+    return games, book_moves, tb_moves
+
+
 def run_match(args: argparse.Namespace, name: str, options: list[str]) -> Result:
     cmd = [sys.executable, str(args.match_tool), "--engine", args.engine,
            "--engine-opt", f"Hash={args.hash}", "--engine-opt", "Threads=1",
@@ -192,7 +239,13 @@ def main(argv: list[str] | None = None) -> int:
                     "(default 6; 0 = play them whole)")
     ap.add_argument("--pgn-dir", type=Path, help="write with.pgn and without.pgn here")
     ap.add_argument("--only", choices=("with", "without"), help="play one of the two runs")
+    ap.add_argument("--report", action="store_true",
+                    help="play nothing: score with.pgn and without.pgn in --pgn-dir (e.g. "
+                    "after two --only runs side by side) and count the book and tablebase "
+                    "moves in them")
     args = ap.parse_args(argv)
+    if args.report and not args.pgn_dir:
+        ap.error("--report needs --pgn-dir, the directory holding with.pgn and without.pgn")
     if args.games < 2 or args.games % 2:
         ap.error("--games must be even (each opening is played with both colours)")
     for label, path, is_dir in (("--book-file", args.book_file, False),
@@ -206,23 +259,30 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"--openings {args.openings} does not exist")
     if args.opening_plies < 0:
         ap.error("--opening-plies must be 0 (whole openings) or more")
-    if args.opening_plies:
+    if args.opening_plies and not args.report:
         short = Path(tempfile.mkdtemp(prefix="sources_match_")) / "openings.pgn"
         count = truncated_openings(args.openings, args.opening_plies, short)
         print(f"openings: {args.openings} cut to {args.opening_plies} plies: {count} distinct",
               flush=True)
         args.openings = short
-    hits, chosen = book_hits(args.openings, args.book_file, args.games // 2 + 1, args.seed)
-    print(f"openings in the book: {hits} of the {chosen} match.py plays", flush=True)
     sources = ["OwnBook=true", f"BookFile={args.book_file.resolve()}",
                f"BookDepth={args.book_depth}", f"BookSelection={args.book_selection}",
                f"BookSeed={args.book_seed}", f"SyzygyPath={args.syzygy_path.resolve()}",
                f"SyzygyProbeLimit={args.probe_limit}"]
     results: dict[str, Result] = {}
-    if args.only != "without":
-        results["with"] = run_match(args, "with", sources)
-    if args.only != "with":
-        results["without"] = run_match(args, "without", [])
+    if args.report:
+        for name in ("with", "without"):
+            pgn = args.pgn_dir / f"{name}.pgn"
+            if not pgn.is_file():
+                ap.error(f"--report: {pgn} does not exist")
+            results[name] = pgn_result(pgn)
+    else:
+        hits, chosen = book_hits(args.openings, args.book_file, args.games // 2 + 1, args.seed)
+        print(f"openings in the book: {hits} of the {chosen} match.py plays", flush=True)
+        if args.only != "without":
+            results["with"] = run_match(args, "with", sources)
+        if args.only != "with":
+            results["without"] = run_match(args, "without", [])
     print(f"\n{args.opp}, {args.tc}, seed {args.seed}, pibot's view "
           f"(with = {', '.join(sources)}):")
     for name, res in results.items():
@@ -231,6 +291,12 @@ def main(argv: list[str] | None = None) -> int:
         diff, margin = difference(results["with"], results["without"])
         print(f"  with - without: {diff:+.0f} +- {margin:.0f} Elo (95%, runs taken as "
               f"independent)")
+    if args.pgn_dir:
+        for name in results:
+            games, book, tb = source_moves(args.pgn_dir / f"{name}.pgn", args.book_file,
+                                           args.book_depth, args.probe_limit, args.opening_plies)
+            print(f"  {name}: pibot to move in a book position {book} times, in a "
+                  f"tablebase position {tb} times, in {games} games")
     return 0
 
 

@@ -62,3 +62,47 @@ def test_openings_are_cut_deduplicated_and_counted_in_the_book(tmp_path) -> None
                      + (move.to_square | move.from_square << 6).to_bytes(2, "big")
                      + (1).to_bytes(2, "big") + (0).to_bytes(4, "big"))
     assert sm.book_hits(out, book, 10, seed=1) == (1, 2)
+
+
+def _one_entry_book(path, board, uci: str) -> None:
+    import chess
+    import chess.polyglot
+
+    move = chess.Move.from_uci(uci)
+    path.write_bytes(chess.polyglot.zobrist_hash(board).to_bytes(8, "big")
+                     + (move.to_square | move.from_square << 6).to_bytes(2, "big")
+                     + (1).to_bytes(2, "big") + (0).to_bytes(4, "big"))
+
+
+def test_pgn_is_scored_from_pibots_side(tmp_path) -> None:
+    pgn = tmp_path / "run.pgn"
+    games = [("engine", "phalanx", "1-0"), ("phalanx", "engine", "1-0"),
+             ("phalanx", "engine", "0-1"), ("engine", "phalanx", "1/2-1/2"),
+             ("engine", "phalanx", "*")]  # unfinished: not counted
+    pgn.write_text("".join(f'[White "{w}"]\n[Black "{b}"]\n[Result "{r}"]\n\n1. e4 {r}\n\n'
+                           for w, b, r in games))
+    res = sm.pgn_result(pgn)
+    assert (res.wins, res.draws, res.losses) == (2, 1, 1)
+    assert res.elo_lo < round(res.elo) < res.elo_hi
+
+
+def test_book_and_tablebase_positions_are_counted_for_pibot_only(tmp_path) -> None:
+    import chess
+
+    board = chess.Board()
+    board.push_san("e4")
+    book = tmp_path / "one.bin"
+    _one_entry_book(book, board, "e7e5")  # Black's reply to 1. e4
+    ending = "4k3/8/8/8/8/8/4P3/4K3 w - - 0 1"  # KPvK: three pieces
+    pgn = tmp_path / "run.pgn"
+    pgn.write_text('[White "phalanx"]\n[Black "engine"]\n[Result "*"]\n\n1. e4 e5 *\n\n'
+                   '[White "engine"]\n[Black "phalanx"]\n[Result "*"]\n\n1. e4 e5 *\n\n'
+                   f'[White "engine"]\n[Black "phalanx"]\n[Result "*"]\n[SetUp "1"]\n'
+                   f'[FEN "{ending}"]\n\n1. e4 Kd7 2. Kd2 *\n\n')
+    # pibot (Black) meets the book position once; as White it never does; the
+    # KPvK game gives pibot two moves in the tables
+    assert sm.source_moves(pgn, book, book_depth=40, probe_limit=4, opening_plies=0) == (3, 1, 2)
+    # inside the harness's opening (plies from the game's start), or past the
+    # book depth or the probe limit, nothing counts
+    assert sm.source_moves(pgn, book, book_depth=40, probe_limit=4, opening_plies=2) == (3, 0, 1)
+    assert sm.source_moves(pgn, book, book_depth=1, probe_limit=2, opening_plies=0) == (3, 0, 0)
