@@ -39,8 +39,6 @@ def test_difference_sign_and_error_bar() -> None:
 
 
 def test_openings_are_cut_deduplicated_and_counted_in_the_book(tmp_path) -> None:
-    import chess.polyglot
-
     src = tmp_path / "long.pgn"
     # two openings share their first 4 plies; a third is shorter than the cut
     src.write_text('[Event "?"]\n\n1. e4 e5 2. Nf3 Nc6 3. Bb5 a6 *\n\n'
@@ -57,10 +55,7 @@ def test_openings_are_cut_deduplicated_and_counted_in_the_book(tmp_path) -> None
     for san in ("d4", "d5", "c4", "e6"):
         board.push_san(san)
     book = tmp_path / "one.bin"
-    move = chess.Move.from_uci("b1c3")
-    book.write_bytes(chess.polyglot.zobrist_hash(board).to_bytes(8, "big")
-                     + (move.to_square | move.from_square << 6).to_bytes(2, "big")
-                     + (1).to_bytes(2, "big") + (0).to_bytes(4, "big"))
+    _one_entry_book(book, board, "b1c3")
     assert sm.book_hits(out, book, 10, seed=1) == (1, 2)
 
 
