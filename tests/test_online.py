@@ -148,6 +148,9 @@ def test_429_pauses_the_source(emu: Emulator) -> None:
     time.sleep(0.6)
     assert run(src.cloud_eval(board, 60, 1.0))[0].uci == "e2e4"
     assert emu.count("GET /api/cloud-eval") == 2
+    # The product (bot/move_sources.py) takes the default: a minute, as Lichess asks.
+    cfg = parse_config({"engine": {"online_moves": {"cloud_url": emu.url}}})
+    assert OnlineSources(cfg.engine.online_moves, emu.url, None).pause_s == 60.0
 
 
 @pytest.mark.parametrize("status", [500, 503, 400])

@@ -99,6 +99,12 @@ def test_idle_game_is_parked_and_checked_back_in(tmp_path: Path,
         game = chess.pgn.read_game(io.StringIO(pgn.read_text()))
         assert game is not None and game.headers["Termination"] == "resign"
         assert [n.comment for n in game.mainline()][:3] == ["book", "", ""]
+        # Check-ins ask Lichess at most once a checkin_period (1 s here; the
+        # once-a-minute cache is 0.5 s): consecutive asks at least ~1 s apart.
+        asks = [r.t for r in emu.requests("GET /api/account/playing")]
+        assert len(asks) >= 2, asks
+        gaps = [b - a for a, b in zip(asks, asks[1:], strict=False)]
+        assert min(gaps) >= 0.9, gaps
 
 
 def test_waiting_game_at_startup_is_parked_without_a_stream(

@@ -5,6 +5,7 @@ online source falls back to the engine without costing the game."""
 from __future__ import annotations
 
 import io
+import logging
 from pathlib import Path
 
 import chess
@@ -46,7 +47,9 @@ def play(*ucis: str) -> chess.Board:
     return board
 
 
-def test_book_moves_are_instant_and_marked_in_the_pgn(tmp_path: Path) -> None:
+def test_book_moves_are_instant_and_marked_in_the_pgn(tmp_path: Path,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.INFO, logger="bot.game_sources")
     book = write_book(tmp_path / "mini.bin", [
         (play(), "e2e4", 10),
         (play("e2e4", "e7e5"), "g1f3", 10),
@@ -65,6 +68,9 @@ def test_book_moves_are_instant_and_marked_in_the_pgn(tmp_path: Path) -> None:
         # at 3+0 would take seconds each.
         assert snap.wtime_ms >= 178_000, snap.wtime_ms
         assert comments(pgn_of(tmp_path, cid)) == ["book", "", "book", "", "book"]
+        # ... and the game log says so, move by move.
+        said = [r.getMessage() for r in caplog.records if "book move" in r.getMessage()]
+        assert [m.split("book move ")[1].split()[0] for m in said] == ["e2e4", "g1f3", "f1b5"], said
 
 
 @pytest.mark.parametrize("fen", ["8/8/8/4k3/8/8/8/KQ6 w - - 0 1",
