@@ -36,6 +36,7 @@ void search_clear_thread(SearchThread *t) {
     memset(t->history, 0, sizeof t->history);
     memset(t->counter, 0, sizeof t->counter);
     memset(t->cont, 0, sizeof t->cont);
+    memset(t->pawn_corr, 0, sizeof t->pawn_corr);
 }
 
 uint64_t search_nodes(const SearchShared *sh) {
@@ -134,6 +135,26 @@ static inline int evaluate(SearchThread *t, int ply) {
     return v > NNUE_EVAL_LIMIT ? NNUE_EVAL_LIMIT : v < -NNUE_EVAL_LIMIT ? -NNUE_EVAL_LIMIT : v;
 }
 
+_Static_assert(sizeof(((SearchThread *)0)->pawn_corr[0]) == CORR_SIZE * sizeof(int16_t),
+               "search.h sizes pawn_corr by CORR_SIZE");
+
+/* The static eval corrected by what searches of positions with the same
+ * pawns found it to be off by (a per-thread running average). */
+static inline int corrected_eval(const SearchThread *t, int raw) {
+    const Board *b = &t->board;
+    int v = raw + t->pawn_corr[b->side][b->pawn_key & (CORR_SIZE - 1)] / CORR_GRAIN;
+    return v > NNUE_EVAL_LIMIT ? NNUE_EVAL_LIMIT : v < -NNUE_EVAL_LIMIT ? -NNUE_EVAL_LIMIT : v;
+}
+
+static void update_correction(SearchThread *t, int depth, int diff) {
+    const Board *b = &t->board;
+    int16_t *e = &t->pawn_corr[b->side][b->pawn_key & (CORR_SIZE - 1)];
+    int w = depth * depth + 2 * depth + 1;
+    if (w > CORR_WEIGHT_MAX) w = CORR_WEIGHT_MAX;
+    int v = (*e * (CORR_WEIGHT_SCALE - w) + diff * CORR_GRAIN * w) / CORR_WEIGHT_SCALE;
+    *e = (int16_t)(v > CORR_MAX ? CORR_MAX : v < -CORR_MAX ? -CORR_MAX : v);
+}
+
 /* board_make_move plus the NNUE delta for the child's accumulator. */
 static inline bool make_move(SearchThread *t, int ply, Move m) {
     if (t->sh->net) nnue_push_move(t->nnue, ply, &t->board, m);
@@ -225,9 +246,10 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
                   (hit.bound == BOUND_UPPER && hit.score <= alpha)))
         return hit.score;
 
-    int best = -SCORE_INF, stand = SCORE_NONE;
+    int best = -SCORE_INF, stand = SCORE_NONE, raw_eval = SCORE_NONE;
     if (!in_check) {
-        stand = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply);
+        raw_eval = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply);
+        stand = corrected_eval(t, raw_eval);
         best = stand;
         if (found && ((hit.bound == BOUND_LOWER && hit.score > stand) ||
                       (hit.bound == BOUND_UPPER && hit.score < stand)))
@@ -269,7 +291,7 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
     }
     if (in_check && legal == 0) return -MATE + ply;
     int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
-    tt_store(t->sh->tt, b->key, ply, best_move, best, stand == SCORE_NONE ? SCORE_NONE : stand, 0, bound);
+    tt_store(t->sh->tt, b->key, ply, best_move, best, raw_eval, 0, bound);
     return best;
 }
 
@@ -300,22 +322,31 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         if (alpha >= beta) return alpha;
     }
 
+    /* A singular-extension search of this node leaves the TT move out: it
+     * neither cuts on the TT nor prunes nor stores (it asks another question). */
+    Move excluded = t->stack[ply].excluded;
     TTHit hit;
     bool found = tt_probe(t->sh->tt, b->key, ply, &hit);
     Move tt_move = found ? hit.move : MOVE_NONE;
-    if (found && !pv_node && hit.depth >= depth &&
+    if (found && !pv_node && !excluded && hit.depth >= depth &&
         (hit.bound == BOUND_EXACT || (hit.bound == BOUND_LOWER && hit.score >= beta) ||
          (hit.bound == BOUND_UPPER && hit.score <= alpha)) &&
         b->rule50 < TT_CUT_MAX_RULE50)
         return hit.score;
 
-    int eval;
-    if (in_check) {
-        eval = SCORE_NONE;
+    /* The TT keeps the raw eval; the correction is applied afresh. */
+    int eval, raw_eval;
+    if (excluded) {
+        eval = t->stack[ply].eval;
+        raw_eval = SCORE_NONE;
+    } else if (in_check) {
+        eval = raw_eval = SCORE_NONE;
     } else {
-        eval = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply);
+        raw_eval = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply);
+        eval = corrected_eval(t, raw_eval);
     }
     t->stack[ply].eval = eval;
+    t->stack[ply].doubles = ply > 0 ? t->stack[ply - 1].doubles : 0;
     t->killers[ply + 1][0] = t->killers[ply + 1][1] = MOVE_NONE;
     /* "Improving": our eval rose since our previous move; prune less if so. */
     bool improving = !in_check && ply >= 2 && t->stack[ply - 2].eval != SCORE_NONE &&
@@ -326,7 +357,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
                                (hit.bound == BOUND_UPPER && hit.score < eval)))
         adj_eval = hit.score;
 
-    if (!pv_node && !in_check) {
+    if (!pv_node && !in_check && !excluded) {
         /* Reverse futility: far above beta at low depth, assume a cutoff. */
         if (depth <= RFP_MAX_DEPTH && adj_eval - RFP_MARGIN * (depth - improving) >= beta && adj_eval < MATE_IN_MAX)
             return adj_eval;
@@ -358,6 +389,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     bool skip_quiets = false;
 
     while ((m = picker_next(&p, &sc)) != MOVE_NONE) {
+        if (m == excluded) continue;
         bool noisy = is_noisy(b, m);
         if (skip_quiets && !noisy && sc < SC_COUNTER) continue;
         /* Pruning of late moves once we have a non-losing line. */
@@ -371,6 +403,31 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
             } else if (depth <= SEE_MAX_DEPTH && !see_ge(b, m, -SEE_NOISY_PER_PLY * depth)) continue;
         }
 
+        /* Singular extension: if every other move fails well below the TT
+         * score, the TT move is the only good one here: search it deeper. If
+         * the others reach beta too, this node fails high (multi-cut). */
+        int se_ext = 0;
+        if (!root && m == tt_move && !excluded && depth >= SE_MIN_DEPTH &&
+            hit.depth >= depth - SE_TT_DEPTH_SLACK && (hit.bound & BOUND_LOWER) &&
+            hit.score > -MATE_IN_MAX && hit.score < MATE_IN_MAX && ply < CHECK_EXT_MAX_PLY) {
+            int s_beta = hit.score - SE_MARGIN_PER_PLY * depth;
+            t->stack[ply].excluded = m;
+            int s = negamax(t, s_beta - 1, s_beta, (depth - 1) / 2, ply, cut_node);
+            t->stack[ply].excluded = MOVE_NONE;
+            t->pv_len[ply] = 0;
+            if (stopped(t)) return 0;
+            if (s < s_beta) {
+                se_ext = 1;
+                if (!pv_node && s < s_beta - SE_DOUBLE_MARGIN &&
+                    t->stack[ply].doubles < SE_MAX_DOUBLES) {
+                    se_ext = 2;
+                    t->stack[ply].doubles++;
+                }
+            } else if (s_beta >= beta) {
+                return s_beta;
+            }
+        }
+
         int piece = board_piece_on(b, move_from(m));
         t->stack[ply].move = m;
         t->stack[ply].piece = piece;
@@ -381,7 +438,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         if (!noisy && quiets_tried < MAX_MOVES) quiets[quiets_tried++] = m;
 
         bool gives_check = board_in_check(b);
-        int ext = gives_check && ply < CHECK_EXT_MAX_PLY ? 1 : 0;
+        int ext = se_ext ? se_ext : gives_check && ply < CHECK_EXT_MAX_PLY ? 1 : 0;
         int new_depth = depth - 1 + ext;
         int score;
         if (moves == 1) {
@@ -428,6 +485,8 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     }
 
     if (moves == 0) {
+        /* Left out the only move: the singular search fails low. */
+        if (excluded) return alpha;
         /* Every legal move was pruned: fall back to a quiet static score. */
         return in_check ? -MATE + ply : (eval != SCORE_NONE ? eval : 0);
     }
@@ -452,8 +511,15 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         }
     }
 
+    if (excluded) return best;
     int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
-    tt_store(t->sh->tt, b->key, ply, best_move, best, eval, depth, bound);
+    /* Teach the correction history what the search found, where the bound
+     * says which way the eval was off and no capture explains the gap. */
+    if (!in_check && (best_move == MOVE_NONE || !is_noisy(b, best_move)) &&
+        !(bound == BOUND_LOWER && best <= eval) && !(bound == BOUND_UPPER && best >= eval) &&
+        best > -MATE_IN_MAX && best < MATE_IN_MAX)
+        update_correction(t, depth, best - eval);
+    tt_store(t->sh->tt, b->key, ply, best_move, best, raw_eval, depth, bound);
     return best;
 }
 

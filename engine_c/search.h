@@ -6,7 +6,8 @@
  * counter (written only by its owner, read relaxed by the main thread),
  * move-ordering heuristics (killers[ply][2], butterfly history[side][from][to],
  * countermove[piece][to], continuation history cont[piece][to][piece][to]
- * for the move 1 and 2 plies back), the triangular PV table, a per-ply
+ * for the move 1 and 2 plies back), a static-eval correction history
+ * pawn_corr[side][pawn key], the triangular PV table, a per-ply
  * stack and, when the NNUE evaluates, one accumulator per ply (nnue.h).
  * Lazy SMP: every thread runs the same iterative deepening on the same root
  * and they cooperate only through the TT; thread 0 decides time and result.
@@ -38,6 +39,8 @@ typedef struct {
     int piece;        /* piece that moved (for countermoves) */
     int eval;         /* static eval, SCORE_NONE in check */
     ContHist *cont;   /* cont[piece][to] of this move; cont[0][0] for none/null */
+    Move excluded;    /* singular-extension search: the TT move left out here */
+    int doubles;      /* double extensions on the line to this ply */
 } SearchStack;
 
 typedef struct SearchShared SearchShared;
@@ -53,6 +56,7 @@ typedef struct SearchThread {
     int16_t history[2][64][64];
     Move counter[16][64];
     ContHist cont[16][64];   /* 2 MB: why SearchThread lives on the heap */
+    int16_t pawn_corr[2][16384]; /* static-eval correction by pawn key (CORR_SIZE) */
     Move pv[MAX_PLY + 1][MAX_PLY + 1];
     int pv_len[MAX_PLY + 1];
     SearchStack stack[MAX_PLY + 8];

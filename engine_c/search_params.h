@@ -54,6 +54,13 @@ enum {
 };
 
 /* ---- extensions */
+enum {
+    SE_MIN_DEPTH = 8,         /* singular extension of the TT move from this depth */
+    SE_TT_DEPTH_SLACK = 3,    /* ... when its entry is from at least depth - this */
+    SE_MARGIN_PER_PLY = 2,    /* singular beta = TT score - this * depth */
+    SE_DOUBLE_MARGIN = 20,    /* a non-PV move this far below singular beta: extend 2 */
+    SE_MAX_DOUBLES = 6        /* double extensions along one line */
+};
 #define CHECK_EXT_MAX_PLY (2 * MAX_PLY / 3)   /* check extension only below this ply */
 
 /* ---- history heuristics */
@@ -61,6 +68,17 @@ enum {
     HIST_GRAVITY = 16384,     /* history entries saturate at +-this */
     HIST_BONUS_MAX = 1200,    /* bonus = min(depth * depth, max) * scale */
     HIST_BONUS_SCALE = 8
+};
+
+/* ---- static-eval correction history (per thread, indexed by pawn key):
+ * entries are cp x CORR_GRAIN; a node's update weighs min(d*d + 2d + 1,
+ * CORR_WEIGHT_MAX) / CORR_WEIGHT_SCALE of its (score - static eval) in. */
+enum {
+    CORR_SIZE = 16384,        /* entries per side; a power of two */
+    CORR_GRAIN = 256,
+    CORR_MAX = 64 * CORR_GRAIN,   /* at most +-64 cp of correction */
+    CORR_WEIGHT_SCALE = 1024,
+    CORR_WEIGHT_MAX = 128
 };
 
 /* ---- consistency with the rest of the engine */
@@ -71,5 +89,7 @@ _Static_assert(MAX_PLY <= 255, "TT entries store the depth in 8 bits");
 _Static_assert(HIST_BONUS_MAX * HIST_BONUS_SCALE <= HIST_GRAVITY,
                "a history bonus must not exceed the gravity bound");
 _Static_assert(HIST_GRAVITY <= 32767, "history entries are int16_t");
+_Static_assert((CORR_SIZE & (CORR_SIZE - 1)) == 0, "CORR_SIZE is used as a bit mask");
+_Static_assert(CORR_MAX <= 32767, "correction entries are int16_t");
 
 #endif

@@ -38,7 +38,7 @@ void tm_init(TimeMan *tm, const TimeInput *in, int side, int64_t overhead_ms) {
     /* What we can spend without flagging: the clock minus the overhead for
      * every move still to play before the next time control (up to a few),
      * so latency spikes on consecutive moves cannot add up to a loss. */
-    int mtg = in->movestogo > 0 ? (in->movestogo < 40 ? in->movestogo : 40) : 30;
+    int mtg = in->movestogo > 0 ? (in->movestogo < 40 ? in->movestogo : 40) : TM_INC_MOVES_TO_GO;
     int64_t reserve = overhead_ms * (mtg < 5 ? mtg : 5);
     int64_t usable = max64(1, time - reserve);
     int64_t soft = usable / mtg + inc * 3 / 4;

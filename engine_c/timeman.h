@@ -12,6 +12,11 @@
 #include <stdint.h>
 #include <stdbool.h>
 
+/* With an increment and no moves-to-go, plan as if this many moves remained
+ * (on top of 3/4 of the increment). With 30, pibot still had 3.8 s of a
+ * 10+0.1 clock after move 60 (Ethereal 12: 0.5 s); with 15, 1.1 s
+ * (bench/clock_use.py, docs/strength.md). */
+enum { TM_INC_MOVES_TO_GO = 15 };
 /* Without an increment, plan (clock - overhead) / these per move ... */
 enum { TM_NOINC_SOFT_DIV = 40, TM_NOINC_HARD_DIV = 20 };
 /* ... but in sudden death without an increment every move still to come
