@@ -151,6 +151,8 @@ static void update_correction(SearchThread *t, int depth, int diff) {
     int16_t *e = &t->pawn_corr[b->side][b->pawn_key & (CORR_SIZE - 1)];
     int w = depth * depth + 2 * depth + 1;
     if (w > CORR_WEIGHT_MAX) w = CORR_WEIGHT_MAX;
+    /* |diff| < 2 x SCORE_INF: the products stay within int (static assert in
+     * search_params.h). */
     int v = (*e * (CORR_WEIGHT_SCALE - w) + diff * CORR_GRAIN * w) / CORR_WEIGHT_SCALE;
     *e = (int16_t)(v > CORR_MAX ? CORR_MAX : v < -CORR_MAX ? -CORR_MAX : v);
 }
@@ -323,7 +325,8 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     }
 
     /* A singular-extension search of this node leaves the TT move out: it
-     * neither cuts on the TT nor prunes nor stores (it asks another question). */
+     * no TT cutoff, no node-level pruning (reverse futility, null move) and
+     * no TT store (it asks another question); move pruning still applies. */
     Move excluded = t->stack[ply].excluded;
     TTHit hit;
     bool found = tt_probe(t->sh->tt, b->key, ply, &hit);
@@ -346,7 +349,8 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         eval = corrected_eval(t, raw_eval);
     }
     t->stack[ply].eval = eval;
-    t->stack[ply].doubles = ply > 0 ? t->stack[ply - 1].doubles : 0;
+    int base_doubles = ply > 0 ? t->stack[ply - 1].doubles : 0;
+    t->stack[ply].doubles = base_doubles;   /* the null move's subtree; each move sets its own */
     t->killers[ply + 1][0] = t->killers[ply + 1][1] = MOVE_NONE;
     /* "Improving": our eval rose since our previous move; prune less if so. */
     bool improving = !in_check && ply >= 2 && t->stack[ply - 2].eval != SCORE_NONE &&
@@ -419,16 +423,15 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
             if (s < s_beta) {
                 se_ext = 1;
                 if (!pv_node && s < s_beta - SE_DOUBLE_MARGIN &&
-                    t->stack[ply].doubles < SE_MAX_DOUBLES) {
+                    base_doubles < SE_MAX_DOUBLES)
                     se_ext = 2;
-                    t->stack[ply].doubles++;
-                }
             } else if (s_beta >= beta) {
                 return s_beta;
             }
         }
 
         int piece = board_piece_on(b, move_from(m));
+        t->stack[ply].doubles = base_doubles + (se_ext == 2);  /* for this move's subtree */
         t->stack[ply].move = m;
         t->stack[ply].piece = piece;
         t->stack[ply].cont = &t->cont[piece][move_to(m)];
