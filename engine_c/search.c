@@ -126,33 +126,42 @@ static void update_history(int16_t *h, int bonus) {
     *h = (int16_t)v;
 }
 
+/* A static eval kept out of the mate range. */
+static inline int clamp_eval(int v) {
+    return v > NNUE_EVAL_LIMIT ? NNUE_EVAL_LIMIT : v < -NNUE_EVAL_LIMIT ? -NNUE_EVAL_LIMIT : v;
+}
+
 /* Static eval of the thread's board at `ply`, from the side to move's view.
  * The NNUE output is kept out of the mate range whatever the net. */
 static inline int evaluate(SearchThread *t, int ply) {
     const NnueNet *net = t->sh->net;
     if (!net) return eval_evaluate(&t->board);
-    int v = nnue_evaluate(net, t->nnue, ply, &t->board);
-    return v > NNUE_EVAL_LIMIT ? NNUE_EVAL_LIMIT : v < -NNUE_EVAL_LIMIT ? -NNUE_EVAL_LIMIT : v;
+    return clamp_eval(nnue_evaluate(net, t->nnue, ply, &t->board));
 }
 
 _Static_assert(sizeof(((SearchThread *)0)->pawn_corr[0]) == CORR_SIZE * sizeof(int16_t),
                "search.h sizes pawn_corr by CORR_SIZE");
+/* update_correction: |diff| < 2 x SCORE_NONE, so its sums fit an int. */
+_Static_assert(2LL * SCORE_NONE * CORR_GRAIN * CORR_WEIGHT_MAX +
+                   (long long)CORR_MAX * CORR_WEIGHT_SCALE <= 2147483647LL,
+               "update_correction's sums must fit an int");
+
+/* The correction-history entry of the thread's board (side to move, pawns). */
+static inline int16_t *corr_entry(SearchThread *t) {
+    const Board *b = &t->board;
+    return &t->pawn_corr[b->side][b->pawn_key & (CORR_SIZE - 1)];
+}
 
 /* The static eval corrected by what searches of positions with the same
  * pawns found it to be off by (a per-thread running average). */
-static inline int corrected_eval(const SearchThread *t, int raw) {
-    const Board *b = &t->board;
-    int v = raw + t->pawn_corr[b->side][b->pawn_key & (CORR_SIZE - 1)] / CORR_GRAIN;
-    return v > NNUE_EVAL_LIMIT ? NNUE_EVAL_LIMIT : v < -NNUE_EVAL_LIMIT ? -NNUE_EVAL_LIMIT : v;
+static inline int corrected_eval(SearchThread *t, int raw) {
+    return clamp_eval(raw + *corr_entry(t) / CORR_GRAIN);
 }
 
 static void update_correction(SearchThread *t, int depth, int diff) {
-    const Board *b = &t->board;
-    int16_t *e = &t->pawn_corr[b->side][b->pawn_key & (CORR_SIZE - 1)];
+    int16_t *e = corr_entry(t);
     int w = depth * depth + 2 * depth + 1;
     if (w > CORR_WEIGHT_MAX) w = CORR_WEIGHT_MAX;
-    /* |diff| < 2 x SCORE_INF: the products stay within int (static assert in
-     * search_params.h). */
     int v = (*e * (CORR_WEIGHT_SCALE - w) + diff * CORR_GRAIN * w) / CORR_WEIGHT_SCALE;
     *e = (int16_t)(v > CORR_MAX ? CORR_MAX : v < -CORR_MAX ? -CORR_MAX : v);
 }
@@ -324,7 +333,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         if (alpha >= beta) return alpha;
     }
 
-    /* A singular-extension search of this node leaves the TT move out: it
+    /* A singular-extension search of this node leaves the TT move out, with
      * no TT cutoff, no node-level pruning (reverse futility, null move) and
      * no TT store (it asks another question); move pruning still applies. */
     Move excluded = t->stack[ply].excluded;

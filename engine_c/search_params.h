@@ -91,7 +91,5 @@ _Static_assert(HIST_BONUS_MAX * HIST_BONUS_SCALE <= HIST_GRAVITY,
 _Static_assert(HIST_GRAVITY <= 32767, "history entries are int16_t");
 _Static_assert((CORR_SIZE & (CORR_SIZE - 1)) == 0, "CORR_SIZE is used as a bit mask");
 _Static_assert(CORR_MAX <= 32767, "correction entries are int16_t");
-_Static_assert(2LL * 32002 * CORR_GRAIN * CORR_WEIGHT_MAX + (long long)CORR_MAX * CORR_WEIGHT_SCALE
-                   <= 2147483647LL, "update_correction's sums must fit an int");
 
 #endif
