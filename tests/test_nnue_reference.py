@@ -144,3 +144,22 @@ def test_exporter_round_trip_matches_float_model(tmp_path: Path) -> None:
         assert abs(got - float_cp) <= 30 + 0.05 * abs(float_cp), (fen, got, float_cp)
         evals.append(got)
     assert max(evals) - min(evals) > 50  # the positions are told apart
+
+
+def test_trainer_starts_from_a_shipped_net(tmp_path: Path) -> None:
+    """--init NET.pbnn: the float model read back from the integers exports the
+    very same file (the shipped net's .pt is not kept) and evaluates as it does."""
+    pytest.importorskip("torch")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "nnue"))
+    import train
+
+    shipped = Path(__file__).resolve().parents[1] / "engine_c" / "nets" / "default.pbnn"
+    model = train.Net()
+    train.load_pbnn(model, shipped)
+    path = tmp_path / "again.pbnn"
+    train.export(model, path)
+    assert path.read_bytes() == shipped.read_bytes()
+    bad = tmp_path / "bad.pbnn"
+    bad.write_bytes(b"PIBOTNN\0" + bytes(10))
+    with pytest.raises(ref.NetError, match="bytes"):
+        train.load_pbnn(train.Net(), bad)

@@ -35,7 +35,18 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from reference import HIDDEN, INPUTS, SCALE, fen_pieces, quantise, write_pbnn  # noqa: E402
+from reference import (  # noqa: E402
+    HIDDEN,
+    INPUTS,
+    QA,
+    QB,
+    SCALE,
+    NetError,
+    fen_pieces,
+    quantise,
+    read_pbnn,
+    write_pbnn,
+)
 
 log = logging.getLogger("nnue-train")
 
@@ -173,6 +184,18 @@ class Net(nn.Module):
                 float(self.out.bias.detach()[0]))
 
 
+@torch.no_grad()
+def load_pbnn(model: Net, path: Path) -> None:
+    """Float weights from a quantised net (when its .pt is gone): the integers
+    divided by their scales, so exporting the model again gives the same file."""
+    net = read_pbnn(path)
+    model.ft.weight[:INPUTS] = torch.from_numpy(net.ft_weight.astype(np.float32) / QA)
+    model.ft.weight[PAD].zero_()
+    model.ft_bias.copy_(torch.from_numpy(net.ft_bias.astype(np.float32) / QA))
+    model.out.weight[0] = torch.from_numpy(net.out_weight.astype(np.float32) / QB)
+    model.out.bias[0] = net.out_bias / (QA * QB)
+
+
 def export(model: Net, path: Path) -> str:
     """Quantise per the contract and write a .pbnn; returns the net's name."""
     net = quantise(*model.float_weights())
@@ -201,7 +224,8 @@ def main() -> int:
     ap.add_argument("data", type=Path, help="text data from tools/nnue/datagen.py")
     ap.add_argument("--out", type=Path, required=True, help=".pbnn to write (best epoch)")
     ap.add_argument("--checkpoint", type=Path, help="float weights (.pt) to save; default OUT.pt")
-    ap.add_argument("--init", type=Path, help="start from this .pt checkpoint (retraining)")
+    ap.add_argument("--init", type=Path,
+                    help="start from this .pt checkpoint or .pbnn net (retraining)")
     ap.add_argument("--epochs", type=int, default=40)
     ap.add_argument("--batch", type=int, default=4096)
     ap.add_argument("--lr", type=float, default=1e-3)
@@ -229,7 +253,12 @@ def main() -> int:
              "score itself %.6f", train.n, val.n, args.lam, val.score_loss)
 
     model = Net()
-    if args.init:
+    if args.init and args.init.suffix == ".pbnn":
+        try:
+            load_pbnn(model, args.init)
+        except (OSError, NetError) as e:
+            ap.error(f"--init: {e}")
+    elif args.init:
         model.load_state_dict(torch.load(args.init))
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.wd)
     drops = {math.ceil(args.epochs * 0.6), math.ceil(args.epochs * 0.85)}
