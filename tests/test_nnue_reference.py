@@ -148,7 +148,7 @@ def test_exporter_round_trip_matches_float_model(tmp_path: Path) -> None:
 
 def test_trainer_starts_from_a_shipped_net(tmp_path: Path) -> None:
     """--init NET.pbnn: the float model read back from the integers exports the
-    very same file (the shipped net's .pt is not kept) and evaluates as it does."""
+    very same file (the shipped net's .pt is not kept); a damaged file is a NetError."""
     pytest.importorskip("torch")
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "nnue"))
     import train

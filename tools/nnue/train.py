@@ -242,6 +242,8 @@ def main() -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     if not args.data.is_file():
         ap.error(f"data file {args.data} not found; make it with tools/nnue/datagen.py")
+    if args.init and not args.init.is_file():  # before the data: parsing takes a while
+        ap.error(f"--init: {args.init} not found (a .pt checkpoint or a .pbnn net)")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
     gen = torch.Generator().manual_seed(args.seed)
