@@ -14,6 +14,7 @@ streams they need) is sent until the pause is over.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import json
 import logging
@@ -21,7 +22,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Literal, cast
 
@@ -463,11 +464,22 @@ class Lichess:
         await self._call("claim_victory", path={"id": game_id})
 
     # -- streams --
-    def open_stream(self, name: str, *args: str) -> requests.Response:
-        """Blocking: open an NDJSON stream (called from its StreamThread)."""
+    @contextlib.contextmanager
+    def open_stream(self, name: str, *args: str) -> Iterator[requests.Response]:
+        """Blocking: open an NDJSON stream (called from its StreamThread).
+
+        Each stream has a connection of its own, closed with it: Lichess closes a
+        finished stream's connection just after its last chunk, and a pooled one
+        would take down the next request sent on it (the goodbye chat line).
+        """
         url = self._url(name, id=args[0]) if args else self._url(name)
-        return self._session.get(url, stream=True, timeout=(self.net.connect_timeout_s,
-                                                            self.net.stream_read_timeout_s))
+        with _session(self._token, pool=1) as session:
+            resp = session.get(url, stream=True, timeout=(self.net.connect_timeout_s,
+                                                          self.net.stream_read_timeout_s))
+            try:
+                yield resp
+            finally:
+                resp.close()
 
     def start_stream(self, name: str, queue: asyncio.Queue[Any], *args: str) -> StreamThread:
         st = StreamThread(self, name, args, queue, asyncio.get_running_loop())

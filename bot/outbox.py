@@ -131,6 +131,9 @@ class Outbox:
                     self._task is not None and not self._task.done():
                 await asyncio.sleep(0.05)
         finally:
-            # Even when the game task itself is cancelled (shutdown): no orphan task.
-            if self._task is not None:
+            # Even when the game task itself is cancelled (shutdown): no orphan task,
+            # and one that has taken its cancellation (a chat POST in flight lets go
+            # at once; its thread finishes on its own).
+            if self._task is not None and not self._task.done():
                 self._task.cancel()
+                await asyncio.wait({self._task}, timeout=1.0)

@@ -275,10 +275,13 @@ class Service:
         if left:
             log.warning("exiting with %d game(s) unfinished (not resigned): %s",
                         len(left), ", ".join(left))
-        for t in list(self._tasks) + list(self.games.values()):
+        everything = list(self._tasks) + list(self.games.values())
+        for t in everything:
             t.cancel()
-        # Game cleanup stops engines; give it a moment, but never hang the exit.
-        pending = [t for t in list(self.games.values()) if not t.done()]
+        # Cancelled tasks still have to run to take it (game cleanup stops engines and
+        # outboxes): wait for them, or a loop closed right after run() destroys them
+        # mid-cancel.  A moment only: never hang the exit.
+        pending = [t for t in everything if not t.done()]
         if pending:
             await asyncio.wait(pending, timeout=2.0)
         if self.status_writer is not None:

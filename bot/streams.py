@@ -122,29 +122,24 @@ class StreamThread(threading.Thread):
                 if isinstance(item, dict):
                     self._put(item)
 
+    def _read(self, resp: requests.Response) -> StreamClosed:
+        if resp.status_code != 200:
+            payload = error_payload(resp)
+            if resp.status_code == 429:
+                rl = self.api.on_429(self.kind, payload)
+                return StreamClosed("rate limited", 429, rl.retry_at)
+            return StreamClosed(f"HTTP {resp.status_code} {payload.get('error', resp.reason)}",
+                                resp.status_code)
+        self.opened_at = self.last_seen = time.monotonic()
+        self._put(StreamOpened())
+        self._lines(resp)
+        return StreamClosed("ended by server", 200, clean=True,
+                            lived_s=time.monotonic() - self.opened_at)
+
     def run(self) -> None:
-        closed = StreamClosed("ended by server")
         try:
-            resp = self.api.open_stream(self.kind, *self.args)
-        except requests.RequestException as exc:
-            self._put(StreamClosed(short_error(exc)))
-            return
-        try:
-            if resp.status_code != 200:
-                payload = error_payload(resp)
-                if resp.status_code == 429:
-                    rl = self.api.on_429(self.kind, payload)
-                    closed = StreamClosed("rate limited", 429, rl.retry_at)
-                else:
-                    closed = StreamClosed(f"HTTP {resp.status_code} "
-                                          f"{payload.get('error', resp.reason)}",
-                                          resp.status_code)
-            else:
-                self.opened_at = self.last_seen = time.monotonic()
-                self._put(StreamOpened())
-                self._lines(resp)
-                closed = StreamClosed("ended by server", 200, clean=True,
-                                      lived_s=time.monotonic() - self.opened_at)
+            with self.api.open_stream(self.kind, *self.args) as resp:
+                closed = self._read(resp)
         except requests.RequestException as exc:
             lived = time.monotonic() - self.opened_at if self.opened_at else 0.0
             closed = StreamClosed(short_error(exc), 200 if self.opened_at else None,
@@ -152,6 +147,4 @@ class StreamThread(threading.Thread):
         except Exception as exc:  # noqa: BLE001 - a stream must always report its end
             closed = StreamClosed(f"unexpected {type(exc).__name__}: {exc}")
             log.exception("stream %s crashed", self.name)
-        finally:
-            resp.close()
         self._put(closed)

@@ -14,8 +14,10 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from test_service_helpers import (
@@ -483,3 +485,88 @@ def test_answer_that_would_outlive_the_challenge_is_dropped(
         assert wait_until(lambda: f"challenge {late}: answer dropped" in caplog.text, 5)
         assert len(emu.requests(CHALLENGES)) == 1  # only the decline that got the 429
         assert first != late
+
+
+class _LateClosingServer:
+    """A bare HTTP/1.1 server that ends a finished stream the way Lichess does (the
+    terminating chunk, then the connection is closed) but closes it a moment late,
+    and answers every request that is not the stream with 200 {"ok":true}.  A
+    request sent on the stream's connection in that moment is never answered."""
+
+    def __init__(self, close_after_s: float) -> None:
+        self.close_after_s = close_after_s
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.answered: list[str] = []
+        self.unanswered: list[str] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.sock.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    @staticmethod
+    def _request(f: Any) -> str | None:
+        line = f.readline().decode()
+        if not line:
+            return None
+        length = 0
+        while (h := f.readline().decode().strip()):
+            if h.lower().startswith("content-length:"):
+                length = int(h.split(":", 1)[1])
+        f.read(length)
+        return " ".join(line.split()[:2])
+
+    def _serve(self, conn: socket.socket) -> None:
+        f = conn.makefile("rb")
+        try:
+            while (req := self._request(f)) is not None:
+                if req.startswith("GET /api/bot/game/stream/"):
+                    line = b'{"type":"gameState","moves":"","status":"mate"}\n'
+                    conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/x-ndjson\r\n"
+                                 b"Transfer-Encoding: chunked\r\n\r\n"
+                                 b"%x\r\n%s\r\n0\r\n\r\n" % (len(line), line))
+                    time.sleep(self.close_after_s)
+                    # Whatever arrived on this connection meanwhile is never answered.
+                    conn.setblocking(False)
+                    try:
+                        if conn.recv(65536):
+                            self.unanswered.append("a request on a finished stream")
+                    except BlockingIOError:
+                        pass
+                    return
+                self.answered.append(req)
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+                             b"Content-Length: 11\r\n\r\n{\"ok\":true}")
+        finally:
+            conn.close()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def test_a_post_right_after_a_finished_stream_is_not_lost() -> None:
+    """The goodbye chat line goes out the moment the game stream ends; it must not be
+    sent on the stream's connection, which the server is about to close (a lost
+    'Good game!' under load, seen in CI)."""
+    server = _LateClosingServer(close_after_s=0.5)
+    try:
+        api = Lichess(server.url, Token("lip_x", "test"), bot_config(server.url).network)
+
+        async def stream_then_chat() -> list[Any]:
+            q: asyncio.Queue[Any] = asyncio.Queue()
+            api.start_stream("game_stream", q, "g1")
+            got = [await asyncio.wait_for(q.get(), 5) for _ in range(3)]
+            await api.chat("g1", "Good game!")
+            return got
+
+        got = asyncio.run(stream_then_chat())
+        assert [type(x).__name__ for x in got] == ["StreamOpened", "dict", "StreamClosed"]
+        assert server.answered == ["POST /api/bot/game/g1/chat"]
+        assert server.unanswered == []
+    finally:
+        server.close()
