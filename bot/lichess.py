@@ -468,9 +468,10 @@ class Lichess:
     def open_stream(self, name: str, *args: str) -> Iterator[requests.Response]:
         """Blocking: open an NDJSON stream (called from its StreamThread).
 
-        Each stream has a connection of its own, closed with it: Lichess closes a
-        finished stream's connection just after its last chunk, and a pooled one
-        would take down the next request sent on it (the goodbye chat line).
+        Each stream has a connection of its own, closed with it: a server may close
+        a finished stream's connection just after its last chunk (the emulator
+        does), and back in the pool it would take down the next request sent on it
+        (the goodbye chat line, in the moment the game ends).
         """
         url = self._url(name, id=args[0]) if args else self._url(name)
         with _session(self._token, pool=1) as session:
