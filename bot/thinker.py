@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -44,6 +45,11 @@ class Thinker:
         self._threads: int | None = None  # what the engine was last set to by this game
         self._exec = concurrent.futures.ThreadPoolExecutor(1, f"engine-{game_id}")
         self._job: concurrent.futures.Future[Any] | None = None
+        # The job's stop and ponderhit, as events the search picks up even when they
+        # are set before it has started (engine.stop() alone would be lost then, and
+        # a lost ponderhit leaves a ponder search running for ever).
+        self._stop_ev = threading.Event()
+        self._hit_ev = threading.Event()
         self._ponder_moves: list[str] | None = None
         self.last: Any = None  # last SearchResult, for !eval
 
@@ -93,7 +99,8 @@ class Thinker:
         else:
             eng.close()
 
-    def _run(self, moves: list[str], limits: Any, overhead_ms: int | None = None) -> Any:
+    def _run(self, moves: list[str], limits: Any, overhead_ms: int | None,
+             stop: threading.Event, hit: threading.Event) -> Any:
         threads = max(1, self._threads_now())
         if threads != self._threads:
             # First search on this (possibly reused) engine, or the thermal limit changed.
@@ -103,7 +110,14 @@ class Thinker:
             # Per search: the game measures its latency and raises this as needed.
             self.engine.set_option(move_overhead_ms=overhead_ms)
         self.engine.set_position(self.initial_fen, moves, self.chess960)
-        return self.engine.search(limits)
+        return self.engine.search(limits, stop_event=stop, ponderhit_event=hit)
+
+    def _submit(self, moves: list[str], limits: Any, overhead_ms: int | None
+                ) -> concurrent.futures.Future[Any]:
+        self._stop_ev, self._hit_ev = threading.Event(), threading.Event()
+        self._job = self._exec.submit(self._run, list(moves), limits, overhead_ms,
+                                      self._stop_ev, self._hit_ev)
+        return self._job
 
     async def _idle(self) -> None:
         """Stop whatever search is running and wait for it to return."""
@@ -111,6 +125,7 @@ class Thinker:
         self._ponder_moves = None
         if job is None:
             return
+        self._stop_ev.set()
         if not job.done():
             self.engine.stop()
         try:
@@ -121,8 +136,7 @@ class Thinker:
 
     async def search(self, moves: list[str], limits: Any, overhead_ms: int | None = None) -> Any:
         await self._idle()
-        job = self._exec.submit(self._run, list(moves), limits, overhead_ms)
-        self._job = job
+        job = self._submit(moves, limits, overhead_ms)
         res = await asyncio.shield(asyncio.wrap_future(job))
         self.last = res
         return res
@@ -130,7 +144,7 @@ class Thinker:
     async def start_ponder(self, moves: list[str], limits: Any,
                            overhead_ms: int | None = None) -> None:
         await self._idle()
-        self._job = self._exec.submit(self._run, list(moves), limits, overhead_ms)
+        self._submit(moves, limits, overhead_ms)
         self._ponder_moves = list(moves)
 
     async def take_ponder(self, moves: list[str]) -> Any | None:
@@ -139,6 +153,7 @@ class Thinker:
         if job is None or self._ponder_moves != list(moves):
             return None
         self._ponder_moves = None
+        self._hit_ev.set()
         if not job.done():
             self.engine.ponderhit()
         try:

@@ -83,6 +83,14 @@ class RunningBot:
             self.result = self.loop.run_until_complete(go())
         except BaseException as exc:  # surfaced by stop()
             self.error = exc
+        finally:
+            # What asyncio.run() does for `pibot run`: tasks still pending get their
+            # cancellation and run to take it (else they are destroyed mid-cancel).
+            left = asyncio.all_tasks(self.loop)
+            for t in left:
+                t.cancel()
+            if left:
+                self.loop.run_until_complete(asyncio.wait(left, timeout=5.0))
 
     def start(self, timeout: float = 10.0) -> RunningBot:
         self.thread.start()
