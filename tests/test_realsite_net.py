@@ -488,7 +488,7 @@ def test_answer_that_would_outlive_the_challenge_is_dropped(
 
 
 class _LateClosingServer:
-    """A bare HTTP/1.1 server that ends a finished stream the way Lichess does (the
+    """A bare HTTP/1.1 server that ends a finished stream as the emulator does (the
     terminating chunk, then the connection is closed) but closes it a moment late,
     and answers every request that is not the stream with 200 {"ok":true}.  A
     request sent on the stream's connection in that moment is never answered."""
