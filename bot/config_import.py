@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import re
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -175,14 +176,14 @@ def _variants(value: Any, _src: dict[str, Any], res: Result) -> Any:
     items = [value] if isinstance(value, str) else list(value or [])
     for v in items:
         if v not in VARIANTS:
-            res.drop(f"challenge.variants: {v}", "a variant pibot does not play")
+            res.drop(f"challenge.variants[{v}]", "a variant pibot does not play")
     return [v for v in items if v in VARIANTS]
 
 
 def _time_controls(value: Any, _src: dict[str, Any], res: Result) -> Any:
     items = [value] if isinstance(value, str) else list(value or [])
     if "ultraBullet" in items:
-        res.drop("challenge.time_controls: ultraBullet",
+        res.drop("challenge.time_controls[ultraBullet]",
                  "Lichess does not let BOT accounts play UltraBullet")
     return [v for v in items if v != "ultraBullet"]
 
@@ -197,7 +198,7 @@ def _initial_times(value: Any, _src: dict[str, Any], res: Result) -> Any:
     items = [v for v in (value if isinstance(value, list) else [value]) if v is not None]
     for v in items:
         if v not in API_CLOCK_LIMITS_S:
-            res.drop(f"matchmaking.challenge_initial_time: {v}",
+            res.drop(f"matchmaking.challenge_initial_time[{v}]",
                      "not a clock the challenge API takes (15, 30, 45, 60, 90 s or whole "
                      "minutes in seconds up to 10800)")
     return [v for v in items if v in API_CLOCK_LIMITS_S]
@@ -207,13 +208,25 @@ def _increments(value: Any, _src: dict[str, Any], res: Result) -> Any:
     items = [v for v in (value if isinstance(value, list) else [value]) if v is not None]
     for v in items:
         if not isinstance(v, int) or not 0 <= v <= MAX_INCREMENT_S:
-            res.drop(f"matchmaking.challenge_increment: {v}",
+            res.drop(f"matchmaking.challenge_increment[{v}]",
                      f"the challenge API takes increments of 0..{MAX_INCREMENT_S} s")
     return [v for v in items if isinstance(v, int) and 0 <= v <= MAX_INCREMENT_S]
 
 
-def _greeting(value: Any, _src: dict[str, Any], _res: Result) -> Any:
-    return "" if value is None else value  # lichess-bot: empty = say nothing
+# lichess-bot removes {words} other than {opponent} and {me}; pibot would say them.
+_OTHER_PLACEHOLDER = re.compile(r"\{(?!(?:opponent|me)\})[^{}]*\}")
+
+
+def _greeting(value: Any, _src: dict[str, Any], res: Result) -> Any:
+    if value is None:
+        return ""  # lichess-bot: empty = say nothing
+    if not isinstance(value, str):
+        raise Dropped(f"{value!r} is not text")
+    text = _OTHER_PLACEHOLDER.sub("", value)
+    if text != value:
+        res.note("greeting", f"{value!r} -> {text!r} (only {{opponent}} and {{me}} are "
+                             "replaced; lichess-bot removed the other {words})")
+    return text
 
 
 def _merge_block_lists(value: Any, src: dict[str, Any], res: Result) -> Any:
