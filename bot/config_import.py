@@ -90,15 +90,15 @@ def _number(value: Any) -> float:
     return value
 
 
-def _clamp(lo: float, hi: float, why: str) -> Convert:
-    def conv(value: Any, _src: dict[str, Any], res: Result) -> Any:
+def _clamp(lo: float, hi: float) -> Convert:
+    """Into pibot's range; lichess-bot's `.inf` (no limit) becomes `hi`."""
+    def conv(value: Any, _src: dict[str, Any], _res: Result) -> Any:
         v = _number(value)
         if math.isnan(v):
             raise Dropped("not a number (.nan)")
         if math.isinf(v) and v > 0:
             return hi
         return min(max(v, lo), hi)
-    conv.__doc__ = why
     return conv
 
 
@@ -304,7 +304,7 @@ RULES: dict[str, Rule] = {
     f"{OM}.online_egtb.max_time": drop(NO_MAX_TIME),
     f"{OM}.online_egtb.max_pieces": to(f"{OM}.online_egtb.max_pieces", "capped at 7 (the "
                                        "Lichess tablebase's limit)",
-                                       _clamp(3, LICHESS_TB_MAX, "pieces")),
+                                       _clamp(3, LICHESS_TB_MAX)),
     f"{OM}.online_egtb.source": to(f"{OM}.online_egtb", "lichess is what pibot asks; "
                                    "chessdb is dropped", _egtb_source),
     f"{OM}.online_egtb.move_quality": to(f"{OM}.online_egtb.move_quality", "best; suggest "
@@ -312,7 +312,7 @@ RULES: dict[str, Rule] = {
     f"{TB}.syzygy.enabled": to("engine.syzygy.enabled"),
     f"{TB}.syzygy.paths": to("engine.syzygy.paths"),
     f"{TB}.syzygy.max_pieces": to("engine.syzygy.max_pieces", "capped at 3..7",
-                                  _clamp(3, 7, "pieces")),
+                                  _clamp(3, 7)),
     f"{TB}.syzygy.move_quality": to("engine.syzygy.move_quality"),
     f"{TB}.gaviota": drop("pibot reads Syzygy tablebases only"),
     "engine.engine_options": drop(EXTERNAL),
@@ -328,22 +328,24 @@ RULES: dict[str, Rule] = {
     "engine.uci_options.SyzygyPath": drop("tables the external engine reads; pibot reads the "
                                           "tables in engine.syzygy.paths, taken from "
                                           "lichess_bot_tbs.syzygy"),
-    "engine.uci_options.*": drop("a UCI option of the external engine"),
+    "engine.uci_options.go_commands": drop("search limits for the external engine; pibot's "
+                                           "search is limited by the clock"),
+    "engine.uci_options.*": drop("a UCI option of the external engine (e.g. UCI_ShowWDL)"),
     "engine.xboard_options": drop(EXTERNAL),
     "engine.silence_stderr": drop(EXTERNAL),
     "abort_time": to("game.abort_if_no_first_move_s", "seconds, same (1..3600)",
-                     _clamp(1, 3600, "s")),
+                     _clamp(1, 3600)),
     "fake_think_time": drop("pibot never slows itself down on purpose"),
     "rate_limiting_delay": drop("pibot paces its requests itself (network.rate_limit_pause_s "
                                 "after a 429)"),
     "move_overhead": to("engine.move_overhead_ms", "milliseconds, same (0..10000)",
-                        _clamp(0, 10000, "ms")),
+                        _clamp(0, 10000)),
     "max_takebacks_accepted": to("game.accept_takebacks", "count -> true when above 0",
                                  _takebacks),
     "quit_after_all_games_finish": drop("pibot always lets running games finish on SIGTERM, "
                                         "for up to shutdown_grace_s"),
     "correspondence.move_time": to("correspondence.move_time", "seconds, same",
-                                   _clamp(0.1, 3600, "s")),
+                                   _clamp(0.1, 3600)),
     "correspondence.checkin_period": to("correspondence.checkin_period", "seconds, same"),
     "correspondence.disconnect_time": to("correspondence.disconnect_time", "seconds, same"),
     "correspondence.ponder": to("correspondence.ponder"),
@@ -358,12 +360,12 @@ RULES: dict[str, Rule] = {
     "challenge.max_increment": to("challenge.max_increment", "seconds, same"),
     "challenge.min_increment": to("challenge.min_increment", "seconds, same"),
     "challenge.max_base": to("challenge.max_base", "seconds, same; .inf -> 10800",
-                             _clamp(0, LICHESS_MAX_BASE_S, "s")),
+                             _clamp(0, LICHESS_MAX_BASE_S)),
     "challenge.min_base": to("challenge.min_base", "seconds, same"),
     "challenge.max_days": to("challenge.max_days", "days, same; .inf -> 14",
-                             _clamp(1, LICHESS_MAX_DAYS, "days")),
+                             _clamp(1, LICHESS_MAX_DAYS)),
     "challenge.min_days": to("challenge.min_days", "days, same",
-                             _clamp(1, LICHESS_MAX_DAYS, "days")),
+                             _clamp(1, LICHESS_MAX_DAYS)),
     "challenge.variants": to("challenge.variants", "standard, chess960, fromPosition; "
                              "other variants are dropped", _variants),
     "challenge.time_controls": to("challenge.time_controls", "same; ultraBullet dropped",

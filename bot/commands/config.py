@@ -96,7 +96,8 @@ def _import(args: argparse.Namespace) -> int:
     elif res.token is not None:
         print("token: not copied (pibot keeps it out of its config); put it in a file "
               "(chmod 600) and set token_file, or export LICHESS_BOT_TOKEN, or rerun with "
-              "--token-file PATH")
+              "--token-file PATH; for the systemd service: deploy/install.sh --token-file "
+              "FILE")
     text = HEADER.format(src=src, out=out) + (
         yaml.safe_dump(res.config, sort_keys=False, allow_unicode=True,
                        width=1000) if res.config else "")
