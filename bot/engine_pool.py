@@ -88,7 +88,7 @@ class _Slot:
         self.executor = concurrent.futures.ThreadPoolExecutor(1, f"pibot-pool-{index}")
         self.last_clear_s: float | None = None
         self.retired = False  # removed by resize(): close the engine on release
-        self.hurry = False  # acquire(hurry=True) waits for the running clear
+        self.hurry = False  # the running clear is to be cut short (acquire(hurry=True), close)
 
 
 class EnginePool:
@@ -331,11 +331,16 @@ class EnginePool:
                            hashfull=i.hashfull) for i in self.info()]
 
     def close(self) -> None:
-        """Stop searches, wait for clears, free every table."""
+        """Stop searches, cut clears short and wait for them, free every table."""
         with self._lock:
             self._closed = True
             slots = list(self._slots) + list(self._retired)
             self._retired.clear()
+            for s in slots:
+                # A warm-up still running is moot: the exit need not wait for gigabytes.
+                s.hurry = True
+                if s.engine is not None:
+                    s.engine.hurry_clear(True)
         for s in slots:
             if s.engine is not None:
                 s.engine.stop()

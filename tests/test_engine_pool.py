@@ -186,7 +186,9 @@ class _HeldWarmUp(EnginePool):
     """The warm-up waits at a gate (a slow multi-GB warm-up, made deterministic);
     only a hurrying acquire lets it through."""
 
-    gate = threading.Event()
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.gate = threading.Event()
 
     def _prepare(self, slot):  # type: ignore[no-untyped-def]
         while not self.gate.is_set() and not slot.hurry:
@@ -210,4 +212,16 @@ def test_hurried_acquire_cuts_the_warm_up_short_and_the_next_clear_is_full() -> 
             assert again is eng and again.hashfull() == 0
             pool.release(again)
         finally:
-            _HeldWarmUp.gate.set()
+            pool.gate.set()
+
+
+def test_close_during_the_warm_up_does_not_wait_for_it() -> None:
+    pool = _HeldWarmUp(1, HASH_MB, 1)
+    pool.warm()
+    closing = threading.Thread(target=pool.close, daemon=True)
+    closing.start()
+    closing.join(30)
+    try:
+        assert not closing.is_alive(), "close() waited for the warm-up to end"
+    finally:
+        pool.gate.set()
