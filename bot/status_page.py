@@ -147,13 +147,17 @@ def latency_plot(latency_ms: list[float]) -> str:
 
 def heat_plot(heat: list[dict[str, Any]], now: float, window_s: float = 24 * 3600.0) -> str:
     """CPU temperature over the last 24 h; red bands where the CPU was slowed down."""
-    title = "CPU temperature, last 24 h (red: throttled or capped)"
+    title = "CPU temperature, last 24 h at most (red: throttled or capped)"
     temps = [p for p in heat if p["temp_c"] is not None]
     if not temps:
         return _empty("no temperature sensor", title, "heat-plot", HEAT_W)
     lo = min(30.0, min(p["temp_c"] for p in temps) - 2)
     hi = max(90.0, max(p["temp_c"] for p in temps) + 2)
-    x0 = now - window_s
+    # The axis spans what there is (at most the window): a service up for minutes
+    # shows those minutes, not a line squeezed into the last pixel of a day.
+    x0 = max(now - window_s, min(p["t"] for p in heat))
+    if now - x0 < 60:
+        x0 = now - 60
 
     def xy(ts: list[float], cs: list[float]) -> str:
         return _points(ts, cs, x0, now, lo, hi, HEAT_W)
@@ -173,7 +177,8 @@ def heat_plot(heat: list[dict[str, Any]], now: float, window_s: float = 24 * 360
             parts.append(f'<line class="grid" x1="0" x2="{HEAT_W}" y1="{y}" y2="{y}"/>'
                          f'<text class="axis" x="3" y="{float(y) - 2:.1f}">{c} C</text>')
     parts.append(f'<text class="axis" x="{HEAT_W - 3}" y="{PLOT_H - 5}" text-anchor="end">'
-                 f'now</text><text class="axis" x="3" y="{PLOT_H - 5}">-24 h</text>')
+                 f'now</text><text class="axis" x="3" y="{PLOT_H - 5}">-{esc(ago(now - x0))}'
+                 f'</text>')
     line = xy([p["t"] for p in temps], [p["temp_c"] for p in temps])
     if len(temps) == 1:
         line = f"{line} {line}"
