@@ -134,6 +134,8 @@ class Service:
         except PibotError as exc:
             log.error("config reload failed, keeping the old config: %s", exc)
         else:
+            if new.status_page != self.cfg.status_page:
+                log.warning("status_page changed: it applies at the next restart")
             self.cfg = new
             set_level(new.log_level)
             self._apply_engine_config(new)
