@@ -304,6 +304,7 @@ def render(snap: dict[str, Any], now: float | None = None) -> str:
 
 class _Handler(BaseHTTPRequestHandler):
     server_version = "pibot-status"
+    timeout = 10  # an idle or slow client's socket is closed, its thread freed
     history: History  # set on the subclass made per page
 
     def _send(self, code: int, body: bytes, ctype: str, head_only: bool = False) -> None:

@@ -124,6 +124,10 @@ def test_status_page_in_headless_chromium(tmp_path: Path,
     assert today is not None and today.groups() == ("1", "0", "0")
     game = next(g for g in data["service"]["games"] if g["id"] == gid)
     assert game["opponent"] == "carol" and game["depth"] is not None
+    # Each eval sits at the ply after one of our moves (odd plies for white).
+    plies = [p for p, _ in next(g for g in data["games"] if g["id"] == gid)["evals"]]
+    assert plies == sorted(set(plies))
+    assert {p % 2 for p in plies} == {1 if game["color"] == "white" else 0}, plies
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000  # a picture, not blank
     if os.environ.get("PIBOT_UPDATE_SCREENSHOT") == "1":
