@@ -165,6 +165,8 @@ class History:
                 return
             game.last_result = result
             cp = score_cp(result.score_cp, result.mate)
+            while game.evals and game.evals[-1][0] >= ply:  # a takeback: plies replayed
+                game.evals.pop()
             if cp is not None:
                 game.evals.append((ply, cp))
 

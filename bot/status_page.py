@@ -21,6 +21,7 @@ import html
 import json
 import logging
 import math
+import socket
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -245,6 +246,39 @@ def _recent_card(g: dict[str, Any], now: float) -> str:
             f'</div>')
 
 
+def _results(r: dict[str, Any], t: dict[str, Any]) -> str:
+    limit = f" of {t['bot_limit']}" if t["bot_limit"] is not None else ""
+    rows = "".join(f'<tr class="{name}"><th>{esc(label)}</th><td>{r[name]["wins"]}</td>'
+                   f'<td>{r[name]["draws"]}</td><td>{r[name]["losses"]}</td></tr>'
+                   for name, label in (("today", f"today ({t['date']} UTC)"),
+                                       ("week", "this week")))
+    return (f'<h2>Results</h2><table id="results"><tr><th></th><th>won</th><th>drawn</th>'
+            f'<th>lost</th></tr>{rows}</table><p class="muted">{esc(t["bot_games"])}'
+            f'{esc(limit)} game(s) against bots today; counted since the service started</p>')
+
+
+def _machine(h: dict[str, Any], heat: list[dict[str, Any]], now: float) -> str:
+    temp = f"{h['temp_c']:.1f} C" if h["temp_c"] is not None else "temperature unknown"
+    flags = ", ".join(h["flags"]) if h["flags"] else \
+        ("not throttled" if h["throttled"] is not None else "")
+    return (f'<h2>Machine</h2><p id="heat">CPU {esc(temp)}'
+            f'{", " + esc(flags) if flags else ""}</p>{heat_plot(heat, now)}')
+
+
+def _engine(e: dict[str, Any]) -> str:
+    threads = f"{e['threads_now']} of {e['threads']}" if e["threads_now"] != e["threads"] \
+        else str(e["threads"])
+    out = [f'<h2>Engine</h2><p id="engine">{esc(threads)} search thread(s) per game, '
+           f'table {esc(e["hash_mb"])} MiB per slot</p><table id="slots">']
+    for sl in e["slots"]:
+        state = "in a game" if sl["busy"] else ("clearing" if sl["clearing"] else "ready")
+        size = f"{sl['hash_mb']} MiB" if sl["hash_mb"] is not None else "not created"
+        fill = f"{sl['hashfull'] / 10:.1f}% full" if sl["hashfull"] is not None else ""
+        out.append(f"<tr><th>slot {esc(sl['slot'])}</th><td>{esc(state)}</td>"
+                   f"<td>{esc(size)}</td><td>{esc(fill)}</td></tr>")
+    return "".join(out) + "</table>"
+
+
 def render(snap: dict[str, Any], now: float | None = None) -> str:
     """The whole page, from History.snapshot()."""
     now = time.time() if now is None else now
@@ -259,40 +293,17 @@ def render(snap: dict[str, Any], now: float | None = None) -> str:
                  f'<p class="muted">{esc(s["url"])}, pid {esc(s["pid"])}, up '
                  f'{esc(ago(now - s["started_at"]))}; updated '
                  f'{esc(ago(now - s["updated_at"]))} ago; read-only, refreshes every '
-                 f'{REFRESH_S} s</p>']
-    r, t = snap["results"], s["today"]
-    limit = f" of {t['bot_limit']}" if t["bot_limit"] is not None else ""
-    out.append('<h2>Results</h2><table id="results"><tr><th></th><th>won</th><th>drawn</th>'
-               '<th>lost</th></tr>')
-    for name, label in (("today", f"today ({t['date']} UTC)"), ("week", "this week")):
-        out.append(f'<tr class="{name}"><th>{esc(label)}</th><td>{r[name]["wins"]}</td>'
-                   f'<td>{r[name]["draws"]}</td><td>{r[name]["losses"]}</td></tr>')
-    out.append(f'</table><p class="muted">{t["bot_games"]}{esc(limit)} game(s) against bots '
-               f'today; counted since the service started</p>')
+                 f'{REFRESH_S} s</p>', _results(snap["results"], s["today"])]
     hist = {g["id"]: g for g in snap["games"]}
     out.append(f'<h2>Games ({len(s["games"])} of {s["concurrency"]}, '
                f'{s["free_slots"]} slot(s) free)</h2>')
     if not s["games"]:
         out.append("<p>no game in progress</p>")
-    for g in s["games"]:
-        out.append(_game_card(g, hist.get(g["id"]), snap["boards"].get(g["id"])))
-    h, e = s["heat"], s["engine"]
-    temp = f"{h['temp_c']:.1f} C" if h["temp_c"] is not None else "temperature unknown"
-    flags = ", ".join(h["flags"]) if h["flags"] else \
-        ("not throttled" if h["throttled"] is not None else "")
-    out.append(f'<h2>Machine</h2><p id="heat">CPU {esc(temp)}'
-               f'{", " + esc(flags) if flags else ""}</p>{heat_plot(snap["heat"], now)}')
-    threads = f"{e['threads_now']} of {e['threads']}" if e["threads_now"] != e["threads"] \
-        else str(e["threads"])
-    out.append(f'<h2>Engine</h2><p id="engine">{esc(threads)} search thread(s) per game, '
-               f'table {esc(e["hash_mb"])} MiB per slot</p><table id="slots">')
-    for sl in e["slots"]:
-        state = "in a game" if sl["busy"] else ("clearing" if sl["clearing"] else "ready")
-        size = f"{sl['hash_mb']} MiB" if sl["hash_mb"] is not None else "not created"
-        fill = f"{sl['hashfull'] / 10:.1f}% full" if sl["hashfull"] is not None else ""
-        out.append(f"<tr><th>slot {esc(sl['slot'])}</th><td>{esc(state)}</td>"
-                   f"<td>{esc(size)}</td><td>{esc(fill)}</td></tr>")
-    out.append("</table><h2>Recent games</h2>")
+    out.extend(_game_card(g, hist.get(g["id"]), snap["boards"].get(g["id"]))
+               for g in s["games"])
+    out.append(_machine(s["heat"], snap["heat"], now))
+    out.append(_engine(s["engine"]))
+    out.append("<h2>Recent games</h2>")
     if not snap["recent"]:
         out.append("<p>none since the service started</p>")
     out.extend(_recent_card(g, now) for g in snap["recent"])
@@ -361,11 +372,15 @@ class StatusPage:
         return str(host), int(port)
 
     def start(self) -> None:
-        host, port = parse_listen(self.listen)
+        try:
+            host, port = parse_listen(self.listen)
+        except ValueError as exc:
+            raise UserError(f"status_page.listen: {exc}") from None
         handler = type("Handler", (_Handler,), {"history": self.history})
         server_cls = type("Server", (ThreadingHTTPServer,),
                           {"daemon_threads": True,
-                           "address_family": _family(host)})
+                           "address_family": socket.AF_INET6 if ":" in host
+                           else socket.AF_INET})
         try:
             self._server = server_cls((host, port), handler)
         except OSError as exc:
@@ -385,9 +400,3 @@ class StatusPage:
             self._server.shutdown()
             self._server.server_close()
             self._server = None
-
-
-def _family(host: str) -> int:
-    import socket
-
-    return socket.AF_INET6 if ":" in host else socket.AF_INET

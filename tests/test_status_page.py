@@ -101,7 +101,8 @@ def test_evals_latency_and_results_today_and_this_week() -> None:
     book = result(30)
     h.moved("aBcD1234", 1, book)
     h.moved("aBcD1234", 3, book)  # a book move after it: no second point
-    h.moved("aBcD1234", 5, result(None, mate=3))
+    h.moved("aBcD1234", 7, result(80))
+    h.moved("aBcD1234", 5, result(None, mate=3))  # after a takeback: ply 7 is gone
     h.latency("aBcD1234", 41.26)
     h.finished("g2", "bob", "white", "draw", None)
     h.finished("g3", "cat", "white", "aborted", None)  # no result

@@ -43,7 +43,7 @@ def chromium(*args: str) -> str:
     exe = browser()
     assert exe is not None
     proc = subprocess.run([exe, "--headless", "--disable-gpu", "--no-sandbox",
-                           "--hide-scrollbars", "--window-size=1000,1100", *args],
+                           "--hide-scrollbars", "--window-size=1000,1260", *args],
                           capture_output=True, text=True, timeout=60,
                           env={**os.environ, "HOME": os.environ.get("HOME", "/tmp")})
     assert proc.returncode == 0, proc.stderr[-2000:]
