@@ -269,6 +269,12 @@ class NetworkConfig:
 
 
 @dataclass(frozen=True)
+class StatusPageConfig:
+    listen: str | None = _val(None, doc="host:port of the read-only status page "
+                                        "(127.0.0.1:8080); empty = off")
+
+
+@dataclass(frozen=True)
 class Config:
     url: str = _val("https://lichess.org")
     token_file: str | None = _val(None, doc="file holding the token (else env/credential)")
@@ -283,6 +289,7 @@ class Config:
     draw_or_resign: DrawOrResignConfig = field(default_factory=DrawOrResignConfig)
     matchmaking: MatchmakingConfig = field(default_factory=MatchmakingConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
+    status_page: StatusPageConfig = field(default_factory=StatusPageConfig)
     source: str = field(default="<defaults>", compare=False, metadata=_meta(doc="internal"))
     # How engine.hash_mb / engine.threads were decided (auto or set), for the log and check.
     sizing: Any = field(default=None, compare=False, metadata=_meta(doc="internal"))
@@ -435,6 +442,13 @@ def _cross_checks(cfg: Config) -> None:
         raise UserError("config key 'challenge.time_controls' lists ultraBullet, but Lichess "
                         "does not let BOT accounts play UltraBullet; remove it")
     _check_matchmaking_clocks(cfg.matchmaking)
+    if cfg.status_page.listen:
+        from bot.status_page import parse_listen  # the page's modules load only when used
+
+        try:
+            parse_listen(cfg.status_page.listen)
+        except ValueError as exc:
+            raise UserError(f"config key 'status_page.listen': {exc}") from None
 
 
 def _check_matchmaking_clocks(mm: MatchmakingConfig) -> None:

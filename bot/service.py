@@ -49,6 +49,8 @@ from bot.matchmaking import Matchmaker
 from bot.move_sources import MoveSources
 from bot.platform_info import check_hash_fits
 from bot.policy import Decision, Slots, decide
+from bot.status_history import boards
+from bot.status_page import StatusPage
 from bot.streams import StreamClosed, StreamOpened
 from bot.token import Token
 
@@ -73,6 +75,10 @@ class Service:
         self.slots = Slots()
         self.games: dict[str, asyncio.Task[None]] = {}
         self.runners: dict[str, GameRunner] = {}
+        # The read-only status page (status_page.listen): fed each tick and each move.
+        self.page = StatusPage(cfg.status_page.listen) if cfg.status_page.listen else None
+        if self.page is not None:
+            self.hooks = self.page.history.hooks(self.hooks, self.runners.get)
         self.draining = False
         self.ready = asyncio.Event()  # set once the event stream is connected
         self._stop = asyncio.Event()
@@ -128,6 +134,8 @@ class Service:
         except PibotError as exc:
             log.error("config reload failed, keeping the old config: %s", exc)
         else:
+            if new.status_page != self.cfg.status_page:
+                log.warning("status_page changed: it applies at the next restart")
             self.cfg = new
             set_level(new.log_level)
             self._apply_engine_config(new)
@@ -191,6 +199,8 @@ class Service:
             # Also when start-up fails (a rejected token): no stale status file left behind.
             if self.status_writer is not None:
                 self.status_writer.close()
+            if self.page is not None:
+                self.page.stop()
 
     async def _run(self) -> int:
         # Books and tables are opened once; a missing/corrupt file is one clear error
@@ -198,6 +208,8 @@ class Service:
         self.sources = MoveSources.open(self.cfg, token=self._token)
         for line in self.sources.describe():
             log.info("move sources: %s", line)
+        if self.page is not None:
+            self.page.start()  # a taken port is one clear error, before anything connects
         loop = asyncio.get_running_loop()
         # Each game holds threads (stream reader, HTTP calls); the default pool
         # (cores + 4 = 6 on a Pi) would starve under concurrency.
@@ -349,6 +361,8 @@ class Service:
             # Sysfs reads and the tables' fill run in a thread: never stall the loop.
             await asyncio.to_thread(self.heat.poll)
             self.summary = await self._publish_status()
+            if self.page is not None:
+                self.page.history.tick(self.status_writer.last, boards(self.runners.values()))
             sdnotify.status(self.waiting_for or self.summary)
             await asyncio.sleep(period)
 

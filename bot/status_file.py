@@ -165,6 +165,7 @@ class Writer:
         self.period_s = period_s
         self.started_at = time.time()
         self._failed = False
+        self.last: ServiceStatus | None = None  # what was last published (the status page)
         self._closed = False  # after close(), a late tick (from a worker thread) writes nothing
         # A tick runs in a worker thread: without the lock it could check _closed,
         # then write after close() removed the file (a failed start left one behind).
@@ -179,6 +180,7 @@ class Writer:
             started_at=self.started_at, updated_at=time.time(), period_s=self.period_s,
             concurrency=concurrency, free_slots=free_slots, games=games, engine=engine,
             heat=heat, today=today)
+        self.last = status
         with self._lock:
             if self._closed:
                 return summary(status)
