@@ -200,9 +200,10 @@ def test_an_accepted_draw_goes_with_the_move(tmp_path: Path) -> None:
     rules = {"offer_draw_enabled": True, "offer_draw_score": 10000, "offer_draw_moves": 2,
              "offer_draw_pieces": 32}
     with bot_and_emulator(tmp_path, draw_or_resign=rules) as (emu, _):
-        emu.inject("slow", "POST /api/bot/game/*/draw/*", count=None, duration_s=3.0)
+        # (An answer posted apart lands after the move: the bot thinks ~1.5 s at 60+0.)
+        emu.inject("slow", "POST /api/bot/game/*/draw/*", count=None, duration_s=5.0)
         opp = OpponentSpec(policy="random", think_time_s=0.3, offer_draw_at=2, seed=8)
-        cid = emu.challenge_bot(challenger="dina", rated=False, clock_limit_s=120,
+        cid = emu.challenge_bot(challenger="dina", rated=False, clock_limit_s=60,
                                 increment_s=0, color="black", opponent=opp)  # bot: white
         emu.wait_game_started(cid, 10)
         assert wait_until(lambda: emu.game(cid).over, 20)
