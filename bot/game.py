@@ -139,9 +139,9 @@ class GameRunner:
             if isinstance(item, StreamClosed):
                 self._closed = item
                 if not self.over:
-                    # Even a 429 on this stream does not wait out the account's pause
-                    # (a minute): moves and their game streams go through it, and the
-                    # run loop's backoff paces the re-opens.
+                    # Even a 429 on this stream pauses nothing (moves and their game
+                    # streams are never paused): the run loop's backoff paces the
+                    # re-opens.
                     log.info("game %s: stream closed (%s); re-opening", self.game_id, item.reason)
                 return got
             got = True
