@@ -152,19 +152,16 @@ def test_abort_and_claim_are_retried_until_they_land(tmp_path: Path, what: str) 
     pattern = f"POST /api/bot/game/*/{what}"
     with bot_and_emulator(tmp_path, game={"abort_if_no_first_move_s": 1},
                           network={"rate_limit_pause_s": 2}) as (emu, bot):
+        # A 429 (the class then waits 2 s), then network trouble for longer than one
+        # request's retries (4 attempts).
+        emu.inject("http_error", pattern, status=429)
+        emu.inject("http_error", pattern, status=503, count=6)
         if what == "abort":
-            # A 429 (the class waits 2 s), then network trouble for more than the retries.
-            emu.inject("http_error", pattern, status=429)
-            emu.inject("http_error", pattern, status=503, count=6)
-            opp = OpponentSpec(think_time_s=60)
-            cid = emu.challenge_bot(challenger="idle", rated=False, clock_limit_s=300,
-                                    increment_s=0, color="black", opponent=opp)
+            opp = OpponentSpec(think_time_s=60)  # never makes its first move
         else:
-            emu.inject("http_error", pattern, status=429)
-            emu.inject("http_error", pattern, status=503, count=6)
             opp = OpponentSpec(policy="random", think_time_s=0.1, leave_after=2, seed=4)
-            cid = emu.challenge_bot(challenger="leaver", rated=False, clock_limit_s=300,
-                                    increment_s=0, color="black", opponent=opp)
+        cid = emu.challenge_bot(challenger="idler", rated=False, clock_limit_s=300,
+                                increment_s=0, color="black", opponent=opp)  # bot: white
         emu.wait_game_started(cid, 10)
         snap = emu.wait_game_over(cid, 30)
         assert snap.status == ("aborted" if what == "abort" else "timeout"), snap.status
