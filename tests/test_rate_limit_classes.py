@@ -176,13 +176,16 @@ def test_abort_and_claim_are_retried_until_they_land(tmp_path: Path, what: str) 
 @needs_engine
 def test_a_rematch_within_a_second_is_not_declined_later(tmp_path: Path) -> None:
     """The slot is free when the game ends, though its goodbye chat is still on its way."""
-    with bot_and_emulator(tmp_path, challenge={"concurrency": 1}) as (emu, _):
+    with bot_and_emulator(tmp_path, challenge={"concurrency": 1}) as (emu, bot):
         emu.inject("slow", CHAT, count=None, duration_s=3.0)
         opp = OpponentSpec(policy="random", think_time_s=0.1, resign_after=2, seed=3)
         cid = emu.challenge_bot(challenger="rema", rated=False, clock_limit_s=60,
                                 increment_s=0, opponent=opp)
         emu.wait_game_started(cid, 10)
         emu.wait_game_over(cid, 30)
+        assert bot.service is not None
+        runners = bot.service.runners
+        assert wait_until(lambda: cid not in runners or runners[cid].over, 10)  # bot saw it
         time.sleep(0.5)  # the opponent sees the result and clicks "rematch"
         again = emu.challenge_bot(challenger="rema", rated=False, clock_limit_s=60,
                                   increment_s=0, opponent=OpponentSpec(think_time_s=30))
