@@ -80,6 +80,10 @@ class GameRunner:
         self._activity = time.monotonic()  # last game event or move of ours
         self._parking = False  # a PARK sentinel is queued
         self._quiet_reopens: tuple[int, int] = (-1, 0)  # (ply, low-clock quiet re-opens)
+        self._draw_with_move = -1  # ply whose move accepts the opponent's draw offer
+        # Set at the end of a finished game: the goodbye chat going out in the
+        # background, so the slot is free at once (the caller owns the task).
+        self.farewell: asyncio.Task[None] | None = None
 
     # -- lifecycle --------------------------------------------------------
     async def run(self) -> None:
@@ -135,9 +139,9 @@ class GameRunner:
             if isinstance(item, StreamClosed):
                 self._closed = item
                 if not self.over:
-                    # Even a 429 on this stream does not wait out the account's pause
-                    # (a minute): moves and their game streams go through it, and the
-                    # run loop's backoff paces the re-opens.
+                    # Even a 429 on this stream pauses nothing (moves and their game
+                    # streams are never paused): the run loop's backoff paces the
+                    # re-opens.
                     log.info("game %s: stream closed (%s); re-opening", self.game_id, item.reason)
                 return got
             got = True
@@ -211,13 +215,21 @@ class GameRunner:
         for t in list(self._timers.values()) + [self._think_task]:
             if t is not None and not t.done():
                 t.cancel()
+        task = asyncio.current_task()
+        stopping = task is not None and task.cancelling() > 0
         try:
             if self.thinker is not None:
                 await self.thinker.close()
             if self.over:
                 await self._finish()
         finally:
-            await self.outbox.close(GOODBYE_FLUSH_S if self.over else 0.0)
+            if self.over and not stopping:
+                # The goodbye goes out while the slot already takes the next game (a
+                # rematch offered at once must not be declined `later`).
+                self.farewell = asyncio.create_task(self.outbox.close(GOODBYE_FLUSH_S),
+                                                    name=f"farewell-{self.game_id}")
+            else:
+                await self.outbox.close(0.0)
 
     # -- events -----------------------------------------------------------
     async def _handle(self, ev: dict[str, Any]) -> None:
@@ -303,13 +315,25 @@ class GameRunner:
             draw = self.rules.draw_acceptable(self.st.pieces())
             log.info("game %s: opponent offers a draw; %s", self.game_id,
                      "accepting" if draw else "declining")
-            self.outbox.do("draw answer", lambda: self.api.draw(self.game_id, draw))
+            if draw and self.st.to_move() == self.st.color:
+                # Accepted with our move (?offeringDraw=true), as lichess-bot does: a
+                # separate answer posted after the move would come too late, as lila
+                # declines the opponent's offer when we move (round MovePlayer), and
+                # BotPlayer accepts an offer that comes with a move before playing it.
+                self._draw_with_move = ply
+            else:
+                self.outbox.do("draw answer", lambda: self.api.draw(
+                    self.game_id, draw, wanted=self._ongoing))
         if state.get(f"{opp}takeback") and ("takeback", ply) not in self._answered:
             self._answered.add(("takeback", ply))
             back = self.cfg.game.accept_takebacks
             log.info("game %s: opponent asks for a takeback; %s", self.game_id,
                      "accepting" if back else "declining")
-            self.outbox.do("takeback answer", lambda: self.api.takeback(self.game_id, back))
+            self.outbox.do("takeback answer", lambda: self.api.takeback(
+                self.game_id, back, wanted=self._ongoing))
+
+    def _ongoing(self) -> bool:
+        return not self.over
 
     def _update_abort_timer(self, now: float) -> None:
         """The no-first-move abort counts only the opponent's time to their first
@@ -361,7 +385,10 @@ class GameRunner:
         await asyncio.sleep(secs)
         if not self.over:
             log.info("game %s: claiming victory", self.game_id)
-            self.outbox.do("claim victory", lambda: self.api.claim_victory(self.game_id))
+            # Retried until it lands or the game ends (the opponent came back, or
+            # their clock ran out): Lichess waits for it.
+            self.outbox.do("claim victory", lambda: self.api.claim_victory(
+                self.game_id, wanted=self._ongoing), until=self._ongoing)
 
     async def _abort_at(self, deadline: float, ply: int) -> None:
         await asyncio.sleep(max(0.0, deadline - time.monotonic()))
@@ -369,7 +396,14 @@ class GameRunner:
         if not self.over and not st.opponent_has_moved() and len(st.moves) == ply:
             log.info("game %s: opponent made no first move in %.0f s; aborting",
                      self.game_id, self.cfg.game.abort_if_no_first_move_s)
-            self.outbox.do("abort", lambda: self.api.abort(self.game_id))
+
+            def still_waiting() -> bool:  # the game still waits for the abort
+                return not self.over and not self.st.opponent_has_moved()
+
+            # Retried until it lands or is moot: a game whose opponent never moves
+            # must not hold its slot until a restart.
+            self.outbox.do("abort", lambda: self.api.abort(self.game_id, wanted=still_waiting),
+                           until=still_waiting)
 
     # -- thinking -----------------------------------------------------------
     def _limits(self, clock: Clock, now: float, ponder: bool = False,
@@ -437,6 +471,9 @@ class GameRunner:
             offer = self.rules.should_offer(self.st.pieces(moves + [move]))
             if offer:
                 log.info("game %s: offering a draw with %s", self.game_id, move)
+        if self._draw_with_move == len(moves):
+            offer = True  # accepts the opponent's pending offer (_answer_offers)
+            log.info("game %s: accepting the draw with %s", self.game_id, move)
         ply = len(moves)
         self._pending = (ply, move)
         try:

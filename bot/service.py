@@ -59,8 +59,10 @@ log = logging.getLogger(__name__)
 MAX_GAME_RESTARTS = 5
 STREAM_CONFLICT_WINDOW_S = 30.0  # a clean close this soon after opening is suspicious...
 STREAM_CONFLICTS = 3  # ...this many times in a row: another client holds the stream
-# Lichess realtime challenges expire 20 s after creation (lichess-org/api challengeCreate).
-CHALLENGE_EXPIRY_S = 20.0
+CHALLENGE_MEMORY_S = 600.0  # how long an answered challenge's id is remembered
+# After the event stream (re)opens, lila lists the challenges still waiting
+# (modules/api/src/main/EventStream.scala); one not listed by then is gone.
+CHALLENGE_LISTING_S = 3.0
 
 
 class Service:
@@ -88,6 +90,11 @@ class Service:
         self.waiting_for = "connecting to Lichess"  # sd_notify STATUS until ready
         self._challenge_seen: dict[str, float] = {}  # id -> monotonic arrival
         self._challenge_gone: set[str] = set()  # canceled/declined while an answer waited
+        self._answering: set[str] = set()  # challenges whose answer is pending
+        self._listed: dict[str, int] = {}  # challenge id -> event stream it was last listed on
+        self._stream_no = 0  # event streams opened so far
+        self._stream_opened_at = 0.0  # when the current one opened (monotonic)
+        self._stream_up = False  # the event stream is open (else cancels go unseen)
         self._ended: dict[str, float] = {}  # game id -> when its task ended
         self.pool: EnginePool | None = None  # created by run()
         self._warmed = False  # the pool's first warm-up has been started
@@ -398,8 +405,7 @@ class Service:
         conflicts = 0
         warned = False
         while True:
-            if not await self.api.wait_unpaused():
-                continue
+            await self.api.wait_unpaused("event_stream")
             queue: asyncio.Queue[Any] = asyncio.Queue()
             stream = self.api.start_stream("event_stream", queue)
             closed = StreamClosed("not opened")
@@ -407,6 +413,9 @@ class Service:
                 while True:
                     item = await queue.get()
                     if isinstance(item, StreamOpened):
+                        self._stream_no += 1
+                        self._stream_opened_at = time.monotonic()
+                        self._stream_up = True
                         self.waiting_for = ""
                         if not self.ready.is_set():
                             self.ready.set()
@@ -418,6 +427,7 @@ class Service:
                         break
                     await self._dispatch(item)
             finally:
+                self._stream_up = False
                 stream.stop()
             if closed.status == 401:
                 log.error("the token was rejected (HTTP 401) on the event stream; check it")
@@ -493,11 +503,15 @@ class Service:
         user = str(challenger.get("id") or challenger.get("name") or "")
         if user.lower() == self.me.lower():
             return  # our own outgoing challenge, echoed on the stream
+        self._listed[cid] = self._stream_no
+        if cid in self._answering:
+            return  # listed again on a re-opened stream: its answer is on its way
         now = time.monotonic()
         for old, t in list(self._challenge_seen.items()):
-            if now - t > 10 * CHALLENGE_EXPIRY_S:
+            if now - t > CHALLENGE_MEMORY_S and old not in self._answering:
                 del self._challenge_seen[old]
                 self._challenge_gone.discard(old)
+                self._listed.pop(old, None)
         self._challenge_seen[cid] = now
         corr = is_correspondence(ch)
         slots = self.corr_slots if corr else self.slots
@@ -510,38 +524,65 @@ class Service:
                    bot_limit_reached=self.api.bot_limit_until > time.time())
         if d.accept:
             slots.reserve(cid, user)  # before any await: bursts can't overshoot
-        self._spawn(self._answer_challenge(cid, user, ch, d), f"challenge-{cid}")
+        self._answering.add(cid)
+        task = self._spawn(self._answer_challenge(cid, user, ch, d), f"challenge-{cid}")
+        task.add_done_callback(lambda _t: self._answering.discard(cid))
+
+    def _challenge_waits(self, cid: str) -> bool:
+        """Lichess still waits for our answer: not withdrawn, and listed by the event
+        stream opened last (lila never expires a challenge whose challenger keeps it
+        alive, and sends no event when it takes one offline: ChallengeApi.sweep)."""
+        if cid in self._challenge_gone:
+            return False
+        relisted = self._listed.get(cid) == self._stream_no
+        return relisted or time.monotonic() - self._stream_opened_at < CHALLENGE_LISTING_S
+
+    async def _hold_answer(self, name: str, cid: str) -> None:
+        """Wait while the answer's class is paused, and while it is unknown whether
+        Lichess still waits for it: the event stream is down, or has just re-opened
+        and may still list it."""
+        while self._challenge_waits(cid):
+            if self.api.paused_for(name) > 0:
+                await self.api.wait_unpaused(name, lambda: self._challenge_waits(cid))
+                continue
+            if not self._stream_up:
+                await asyncio.sleep(0.2)
+                continue
+            settle = self._stream_opened_at + CHALLENGE_LISTING_S - time.monotonic()
+            if settle <= 0 or self._listed.get(cid) == self._stream_no:
+                return
+            await asyncio.sleep(settle)
 
     async def _answer_challenge(self, cid: str, user: str, ch: Challenge, d: Decision) -> None:
         tc = ch.get("timeControl") or {}
         desc = f"{cid} from {user} ({(ch.get('variant') or {}).get('key')}, " \
                f"{ch.get('speed')} {tc.get('limit', '-')}+{tc.get('increment', '-')}, " \
                f"{'rated' if ch.get('rated') else 'casual'})"
-        # While the account is rate-limited the answer waits; once the challenge has
-        # expired (or was withdrawn) it is dropped instead of sent late in a burst.
-        expires = self._challenge_seen.get(cid, time.monotonic()) + CHALLENGE_EXPIRY_S
-        if tc.get("type") == "correspondence":
-            expires += 3600.0  # correspondence challenges do not expire after 20 s
-
+        # While challenge answers are rate-limited the answer waits, and goes out when
+        # the pause ends: Lichess still waits for it, unless the challenge was withdrawn
+        # or the re-opened event stream no longer lists it.
         def wanted() -> bool:
-            return cid not in self._challenge_gone
+            return self._challenge_waits(cid)
 
+        if d.accept:
+            log.info("accepting challenge %s", desc)
+        else:
+            log.info("declining challenge %s: %s (%s)", desc, d.reason, d.detail)
         try:
+            await self._hold_answer("accept" if d.accept else "decline", cid)
             if d.accept:
-                log.info("accepting challenge %s", desc)
-                await self.api.accept(cid, deadline=expires, wanted=wanted)
+                await self.api.accept(cid, wanted=wanted)
             else:
-                log.info("declining challenge %s: %s (%s)", desc, d.reason, d.detail)
-                await self.api.decline(cid, d.reason, deadline=expires, wanted=wanted)
+                await self.api.decline(cid, d.reason, wanted=wanted)
         except DailyLimitReached as exc:
             # lila Challenge.apiAccept: a BOT at its daily bot-game limit gets 429.
             self._release(cid)
             log.warning("challenge %s: %s; declining bot challenges until then", cid, exc)
-            await self._decline_quietly(cid, "later", expires, wanted)
+            await self._decline_quietly(cid, "later", wanted)
         except OpponentAtDailyLimit as exc:
             self._release(cid)
             log.info("challenge %s: the challenger is at its daily bot limit (%s)", cid, exc)
-            await self._decline_quietly(cid, "later", expires, wanted)
+            await self._decline_quietly(cid, "later", wanted)
         except RateLimited as exc:
             log.info("challenge %s: answer dropped (%s)", cid, exc)
             self._release(cid)
@@ -556,10 +597,10 @@ class Service:
         self.slots.release(cid)
         self.corr_slots.release(cid)
 
-    async def _decline_quietly(self, cid: str, reason: str, deadline: float,
+    async def _decline_quietly(self, cid: str, reason: str,
                                wanted: Callable[[], bool]) -> None:
         try:
-            await self.api.decline(cid, reason, deadline=deadline, wanted=wanted)
+            await self.api.decline(cid, reason, wanted=wanted)
         except LichessError as exc:
             log.info("challenge %s: decline failed: %s", cid, exc)
 
@@ -628,6 +669,10 @@ class Service:
                 self.runners[gid] = runner
                 try:
                     await runner.run()
+                    if runner.farewell is not None:
+                        # The goodbye chat outlives the game task; shutdown cancels it.
+                        self._tasks.add(runner.farewell)
+                        runner.farewell.add_done_callback(self._tasks.discard)
                     parked = runner.parked and not runner.over
                     self._count_result(runner)
                     return

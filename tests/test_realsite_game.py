@@ -202,9 +202,9 @@ def test_latency_raises_the_move_overhead_and_never_flags(tmp_path: Path) -> Non
 
 
 def test_game_stream_429_does_not_wait_out_the_account_pause(tmp_path: Path) -> None:
-    # A 429 pauses the account for a minute, but a game cannot wait a minute for
-    # its stream: the bot (white) must still make its first move before Lichess
-    # ends the game as noStart (soak: one game lost that way).
+    # A 429 pauses its endpoint class for a minute, but a game stream is never
+    # paused (a game cannot wait a minute): the bot (white) must still make its
+    # first move before Lichess ends the game as noStart (soak: one game lost that way).
     emu_cfg = fast_emulator_config(first_move_timeout_s=8)
     with bot_and_emulator(tmp_path, emu_cfg, network={"rate_limit_pause_s": 60}) as (emu, _bot):
         emu.inject("http_error", "GET /api/bot/game/stream/*", status=429)
