@@ -343,7 +343,8 @@ class GameRunner:
             return
         room = str(ev.get("room", "player"))
         reply = chat.answer(text, self.me, self.cfg.game.bot_name, self._eval_text,
-                            room=room, playing=not self.over)
+                            room=room, playing=not self.over,
+                            spectator_eval=self.cfg.game.spectator_eval)
         if reply:
             self.outbox.say(room, reply)
 

@@ -73,7 +73,10 @@ def test_chat_storm_with_slow_and_429_chat_never_delays_a_move(tmp_path: Path) -
     assert not any(t.startswith("Eval") for t in _bot_lines(emu, cid, "player"))
 
 
-def test_eval_refused_to_the_opponent_and_given_to_spectators(tmp_path: Path) -> None:
+def test_eval_refused_in_every_room_during_the_game(tmp_path: Path) -> None:
+    # lila shows the spectator room to anyone who is not a player, logged out included
+    # (app/controllers/Round.scala getWatcherChat): the opponent can read it. The old
+    # code answered spectators' !eval during the game.
     with bot_and_emulator(tmp_path) as (emu, _bot):
         opp = OpponentSpec(policy="random", think_time_s=0.5, resign_after=14, seed=1)
         cid = emu.challenge_bot(challenger="olivia", rated=False, clock_limit_s=30,
@@ -83,8 +86,26 @@ def test_eval_refused_to_the_opponent_and_given_to_spectators(tmp_path: Path) ->
         emu.say(cid, "!eval")
         assert wait_until(lambda: chat.NOT_TO_OPPONENT in _bot_lines(emu, cid, "player"), 10)
         emu.spectator_say(cid, "!eval")
+        assert wait_until(lambda: chat.NOT_DURING_GAME in _bot_lines(emu, cid, "spectator"),
+                          10)
+        emu.wait_game_over(cid, 60)
+        assert not any(t.startswith("Eval") for t in _bot_lines(emu, cid, "player"))
+        assert not any(t.startswith("Eval") for t in _bot_lines(emu, cid, "spectator"))
+
+
+def test_spectator_eval_is_an_owners_opt_in(tmp_path: Path) -> None:
+    with bot_and_emulator(tmp_path, game={"spectator_eval": True}) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=0.5, resign_after=14, seed=1)
+        cid = emu.challenge_bot(challenger="olivia", rated=False, clock_limit_s=30,
+                                increment_s=0, color="black", opponent=opp)
+        emu.wait_game_started(cid, 10)
+        assert wait_until(lambda: len(emu.game(cid).moves) >= 3, 20)
+        emu.spectator_say(cid, "!eval")
         assert wait_until(lambda: any(t.startswith("Eval (my view)")
                                       for t in _bot_lines(emu, cid, "spectator")), 10)
+        assert emu.game(cid).status == "started"  # given during the game
+        emu.say(cid, "!eval")
+        assert wait_until(lambda: chat.NOT_TO_OPPONENT in _bot_lines(emu, cid, "player"), 10)
         emu.wait_game_over(cid, 60)
         assert not any(t.startswith("Eval") for t in _bot_lines(emu, cid, "player"))
 
