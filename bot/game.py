@@ -46,6 +46,12 @@ QUIET_FLOOR_S = 1.5
 # healthy gameFull shows the opponent is just thinking, and after these the
 # read timeout takes over, so a slow opponent costs a few requests, not dozens.
 QUIET_REOPENS_PER_MOVE = 2
+# Game-stream answers that re-opening cannot change, with what they mean.
+FINAL_STREAM_STATUSES = {
+    400: "not a BOT account, or a game the Bot API cannot play",
+    403: "the token lacks the bot:play scope",
+    404: "no such game, or not ours",
+}
 GOODBYE_FLUSH_S = 5.0  # at the end, how long queued chat (goodbyes) may take to go out
 
 
@@ -96,11 +102,12 @@ class GameRunner:
                     watch.cancel()
                 if self.over or self.parked:
                     break
-                if self._closed is not None and self._closed.status == 404:
-                    # Lichess: "No such game" / "Not your game" (app/controllers/PlayApi.scala):
+                status = self._closed.status if self._closed is not None else None
+                if status is not None and status in FINAL_STREAM_STATUSES:
+                    # lila (app/controllers/PlayApi.scala, WithPovAsBot / Scoped(Bot.Play)):
                     # re-opening cannot help; free the slot now.
-                    log.warning("game %s: the game stream answers HTTP 404 (the game does not "
-                                "exist or is not ours); leaving it", self.game_id)
+                    log.warning("game %s: the game stream answers HTTP %d (%s); leaving it",
+                                self.game_id, status, FINAL_STREAM_STATUSES[status])
                     break
                 failures = 0 if got_data else failures + 1
                 if failures >= MAX_STREAM_FAILURES:
