@@ -29,6 +29,7 @@ from bot.lichess import (
     LichessError,
     backoff_s,
 )
+from bot.move_forms import MoveForms
 from bot.move_sources import MoveSources
 from bot.outbox import Outbox
 from bot.streams import StreamClosed, StreamOpened, StreamThread
@@ -86,6 +87,7 @@ class GameRunner:
         self._activity = time.monotonic()  # last game event or move of ours
         self._parking = False  # a PARK sentinel is queued
         self._quiet_reopens: tuple[int, int] = (-1, 0)  # (ply, low-clock quiet re-opens)
+        self._forms: MoveForms | None = None  # stream moves in the engine's spelling
 
     # -- lifecycle --------------------------------------------------------
     async def run(self) -> None:
@@ -254,6 +256,8 @@ class GameRunner:
         st.first_to_move = "black" if st.initial_fen and st.initial_fen.split()[1:2] == ["b"] \
             else "white"
         st.has_clock = bool(ev.get("clock"))
+        if self._forms is None:
+            self._forms = MoveForms(st.initial_fen, st.chess960)
         self.correspondence = is_correspondence(ev)
         if self.thinker is None:
             self.thinker = Thinker(self.game_id, self.cfg.engine, st.initial_fen, st.chess960,
@@ -272,6 +276,10 @@ class GameRunner:
         st = self.st
         now = received_at or time.monotonic()
         moves = str(state.get("moves") or "").split()
+        if self._forms is not None:
+            # lila may spell castling e1h1 where the engine plays e1g1: one spelling,
+            # so the echo, ponder and resync checks compare moves, not strings.
+            moves = self._forms.canonical(moves)
         st.status = str(state.get("status", "started"))
         st.winner = state.get("winner")
         st.clock = Clock.from_state(state, now, st.has_clock)
@@ -492,7 +500,11 @@ class GameRunner:
     def _landed(self, ply: int, move: str) -> bool:
         """The game stream already shows our move at `ply` (the POST may still be pending)."""
         moves = self.st.moves
-        return len(moves) > ply and moves[ply] == move
+        if len(moves) <= ply:
+            return False
+        # (A book, tablebase or online source may spell castling either way.)
+        return moves[ply] == move or (self._forms is not None
+                                      and self._forms.same(moves[:ply], moves[ply], move))
 
     # -- chat and records -------------------------------------------------------
     def _eval_text(self) -> str:
