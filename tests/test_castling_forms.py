@@ -8,6 +8,7 @@ real Service plays a game over loopback HTTP against the emulator with
 from __future__ import annotations
 
 import json
+import logging
 import struct
 from pathlib import Path
 
@@ -70,6 +71,31 @@ def test_castling_echoed_king_takes_rook_counts_as_our_move(tmp_path: Path) -> N
         stalled = [r for r in emu.requests(MOVE) if r.status == 0]
         assert len(stalled) == 1 and stalled[0].path.endswith("/e1g1"), stalled
         assert [r for r in emu.requests(MOVE) if r.status == 400] == []
+
+
+# White mates in 2 only by castling (1.O-O Ke2 2.Re1#), and Black's reply is forced:
+# the engine's ponder move is the move the opponent plays.
+CASTLE_MATE = "8/8/8/8/4p3/4k3/7N/3RK2R w K - 0 1"
+
+
+@needs_engine
+def test_ponder_after_castling_hits_when_the_stream_says_e1h1(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level(logging.DEBUG, logger="bot.thinker")
+    emu_cfg = fast_emulator_config(castling_king_takes_rook=True)
+    with bot_and_emulator(tmp_path, emu_cfg=emu_cfg, engine={"ponder": True},
+                          challenge={"variants": ["standard", "fromPosition"]}) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=1.0, seed=4)
+        cid = emu.challenge_bot(challenger="pia", rated=False, clock_limit_s=60, increment_s=0,
+                                color="black", initial_fen=CASTLE_MATE, opponent=opp)
+        emu.wait_game_started(cid, 10)
+        snap = emu.wait_game_over(cid, 30)
+    assert snap.moves == ["e1h1", "e3e2", "f1e1"], snap.moves  # castling as lila writes it
+    assert snap.status == "mate" and snap.winner == "white", snap
+    hits = [r.getMessage() for r in caplog.records if "ponderhit" in r.getMessage()]
+    # The old code compared the pondered line (e1g1 e3e2) with the stream's (e1h1 e3e2)
+    # as strings: no ponderhit, a fresh search on our clock.
+    assert len(hits) == 1 and hits[0].endswith("ponderhit after e3e2"), hits
 
 
 @pytest.mark.parametrize("posted", ["e1g1", "e1h1"])
