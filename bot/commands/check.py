@@ -50,12 +50,12 @@ async def _check_account(cfg: Config, token: Token, rep: Report) -> None:
         rep.bad(f"cannot reach {cfg.url} to test the token: {exc}")
         return
     problem = scope_problem(info, api.url)
+    if info is None:
+        rep.bad(str(problem))
+        return
     if problem:
         rep.bad(problem)
-        if info is None:
-            return
     else:
-        assert info is not None
         rep.ok(f"token valid for {info.get('userId')} with bot:play")
     try:
         account = await api.account()
