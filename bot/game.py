@@ -29,6 +29,7 @@ from bot.lichess import (
     LichessError,
     backoff_s,
 )
+from bot.move_forms import MoveForms
 from bot.move_sources import MoveSources
 from bot.outbox import Outbox
 from bot.streams import StreamClosed, StreamOpened, StreamThread
@@ -46,6 +47,12 @@ QUIET_FLOOR_S = 1.5
 # healthy gameFull shows the opponent is just thinking, and after these the
 # read timeout takes over, so a slow opponent costs a few requests, not dozens.
 QUIET_REOPENS_PER_MOVE = 2
+# Game-stream answers that re-opening cannot change, with what they mean.
+FINAL_STREAM_STATUSES = {
+    400: "not a BOT account, or a game the Bot API cannot play",
+    403: "the token lacks the bot:play scope",
+    404: "no such game, or not ours",
+}
 GOODBYE_FLUSH_S = 5.0  # at the end, how long queued chat (goodbyes) may take to go out
 
 
@@ -84,6 +91,7 @@ class GameRunner:
         # Set at the end of a finished game: the goodbye chat going out in the
         # background, so the slot is free at once (the caller owns the task).
         self.farewell: asyncio.Task[None] | None = None
+        self._forms: MoveForms | None = None  # stream moves in the engine's spelling
 
     # -- lifecycle --------------------------------------------------------
     async def run(self) -> None:
@@ -100,11 +108,12 @@ class GameRunner:
                     watch.cancel()
                 if self.over or self.parked:
                     break
-                if self._closed is not None and self._closed.status == 404:
-                    # Lichess: "No such game" / "Not your game" (app/controllers/PlayApi.scala):
+                status = self._closed.status if self._closed is not None else None
+                if status is not None and status in FINAL_STREAM_STATUSES:
+                    # lila (app/controllers/PlayApi.scala, WithPovAsBot / Scoped(Bot.Play)):
                     # re-opening cannot help; free the slot now.
-                    log.warning("game %s: the game stream answers HTTP 404 (the game does not "
-                                "exist or is not ours); leaving it", self.game_id)
+                    log.warning("game %s: the game stream answers HTTP %d (%s); leaving it",
+                                self.game_id, status, FINAL_STREAM_STATUSES[status])
                     break
                 failures = 0 if got_data else failures + 1
                 if failures >= MAX_STREAM_FAILURES:
@@ -259,6 +268,8 @@ class GameRunner:
         st.first_to_move = "black" if st.initial_fen and st.initial_fen.split()[1:2] == ["b"] \
             else "white"
         st.has_clock = bool(ev.get("clock"))
+        if self._forms is None:
+            self._forms = MoveForms(st.initial_fen, st.chess960)
         self.correspondence = is_correspondence(ev)
         if self.thinker is None:
             # Takes its engine at the first search: a book move never waits for a table.
@@ -277,6 +288,10 @@ class GameRunner:
         st = self.st
         now = received_at or time.monotonic()
         moves = str(state.get("moves") or "").split()
+        if self._forms is not None:
+            # lila may spell castling e1h1 where the engine plays e1g1: one spelling,
+            # so the echo, ponder and resync checks compare moves, not strings.
+            moves = self._forms.canonical(moves)
         st.status = str(state.get("status", "started"))
         st.winner = state.get("winner")
         st.clock = Clock.from_state(state, now, st.has_clock)
@@ -367,7 +382,8 @@ class GameRunner:
             return
         room = str(ev.get("room", "player"))
         reply = chat.answer(text, self.me, self.cfg.game.bot_name, self._eval_text,
-                            room=room, playing=not self.over)
+                            room=room, playing=not self.over,
+                            spectator_eval=self.cfg.game.spectator_eval)
         if reply:
             self.outbox.say(room, reply)
 
@@ -521,7 +537,11 @@ class GameRunner:
     def _landed(self, ply: int, move: str) -> bool:
         """The game stream already shows our move at `ply` (the POST may still be pending)."""
         moves = self.st.moves
-        return len(moves) > ply and moves[ply] == move
+        if len(moves) <= ply:
+            return False
+        # (A book, tablebase or online source may spell castling either way.)
+        return moves[ply] == move or (self._forms is not None
+                                      and self._forms.same(moves[:ply], moves[ply], move))
 
     # -- chat and records -------------------------------------------------------
     def _eval_text(self) -> str:

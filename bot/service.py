@@ -52,7 +52,7 @@ from bot.policy import Decision, Slots, decide
 from bot.status_history import boards
 from bot.status_page import StatusPage
 from bot.streams import StreamClosed, StreamOpened
-from bot.token import Token
+from bot.token import CREATE_URL, Token, scope_problem
 
 log = logging.getLogger(__name__)
 
@@ -110,6 +110,7 @@ class Service:
         self._comments: dict[str, dict[int, str]] = {}
         self.sources: MoveSources | None = None  # opened in run(): a bad book stops the start
         self._token = token
+        self._fatal: UserError | None = None  # why a supervised task stopped the service
 
     @property
     def hard_exit(self) -> bool:
@@ -256,7 +257,10 @@ class Service:
         self._supervise("checkin", self._checkins)
         self._spawn(self._resume_playing(), "resume")
         await self._stop.wait()
-        return await self._shutdown()
+        code = await self._shutdown()
+        if self._fatal is not None:
+            raise self._fatal
+        return code
 
     async def _login(self) -> Account:
         """GET /api/account, retried forever on network trouble (a Pi often boots
@@ -264,7 +268,15 @@ class Service:
         attempt = 0
         while True:
             try:
-                return await self.api.account()
+                account = await self.api.account()
+                if self._token is not None:
+                    # Without bot:play the event stream still opens (challenge:read), and
+                    # then every game stream answers 403: refuse to start instead.
+                    problem = scope_problem(await self.api.token_test(self._token),
+                                            self.api.url)
+                    if problem:
+                        raise UserError(problem)
+                return account
             except ApiRejected as exc:
                 if exc.status == 401:
                     raise UserError("Lichess rejected the token (HTTP 401): it is revoked or "
@@ -346,6 +358,11 @@ class Service:
                     log.warning("task %s returned; restarting", name)
                 except asyncio.CancelledError:
                     raise
+                except UserError as exc:
+                    # Retrying cannot help (e.g. a revoked token): stop, with its one line.
+                    self._fatal = exc
+                    self._stop.set()
+                    return
                 except Exception:
                     log.exception("task %s crashed; restarting", name)
                 if time.monotonic() - started > 60:
@@ -430,7 +447,10 @@ class Service:
                 self._stream_up = False
                 stream.stop()
             if closed.status == 401:
-                log.error("the token was rejected (HTTP 401) on the event stream; check it")
+                # A revoked token: every retry would be refused too (stops the service).
+                raise UserError("Lichess rejected the token (HTTP 401) on the event stream: it "
+                                "was revoked or has expired; create a new one with the bot:play "
+                                f"scope at {self.api.url}{CREATE_URL} and start pibot again")
             if closed.clean and closed.lived_s < STREAM_CONFLICT_WINDOW_S:
                 conflicts += 1
             elif closed.status == 200 and closed.lived_s >= STREAM_CONFLICT_WINDOW_S:

@@ -140,6 +140,7 @@ class Thinker:
         job = self._job
         if job is None or self._ponder_moves != list(moves):
             return None
+        log.debug("game %s: ponderhit after %s", self.game_id, moves[-1] if moves else "-")
         self._ponder_moves = None
         self._hit_ev.set()
         if not job.done() and self.engine is not None:  # else the search sees _hit_ev

@@ -13,7 +13,7 @@ from bot.commands.run import resolve_config_path
 from bot.config import Config, load_config
 from bot.errors import PibotError
 from bot.lichess import Lichess, LichessError
-from bot.token import Token, load_token
+from bot.token import Token, load_token, scope_problem
 
 LATENCY_SAMPLES = 5
 SLOW_ROUND_TRIP_MS = 300  # bullet games start to feel it
@@ -49,14 +49,12 @@ async def _check_account(cfg: Config, token: Token, rep: Report) -> None:
     except LichessError as exc:
         rep.bad(f"cannot reach {cfg.url} to test the token: {exc}")
         return
+    problem = scope_problem(info, api.url)
     if info is None:
-        rep.bad("Lichess does not accept the token (revoked or mistyped): create a new one "
-                "with the bot:play scope")
+        rep.bad(str(problem))
         return
-    scopes = str(info.get("scopes") or "").split(",")
-    if "bot:play" not in scopes:
-        rep.bad(f"token lacks the bot:play scope (has: {','.join(s for s in scopes if s)}); "
-                f"create a token with bot:play")
+    if problem:
+        rep.bad(problem)
     else:
         rep.ok(f"token valid for {info.get('userId')} with bot:play")
     try:
