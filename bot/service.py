@@ -24,7 +24,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot import sdnotify, status_file
+from bot import records, sdnotify, status_file
 from bot.clock import clock_running
 from bot.config import Config, load_config
 from bot.correspondence import Parked, is_correspondence
@@ -96,6 +96,7 @@ class Service:
         # and a correspondence game's parking.
         self._comments: dict[str, dict[int, str]] = {}
         self.sources: MoveSources | None = None  # opened in run(): a bad book stops the start
+        self.saver = records.Saver()  # PGNs the disk refused wait here, retried each tick
         self._token = token
 
     @property
@@ -293,6 +294,8 @@ class Service:
             await asyncio.to_thread(self.pool.close)
         if self.sources is not None:
             self.sources.close()
+        if self.saver.pending:
+            await asyncio.to_thread(self.saver.give_up)
         log.info("pibot stopped")
         return 0
 
@@ -348,6 +351,8 @@ class Service:
             sdnotify.watchdog_ping()
             # Sysfs reads and the tables' fill run in a thread: never stall the loop.
             await asyncio.to_thread(self.heat.poll)
+            if self.saver.pending:
+                await asyncio.to_thread(self.saver.retry)
             self.summary = await self._publish_status()
             sdnotify.status(self.waiting_for or self.summary)
             await asyncio.sleep(period)
@@ -367,7 +372,8 @@ class Service:
             self.status_writer.publish, account=self.me, url=self.api.url, state=state,
             concurrency=cfg.challenge.concurrency,
             free_slots=self.slots.free(cfg.challenge.concurrency), games=games,
-            engine=engine, heat=self.heat.status(), today=today)
+            engine=engine, heat=self.heat.status(), today=today,
+            unsaved_pgns=self.saver.pending, pgn_problem=self.saver.problem)
 
     # -- event stream --------------------------------------------------------
     async def _event_stream(self) -> None:
@@ -610,6 +616,7 @@ class Service:
                 runner = GameRunner(gid, self.api, cfg, self.me, self.hooks, self.pool,
                                     self._threads_now)
                 runner.sources = self.sources
+                runner.saver = self.saver
                 runner.st.comments = self._comments.setdefault(gid, {})
                 self.runners[gid] = runner
                 try:

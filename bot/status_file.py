@@ -29,7 +29,7 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, TypedDict
+from typing import Any, NotRequired, TypedDict
 
 log = logging.getLogger(__name__)
 
@@ -99,6 +99,8 @@ class ServiceStatus(TypedDict):
     engine: EngineStatus
     heat: HeatStatus
     today: TodayStatus
+    unsaved_pgns: NotRequired[int]          # finished games whose PGN waits for the disk
+    pgn_problem: NotRequired[str | None]    # why they wait
 
 
 # -- where --------------------------------------------------------------------------
@@ -172,13 +174,14 @@ class Writer:
 
     def publish(self, *, account: str, url: str, state: str, concurrency: int,
                 free_slots: int, games: list[GameStatus], engine: EngineStatus,
-                heat: HeatStatus, today: TodayStatus) -> str:
+                heat: HeatStatus, today: TodayStatus, unsaved_pgns: int = 0,
+                pgn_problem: str | None = None) -> str:
         """Write the file; returns the one-line summary (for sdnotify.status)."""
         status = ServiceStatus(
             schema=SCHEMA, pid=os.getpid(), account=account, url=url, state=state,
             started_at=self.started_at, updated_at=time.time(), period_s=self.period_s,
             concurrency=concurrency, free_slots=free_slots, games=games, engine=engine,
-            heat=heat, today=today)
+            heat=heat, today=today, unsaved_pgns=unsaved_pgns, pgn_problem=pgn_problem)
         with self._lock:
             if self._closed:
                 return summary(status)
@@ -357,6 +360,8 @@ def summary(s: ServiceStatus) -> str:
              f"{threads} thread(s), {_tables(s['engine'])}",
              _heat(s["heat"]),
              f"today +{t['wins']} ={t['draws']} -{t['losses']}"]
+    if s.get("unsaved_pgns"):
+        parts.append(f"{s['unsaved_pgns']} PGN(s) not saved")
     return "; ".join(parts)
 
 
@@ -388,5 +393,9 @@ def render(s: ServiceStatus, now: float | None = None) -> list[str]:
     limit = f" of {t['bot_limit']}" if t["bot_limit"] is not None else ""
     lines.append(f"today ({t['date']} UTC): {t['wins']} won, {t['draws']} drawn, "
                  f"{t['losses']} lost; {t['bot_games']}{limit} game(s) against bots")
+    if s.get("unsaved_pgns"):
+        lines.append(f"PGN: {s['unsaved_pgns']} finished game(s) not saved yet "
+                     f"({s.get('pgn_problem') or 'unknown reason'}); kept in memory and "
+                     f"retried (logged in full if pibot stops first)")
     lines.append(f"updated {_ago(now - s['updated_at'])} ago")
     return lines

@@ -13,6 +13,7 @@ from bot.commands.run import resolve_config_path
 from bot.config import Config, load_config
 from bot.errors import PibotError
 from bot.lichess import Lichess, LichessError
+from bot.records import directory_problem
 from bot.token import Token, load_token
 
 LATENCY_SAMPLES = 5
@@ -136,6 +137,17 @@ def _check_move_sources(cfg: Config, rep: Report) -> None:
         (rep.ok if ok else rep.bad)(line)
 
 
+def _check_records(cfg: Config, rep: Report) -> None:
+    if not cfg.pgn_directory:
+        rep.ok("pgn_directory is null: finished games are not saved")
+        return
+    problem = directory_problem(cfg.pgn_directory, create=False)
+    if problem:
+        rep.bad(f"{problem}; fix the permissions or the path, or set pgn_directory: null")
+    else:
+        rep.ok(f"pgn_directory {cfg.pgn_directory} is writable")
+
+
 def run(args: argparse.Namespace) -> int:
     rep = Report()
     path = resolve_config_path(args.config)
@@ -153,6 +165,7 @@ def run(args: argparse.Namespace) -> int:
         asyncio.run(_check_account(cfg, token, rep))
     except PibotError as exc:
         rep.bad(str(exc))
+    _check_records(cfg, rep)
     _check_engine(cfg, rep)
     _check_move_sources(cfg, rep)
     return rep.summary()

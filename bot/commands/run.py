@@ -43,6 +43,13 @@ def run(args: argparse.Namespace) -> int:
     if cfg.sizing is None or not cfg.sizing.hash_auto:
         # A hand-set size is checked; auto is sized within the same budget already.
         _check_memory(cfg.engine.hash_mb, cfg.challenge.concurrency)
+    if cfg.pgn_directory:
+        from bot.records import directory_problem
+
+        problem = directory_problem(cfg.pgn_directory, create=True)
+        if problem:  # else every game's record would be lost, each with one log line
+            raise UserError(f"{problem}; fix the permissions or the path, or set "
+                            f"pgn_directory: null to keep no records")
     setup_logging(cfg.log_level)
     if cfg.sizing is not None:
         log.info("engine sizing: %s", cfg.sizing.describe())
