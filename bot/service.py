@@ -26,7 +26,7 @@ from typing import Any
 
 from bot import records, sdnotify, status_file
 from bot.clock import clock_running
-from bot.config import Config, load_config
+from bot.config import Config, load_config, restart_keys_changed
 from bot.correspondence import Parked, is_correspondence
 from bot.engine_pool import EnginePool
 from bot.errors import PibotError, UserError
@@ -128,13 +128,21 @@ class Service:
             self._check_tables_fit(new)
         except PibotError as exc:
             log.error("config reload failed, keeping the old config: %s", exc)
+        except Exception as exc:  # noqa: BLE001 - whatever it was, the service keeps running
+            log.error("config reload failed, keeping the old config: %s: %s",
+                      type(exc).__name__, exc)
         else:
+            stale = restart_keys_changed(self.cfg, new)
             self.cfg = new
             set_level(new.log_level)
             self._apply_engine_config(new)
             log.info("config reloaded from %s (applies to new challenges and games)",
                      self.config_path)
-        sdnotify.ready()
+            if stale:
+                log.warning("config reload: %s changed but take effect only after a "
+                            "restart (systemctl restart pibot)", ", ".join(stale))
+        finally:
+            sdnotify.ready()  # systemd waits for READY=1 after RELOADING=1, always
 
     def _check_tables_fit(self, new: Config) -> None:
         """The start-up rule for a hand-set engine.hash_mb, for more table memory only

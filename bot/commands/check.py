@@ -10,7 +10,7 @@ import statistics
 import time
 
 from bot.commands.run import resolve_config_path
-from bot.config import Config, load_config
+from bot.config import Config, advice, load_config
 from bot.errors import PibotError
 from bot.lichess import Lichess, LichessError
 from bot.records import directory_problem
@@ -159,6 +159,8 @@ def run(args: argparse.Namespace) -> int:
         rep.bad(str(exc))
         return rep.summary()
     rep.ok(f"config {path or '<built-in defaults>'} is valid")
+    for line in advice(cfg):
+        rep.warn(line)
     try:
         token = load_token(cfg.token_file, warn=rep.warn)
         rep.ok(f"token found ({token.source})")

@@ -8,7 +8,7 @@ import logging
 import os
 import sys
 
-from bot.config import load_config
+from bot.config import advice, load_config
 from bot.errors import UserError
 from bot.logsetup import setup_logging
 from bot.token import load_token
@@ -51,6 +51,8 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"{problem}; fix the permissions or the path, or set "
                             f"pgn_directory: null to keep no records")
     setup_logging(cfg.log_level)
+    for line in advice(cfg):
+        log.warning("%s", line)
     if cfg.sizing is not None:
         log.info("engine sizing: %s", cfg.sizing.describe())
         if cfg.sizing.hash_at_floor:
