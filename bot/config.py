@@ -331,6 +331,11 @@ def _coerce_scalar(key: str, tp: Any, value: Any) -> Any:
         if isinstance(value, str):
             if _has_token_text(value):
                 # Every value may reach a log line or `pibot check`'s output.
+                if key == "token_file":
+                    raise UserError("config key 'token_file' must be a path; it looks like "
+                                    "you pasted the token itself (not shown): put the token "
+                                    "in a file (chmod 600) and give its path, or set "
+                                    "$LICHESS_BOT_TOKEN")
                 raise UserError(f"config key '{key}' holds what looks like a Lichess token "
                                 f"(not shown); no config value may hold it: put the token "
                                 f"in the file token_file names, or in $LICHESS_BOT_TOKEN")
