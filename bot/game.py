@@ -82,6 +82,7 @@ class GameRunner:
         self.latency = LatencyEstimate(cfg.engine.move_overhead_ms)
         self.over = False
         self.sources: MoveSources | None = None  # book/tablebase/online; set by the service
+        self.saver = records.Saver()  # the service hands in its own, which retries
         self.correspondence = False  # days per move: no abort timer, parks when idle
         self.parked = False  # left an idle correspondence game; the service checks back in
         self._activity = time.monotonic()  # last game event or move of ours
@@ -566,10 +567,7 @@ class GameRunner:
         if self.hooks.on_end:
             self.hooks.on_end(self.game_id, st.status, st.winner, st.color)
         if self.cfg.pgn_directory and st.full:
-            try:
-                rec = self.st.record(self.game_id, self.api.url)
-                path = await asyncio.to_thread(records.save, rec, self.cfg.pgn_directory)
-                log.info("game %s: saved %s", self.game_id, path)
-            except OSError as exc:
-                log.error("game %s: could not save PGN: %s", self.game_id, exc)
+            rec = self.st.record(self.game_id, self.api.url)
+            # A failed write is kept and retried by the saver (logged there).
+            await asyncio.to_thread(self.saver.save, rec, self.cfg.pgn_directory)
 

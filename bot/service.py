@@ -24,9 +24,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot import sdnotify, status_file
+from bot import records, sdnotify, status_file
 from bot.clock import clock_running
-from bot.config import Config, load_config
+from bot.config import Config, load_config, restart_keys_changed
 from bot.correspondence import Parked, is_correspondence
 from bot.engine_pool import EnginePool
 from bot.errors import PibotError, UserError
@@ -109,6 +109,7 @@ class Service:
         # and a correspondence game's parking.
         self._comments: dict[str, dict[int, str]] = {}
         self.sources: MoveSources | None = None  # opened in run(): a bad book stops the start
+        self.saver = records.Saver()  # PGNs the disk refused wait here, retried each tick
         self._token = token
         self._fatal: UserError | None = None  # why a supervised task stopped the service
 
@@ -141,15 +142,21 @@ class Service:
             self._check_tables_fit(new)
         except PibotError as exc:
             log.error("config reload failed, keeping the old config: %s", exc)
+        except Exception as exc:  # noqa: BLE001 - whatever it was, the service keeps running
+            log.error("config reload failed, keeping the old config: %s: %s",
+                      type(exc).__name__, exc)
         else:
-            if new.status_page != self.cfg.status_page:
-                log.warning("status_page changed: it applies at the next restart")
+            stale = restart_keys_changed(self.cfg, new)
             self.cfg = new
             set_level(new.log_level)
             self._apply_engine_config(new)
             log.info("config reloaded from %s (applies to new challenges and games)",
                      self.config_path)
-        sdnotify.ready()
+            if stale:
+                log.warning("config reload: %s changed but take effect only after a "
+                            "restart (systemctl restart pibot)", ", ".join(stale))
+        finally:
+            sdnotify.ready()  # systemd waits for READY=1 after RELOADING=1, always
 
     def _check_tables_fit(self, new: Config) -> None:
         """The start-up rule for a hand-set engine.hash_mb, for more table memory only
@@ -324,6 +331,8 @@ class Service:
             await asyncio.to_thread(self.pool.close)
         if self.sources is not None:
             self.sources.close()
+        if self.saver.pending:
+            await asyncio.to_thread(self.saver.give_up)
         log.info("pibot stopped")
         return 0
 
@@ -384,6 +393,8 @@ class Service:
             sdnotify.watchdog_ping()
             # Sysfs reads and the tables' fill run in a thread: never stall the loop.
             await asyncio.to_thread(self.heat.poll)
+            if self.saver.pending:
+                await asyncio.to_thread(self.saver.retry)
             self.summary = await self._publish_status()
             if self.page is not None:
                 self.page.history.tick(self.status_writer.last, boards(self.runners.values()))
@@ -405,7 +416,8 @@ class Service:
             self.status_writer.publish, account=self.me, url=self.api.url, state=state,
             concurrency=cfg.challenge.concurrency,
             free_slots=self.slots.free(cfg.challenge.concurrency), games=games,
-            engine=engine, heat=self.heat.status(), today=today)
+            engine=engine, heat=self.heat.status(), today=today,
+            unsaved_pgns=self.saver.pending, pgn_problem=self.saver.problem)
 
     # -- event stream --------------------------------------------------------
     async def _event_stream(self) -> None:
@@ -685,6 +697,7 @@ class Service:
                 runner = GameRunner(gid, self.api, cfg, self.me, self.hooks, self.pool,
                                     self._threads_now)
                 runner.sources = self.sources
+                runner.saver = self.saver
                 runner.st.comments = self._comments.setdefault(gid, {})
                 self.runners[gid] = runner
                 try:

@@ -72,8 +72,9 @@ def permission_warning(path: Path) -> str | None:
 
 
 def _from_file(path: Path, what: str) -> Token:
+    # utf-8-sig: Notepad and some editors start the file with a byte-order mark.
     text = read_user_file(path, what, "create it with the token or fix the path",
-                          "check its permissions")
+                          "check its permissions", encoding="utf-8-sig")
     return _validate(text, f"{what} {path}")
 
 
