@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -94,9 +95,14 @@ def test_constraints_pin_everything_the_test_install_pulls_in() -> None:
 def test_sdist_builds_and_installs_in_a_clean_venv(tmp_path: Path) -> None:
     # Slow on purpose (~1 min): the sdist is built, then pip compiles the engine from it.
     env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    dist = tmp_path / "dist"
+    # Built from a copy: setuptools writes pibot.egg-info/ and a release tree into the
+    # directory it builds in, which tests running beside this one (pytest -n) read.
+    src, dist = tmp_path / "src", tmp_path / "dist"
+    shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
+        ".git", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__", "*.so", "out",
+        ".pytest_cache", ".ruff_cache"))
     built = subprocess.run([sys.executable, "-m", "build", "--sdist", "--outdir", str(dist)],
-                           capture_output=True, text=True, timeout=600, cwd=ROOT, env=env)
+                           capture_output=True, text=True, timeout=600, cwd=src, env=env)
     assert built.returncode == 0, built.stdout + built.stderr
     assert "project.license" not in built.stdout + built.stderr  # no deprecation warning
     (sdist,) = dist.glob("pibot-*.tar.gz")
