@@ -20,6 +20,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "run": ("bot.commands.run", "run the Lichess bot service"),
     "demo": ("bot.commands.demo", "play a full demo game against the built-in Lichess emulator"),
     "check": ("bot.commands.check", "validate config, token, account, engine build and platform"),
+    "config": ("bot.commands.config", "convert a lichess-bot config.yml (config import FILE)"),
     "status": ("bot.commands.status", "what the running bot service is doing now"),
     "upgrade": ("bot.commands.upgrade", "upgrade the Lichess account to a BOT account"),
     "uci": ("bot.commands.uci", "speak UCI on stdin/stdout (for GUIs and match tools)"),

@@ -395,9 +395,14 @@ def _build(cls: Any, data: Any, prefix: str = "") -> Any:
             if looks_like_token(key):
                 raise UserError(f"the config file has {_show(key)} as a key in "
                                 f"{where}; remove it and keep the token in token_file")
+            # A lichess-bot key gets its own note: spelling hints mislead there
+            # (challenge_timeout is minutes, challenge_timeout_s seconds).
+            from bot.config_import import foreign_key_note
+
+            note = foreign_key_note(f"{prefix}{key}")
             hint = difflib.get_close_matches(str(key), list(fields), n=1)
-            extra = f"did you mean '{prefix}{hint[0]}'?" if hint else \
-                f"known keys: {', '.join(fields)}"
+            extra = note or (f"did you mean '{prefix}{hint[0]}'?" if hint else
+                             f"known keys: {', '.join(fields)}")
             raise UserError(f"unknown config key '{prefix}{key}': {extra}")
     kwargs = {name: _convert(prefix + name, hints[name], data[name], f.metadata)
               for name, f in fields.items() if name in data}

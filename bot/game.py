@@ -249,9 +249,9 @@ class GameRunner:
         st.has_clock = bool(ev.get("clock"))
         self.correspondence = is_correspondence(ev)
         if self.thinker is None:
+            # Takes its engine at the first search: a book move never waits for a table.
             self.thinker = Thinker(self.game_id, self.cfg.engine, st.initial_fen, st.chess960,
                                    self.pool, self.threads_now)
-            await self.thinker.open()
         state = dict(ev.get("state") or {})
         log.info("game %s: %s vs %s, I play %s, %d moves so far", self.game_id, white.get("name"),
                  black.get("name"), st.color, len(str(state.get("moves", "")).split()))
