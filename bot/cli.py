@@ -12,7 +12,8 @@ import importlib
 import os
 import sys
 
-from bot.errors import PibotError
+from bot import __version__
+from bot.errors import EXIT_CONFIG, EXIT_FAILURE, EXIT_USAGE, ConfigError, PibotError, UserError
 
 # name -> (module, one-line help)
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -31,6 +32,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="pibot", description=__doc__.splitlines()[0])
+    parser.add_argument("--version", action="version", version=f"pibot {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module, help_text) in COMMANDS.items():
         sp = sub.add_parser(name, help=help_text, description=help_text)
@@ -49,16 +51,18 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if not args.command:
         parser.print_help()
-        return 2
+        return EXIT_USAGE
     err = getattr(args, "_import_error", None)
     if err is not None:
         print(f"pibot {args.command}: not available in this build ({err})", file=sys.stderr)
-        return 1
+        return EXIT_FAILURE
     try:
         return int(args._run(args) or 0)
     except PibotError as exc:
         print(f"pibot {args.command}: error: {exc}", file=sys.stderr)
-        return 2
+        if isinstance(exc, ConfigError):
+            return EXIT_CONFIG
+        return EXIT_USAGE if isinstance(exc, UserError) else EXIT_FAILURE
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:

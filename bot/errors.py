@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 # A config or token file is a few KiB; reading more is a mistake (a log, a device).
@@ -18,8 +20,32 @@ class PibotError(Exception):
     """Base of every error pibot raises on purpose."""
 
 
+# Exit statuses of `pibot` (docs/bot.md, "Exit status").  2 and 6 are the LSB codes
+# systemd.exec(5) lists (EXIT_INVALIDARGUMENT, EXIT_NOTCONFIGURED): the units carry
+# RestartPreventExitStatus=6, so a config that can never load is not restarted.
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+EXIT_CONFIG = 6
+
+
 class UserError(PibotError):
     """Bad input the user can fix (config, arguments, token, FEN...)."""
+
+
+class ConfigError(UserError):
+    """The installation's configuration is wrong (config file, token, account, files
+    the config names): running again cannot help until the owner fixes it."""
+
+
+@contextmanager
+def config_errors() -> Iterator[None]:
+    """Within this block a UserError is the configuration's fault: a ConfigError."""
+    try:
+        yield
+    except ConfigError:
+        raise
+    except UserError as exc:
+        raise ConfigError(str(exc)) from None
 
 
 def read_regular_file(path: Path, what: str, missing_fix: str, unreadable_fix: str,

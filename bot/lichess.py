@@ -33,6 +33,7 @@ import requests
 import requests.adapters
 import urllib3
 
+from bot import __version__
 from bot.config import NetworkConfig
 from bot.errors import PibotError
 from bot.events import Account, ErrorPayload, GameInfo, TokenInfo
@@ -41,7 +42,7 @@ from bot.token import Token
 
 log = logging.getLogger(__name__)
 
-USER_AGENT = "pibot/0.1 (Lichess bot for the Raspberry Pi; python-requests)"
+USER_AGENT = f"pibot/{__version__} (Lichess bot for the Raspberry Pi; python-requests)"
 # lila modules/bot/src/main/BotLimit.scala: 100 bot-vs-bot games per account per day.
 DAILY_BOT_LIMIT_KEY = "bot.vsBot.day"
 DAILY_BOT_GAMES = 100

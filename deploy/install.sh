@@ -198,7 +198,7 @@ fi
 
 # ---------------------------------------------------------------- checks
 step "checking the source tree ($REPO)"
-for f in pyproject.toml build_engine.py bot/__init__.py systemd/pibot.service \
+for f in pyproject.toml build_engine.py constraints.txt bot/__init__.py systemd/pibot.service \
          systemd/pibot@.service deploy/confcheck.py; do
     [ -e "$REPO/$f" ] || die "$REPO/$f is missing: this does not look like a pibot checkout" \
         "run the installer from a complete clone: git clone <repo> && sudo pibot/deploy/install.sh"
@@ -326,7 +326,8 @@ if [ "$DO_BUILD" = 1 ]; then
     step "building the engine and installing pibot into $VENV, $build_desc (1-3 min)" \
         "read the build log above; a missing compiler or header means: sudo apt-get install ${APT_PACKAGES[*]}"
     if ! env "${build_env[@]}" "$VENV/bin/python" -m pip install --disable-pip-version-check \
-            --no-input --progress-bar off --upgrade "$WORK/src" >"$WORK/pip.log" 2>&1; then
+            --no-input --progress-bar off --upgrade -c "$WORK/src/constraints.txt" \
+            "$WORK/src" >"$WORK/pip.log" 2>&1; then
         tail -n 40 "$WORK/pip.log" >&2
         false
     fi

@@ -43,5 +43,6 @@ setup_venv() {
     [ -n "${PIBOT_PIP_EXTRAS:-}" ] && spec="${root}[${PIBOT_PIP_EXTRAS}]"
     echo "==> pip install -e ${spec#"$root"} (builds the C engine)"
     python -m pip install -q --upgrade pip >/dev/null
-    python -m pip install -q -e "$spec"
+    # The versions the tests were last run with (constraints.txt says how to renew them).
+    python -m pip install -q -c "$root/constraints.txt" -e "$spec"
 }

@@ -14,5 +14,10 @@ echo "==> ruff check"
 ruff check .
 echo "==> pibot bench (signature recorded in bench/signature.txt)"
 pibot bench
-echo "==> pytest"
-exec python -m pytest -q "$@"
+# Most tests wait on the emulator or a clock, not the CPU: several workers per core
+# (PIBOT_TEST_WORKERS to change; 0 runs in this process). Each test has its own
+# ports, temporary files and runtime directory (tests/conftest.py). A file runs on
+# one worker, in order (--dist loadfile): test_deploy.py's tests share one install.
+workers=${PIBOT_TEST_WORKERS:-$(( $(nproc) * 2 > 4 ? $(nproc) * 2 : 4 ))}
+echo "==> pytest ($workers workers)"
+exec python -m pytest -q -n "$workers" --dist loadfile "$@"

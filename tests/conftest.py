@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import socket
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,6 +27,26 @@ def read_epd(name: str) -> list[tuple[str, dict[int, int]]]:
             depths[int(d[1:])] = int(n)
         rows.append((fen.strip(), depths))
     return rows
+
+
+def closed_port() -> int:
+    """A loopback port nothing listens on, for a test that connects to it (refused)
+    or starts a server on it later.  Chosen below the kernel's ephemeral range:
+    the servers and connections of tests running in parallel (pytest -n) take
+    their ports from that range, so none of them takes this one meanwhile."""
+    try:
+        low = int(Path("/proc/sys/net/ipv4/ip_local_port_range").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        low = 32768
+    for _ in range(100):
+        port = random.randrange(max(1024, low - 12000), low)
+        with socket.socket() as s:
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue  # in use: another one
+            return port
+    raise RuntimeError(f"no free loopback port below {low}")
 
 
 @pytest.fixture(scope="session")

@@ -7,6 +7,7 @@ missing tool is a failure, elsewhere a skip.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import random
 import shutil
@@ -32,11 +33,18 @@ def need(tool: str) -> str:
     return path
 
 
-def build(variant: str, program: str = "perft_main", **env: str) -> Path:
+def build(variant: str, program: str = "perft_main", *make_vars: str, **env: str) -> Path:
     make_env = {**os.environ, **env}
-    subprocess.run(["make", "-s", f"VARIANT={variant}", f"out/{variant}/{program}"],
-                   cwd=ENGINE, env=make_env, check=True, timeout=600)
-    return ENGINE / "out" / variant / program
+    out = ENGINE / "out"
+    out.mkdir(exist_ok=True)
+    # One make at a time in engine_c/out: tests in parallel (pytest -n) would
+    # otherwise write the same program at once, or run it half written.
+    with (out / ".build.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(["make", "-s", f"VARIANT={variant}", *make_vars,
+                        f"out/{variant}/{program}"],
+                       cwd=ENGINE, env=make_env, check=True, timeout=600)
+    return out / variant / program
 
 
 def run(cmd: list[str], timeout: int = 300, **env: str) -> str:
@@ -162,9 +170,8 @@ def test_a_corrupt_embedded_net_is_a_clean_error_at_engine_start(tmp_path: Path)
     data[4000] ^= 0x10
     bad = tmp_path / "corrupt.pbnn"
     bad.write_bytes(bytes(data))
-    subprocess.run(["make", "-s", "VARIANT=badnet", f"NET={bad}", "out/badnet/search_main"],
-                   cwd=ENGINE, check=True, timeout=600)
-    proc = subprocess.run([str(ENGINE / "out/badnet/search_main"), "go", "1"],
+    exe = build("badnet", "search_main", f"NET={bad}")
+    proc = subprocess.run([str(exe), "go", "1"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 1
     assert "checksum mismatch" in proc.stderr

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import Config, load_config, parse_config
-from bot.errors import UserError
+from bot.errors import EXIT_CONFIG, UserError
 from bot.token import ENV_VAR, Token, load_token
 
 REPO = Path(__file__).resolve().parents[1]
@@ -113,7 +113,7 @@ def test_cli_bad_config_is_one_line(tmp_path: Path) -> None:
     bad = tmp_path / "bad.yml"
     bad.write_text("engine:\n  hash_mbb: 64\n")
     r = _pibot("run", "--config", str(bad))
-    assert r.returncode == 2
+    assert r.returncode == EXIT_CONFIG
     assert "Traceback" not in r.stderr
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1, r.stderr
@@ -124,7 +124,7 @@ def test_cli_missing_token_is_one_line(tmp_path: Path) -> None:
     good = tmp_path / "ok.yml"
     good.write_text("log_level: info\n")
     r = _pibot("run", "--config", str(good), cwd=tmp_path)
-    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.returncode == EXIT_CONFIG and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1
     assert ENV_VAR in r.stderr and "token_file" in r.stderr
 

@@ -223,7 +223,9 @@ try:  # prove the policy bites: no writable+executable memory from here on
     sys.exit("W+X mapping was allowed")
 except OSError:
     pass
-import berserk, chess, requests, yaml  # noqa: F401  (the bot's dependencies load)
+import chess, requests, yaml  # noqa: F401  (the bot's dependencies load)
+import importlib.util  # berserk is for the tests only (the `test` extra)
+assert importlib.util.find_spec("berserk") is None, "berserk installed in production"
 from bot import platform_info
 from bot.engine import Board
 assert Board().perft(3) == 8902

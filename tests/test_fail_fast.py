@@ -56,7 +56,7 @@ def test_run_refuses_a_token_without_bot_play(tmp_path: Path) -> None:
         proc = _cli(emu, tmp_path, NO_BOT_PLAY.token, "run")
         assert wait_until(lambda: emu.count("POST /api/token/test") >= 1, 1)
         assert emu.count(EVENT) == 0
-    assert proc.returncode != 0
+    assert proc.returncode == 6, proc.stderr  # EXIT_CONFIG: systemd does not restart it
     assert "Traceback" not in proc.stderr, proc.stderr
     errors = [ln for ln in proc.stderr.splitlines() if "bot:play" in ln]
     assert len(errors) == 1 and "lacks the bot:play scope" in errors[0], proc.stderr

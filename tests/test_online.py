@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import random
-import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,6 +12,7 @@ from pathlib import Path
 import chess
 import chess.syzygy
 import pytest
+from conftest import closed_port
 
 from bot.config import parse_config
 from bot.emulator import DEFAULT_TOKEN, CloudPv, Emulator, EmulatorConfig, ExplorerMove
@@ -179,10 +179,7 @@ def test_slow_answer_costs_only_the_timeout(emu: Emulator) -> None:
 
 
 def test_unreachable_server_is_a_quick_miss() -> None:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]  # closed once the block ends: connection refused
-    src = sources(f"http://127.0.0.1:{port}", lichess_cloud_analysis={"enabled": True})
+    src = sources(f"http://127.0.0.1:{closed_port()}", lichess_cloud_analysis={"enabled": True})
     t0 = time.monotonic()
     assert run(src.cloud_eval(chess.Board(), 60, 1.0)) == (None, True)
     assert time.monotonic() - t0 < 1.0

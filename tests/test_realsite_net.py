@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import closed_port
 from test_service_helpers import (
     RunningBot,
     bot_and_emulator,
@@ -232,16 +233,10 @@ def test_non_bot_account_refuses_to_start(tmp_path: Path) -> None:
 
 # ---------------------------------------------------------------- F. outage at start
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @needs_engine
 def test_network_outage_at_start_is_waited_out(tmp_path: Path,
                                                notify: socket.socket) -> None:
-    port = _free_port()
+    port = closed_port()  # the emulator starts on it later
     url = f"http://127.0.0.1:{port}"
     bot = RunningBot(bot_config(url, tmp_path), "lip_emulator_demo_token")
     bot.thread.start()

@@ -33,7 +33,7 @@ def test_check_and_run_refuse_a_pgn_directory_that_cannot_be_written(
     assert check.returncode == 1 and line.startswith("PROBLEM") and "not a directory" in \
         line.lower(), check.stdout
     run = _pibot("run", "--config", str(cfg), token=TOKEN, cwd=tmp_path)
-    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.returncode == 6 and "Traceback" not in run.stderr  # EXIT_CONFIG
     assert len(run.stderr.strip().splitlines()) == 1 and "pgn_directory" in run.stderr
     assert blocker.read_text() == "not a directory"
 

@@ -18,6 +18,7 @@ from test_service_helpers import FAST_NETWORK, fast_emulator_config, needs_engin
 
 from bot import platform_info
 from bot.emulator import AccountSpec, Emulator, EmulatorConfig
+from bot.errors import EXIT_CONFIG
 from bot.token import ENV_VAR
 
 TOKEN = "lip_AbCdEf0123456789xy"
@@ -59,7 +60,7 @@ def test_check_and_run_agree_on_the_hash_per_game(tmp_path: Path) -> None:
                                    "challenge": {"concurrency": games}}))
     check = _pibot("check", "--config", str(cfg), cwd=tmp_path)  # no token: no network
     run = _pibot("run", "--config", str(cfg), token=TOKEN, cwd=tmp_path)
-    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.returncode == EXIT_CONFIG and "Traceback" not in run.stderr
     pattern = re.compile(r"set engine\.hash_mb to (\d+) or less")
     run_fit = int(pattern.search(run.stderr).group(1))  # type: ignore[union-attr]
     check_fit = int(pattern.search(check.stdout).group(1))  # type: ignore[union-attr]
@@ -105,7 +106,7 @@ def test_non_utf8_config_is_one_line_in_run_and_check(tmp_path: Path) -> None:
     cfg = tmp_path / "c.yml"
     cfg.write_bytes(b"log_level: info\n# caf\xe9 in Latin-1\n")
     r = _pibot("run", "--config", str(cfg), token=TOKEN)
-    assert r.returncode == 2 and "Traceback" not in r.stderr
+    assert r.returncode == EXIT_CONFIG and "Traceback" not in r.stderr
     assert len(r.stderr.strip().splitlines()) == 1 and "not UTF-8" in r.stderr
     r = _pibot("check", "--config", str(cfg), token=TOKEN)
     assert r.returncode == 1 and "Traceback" not in r.stderr

@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from bot.errors import EXIT_CONFIG
 from bot.platform_info import meminfo_kb
 
 
@@ -23,7 +24,7 @@ def test_hash_larger_than_memory_is_refused(tmp_path: Path) -> None:
     total_mb = meminfo_kb()["MemTotal"] // 1024
     proc = _run(tmp_path, f"url: http://127.0.0.1:9\nengine:\n  hash_mb: {total_mb}\n",
                 LICHESS_BOT_TOKEN="lip_abcdefghijklmnop")
-    assert proc.returncode == 2, proc.stderr
+    assert proc.returncode == EXIT_CONFIG, proc.stderr
     assert "engine.hash_mb" in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -32,7 +33,7 @@ def test_unreadable_credentials_directory_is_one_line(tmp_path: Path) -> None:
     # unreadable directory does for a non-root user; root ignores permissions).
     proc = _run(tmp_path, "url: http://127.0.0.1:9\n",
                 CREDENTIALS_DIRECTORY=str(tmp_path / ("x" * 300)))
-    assert proc.returncode == 2, proc.stderr
+    assert proc.returncode == EXIT_CONFIG, proc.stderr
     assert "credentials directory" in proc.stderr and "Traceback" not in proc.stderr
 
 
@@ -41,7 +42,7 @@ def test_missing_opening_book_stops_the_start(tmp_path: Path) -> None:
     proc = _run(tmp_path, "url: http://127.0.0.1:9\nengine:\n  polyglot:\n    enabled: true\n"
                 f"    book:\n      standard: [{tmp_path / 'nope.bin'}]\n",
                 LICHESS_BOT_TOKEN="lip_abcdefghijklmnop")
-    assert proc.returncode == 2, proc.stderr
+    assert proc.returncode == EXIT_CONFIG, proc.stderr
     assert "nope.bin" in proc.stderr and "engine.polyglot" in proc.stderr, proc.stderr
     assert "Traceback" not in proc.stderr
     assert sum("nope.bin" in line for line in proc.stderr.splitlines()) == 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -10,6 +11,7 @@ from pathlib import Path
 import yaml
 
 from bot.emulator import AccountSpec, Emulator, EmulatorConfig
+from bot.errors import EXIT_CONFIG, EXIT_FAILURE, EXIT_USAGE
 
 
 def _pibot(cfg: Path, token: str, *args: str) -> subprocess.CompletedProcess[str]:
@@ -29,7 +31,7 @@ def test_check_and_upgrade(tmp_path: Path) -> None:
         assert "not a BOT account: run `pibot upgrade`" in r.stdout
         assert "engine build:" in r.stdout and "fits in memory" in r.stdout
         r = _pibot(cfg, emu.token, "upgrade")
-        assert r.returncode == 2 and "pass --yes" in r.stderr
+        assert r.returncode == EXIT_USAGE and "pass --yes" in r.stderr
         assert len(r.stderr.strip().splitlines()) == 1
         r = _pibot(cfg, emu.token, "upgrade", "--yes")
         assert r.returncode == 0 and "is now a BOT account" in r.stdout
@@ -83,3 +85,35 @@ def test_demo_bad_tc_is_one_line() -> None:
                            capture_output=True, text=True, timeout=60)
         assert r.returncode == 2 and fragment in r.stderr
         assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_check_json_is_one_document(tmp_path: Path) -> None:
+    with Emulator(EmulatorConfig(accounts=[AccountSpec(title=None)])) as emu:
+        cfg = tmp_path / "c.yml"
+        cfg.write_text(yaml.safe_dump({"url": emu.url, "engine": {"hash_mb": 16}}))
+        r = _pibot(cfg, emu.token, "check", "--json")
+    assert r.returncode == 1
+    doc = json.loads(r.stdout)  # nothing else on stdout
+    assert doc["ok"] is False and doc["problems"] == 1
+    assert {f["level"] for f in doc["findings"]} <= {"ok", "warning", "problem"}
+    (problem,) = [f["text"] for f in doc["findings"] if f["level"] == "problem"]
+    assert "not a BOT account" in problem
+    assert any("token valid for pibot" in f["text"] for f in doc["findings"])
+    assert emu.token not in r.stdout + r.stderr
+
+
+def test_config_errors_exit_apart_from_usage_errors(tmp_path: Path) -> None:
+    # systemd's RestartPreventExitStatus= (systemd/*.service) names EXIT_CONFIG.
+    missing = tmp_path / "missing.yml"
+    for cmd in ("run", "upgrade"):
+        r = _pibot(missing, "lip_abcdefghijklmnop", cmd)
+        assert r.returncode == EXIT_CONFIG, (cmd, r.stderr)
+        assert "missing.yml does not exist" in r.stderr
+    cfg = tmp_path / "c.yml"
+    cfg.write_text("url: http://127.0.0.1:9\n")
+    r = _pibot(cfg, "not a token", "run")
+    assert r.returncode == EXIT_CONFIG and "unexpected characters" in r.stderr
+    r = _pibot(cfg, "lip_abcdefghijklmnop", "run", "--no-such-option")
+    assert r.returncode == EXIT_USAGE and "unrecognized arguments" in r.stderr
+    r = _pibot(cfg, "lip_abcdefghijklmnop", "upgrade", "--yes")  # nothing listens there
+    assert r.returncode == EXIT_FAILURE and "cannot reach Lichess" in r.stderr

@@ -14,6 +14,7 @@ import yaml
 from test_service_helpers import FAST_NETWORK, fast_emulator_config, needs_engine, wait_until
 
 from bot.emulator import Emulator, OpponentSpec
+from bot.errors import EXIT_CONFIG
 
 
 def _write_config(path: Path, url: str, **extra: object) -> None:
@@ -150,7 +151,7 @@ def test_sd_notify_and_bad_token(tmp_path: Path) -> None:
         r = subprocess.run([sys.executable, "-m", "bot.cli", "run", "--config", str(cfg)],
                            env=dict(os.environ, LICHESS_BOT_TOKEN="lip_revokedtoken1"),
                            capture_output=True, text=True, timeout=60)
-        assert r.returncode == 2 and "Traceback" not in r.stderr
+        assert r.returncode == EXIT_CONFIG and "Traceback" not in r.stderr
         assert "rejected the token (HTTP 401)" in r.stderr
         assert "lip_revokedtoken1" not in r.stderr
 

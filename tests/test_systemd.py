@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bot.config import load_config
+from bot.errors import EXIT_CONFIG
 from bot.token import CREDENTIAL_NAME
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -83,6 +84,8 @@ def test_contract_with_the_bot() -> None:
     assert one(UNIT, "NotifyAccess") == "main"
     assert one(UNIT, "WatchdogSec") == "60"
     assert one(UNIT, "Restart") == "on-failure"
+    # A config or token the bot refuses exits EXIT_CONFIG: restarting cannot help.
+    assert one(UNIT, "RestartPreventExitStatus") == str(EXIT_CONFIG)
     assert one(UNIT, "KillMode") == "mixed"
     assert one(UNIT, "ExecReload") == "/bin/kill -HUP $MAINPID"
     assert one(UNIT, "ExecStart") == f"{EXEC} run --config /etc/pibot/config.yml"

@@ -1,10 +1,12 @@
-"""`pibot check`: is this installation ready to play?  One line per finding;
-exit status 1 when anything needs fixing."""
+"""`pibot check`: is this installation ready to play?  One line per finding
+(`--json`: one JSON document, as `pibot status --json`); exit status 1 when
+anything needs fixing."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import statistics
 import time
@@ -22,24 +24,41 @@ SLOW_ROUND_TRIP_MS = 300  # bullet games start to feel it
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="PATH", default=None, help="config file")
+    parser.add_argument("--json", action="store_true",
+                        help="print the findings as one JSON document (for scripts)")
 
 
 class Report:
-    def __init__(self) -> None:
+    """Findings as lines while checking, or (as_json) one document at the end:
+    {"ok": bool, "problems": int, "findings": [{"level": "ok"|"warning"|"problem",
+    "text": str}]}."""
+
+    def __init__(self, as_json: bool = False) -> None:
         self.problems = 0
+        self.as_json = as_json
+        self.findings: list[dict[str, str]] = []
+
+    def _add(self, level: str, label: str, text: str) -> None:
+        self.findings.append({"level": level, "text": text})
+        if not self.as_json:
+            print(f"{label} {text}")
 
     def ok(self, text: str) -> None:
-        print(f"ok      {text}")
+        self._add("ok", "ok     ", text)
 
     def warn(self, text: str) -> None:
-        print(f"warning {text}")
+        self._add("warning", "warning", text)
 
     def bad(self, text: str) -> None:
         self.problems += 1
-        print(f"PROBLEM {text}")
+        self._add("problem", "PROBLEM", text)
 
     def summary(self) -> int:
-        print(f"{self.problems} problem(s) found" if self.problems else "all checks passed")
+        if self.as_json:
+            print(json.dumps({"ok": not self.problems, "problems": self.problems,
+                              "findings": self.findings}, indent=2))
+        else:
+            print(f"{self.problems} problem(s) found" if self.problems else "all checks passed")
         return 1 if self.problems else 0
 
 
@@ -147,7 +166,7 @@ def _check_records(cfg: Config, rep: Report) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    rep = Report()
+    rep = Report(as_json=args.json)
     path = resolve_config_path(args.config)
     try:
         cfg = load_config(path)

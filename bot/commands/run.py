@@ -9,7 +9,7 @@ import os
 import sys
 
 from bot.config import advice, load_config
-from bot.errors import UserError
+from bot.errors import UserError, config_errors
 from bot.logsetup import setup_logging
 from bot.token import load_token
 
@@ -37,6 +37,14 @@ def _check_memory(hash_mb: int, games: int) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    # `pibot run` takes no input but the config: whatever it refuses (config, token,
+    # account, the books and tables it names) is a config error (EXIT_CONFIG), which
+    # systemd does not restart.
+    with config_errors():
+        return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     path = resolve_config_path(args.config)
     cfg = load_config(path)  # UserError -> one clean line from the CLI
     token = load_token(cfg.token_file)

@@ -8,7 +8,7 @@ import sys
 
 from bot.commands.run import resolve_config_path
 from bot.config import load_config
-from bot.errors import UserError
+from bot.errors import PibotError, UserError, config_errors
 from bot.lichess import ApiRejected, Lichess, LichessError
 from bot.token import load_token
 
@@ -53,10 +53,12 @@ async def _upgrade(api: Lichess, yes: bool) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    cfg = load_config(resolve_config_path(args.config))
-    token = load_token(cfg.token_file)
+    with config_errors():
+        cfg = load_config(resolve_config_path(args.config))
+        token = load_token(cfg.token_file)
     api = Lichess(cfg.url, token, cfg.network)
     try:
         return asyncio.run(_upgrade(api, args.yes))
     except LichessError as exc:
-        raise UserError(f"cannot reach Lichess at {cfg.url}: {exc}") from None
+        # Not the user's input: a failure (exit 1), which trying again may cure.
+        raise PibotError(f"cannot reach Lichess at {cfg.url}: {exc}") from None
