@@ -281,7 +281,7 @@ class NetworkConfig:
     stream_conflict_backoff_s: float = _val(
         300.0, lo=0.1, hi=86400, doc="another client holds the event stream: wait this long")
     watchdog_s: float = _val(5.0, lo=0.1, hi=600, doc="liveness check period")
-    block_list_refresh_s: float = _val(600.0, lo=1, hi=86400,
+    block_list_refresh_s: float = _val(600.0, lo=0.1, hi=86400,
                                        doc="re-read the online block lists this often")
     move_echo_timeout_s: float = _val(3.0, lo=0.1, hi=60,
                                       doc="re-open a game stream that doesn't echo our move")

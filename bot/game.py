@@ -269,6 +269,9 @@ class GameRunner:
         st = self.st
         now = received_at or time.monotonic()
         moves = str(state.get("moves") or "").split()
+        if len(moves) < len(st.moves):
+            # A takeback: offers made again at these plies are new offers to answer.
+            self._answered = {a for a in self._answered if a[1] < len(moves)}
         st.status = str(state.get("status", "started"))
         st.winner = state.get("winner")
         st.clock = Clock.from_state(state, now, st.has_clock)

@@ -89,6 +89,10 @@ class UserSpec:
     username: str
     title: str | None = "BOT"
     rating: int = 1500
+    # Rated games per speed. 0 = never played: lila still lists the standard perfs,
+    # as games 0, rating 1500, prov true (modules/user/src/main/JsonView.scala `select`:
+    # perf.nb > 0 || a standard perf key), so 1500 there means "unknown".
+    games: int = 120
     online: bool = True
     # What the user does with a challenge from the bot.
     on_challenge: Literal["accept", "decline", "ignore"] = "accept"
