@@ -423,7 +423,8 @@ RULES: dict[str, Rule] = {
     "matchmaking.challenge_mode": to("matchmaking.challenge_mode"),
     "matchmaking.challenge_filter": to("matchmaking.challenge_filter",
                                        "same: none, coarse or fine (a day)"),
-    "matchmaking.delay_after_decline": drop("pibot does not remember who declined"),
+    "matchmaking.delay_after_decline": drop("pibot's challenge_filter holds a decline for a "
+                                            "day"),
     "matchmaking.block_list": to("matchmaking.block_list"),
     "matchmaking.online_block_list": to("matchmaking.online_block_list",
                                         "same; https:// added to a URL without a scheme",
@@ -431,7 +432,9 @@ RULES: dict[str, Rule] = {
     "matchmaking.include_challenge_block_list": to(
         "matchmaking.block_list", "true: challenge.block_list / online_block_list are added "
         "to matchmaking's", _merge_block_lists),
-    "matchmaking.challenge_decliner_file_name": drop("pibot does not remember who declined"),
+    "matchmaking.challenge_decliner_file_name": drop("pibot remembers declines in memory for "
+                                                     "a day (challenge_filter), not in a "
+                                                     "file"),
     "matchmaking.overrides": drop("pibot has one matchmaking specification"),
 }
 
