@@ -37,13 +37,13 @@ def test_challenge_rules_from_lichess_bot(tmp_path: Path) -> None:
         svc = bot.service
         assert svc is not None and wait_until(lambda: svc.blocked_online.loaded >= 1, 5)
 
-        def challenge(name: str, base: int = 180, inc: int = 2, **kw: object) -> str:
+        def challenge(name: str, base: int = 60, inc: int = 1, **kw: object) -> str:
             return emu.challenge_bot(challenger=name, challenger_title="BOT", rated=False,
                                      clock_limit_s=base, increment_s=inc, color="white",
                                      opponent=QUICK, **kw)
 
         # bullet_requires_increment: a BOT's bullet without increment is declined.
-        cid = challenge("bulletbot", 60, 0)
+        cid = challenge("bulletbot", 60, 0)  # 60+1 (the default here) is accepted below
         assert emu.wait_challenge_answered(cid, 10) == "declined"
         assert emu.decline_reason(cid) == "timeControl"
         # online_block_list: names compare case-insensitively, blank lines are skipped.
@@ -95,8 +95,8 @@ def test_takebacks_counted_per_game(tmp_path: Path) -> None:
     # The opponent asks again after each accepted takeback (it replays its 2nd move).
     opp = OpponentSpec(think_time_s=0.05, takeback_at=2, resign_after=5, seed=5)
     with bot_and_emulator(tmp_path, game={"max_takebacks_accepted": 2}) as (emu, _):
-        cid = emu.challenge_bot(challenger="taker", rated=False, clock_limit_s=180,
-                                increment_s=2, color="black", opponent=opp)
+        cid = emu.challenge_bot(challenger="taker", rated=False, clock_limit_s=30,
+                                increment_s=0, color="black", opponent=opp)
         emu.wait_game_over(emu.wait_game_started(cid, 10), 60)
         assert emu.count("POST /api/bot/game/*/takeback/yes") == 2
         assert emu.count("POST /api/bot/game/*/takeback/no") == 1
@@ -137,7 +137,7 @@ def test_rated_rematch_varies_the_opening(tmp_path: Path) -> None:
         for _ in range(2):
             opp = OpponentSpec(think_time_s=0.05, resign_after=3, seed=1)
             cid = emu.challenge_bot(challenger="sparbot", challenger_title="BOT", rated=True,
-                                    clock_limit_s=180, increment_s=2, color="black",
+                                    clock_limit_s=30, increment_s=0, color="black",
                                     opponent=opp)
             game = emu.wait_game_over(emu.wait_game_started(cid, 10), 60)
             assert game.rated and game.bot_color == "white"
