@@ -515,7 +515,8 @@ class Service:
                        user, self.cfg.challenge.recent_bot_challenge_age_s))
         if d.accept:
             slots.reserve(cid, user)  # before any await: bursts can't overshoot
-            self.recent_challenges.add(user)
+            if challenger.get("title") == "BOT":  # the limit is for BOTs only
+                self.recent_challenges.add(user)
         self._spawn(self._answer_challenge(cid, user, ch, d), f"challenge-{cid}")
 
     async def _answer_challenge(self, cid: str, user: str, ch: Challenge, d: Decision) -> None:

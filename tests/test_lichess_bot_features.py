@@ -92,8 +92,9 @@ def test_matchmaking_skips_decliners_blocked_far_and_unknown(tmp_path: Path) -> 
 
 @needs_engine
 def test_takebacks_counted_per_game(tmp_path: Path) -> None:
-    # The opponent asks again after each accepted takeback (it replays its 2nd move).
-    opp = OpponentSpec(think_time_s=0.05, takeback_at=2, resign_after=5, seed=5)
+    # The opponent asks 3 times: again after each accepted takeback (it replays its 2nd move).
+    opp = OpponentSpec(think_time_s=0.05, takeback_at=2, takeback_times=3, resign_after=5,
+                       seed=5)
     with bot_and_emulator(tmp_path, game={"max_takebacks_accepted": 2}) as (emu, _):
         cid = emu.challenge_bot(challenger="taker", rated=False, clock_limit_s=30,
                                 increment_s=0, color="black", opponent=opp)
