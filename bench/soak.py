@@ -22,6 +22,7 @@ import argparse
 import asyncio
 import json
 import logging
+import re
 import statistics
 import subprocess
 import sys
@@ -41,6 +42,7 @@ from bot.emulator import (
     RequestRecord,
 )
 from bot.game import GameHooks
+from bot.lichess import POLICIES
 from bot.logsetup import setup_logging
 from bot.service import Service
 from bot.token import Token
@@ -100,7 +102,7 @@ def inject_realistic_faults(emu: Emulator, rate: float) -> None:
     chat = "POST /api/bot/game/*/chat"
     move = "POST /api/bot/game/*/move/*"
     # Rates per opportunity (each request, or each time a stream wakes). Chat is the
-    # part of Lichess most often slow; a 429 pauses the whole account for a minute,
+    # part of Lichess most often slow; a 429 pauses its endpoint class for a minute,
     # so it stays rare, as it is for a bot that paces its own chat.
     emu.inject("slow", chat, count=None, probability=min(1.0, rate * 15), duration_s=4.0)
     emu.inject("http_error", chat, status=429, count=None, probability=rate)
@@ -130,10 +132,43 @@ def max_in_window(times: list[float], window_s: float = 60.0) -> int:
 
 
 PER_GAME = ("/move/", "/chat", "/api/bot/game/stream/")
+# "METHOD /path" -> the bot's rate class (bot.lichess POLICIES), for the pause check.
+_CLASS_OF = [(p.method, re.compile("^" + re.sub(r"\{[^}]+\}", "[^/]+", p.path) + "$"),
+              p.rate_class, p.on_429) for p in POLICIES.values()]
+
+
+def rate_class(method: str, path: str) -> tuple[str, str] | None:
+    """(rate class, on_429) of a request, or None for a route the bot does not use."""
+    for m, rx, cls, on_429 in _CLASS_OF:
+        if m == method and rx.match(path):
+            return cls, on_429
+    return None
+
+
+def sent_in_pause(records: list[RequestRecord], pause_s: float,
+                  in_flight_s: float) -> dict[str, int]:
+    """Per rate class: requests answered within `pause_s` after a 429 of their class
+    (classes that are never paused excluded). The emulator logs a request when it
+    answers it, so one answered within `in_flight_s` of the 429 may have been sent
+    before it and is not counted."""
+    out: dict[str, int] = {}
+    paused: dict[str, float] = {}  # class -> when its pause began
+    for r in sorted(records, key=lambda r: r.t):
+        got = rate_class(r.method, r.path.split("?")[0])
+        if got is None or got[1] == "through":
+            continue
+        cls = got[0]
+        began = paused.get(cls)
+        if began is not None and began + in_flight_s < r.t < began + pause_s:
+            out[cls] = out.get(cls, 0) + 1
+        if r.status == 429 and (began is None or r.t >= began + pause_s):
+            paused[cls] = r.t
+    return out
 
 
 def request_report(records: list[RequestRecord],
-                   finished_at: dict[str, float] | None = None) -> dict[str, Any]:
+                   finished_at: dict[str, float] | None = None,
+                   pause_s: float = 60.0, in_flight_s: float = 5.0) -> dict[str, Any]:
     """Per-endpoint request rates (per-game traffic excluded), illegal moves.
 
     A move answered 400 after its game ended (posted as the flag fell, or as
@@ -173,6 +208,8 @@ def request_report(records: list[RequestRecord],
         "move_400_after_stall": after_stall,
         "move_400_after_game_end": after_end,
         "move_posts_stalled": sum(1 for r in records if "/move/" in r.route and r.status == 0),
+        # Should be empty: nothing goes to a rate class within its pause after its 429.
+        "sent_within_429_pause": sent_in_pause(records, pause_s, in_flight_s),
     }
 
 
@@ -294,8 +331,11 @@ async def soak(args: argparse.Namespace) -> int:
             time_losses += 1
         if s.status in ("aborted", "noStart") or not s.over:
             fault_losses += 1
+    net = cfg.network
     requests_seen = request_report(records, {s.id: s.finished_at for s in snaps
-                                              if s.finished_at is not None})
+                                              if s.finished_at is not None},
+                                   pause_s=net.rate_limit_pause_s,
+                                   in_flight_s=min(5.0, net.rate_limit_pause_s / 2))
     report = {
         "profile": args.profile,
         "games": len(snaps), "time_controls": args.tc, "concurrency": args.concurrency,

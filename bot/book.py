@@ -22,9 +22,12 @@ import chess
 import chess.polyglot
 
 from bot.config import PolyglotConfig
-from bot.errors import UserError
+from bot.errors import UserError, read_regular_file
 
 ENTRY_SIZE = 16  # key u64, move u16, weight u16, learn u32, big-endian
+# The largest public books are a few hundred MB; validation reads the whole file
+# into memory (a Pi has 1-8 GB), so anything larger is a wrong path, not a book.
+MAX_BOOK_BYTES = 512 << 20
 _KEY = struct.Struct(">Q")
 
 
@@ -59,15 +62,8 @@ def validate_book(path: Path, fix: str = CONFIG_FIX) -> int:
 
     `fix` ends each error: how the user turns the book off or points it elsewhere
     (config keys for the service, UCI options for `pibot uci`)."""
-    try:
-        data = path.read_bytes()
-    except FileNotFoundError:
-        raise UserError(f"polyglot book {path} does not exist; {fix}") from None
-    except IsADirectoryError:
-        raise UserError(f"polyglot book {path} is a directory, not a .bin file; {fix}") from None
-    except OSError as exc:
-        raise UserError(f"cannot read polyglot book {path}: {exc.strerror}; "
-                        f"check its permissions or {fix}") from None
+    data = read_regular_file(path, "polyglot book", fix, f"check its permissions or {fix}",
+                             MAX_BOOK_BYTES)
     if not data or len(data) % ENTRY_SIZE:
         raise UserError(f"polyglot book {path} is corrupt: {len(data)} bytes is not a "
                         f"positive multiple of {ENTRY_SIZE}; re-download or rebuild it "

@@ -34,18 +34,23 @@ def greetings(cfg: GreetingConfig, opponent: str, me: str, goodbye: bool
 
 
 NOT_TO_OPPONENT = "I don't tell that to my opponent, sorry."
+NOT_DURING_GAME = "I give my evaluation once the game is over."
 WAIT_S = 60.0  # !wait: how long we keep waiting for the first move (lichess-bot: 60 s)
 HOWTO = "How to run a bot: lichess.org/api#tag/Bot (I run pibot)."
 
 
 def answer(text: str, me: str, bot_name: str, eval_text: Callable[[], str],
            room: str = "player", playing: bool = True,
+           spectator_eval: bool = False,
            wait: Callable[[], bool] | None = None) -> str | None:
     """Reply to a chat command, or None if the line is not one of ours.
 
     The evaluation (score, PV, best move) is never given in the player room
-    while the game runs: it would be advice to the opponent.  Spectators (their
-    own room, which Lichess streams to bots) get it.
+    while the game runs: it would be advice to the opponent.  Nor, unless the
+    owner opts in (`spectator_eval`), in the spectator room: lila shows that
+    room to everyone but the players, logged out included
+    (app/controllers/Round.scala getWatcherChat), so the opponent can read it
+    from a second browser.
     `wait()` extends the no-first-move abort by WAIT_S and says whether it could
     (lichess-bot conversation.py: !wait works only while the game is abortable).
     """
@@ -61,8 +66,10 @@ def answer(text: str, me: str, bot_name: str, eval_text: Callable[[], str],
     if cmd == "!name":
         return clip(f"I am {me}, running {bot_name} (C11 engine on a Raspberry Pi).")
     if cmd == "!eval":
-        if room != "spectator" and playing:
+        if playing and room != "spectator":
             return NOT_TO_OPPONENT
+        if playing and not spectator_eval:
+            return NOT_DURING_GAME
         return clip(eval_text())
     return None
 

@@ -14,6 +14,7 @@ import math
 import re
 import types
 import typing
+import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -36,10 +37,16 @@ API_CLOCK_LIMITS_S = (0, 15, 30, 45, 60, 90, *range(120, 10801, 60))
 
 # Lichess personal tokens: lip_ (personal) / lio_ (OAuth) + alphanumerics.
 _TOKEN_LIKE = re.compile(r"^li[po]_[A-Za-z0-9]{8,}$")
+_TOKEN_INSIDE = re.compile(r"li[po]_[A-Za-z0-9]{8,}")
 
 
 def looks_like_token(value: object) -> bool:
     return isinstance(value, str) and bool(_TOKEN_LIKE.match(value.strip()))
+
+
+def _has_token_text(value: object) -> bool:
+    """A token anywhere in a string (a URL's query, a path): also never echoed."""
+    return isinstance(value, str) and bool(_TOKEN_INSIDE.search(value))
 
 
 def _holds_token(value: Any) -> bool:
@@ -47,7 +54,7 @@ def _holds_token(value: Any) -> bool:
         return any(_holds_token(k) or _holds_token(v) for k, v in value.items())
     if isinstance(value, list):
         return any(map(_holds_token, value))
-    return looks_like_token(value)
+    return _has_token_text(value)
 
 
 def _show(value: Any) -> str:
@@ -223,6 +230,10 @@ class GameConfig:
                                  "accept_takebacks (null: every one if accept_takebacks)")
     chat_commands: bool = _val(True)
     bot_name: str = _val("pibot", doc="answer to !name")
+    # lila shows the spectator room to anyone but the players, logged out included
+    # (app/controllers/Round.scala getWatcherChat): the opponent can read it too.
+    spectator_eval: bool = _val(False, doc="answer !eval to spectators during the game "
+                                "(the opponent can read the spectator room)")
 
 
 @dataclass(frozen=True)
@@ -291,6 +302,12 @@ class NetworkConfig:
 
 
 @dataclass(frozen=True)
+class StatusPageConfig:
+    listen: str | None = _val(None, doc="host:port of the read-only status page "
+                                        "(127.0.0.1:8080); empty = off")
+
+
+@dataclass(frozen=True)
 class Config:
     url: str = _val("https://lichess.org")
     token_file: str | None = _val(None, doc="file holding the token (else env/credential)")
@@ -305,6 +322,7 @@ class Config:
     draw_or_resign: DrawOrResignConfig = field(default_factory=DrawOrResignConfig)
     matchmaking: MatchmakingConfig = field(default_factory=MatchmakingConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
+    status_page: StatusPageConfig = field(default_factory=StatusPageConfig)
     source: str = field(default="<defaults>", compare=False, metadata=_meta(doc="internal"))
     # How engine.hash_mb / engine.threads were decided (auto or set), for the log and check.
     sizing: Any = field(default=None, compare=False, metadata=_meta(doc="internal"))
@@ -344,6 +362,16 @@ def _coerce_scalar(key: str, tp: Any, value: Any) -> Any:
             return float(value)
     elif tp is str:
         if isinstance(value, str):
+            if _has_token_text(value):
+                # Every value may reach a log line or `pibot check`'s output.
+                if key == "token_file":
+                    raise UserError("config key 'token_file' must be a path; it looks like "
+                                    "you pasted the token itself (not shown): put the token "
+                                    "in a file (chmod 600) and give its path, or set "
+                                    "$LICHESS_BOT_TOKEN")
+                raise UserError(f"config key '{key}' holds what looks like a Lichess token "
+                                f"(not shown); no config value may hold it: put the token "
+                                f"in the file token_file names, or in $LICHESS_BOT_TOKEN")
             return value
     raise UserError(f"config key '{key}' must be {_type_name(tp)}, got {_show(value)}; "
                     f"fix the value in the config file")
@@ -377,7 +405,7 @@ def _convert(key: str, tp: Any, value: Any, meta: Any) -> Any:
     if meta.get("auto") and (value is None or isinstance(value, str)):
         if value == AUTO:
             return value
-        raise UserError(f"config key '{key}' must be an integer or auto, got {value!r}; "
+        raise UserError(f"config key '{key}' must be an integer or auto, got {_show(value)}; "
                         f"write a number or auto")
     origin = typing.get_origin(tp)
     if origin in (typing.Union, types.UnionType):
@@ -414,7 +442,7 @@ def _build(cls: Any, data: Any, prefix: str = "") -> Any:
               if not (cls is Config and f.name in _INTERNAL)}
     for key in data:
         if key not in fields:
-            if looks_like_token(key):
+            if looks_like_token(key) or _has_token_text(key):
                 raise UserError(f"the config file has {_show(key)} as a key in "
                                 f"{where}; remove it and keep the token in token_file")
             # A lichess-bot key gets its own note: spelling hints mislead there
@@ -452,7 +480,7 @@ def _cross_checks(cfg: Config) -> None:
                      ("cloud_url", om.cloud_url)):
         if url is not None and not url.startswith(("http://", "https://")):
             raise UserError(f"config key 'engine.online_moves.{key}' must start with http:// "
-                            f"or https://, got {url!r}")
+                            f"or https://, got {_show(url)}")
     for key, urls in (("challenge.online_block_list", c.online_block_list),
                       ("matchmaking.online_block_list", cfg.matchmaking.online_block_list)):
         for url in urls:
@@ -463,6 +491,13 @@ def _cross_checks(cfg: Config) -> None:
         raise UserError("config key 'challenge.time_controls' lists ultraBullet, but Lichess "
                         "does not let BOT accounts play UltraBullet; remove it")
     _check_matchmaking_clocks(cfg.matchmaking)
+    if cfg.status_page.listen:
+        from bot.status_page import parse_listen  # the page's modules load only when used
+
+        try:
+            parse_listen(cfg.status_page.listen)
+        except ValueError as exc:
+            raise UserError(f"config key 'status_page.listen': {exc}") from None
 
 
 def _check_matchmaking_clocks(mm: MatchmakingConfig) -> None:
@@ -484,6 +519,82 @@ def _check_matchmaking_clocks(mm: MatchmakingConfig) -> None:
                                 f"BOT accounts; use at least 30 s (or an increment)")
 
 
+# A config is a few hundred values: more (after expanding aliases) is an alias
+# bomb, and would take minutes and gigabytes to walk.
+MAX_YAML_NODES = 10_000
+
+
+class _ConfigLoader(yaml.SafeLoader):
+    """safe_load that refuses duplicate keys, recursive aliases and alias bombs."""
+
+    def compose_document(self) -> Any:
+        node = super().compose_document()
+        _check_node_graph(node)
+        return node
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
+        seen: dict[Any, Any] = {}
+        for key_node, _ in node.value:
+            if key_node.tag == "tag:yaml.org,2002:merge" or \
+                    not isinstance(key_node, yaml.ScalarNode):
+                continue
+            if key_node.value in seen:
+                first = seen[key_node.value]
+                raise _YamlShapeError(
+                    f"key {_show(key_node.value)} appears twice (first at line "
+                    f"{first.line + 1}); remove one of them", key_node.start_mark)
+            seen[key_node.value] = key_node.start_mark
+        return super().construct_mapping(node, deep)
+
+
+class _YamlShapeError(yaml.YAMLError):
+    def __init__(self, problem: str, mark: Any) -> None:
+        super().__init__(problem)
+        self.problem, self.problem_mark = problem, mark
+
+
+def _check_node_graph(root: Any) -> None:
+    """Count the nodes the document expands to (aliases included), refusing a cycle."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    # Iterative depth-first walk: a deep document must not hit Python's recursion limit.
+    stack: list[tuple[Any, bool]] = [(root, False)] if root is not None else []
+    while stack:
+        node, done = stack.pop()
+        key = id(node)
+        if done:
+            on_path.discard(key)
+            size = 1 + sum(sizes[id(c)] for c in _children(node))
+            if size > MAX_YAML_NODES:
+                raise _YamlShapeError(f"the document expands to more than {MAX_YAML_NODES} "
+                                      f"values (aliases repeated many times?); write the "
+                                      f"values out", node.start_mark)
+            sizes[key] = size
+            continue
+        if key in sizes:
+            continue
+        if key in on_path:
+            raise _YamlShapeError("an alias refers to a value that contains it (a recursive "
+                                  "anchor); write the value out", node.start_mark)
+        on_path.add(key)
+        stack.append((node, True))
+        for child in _children(node):
+            if id(child) in on_path:
+                raise _YamlShapeError("an alias refers to a value that contains it (a "
+                                      "recursive anchor); write the value out",
+                                      child.start_mark)
+            if id(child) not in sizes:
+                stack.append((child, False))
+
+
+def _children(node: Any) -> list[Any]:
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    return []
+
+
 def parse_config(data: Any, source: str = "<memory>") -> Config:
     """Validate an already-parsed YAML document."""
     cfg = _build(Config, data)
@@ -500,16 +611,57 @@ def load_config(path: str | Path | None) -> Config:
                           "pass --config PATH or copy config.yml from the repository",
                           "check the path and permissions")
     try:
-        data = yaml.safe_load(text)
+        data = yaml.load(text, Loader=_ConfigLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = str(getattr(exc, "problem", None) or exc)
         raise UserError(f"config file {p} is not valid YAML{where}: "
-                        f"{getattr(exc, 'problem', exc)}; fix the syntax") from None
+                        f"{_TOKEN_INSIDE.sub('<token-like text>', problem)}"
+                        f"{'' if isinstance(exc, _YamlShapeError) else '; fix the syntax'}"
+                        ) from None
     try:
         return parse_config(data, source=str(p))
     except UserError as exc:
         raise UserError(f"{p}: {exc}") from None
+
+
+_LOOPBACK = ("localhost", "127.0.0.1", "::1", "[::1]")
+
+
+def advice(cfg: Config) -> list[str]:
+    """Settings that load but are probably mistakes (`check` and `run` warn)."""
+    out: list[str] = []
+    c = cfg.challenge
+    for key, value in (("challenge.variants", c.variants),
+                       ("challenge.time_controls", c.time_controls),
+                       ("challenge.modes", c.modes)):
+        if not value:
+            out.append(f"config key '{key}' is empty: every challenge will be declined; "
+                       f"list what to accept or remove the key for the default")
+    for key, url in (("url", cfg.url),
+                     ("engine.online_moves.explorer_url", cfg.engine.online_moves.explorer_url)):
+        parts = urllib.parse.urlsplit(url)
+        if parts.scheme == "http" and (parts.hostname or "") not in _LOOPBACK:
+            out.append(f"config key '{key}' is plain http:// to {parts.hostname}: the token "
+                       f"would cross the network unencrypted; use https://")
+    return out
+
+
+# Read once at start (the HTTP client, the books and tables): a SIGHUP cannot apply them.
+RESTART_KEYS = ("url", "token_file", "network", "engine.polyglot", "engine.syzygy",
+                "engine.online_moves", "status_page")
+
+
+def restart_keys_changed(old: Config, new: Config) -> list[str]:
+    """The RESTART_KEYS whose value differs between two configs."""
+    def get(cfg: Config, key: str) -> Any:
+        value: Any = cfg
+        for part in key.split("."):
+            value = getattr(value, part)
+        return value
+
+    return [k for k in RESTART_KEYS if get(old, k) != get(new, k)]
 
 
 def describe() -> list[tuple[str, str, str]]:

@@ -9,7 +9,11 @@ starts, `acquire()` finds it ready and returns at once.
 
 - `acquire(slot)` returns that slot's engine with a clean table (creating and
   clearing it the first time; waiting for a clear still running only when a
-  game follows its predecessor faster than the clear takes).
+  game follows its predecessor faster than the clear takes).  With
+  `hurry=True` (a game about to search) a clear still running -- the start-up
+  warm-up of a multi-GB table -- is cut short instead: the table is empty at
+  once and the pages not yet zeroed are zero-filled by the kernel as the
+  searches touch them.
 - `release(engine)` returns at once; the clear runs in the background.
 - Each slot owns one engine and one table: two slots never share or swap
   tables, and a slot's engine is lent to one game at a time.
@@ -84,6 +88,7 @@ class _Slot:
         self.executor = concurrent.futures.ThreadPoolExecutor(1, f"pibot-pool-{index}")
         self.last_clear_s: float | None = None
         self.retired = False  # removed by resize(): close the engine on release
+        self.hurry = False  # the running clear is to be cut short (acquire(hurry=True), close)
 
 
 class EnginePool:
@@ -141,10 +146,22 @@ class EnginePool:
 
     def _prepare(self, slot: _Slot) -> None:
         if slot.engine is None:
-            slot.engine = self._create(slot)
+            eng = self._create(slot)
             with self._lock:
-                self._owner[id(slot.engine)] = slot
+                slot.engine = eng
+                self._owner[id(eng)] = slot
+                if slot.hurry:  # acquire() found no engine to hurry yet
+                    eng.hurry_clear(True)
         self._clear(slot, slot.engine)
+
+    def _schedule(self, slot: _Slot, job: Callable[..., None], *args: Any
+                  ) -> concurrent.futures.Future[None]:
+        """Queue a create/clear on the slot's thread, at full length (caller holds the lock)."""
+        slot.hurry = False
+        if slot.engine is not None:
+            slot.engine.hurry_clear(False)
+        slot.clear = slot.executor.submit(job, slot, *args)
+        return slot.clear
 
     def warm(self) -> list[concurrent.futures.Future[None]]:
         """Create and clear every idle slot's engine in the background (e.g. at start-up)."""
@@ -153,8 +170,7 @@ class EnginePool:
             self._check_open()
             for slot in self._slots:
                 if slot.engine is None and not slot.busy and slot.clear is None:
-                    slot.clear = slot.executor.submit(self._prepare, slot)
-                    futures.append(slot.clear)
+                    futures.append(self._schedule(slot, self._prepare))
         return futures
 
     # -- lending -----------------------------------------------------------------
@@ -177,10 +193,12 @@ class EnginePool:
         ready = [s for s in free if s.engine is not None and (s.clear is None or s.clear.done())]
         return (ready or [s for s in free if s.engine is not None] or free)[0]
 
-    def acquire(self, slot: int | None = None, timeout: float | None = None) -> Engine:
+    def acquire(self, slot: int | None = None, timeout: float | None = None,
+                hurry: bool = False) -> Engine:
         """The engine of `slot` (or of any free slot), with a clean table.
 
-        Blocks only while that slot's engine is being created or cleared.
+        Blocks only while that slot's engine is being created or cleared;
+        with `hurry`, a clear is cut short (milliseconds) rather than waited for.
         """
         with self._lock:
             self._check_open()
@@ -188,8 +206,12 @@ class EnginePool:
             chosen.busy = True
             if chosen.clear is None and not chosen.clean:
                 # First use, or the last clear failed: create and/or clear now.
-                chosen.clear = chosen.executor.submit(self._prepare, chosen)
+                self._schedule(chosen, self._prepare)
             pending = chosen.clear
+            if hurry and pending is not None and not pending.done():
+                chosen.hurry = True
+                if chosen.engine is not None:  # else _prepare passes it on
+                    chosen.engine.hurry_clear(True)
         try:
             if pending is not None:
                 pending.result(timeout)
@@ -227,8 +249,7 @@ class EnginePool:
                 done: concurrent.futures.Future[None] = concurrent.futures.Future()
                 done.set_result(None)
                 return done
-            slot.clear = slot.executor.submit(self._clear, slot, engine)
-            return slot.clear
+            return self._schedule(slot, self._clear, engine)
 
     @staticmethod
     def _retire(slot: _Slot) -> concurrent.futures.Future[None]:
@@ -258,7 +279,7 @@ class EnginePool:
                     if s.engine is not None and not s.busy:
                         # Resized with the clear, on the slot's thread; acquire() waits for it.
                         s.clean = False
-                        s.clear = s.executor.submit(self._clear, s, s.engine)
+                        self._schedule(s, self._clear, s.engine)
             while len(self._slots) < size:
                 self._slots.append(_Slot(self._next_index))
                 self._next_index += 1
@@ -310,11 +331,16 @@ class EnginePool:
                            hashfull=i.hashfull) for i in self.info()]
 
     def close(self) -> None:
-        """Stop searches, wait for clears, free every table."""
+        """Stop searches, cut clears short and wait for them, free every table."""
         with self._lock:
             self._closed = True
             slots = list(self._slots) + list(self._retired)
             self._retired.clear()
+            for s in slots:
+                # A warm-up still running is moot: the exit need not wait for gigabytes.
+                s.hurry = True
+                if s.engine is not None:
+                    s.engine.hurry_clear(True)
         for s in slots:
             if s.engine is not None:
                 s.engine.stop()

@@ -6,7 +6,12 @@ fix, so the CLI prints them as one line instead of a traceback.
 
 from __future__ import annotations
 
+import os
+import stat
 from pathlib import Path
+
+# A config or token file is a few KiB; reading more is a mistake (a log, a device).
+MAX_TEXT_FILE_BYTES = 1 << 20
 
 
 class PibotError(Exception):
@@ -17,14 +22,41 @@ class UserError(PibotError):
     """Bad input the user can fix (config, arguments, token, FEN...)."""
 
 
-def read_user_file(path: Path, what: str, missing_fix: str, unreadable_fix: str) -> str:
-    """Read a file the user named; a missing or unreadable file is a UserError."""
+def read_regular_file(path: Path, what: str, missing_fix: str, unreadable_fix: str,
+                      max_bytes: int) -> bytes:
+    """Read a regular file of at most `max_bytes`; anything else is one UserError.
+
+    Opened non-blocking and checked with fstat before reading: a FIFO would
+    block forever and /dev/zero never ends."""
     try:
-        return path.read_text(encoding="utf-8")
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except FileNotFoundError:
         raise UserError(f"{what} {path} does not exist; {missing_fix}") from None
     except OSError as exc:
         raise UserError(f"cannot read {what} {path}: {exc.strerror}; {unreadable_fix}") from None
+    with os.fdopen(fd, "rb") as f:
+        st = os.fstat(fd)
+        if stat.S_ISDIR(st.st_mode):
+            raise UserError(f"{what} {path} is a directory, not a file; {missing_fix}")
+        if not stat.S_ISREG(st.st_mode):
+            raise UserError(f"{what} {path} is not a regular file (a device, FIFO or "
+                            f"socket); {missing_fix}")
+        if st.st_size > max_bytes:
+            raise UserError(f"{what} {path} is {st.st_size} bytes, more than the "
+                            f"{max_bytes} a {what} can be; check the path")
+        try:
+            return f.read(max_bytes + 1)
+        except OSError as exc:
+            raise UserError(f"cannot read {what} {path}: {exc.strerror}; "
+                            f"{unreadable_fix}") from None
+
+
+def read_user_file(path: Path, what: str, missing_fix: str, unreadable_fix: str,
+                   encoding: str = "utf-8") -> str:
+    """Read a small text file the user named; any problem with it is a UserError."""
+    data = read_regular_file(path, what, missing_fix, unreadable_fix, MAX_TEXT_FILE_BYTES)
+    try:
+        return data.decode(encoding)
     except UnicodeDecodeError as exc:
         # Name the place, never the bytes: the file may hold a secret.
         raise UserError(f"{what} {path} is not UTF-8 text (undecodable byte at offset "

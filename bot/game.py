@@ -29,6 +29,7 @@ from bot.lichess import (
     LichessError,
     backoff_s,
 )
+from bot.move_forms import MoveForms
 from bot.move_sources import MoveSources, SourceMove
 from bot.outbox import Outbox
 from bot.streams import StreamClosed, StreamOpened, StreamThread
@@ -46,6 +47,12 @@ QUIET_FLOOR_S = 1.5
 # healthy gameFull shows the opponent is just thinking, and after these the
 # read timeout takes over, so a slow opponent costs a few requests, not dozens.
 QUIET_REOPENS_PER_MOVE = 2
+# Game-stream answers that re-opening cannot change, with what they mean.
+FINAL_STREAM_STATUSES = {
+    400: "not a BOT account, or a game the Bot API cannot play",
+    403: "the token lacks the bot:play scope",
+    404: "no such game, or not ours",
+}
 GOODBYE_FLUSH_S = 5.0  # at the end, how long queued chat (goodbyes) may take to go out
 
 
@@ -79,11 +86,17 @@ class GameRunner:
         self.latency = LatencyEstimate(cfg.engine.move_overhead_ms)
         self.over = False
         self.sources: MoveSources | None = None  # book/tablebase/online; set by the service
+        self.saver = records.Saver()  # the service hands in its own, which retries
         self.correspondence = False  # days per move: no abort timer, parks when idle
         self.parked = False  # left an idle correspondence game; the service checks back in
         self._activity = time.monotonic()  # last game event or move of ours
         self._parking = False  # a PARK sentinel is queued
         self._quiet_reopens: tuple[int, int] = (-1, 0)  # (ply, low-clock quiet re-opens)
+        self._draw_with_move = -1  # ply whose move accepts the opponent's draw offer
+        # Set at the end of a finished game: the goodbye chat going out in the
+        # background, so the slot is free at once (the caller owns the task).
+        self.farewell: asyncio.Task[None] | None = None
+        self._forms: MoveForms | None = None  # stream moves in the engine's spelling
 
     # -- lifecycle --------------------------------------------------------
     async def run(self) -> None:
@@ -100,11 +113,12 @@ class GameRunner:
                     watch.cancel()
                 if self.over or self.parked:
                     break
-                if self._closed is not None and self._closed.status == 404:
-                    # Lichess: "No such game" / "Not your game" (app/controllers/PlayApi.scala):
+                status = self._closed.status if self._closed is not None else None
+                if status is not None and status in FINAL_STREAM_STATUSES:
+                    # lila (app/controllers/PlayApi.scala, WithPovAsBot / Scoped(Bot.Play)):
                     # re-opening cannot help; free the slot now.
-                    log.warning("game %s: the game stream answers HTTP 404 (the game does not "
-                                "exist or is not ours); leaving it", self.game_id)
+                    log.warning("game %s: the game stream answers HTTP %d (%s); leaving it",
+                                self.game_id, status, FINAL_STREAM_STATUSES[status])
                     break
                 failures = 0 if got_data else failures + 1
                 if failures >= MAX_STREAM_FAILURES:
@@ -139,9 +153,9 @@ class GameRunner:
             if isinstance(item, StreamClosed):
                 self._closed = item
                 if not self.over:
-                    # Even a 429 on this stream does not wait out the account's pause
-                    # (a minute): moves and their game streams go through it, and the
-                    # run loop's backoff paces the re-opens.
+                    # Even a 429 on this stream pauses nothing (moves and their game
+                    # streams are never paused): the run loop's backoff paces the
+                    # re-opens.
                     log.info("game %s: stream closed (%s); re-opening", self.game_id, item.reason)
                 return got
             got = True
@@ -215,13 +229,21 @@ class GameRunner:
         for t in list(self._timers.values()) + [self._think_task]:
             if t is not None and not t.done():
                 t.cancel()
+        task = asyncio.current_task()
+        stopping = task is not None and task.cancelling() > 0
         try:
             if self.thinker is not None:
                 await self.thinker.close()
             if self.over:
                 await self._finish()
         finally:
-            await self.outbox.close(GOODBYE_FLUSH_S if self.over else 0.0)
+            if self.over and not stopping:
+                # The goodbye goes out while the slot already takes the next game (a
+                # rematch offered at once must not be declined `later`).
+                self.farewell = asyncio.create_task(self.outbox.close(GOODBYE_FLUSH_S),
+                                                    name=f"farewell-{self.game_id}")
+            else:
+                await self.outbox.close(0.0)
 
     # -- events -----------------------------------------------------------
     async def _handle(self, ev: dict[str, Any]) -> None:
@@ -251,11 +273,13 @@ class GameRunner:
         st.first_to_move = "black" if st.initial_fen and st.initial_fen.split()[1:2] == ["b"] \
             else "white"
         st.has_clock = bool(ev.get("clock"))
+        if self._forms is None:
+            self._forms = MoveForms(st.initial_fen, st.chess960)
         self.correspondence = is_correspondence(ev)
         if self.thinker is None:
+            # Takes its engine at the first search: a book move never waits for a table.
             self.thinker = Thinker(self.game_id, self.cfg.engine, st.initial_fen, st.chess960,
                                    self.pool, self.threads_now)
-            await self.thinker.open()
         state = dict(ev.get("state") or {})
         log.info("game %s: %s vs %s, I play %s, %d moves so far", self.game_id, white.get("name"),
                  black.get("name"), st.color, len(str(state.get("moves", "")).split()))
@@ -269,6 +293,10 @@ class GameRunner:
         st = self.st
         now = received_at or time.monotonic()
         moves = str(state.get("moves") or "").split()
+        if self._forms is not None:
+            # lila may spell castling e1h1 where the engine plays e1g1: one spelling,
+            # so the echo, ponder and resync checks compare moves, not strings.
+            moves = self._forms.canonical(moves)
         if len(moves) < len(st.moves):
             # A takeback: offers made again at these plies are new offers to answer.
             self._answered = {a for a in self._answered if a[1] < len(moves)}
@@ -310,7 +338,15 @@ class GameRunner:
             draw = self.rules.draw_acceptable(self.st.pieces())
             log.info("game %s: opponent offers a draw; %s", self.game_id,
                      "accepting" if draw else "declining")
-            self.outbox.do("draw answer", lambda: self.api.draw(self.game_id, draw))
+            if draw and self.st.to_move() == self.st.color:
+                # Accepted with our move (?offeringDraw=true), as lichess-bot does: a
+                # separate answer posted after the move would come too late, as lila
+                # declines the opponent's offer when we move (round MovePlayer), and
+                # BotPlayer accepts an offer that comes with a move before playing it.
+                self._draw_with_move = ply
+            else:
+                self.outbox.do("draw answer", lambda: self.api.draw(
+                    self.game_id, draw, wanted=self._ongoing))
         if state.get(f"{opp}takeback") and ("takeback", ply) not in self._answered:
             self._answered.add(("takeback", ply))
             limit = self.cfg.game.max_takebacks_accepted
@@ -319,7 +355,11 @@ class GameRunner:
             self.takebacks_accepted += back
             log.info("game %s: opponent asks for a takeback; %s", self.game_id,
                      "accepting" if back else "declining")
-            self.outbox.do("takeback answer", lambda: self.api.takeback(self.game_id, back))
+            self.outbox.do("takeback answer", lambda: self.api.takeback(
+                self.game_id, back, wanted=self._ongoing))
+
+    def _ongoing(self) -> bool:
+        return not self.over
 
     def _update_abort_timer(self, now: float) -> None:
         """The no-first-move abort counts only the opponent's time to their first
@@ -366,7 +406,9 @@ class GameRunner:
             return
         room = str(ev.get("room", "player"))
         reply = chat.answer(text, self.me, self.cfg.game.bot_name, self._eval_text,
-                            room=room, playing=not self.over, wait=self._wait_for_first_move)
+                            room=room, playing=not self.over,
+                            spectator_eval=self.cfg.game.spectator_eval,
+                            wait=self._wait_for_first_move)
         if reply:
             self.outbox.say(room, reply)
 
@@ -384,7 +426,10 @@ class GameRunner:
         await asyncio.sleep(secs)
         if not self.over:
             log.info("game %s: claiming victory", self.game_id)
-            self.outbox.do("claim victory", lambda: self.api.claim_victory(self.game_id))
+            # Retried until it lands or the game ends (the opponent came back, or
+            # their clock ran out): Lichess waits for it.
+            self.outbox.do("claim victory", lambda: self.api.claim_victory(
+                self.game_id, wanted=self._ongoing), until=self._ongoing)
 
     async def _abort_at(self, deadline: float, ply: int) -> None:
         await asyncio.sleep(max(0.0, deadline - time.monotonic()))
@@ -392,7 +437,14 @@ class GameRunner:
         if not self.over and not st.opponent_has_moved() and len(st.moves) == ply:
             log.info("game %s: opponent made no first move in %.0f s; aborting",
                      self.game_id, self.cfg.game.abort_if_no_first_move_s)
-            self.outbox.do("abort", lambda: self.api.abort(self.game_id))
+
+            def still_waiting() -> bool:  # the game still waits for the abort
+                return not self.over and not self.st.opponent_has_moved()
+
+            # Retried until it lands or is moot: a game whose opponent never moves
+            # must not hold its slot until a restart.
+            self.outbox.do("abort", lambda: self.api.abort(self.game_id, wanted=still_waiting),
+                           until=still_waiting)
 
     # -- thinking -----------------------------------------------------------
     def _variation(self, moves: list[str]) -> SourceMove | None:
@@ -474,6 +526,9 @@ class GameRunner:
             offer = self.rules.should_offer(self.st.pieces(moves + [move]))
             if offer:
                 log.info("game %s: offering a draw with %s", self.game_id, move)
+        if self._draw_with_move == len(moves):
+            offer = True  # accepts the opponent's pending offer (_answer_offers)
+            log.info("game %s: accepting the draw with %s", self.game_id, move)
         ply = len(moves)
         self._pending = (ply, move)
         try:
@@ -521,7 +576,11 @@ class GameRunner:
     def _landed(self, ply: int, move: str) -> bool:
         """The game stream already shows our move at `ply` (the POST may still be pending)."""
         moves = self.st.moves
-        return len(moves) > ply and moves[ply] == move
+        if len(moves) <= ply:
+            return False
+        # (A book, tablebase or online source may spell castling either way.)
+        return moves[ply] == move or (self._forms is not None
+                                      and self._forms.same(moves[:ply], moves[ply], move))
 
     # -- chat and records -------------------------------------------------------
     def _eval_text(self) -> str:
@@ -546,10 +605,7 @@ class GameRunner:
         if self.hooks.on_end:
             self.hooks.on_end(self.game_id, st.status, st.winner, st.color)
         if self.cfg.pgn_directory and st.full:
-            try:
-                rec = self.st.record(self.game_id, self.api.url)
-                path = await asyncio.to_thread(records.save, rec, self.cfg.pgn_directory)
-                log.info("game %s: saved %s", self.game_id, path)
-            except OSError as exc:
-                log.error("game %s: could not save PGN: %s", self.game_id, exc)
+            rec = self.st.record(self.game_id, self.api.url)
+            # A failed write is kept and retried by the saver (logged there).
+            await asyncio.to_thread(self.saver.save, rec, self.cfg.pgn_directory)
 

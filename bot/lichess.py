@@ -7,8 +7,11 @@ keep-alive lines and cannot send `offeringDraw` with a move):
   thread (bot.streams), feeding an asyncio.Queue;
 * `POLICIES` declares, once, how each endpoint is retried and what a 429 does.
 
-Rate limits are account-wide: after any 429 nothing but moves (and the game
-streams they need) is sent until the pause is over.
+Rate limits are per endpoint class, as lila counts them (its limiters are
+separate keys: chat, challenge creation, BotLimit, ...): a 429 pauses only the
+class of the endpoint that answered it, as lichess-bot pauses the path that
+answered (lib/lichess.py `rate_limit_timers`). Moves and game streams are never
+paused: a game cannot wait a minute.
 """
 
 from __future__ import annotations
@@ -77,7 +80,7 @@ class NetworkError(LichessError):
 
 
 class RateLimited(LichessError):
-    """429 (or a request dropped because the account is paused) until `retry_at`."""
+    """429 (or a request dropped because its endpoint class is paused) until `retry_at`."""
 
     def __init__(self, endpoint: str, message: str, retry_at: float) -> None:
         super().__init__(endpoint, message, 429)
@@ -90,10 +93,12 @@ class DailyLimitReached(RateLimited):
 
 # --- retry policy table ------------------------------------------------------
 
-# What a 429 (or an account already paused by one) does to a request:
-#   wait    hold it until the pause ends (dropped if its deadline passes first)
+# What a 429 (or the endpoint's class already paused by one) does to a request:
+#   wait    hold it until its class's pause ends, then send it (a 429 answer is
+#           waited out and retried), unless the caller no longer wants it
 #   drop    raise RateLimited at once (chat, matchmaking: try again later or never)
-#   through not held by the pause (moves, and the game streams moves depend on)
+#   through never paused (moves, and the game streams moves depend on): a 429
+#           is retried after retry_429_s, within what the clock allows
 On429 = Literal["wait", "drop", "through"]
 
 
@@ -102,31 +107,40 @@ class EndpointPolicy:
     method: str
     path: str  # template: formatted with the call's arguments
     attempts: int  # tries on network errors / 5xx; 0 = until the move's clock budget runs out
+    rate_class: str  # a 429 pauses every endpoint of this class (see POLICIES)
     on_429: On429 = "wait"
     timeout_s: float | None = None  # read timeout; None = network.request_timeout_s
     retry_429_s: float = 0.0  # "through" endpoints: wait this long after a 429, then retry
 
 
+# Classes follow lila's separate limiters: chat; challenge answers; challenge
+# creation (app/controllers/Challenge.scala `limit.challenge*`); in-game actions
+# (abort, resign, claim victory, draw/takeback answers); account reads; the
+# event stream; moves and game streams (never paused).
 POLICIES: dict[str, EndpointPolicy] = {
-    "event_stream": EndpointPolicy("GET", "/api/stream/event", 1),
-    "game_stream": EndpointPolicy("GET", "/api/bot/game/stream/{id}", 1, "through"),
+    "event_stream": EndpointPolicy("GET", "/api/stream/event", 1, "event_stream"),
+    "game_stream": EndpointPolicy("GET", "/api/bot/game/stream/{id}", 1, "game_stream",
+                                  "through"),
     # per attempt: a quarter of the clock budget, within MOVE_MIN_ATTEMPT_S..timeout_s
-    "move": EndpointPolicy("POST", "/api/bot/game/{id}/move/{uci}", 0, "through", 3.0, 0.5),
-    "chat": EndpointPolicy("POST", "/api/bot/game/{id}/chat", 1, "drop", 3.0),
-    "abort": EndpointPolicy("POST", "/api/bot/game/{id}/abort", 4),
-    "resign": EndpointPolicy("POST", "/api/bot/game/{id}/resign", 4),
-    "draw": EndpointPolicy("POST", "/api/bot/game/{id}/draw/{answer}", 3),
-    "takeback": EndpointPolicy("POST", "/api/bot/game/{id}/takeback/{answer}", 3),
-    "claim_victory": EndpointPolicy("POST", "/api/bot/game/{id}/claim-victory", 4),
-    "accept": EndpointPolicy("POST", "/api/challenge/{id}/accept", 3),
-    "decline": EndpointPolicy("POST", "/api/challenge/{id}/decline", 3),
-    "challenge": EndpointPolicy("POST", "/api/challenge/{user}", 2, "drop"),
-    "cancel": EndpointPolicy("POST", "/api/challenge/{id}/cancel", 2),
-    "account": EndpointPolicy("GET", "/api/account", 4),
-    "playing": EndpointPolicy("GET", "/api/account/playing", 4),
-    "online_bots": EndpointPolicy("GET", "/api/bot/online", 2, "drop"),
-    "token_test": EndpointPolicy("POST", "/api/token/test", 3),
-    "upgrade": EndpointPolicy("POST", "/api/bot/account/upgrade", 1),
+    "move": EndpointPolicy("POST", "/api/bot/game/{id}/move/{uci}", 0, "move", "through", 3.0,
+                           0.5),
+    "chat": EndpointPolicy("POST", "/api/bot/game/{id}/chat", 1, "chat", "drop", 3.0),
+    "abort": EndpointPolicy("POST", "/api/bot/game/{id}/abort", 4, "game_action"),
+    "resign": EndpointPolicy("POST", "/api/bot/game/{id}/resign", 4, "game_action"),
+    "draw": EndpointPolicy("POST", "/api/bot/game/{id}/draw/{answer}", 3, "game_action"),
+    "takeback": EndpointPolicy("POST", "/api/bot/game/{id}/takeback/{answer}", 3,
+                               "game_action"),
+    "claim_victory": EndpointPolicy("POST", "/api/bot/game/{id}/claim-victory", 4,
+                                    "game_action"),
+    "accept": EndpointPolicy("POST", "/api/challenge/{id}/accept", 3, "challenge_answer"),
+    "decline": EndpointPolicy("POST", "/api/challenge/{id}/decline", 3, "challenge_answer"),
+    "challenge": EndpointPolicy("POST", "/api/challenge/{user}", 2, "challenge_create", "drop"),
+    "cancel": EndpointPolicy("POST", "/api/challenge/{id}/cancel", 2, "challenge_create"),
+    "account": EndpointPolicy("GET", "/api/account", 4, "account"),
+    "playing": EndpointPolicy("GET", "/api/account/playing", 4, "account"),
+    "online_bots": EndpointPolicy("GET", "/api/bot/online", 2, "online_bots", "drop"),
+    "token_test": EndpointPolicy("POST", "/api/token/test", 3, "account"),
+    "upgrade": EndpointPolicy("POST", "/api/bot/account/upgrade", 1, "account"),
 }
 
 
@@ -199,7 +213,7 @@ class Lichess:
         self._token = token
         self._session = _session(token)
         self._move_session = _session(token, pool=8)  # moves never queue behind other calls
-        self._paused_until = 0.0  # account-wide 429 pause (monotonic)
+        self._paused_until: dict[str, float] = {}  # rate class -> end of its 429 pause
         self.bot_limit_until = 0.0  # our bot-vs-bot daily limit (time.time())
         self._lock = threading.Lock()
         self._playing: tuple[float, list[GameInfo]] | None = None
@@ -209,37 +223,52 @@ class Lichess:
         return f"<Lichess {self.url}, authorization redacted>"
 
     # -- rate-limit bookkeeping (shared by threads and the event loop) --
-    def paused_for(self, name: str = "") -> float:
-        """Seconds the account-wide 429 pause still lasts (name: kept for callers)."""
+    def paused_for(self, name: str) -> float:
+        """Seconds the 429 pause of endpoint `name`'s class still lasts."""
+        cls = POLICIES[name].rate_class
         with self._lock:
-            return max(0.0, self._paused_until - time.monotonic())
+            return max(0.0, self._paused_until.get(cls, 0.0) - time.monotonic())
 
     def on_429(self, name: str, payload: ErrorPayload) -> RateLimited:
-        """Book a 429: the bot-vs-bot daily limit, or the account-wide pause."""
+        """Book a 429: the bot-vs-bot daily limit, or a pause of the endpoint's class."""
         reset = _daily_limit_reset(payload)
+        pol = POLICIES[name]
         if reset is not None:
             with self._lock:
                 self.bot_limit_until = max(self.bot_limit_until, reset)
             seconds = reset - time.time()
             log.warning("daily bot-vs-bot limit reached (%s): no bot games for %.0f s",
-                        POLICIES[name].path, seconds)
+                        pol.path, seconds)
             return DailyLimitReached(name, f"daily bot-vs-bot limit reached; resets in "
                                      f"{seconds:.0f} s", time.monotonic() + seconds)
+        if pol.on_429 == "through":
+            # Never paused: the caller retries within its clock (lila counts moves
+            # apart from everything else).
+            log.info("rate limited (HTTP 429 on %s): retrying in %.1f s", pol.path,
+                     pol.retry_429_s)
+            return RateLimited(name, "HTTP 429 Too Many Requests",
+                               time.monotonic() + pol.retry_429_s)
         rl = payload.get("ratelimit") or {}
         seconds = max(self.net.rate_limit_pause_s, float(rl.get("seconds") or 0))
-        until = time.monotonic() + seconds
+        now = time.monotonic()
+        until = now + seconds
         with self._lock:
-            self._paused_until = max(self._paused_until, until)
-        log.warning("rate limited (HTTP 429 on %s): only moves are sent for the next %.0f s",
-                    POLICIES[name].path, seconds)
+            was_paused = self._paused_until.get(pol.rate_class, 0.0) > now
+            self._paused_until[pol.rate_class] = max(self._paused_until.get(pol.rate_class, 0.0),
+                                                     until)
+        # Once per pause: a request already in flight when it began may add a 429.
+        (log.info if was_paused else log.warning)(
+            "rate limited (HTTP 429 on %s): no %s requests for the next %.0f s", pol.path,
+            pol.rate_class.replace("_", " "), seconds)
         return RateLimited(name, "HTTP 429 Too Many Requests", until)
 
-    async def wait_unpaused(self, deadline: float | None = None) -> bool:
-        """Sleep out the account-wide pause; False if it outlasts `deadline` (monotonic)."""
-        while (wait := self.paused_for()) > 0:
-            if deadline is not None and time.monotonic() + wait > deadline:
+    async def wait_unpaused(self, name: str, wanted: Callable[[], bool] | None = None) -> bool:
+        """Sleep out the pause of `name`'s class; False once `wanted()` says it is moot."""
+        while (wait := self.paused_for(name)) > 0:
+            if wanted is not None and not wanted():
                 return False
-            await asyncio.sleep(wait)
+            # Wakes now and then to ask `wanted` (a challenge withdrawn meanwhile).
+            await asyncio.sleep(min(wait, 1.0))
         return True
 
     # -- one request --
@@ -266,24 +295,25 @@ class Lichess:
 
     async def _call(self, name: str, *, path: dict[str, str] | None = None,
                     params: dict[str, Any] | None = None, data: Any = None,
-                    deadline: float | None = None,
                     wanted: Callable[[], bool] | None = None) -> requests.Response:
         """One request under the endpoint's policy (not for moves: see move()).
 
-        `deadline` (monotonic) and `wanted` let a queued request be dropped, not
-        sent late: a challenge answer after the challenge expired is noise.
+        A "wait" request held by its class's pause goes out when the pause ends
+        (a 429 answer starts a pause and is retried after it); `wanted` lets the
+        caller drop it meanwhile, when it has become moot (the challenge was
+        withdrawn, the game ended).
         """
         pol = POLICIES[name]
         url = self._url(name, **(path or {}))
         attempt = 0
         while True:
-            wait = self.paused_for()
+            wait = self.paused_for(name)
             if wait > 0 and pol.on_429 == "drop":
-                raise RateLimited(name, f"account rate-limited for {wait:.0f} s more; dropped",
+                raise RateLimited(name, f"{pol.rate_class.replace('_', ' ')} requests are "
+                                  f"rate-limited for {wait:.0f} s more; dropped",
                                   time.monotonic() + wait)
-            if wait > 0 and pol.on_429 == "wait" and not await self.wait_unpaused(deadline):
-                raise RateLimited(name, "still rate-limited when it expires; dropped",
-                                  time.monotonic() + self.paused_for())
+            if wait > 0 and pol.on_429 == "wait":
+                await self.wait_unpaused(name, wanted)
             if wanted is not None and not wanted():
                 raise ApiRejected(name, "no longer wanted; dropped")
             try:
@@ -292,7 +322,13 @@ class Lichess:
                                                timeout=self._timeout(name))
                 self._raise_for(name, resp)
                 return resp
-            except (ApiRejected, RateLimited):
+            except DailyLimitReached:
+                raise
+            except RateLimited:
+                if pol.on_429 != "wait":
+                    raise
+                continue  # booked: the top of the loop waits the pause out
+            except ApiRejected:
                 raise
             except NetworkError as exc:
                 err: LichessError = exc
@@ -341,14 +377,14 @@ class Lichess:
         await self._call("upgrade")
 
     # -- challenges --
-    async def accept(self, challenge_id: str, deadline: float | None = None,
+    async def accept(self, challenge_id: str,
                      wanted: Callable[[], bool] | None = None) -> None:
-        await self._call("accept", path={"id": challenge_id}, deadline=deadline, wanted=wanted)
+        await self._call("accept", path={"id": challenge_id}, wanted=wanted)
 
-    async def decline(self, challenge_id: str, reason: str, deadline: float | None = None,
+    async def decline(self, challenge_id: str, reason: str,
                       wanted: Callable[[], bool] | None = None) -> None:
         await self._call("decline", path={"id": challenge_id}, data={"reason": reason},
-                         deadline=deadline, wanted=wanted)
+                         wanted=wanted)
 
     async def create_challenge(self, username: str, rated: bool, limit_s: int,
                                increment_s: int) -> dict[str, Any]:
@@ -448,20 +484,24 @@ class Lichess:
         forever, a game cannot."""
         await self._call("chat", path={"id": game_id}, data={"room": room, "text": text})
 
-    async def abort(self, game_id: str) -> None:
-        await self._call("abort", path={"id": game_id})
+    async def abort(self, game_id: str, wanted: Callable[[], bool] | None = None) -> None:
+        await self._call("abort", path={"id": game_id}, wanted=wanted)
 
     async def resign(self, game_id: str) -> None:
         await self._call("resign", path={"id": game_id})
 
-    async def draw(self, game_id: str, accept: bool) -> None:
-        await self._call("draw", path={"id": game_id, "answer": "yes" if accept else "no"})
+    async def draw(self, game_id: str, accept: bool,
+                   wanted: Callable[[], bool] | None = None) -> None:
+        await self._call("draw", path={"id": game_id, "answer": "yes" if accept else "no"},
+                         wanted=wanted)
 
-    async def takeback(self, game_id: str, accept: bool) -> None:
-        await self._call("takeback", path={"id": game_id, "answer": "yes" if accept else "no"})
+    async def takeback(self, game_id: str, accept: bool,
+                       wanted: Callable[[], bool] | None = None) -> None:
+        await self._call("takeback", path={"id": game_id, "answer": "yes" if accept else "no"},
+                         wanted=wanted)
 
-    async def claim_victory(self, game_id: str) -> None:
-        await self._call("claim_victory", path={"id": game_id})
+    async def claim_victory(self, game_id: str, wanted: Callable[[], bool] | None = None) -> None:
+        await self._call("claim_victory", path={"id": game_id}, wanted=wanted)
 
     # -- streams --
     @contextlib.contextmanager

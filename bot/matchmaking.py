@@ -216,7 +216,7 @@ class Matchmaker:
             log.info("matchmaking: %s reached its daily bot-game limit; skipping it for "
                      "%.0f s", opponent, exc.until_wall - time.time())
             return
-        except RateLimited as exc:  # our daily bot limit, or the account-wide pause
+        except RateLimited as exc:  # our daily bot limit, or challenge creation is paused
             self.slots.release(key)
             self.paused_until = exc.retry_at
             log.warning("matchmaking: %s; paused for %.0f s", exc,

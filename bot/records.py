@@ -6,7 +6,9 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import os
+import re
 import tempfile
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -82,17 +84,133 @@ def to_pgn(rec: GameRecord) -> str:
     return str(game) + "\n"
 
 
+# Lichess game ids are 8 alphanumerics (12 with the player suffix); anything else
+# (a path separator, "..", a NUL) must never reach the file name.
+_SAFE_ID = re.compile(r"[^A-Za-z0-9_-]")
+# Records kept in memory while the directory cannot be written: a week of bullet
+# games is far less, and each record is a few KiB.
+MAX_PENDING = 1000
+
+
+def file_name(game_id: str) -> str:
+    safe = _SAFE_ID.sub("_", game_id)[:64]
+    return f"{safe or 'game'}.pgn"
+
+
 def save(rec: GameRecord, directory: str) -> Path:
     """Write <directory>/<game id>.pgn atomically (a crash never leaves half a file)."""
     d = Path(directory).expanduser()
     d.mkdir(parents=True, exist_ok=True)
-    path = d / f"{rec.game_id}.pgn"
+    path = d / file_name(rec.game_id)
     fd, tmp = tempfile.mkstemp(dir=d, prefix=".tmp-", suffix=".pgn")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(to_pgn(rec))
+            f.flush()
+            os.fsync(f.fileno())  # a full disk reports ENOSPC here, not after the rename
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
     return path
+
+
+def directory_problem(directory: str, create: bool) -> str | None:
+    """Why PGNs cannot be saved in `directory` (None: they can).
+
+    Writes, syncs and removes a small probe file, so a read-only or full file
+    system is found now rather than at the end of the first game. With
+    `create` false (`pibot check`) a missing directory is not made: its nearest
+    existing parent is probed instead."""
+    d = Path(directory).expanduser()
+    probe_dir = d
+    if not create:
+        while not probe_dir.exists() and probe_dir != probe_dir.parent:
+            if probe_dir.is_symlink():  # a dangling link: mkdir would fail
+                return f"pgn_directory {d}: {probe_dir} is a broken symbolic link"
+            probe_dir = probe_dir.parent
+    try:
+        if create:
+            try:
+                d.mkdir(parents=True, exist_ok=True)
+            except FileExistsError:
+                pass  # a file by that name: named just below
+        if not probe_dir.is_dir():
+            return f"pgn_directory {d}: {probe_dir} is not a directory"
+        fd, tmp = tempfile.mkstemp(dir=probe_dir, prefix=".pibot-probe-")
+        try:
+            os.write(fd, b"\n" * 4096)  # a record's size: a full disk fails here or at fsync
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+            os.unlink(tmp)
+    except OSError as exc:
+        return f"pgn_directory {d}: cannot write there ({exc.strerror or exc})"
+    return None
+
+
+class Saver:
+    """Saves finished games; a record that cannot be written now is kept in
+    memory and retried (`retry`, each watchdog tick) until it lands."""
+
+    def __init__(self) -> None:
+        self._pending: list[tuple[GameRecord, str]] = []
+        self.problem: str | None = None  # the last failure, while records are pending
+        self._lock = threading.Lock()
+
+    @property
+    def pending(self) -> int:
+        return len(self._pending)
+
+    def save(self, rec: GameRecord, directory: str) -> Path | None:
+        """Save now or keep for later (blocking: call in a worker thread)."""
+        with self._lock:
+            self._pending.append((rec, directory))
+            if len(self._pending) > MAX_PENDING:
+                lost, _ = self._pending.pop(0)
+                log.error("game %s: PGN dropped: %d records already wait for the disk",
+                          lost.game_id, MAX_PENDING)
+            known = self.problem
+            saved = self._flush()
+            if rec.game_id not in saved and self.problem == known:
+                log.warning("game %s: PGN kept in memory with %d other(s) until %s can be "
+                            "written", rec.game_id, len(self._pending) - 1, directory)
+        return saved.get(rec.game_id)
+
+    def retry(self) -> None:
+        with self._lock:
+            if self._pending:
+                self._flush()
+
+    def _flush(self) -> dict[str, Path]:
+        saved: dict[str, Path] = {}
+        left: list[tuple[GameRecord, str]] = []
+        for rec, directory in self._pending:
+            if left:  # the disk just failed: keep the order, try again next time
+                left.append((rec, directory))
+                continue
+            try:
+                saved[rec.game_id] = path = save(rec, directory)
+                log.info("game %s: saved %s", rec.game_id, path)
+            except OSError as exc:
+                reason = f"{directory}: {exc.strerror or exc}"
+                if self.problem != reason:
+                    log.error("game %s: could not save PGN (%s); kept in memory and "
+                              "retried until it can be written", rec.game_id, reason)
+                self.problem = reason
+                left.append((rec, directory))
+        if not left and self.problem is not None and saved:
+            log.info("PGN directory writable again: %d kept record(s) saved", len(saved))
+        self._pending = left
+        if not left:
+            self.problem = None
+        return saved
+
+    def give_up(self) -> None:
+        """At exit: one last try, then the unsaved games go to the log in full."""
+        self.retry()
+        with self._lock:
+            for rec, directory in self._pending:
+                log.error("game %s: PGN could not be saved in %s; the record follows\n%s",
+                          rec.game_id, directory, to_pgn(rec))
+            self._pending = []

@@ -24,10 +24,10 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot import sdnotify, status_file
+from bot import records, sdnotify, status_file
 from bot.blocklist import OnlineBlockList
 from bot.clock import clock_running
-from bot.config import Config, load_config
+from bot.config import Config, load_config, restart_keys_changed
 from bot.correspondence import Parked, is_correspondence
 from bot.engine_pool import EnginePool
 from bot.errors import PibotError, UserError
@@ -51,16 +51,20 @@ from bot.matchmaking import Matchmaker
 from bot.move_sources import MoveSources
 from bot.platform_info import check_hash_fits
 from bot.policy import Decision, RecentChallenges, Slots, decide
+from bot.status_history import boards
+from bot.status_page import StatusPage
 from bot.streams import StreamClosed, StreamOpened
-from bot.token import Token
+from bot.token import CREATE_URL, Token, scope_problem
 
 log = logging.getLogger(__name__)
 
 MAX_GAME_RESTARTS = 5
 STREAM_CONFLICT_WINDOW_S = 30.0  # a clean close this soon after opening is suspicious...
 STREAM_CONFLICTS = 3  # ...this many times in a row: another client holds the stream
-# Lichess realtime challenges expire 20 s after creation (lichess-org/api challengeCreate).
-CHALLENGE_EXPIRY_S = 20.0
+CHALLENGE_MEMORY_S = 600.0  # how long an answered challenge's id is remembered
+# After the event stream (re)opens, lila lists the challenges still waiting
+# (modules/api/src/main/EventStream.scala); one not listed by then is gone.
+CHALLENGE_LISTING_S = 3.0
 
 
 class Service:
@@ -75,6 +79,10 @@ class Service:
         self.slots = Slots()
         self.games: dict[str, asyncio.Task[None]] = {}
         self.runners: dict[str, GameRunner] = {}
+        # The read-only status page (status_page.listen): fed each tick and each move.
+        self.page = StatusPage(cfg.status_page.listen) if cfg.status_page.listen else None
+        if self.page is not None:
+            self.hooks = self.page.history.hooks(self.hooks, self.runners.get)
         self.draining = False
         self.ready = asyncio.Event()  # set once the event stream is connected
         self._stop = asyncio.Event()
@@ -84,6 +92,11 @@ class Service:
         self.waiting_for = "connecting to Lichess"  # sd_notify STATUS until ready
         self._challenge_seen: dict[str, float] = {}  # id -> monotonic arrival
         self._challenge_gone: set[str] = set()  # canceled/declined while an answer waited
+        self._answering: set[str] = set()  # challenges whose answer is pending
+        self._listed: dict[str, int] = {}  # challenge id -> event stream it was last listed on
+        self._stream_no = 0  # event streams opened so far
+        self._stream_opened_at = 0.0  # when the current one opened (monotonic)
+        self._stream_up = False  # the event stream is open (else cancels go unseen)
         self._ended: dict[str, float] = {}  # game id -> when its task ended
         self.pool: EnginePool | None = None  # created by run()
         self._warmed = False  # the pool's first warm-up has been started
@@ -98,7 +111,9 @@ class Service:
         # and a correspondence game's parking.
         self._comments: dict[str, dict[int, str]] = {}
         self.sources: MoveSources | None = None  # opened in run(): a bad book stops the start
+        self.saver = records.Saver()  # PGNs the disk refused wait here, retried each tick
         self._token = token
+        self._fatal: UserError | None = None  # why a supervised task stopped the service
         self.blocked_online = OnlineBlockList()  # challenge.online_block_list's names
         self.recent_challenges = RecentChallenges()  # max_recent_bot_challenges
         self.recent_games = RecentGames()  # openings not to repeat (bot/farming.py)
@@ -132,13 +147,21 @@ class Service:
             self._check_tables_fit(new)
         except PibotError as exc:
             log.error("config reload failed, keeping the old config: %s", exc)
+        except Exception as exc:  # noqa: BLE001 - whatever it was, the service keeps running
+            log.error("config reload failed, keeping the old config: %s: %s",
+                      type(exc).__name__, exc)
         else:
+            stale = restart_keys_changed(self.cfg, new)
             self.cfg = new
             set_level(new.log_level)
             self._apply_engine_config(new)
             log.info("config reloaded from %s (applies to new challenges and games)",
                      self.config_path)
-        sdnotify.ready()
+            if stale:
+                log.warning("config reload: %s changed but take effect only after a "
+                            "restart (systemctl restart pibot)", ", ".join(stale))
+        finally:
+            sdnotify.ready()  # systemd waits for READY=1 after RELOADING=1, always
 
     def _check_tables_fit(self, new: Config) -> None:
         """The start-up rule for a hand-set engine.hash_mb, for more table memory only
@@ -196,6 +219,8 @@ class Service:
             # Also when start-up fails (a rejected token): no stale status file left behind.
             if self.status_writer is not None:
                 self.status_writer.close()
+            if self.page is not None:
+                self.page.stop()
 
     async def _run(self) -> int:
         # Books and tables are opened once; a missing/corrupt file is one clear error
@@ -203,6 +228,8 @@ class Service:
         self.sources = MoveSources.open(self.cfg, token=self._token)
         for line in self.sources.describe():
             log.info("move sources: %s", line)
+        if self.page is not None:
+            self.page.start()  # a taken port is one clear error, before anything connects
         loop = asyncio.get_running_loop()
         # Each game holds threads (stream reader, HTTP calls); the default pool
         # (cores + 4 = 6 on a Pi) would starve under concurrency.
@@ -243,7 +270,10 @@ class Service:
         self._supervise("checkin", self._checkins)
         self._spawn(self._resume_playing(), "resume")
         await self._stop.wait()
-        return await self._shutdown()
+        code = await self._shutdown()
+        if self._fatal is not None:
+            raise self._fatal
+        return code
 
     async def _block_lists(self) -> None:
         assert self.matchmaker is not None
@@ -259,7 +289,15 @@ class Service:
         attempt = 0
         while True:
             try:
-                return await self.api.account()
+                account = await self.api.account()
+                if self._token is not None:
+                    # Without bot:play the event stream still opens (challenge:read), and
+                    # then every game stream answers 403: refuse to start instead.
+                    problem = scope_problem(await self.api.token_test(self._token),
+                                            self.api.url)
+                    if problem:
+                        raise UserError(problem)
+                return account
             except ApiRejected as exc:
                 if exc.status == 401:
                     raise UserError("Lichess rejected the token (HTTP 401): it is revoked or "
@@ -307,6 +345,8 @@ class Service:
             await asyncio.to_thread(self.pool.close)
         if self.sources is not None:
             self.sources.close()
+        if self.saver.pending:
+            await asyncio.to_thread(self.saver.give_up)
         log.info("pibot stopped")
         return 0
 
@@ -341,6 +381,11 @@ class Service:
                     log.warning("task %s returned; restarting", name)
                 except asyncio.CancelledError:
                     raise
+                except UserError as exc:
+                    # Retrying cannot help (e.g. a revoked token): stop, with its one line.
+                    self._fatal = exc
+                    self._stop.set()
+                    return
                 except Exception:
                     log.exception("task %s crashed; restarting", name)
                 if time.monotonic() - started > 60:
@@ -362,7 +407,11 @@ class Service:
             sdnotify.watchdog_ping()
             # Sysfs reads and the tables' fill run in a thread: never stall the loop.
             await asyncio.to_thread(self.heat.poll)
+            if self.saver.pending:
+                await asyncio.to_thread(self.saver.retry)
             self.summary = await self._publish_status()
+            if self.page is not None:
+                self.page.history.tick(self.status_writer.last, boards(self.runners.values()))
             sdnotify.status(self.waiting_for or self.summary)
             await asyncio.sleep(period)
 
@@ -381,7 +430,8 @@ class Service:
             self.status_writer.publish, account=self.me, url=self.api.url, state=state,
             concurrency=cfg.challenge.concurrency,
             free_slots=self.slots.free(cfg.challenge.concurrency), games=games,
-            engine=engine, heat=self.heat.status(), today=today)
+            engine=engine, heat=self.heat.status(), today=today,
+            unsaved_pgns=self.saver.pending, pgn_problem=self.saver.problem)
 
     # -- event stream --------------------------------------------------------
     async def _event_stream(self) -> None:
@@ -398,8 +448,7 @@ class Service:
         conflicts = 0
         warned = False
         while True:
-            if not await self.api.wait_unpaused():
-                continue
+            await self.api.wait_unpaused("event_stream")
             queue: asyncio.Queue[Any] = asyncio.Queue()
             stream = self.api.start_stream("event_stream", queue)
             closed = StreamClosed("not opened")
@@ -407,6 +456,9 @@ class Service:
                 while True:
                     item = await queue.get()
                     if isinstance(item, StreamOpened):
+                        self._stream_no += 1
+                        self._stream_opened_at = time.monotonic()
+                        self._stream_up = True
                         self.waiting_for = ""
                         if not self.ready.is_set():
                             self.ready.set()
@@ -418,9 +470,13 @@ class Service:
                         break
                     await self._dispatch(item)
             finally:
+                self._stream_up = False
                 stream.stop()
             if closed.status == 401:
-                log.error("the token was rejected (HTTP 401) on the event stream; check it")
+                # A revoked token: every retry would be refused too (stops the service).
+                raise UserError("Lichess rejected the token (HTTP 401) on the event stream: it "
+                                "was revoked or has expired; create a new one with the bot:play "
+                                f"scope at {self.api.url}{CREATE_URL} and start pibot again")
             if closed.clean and closed.lived_s < STREAM_CONFLICT_WINDOW_S:
                 conflicts += 1
             elif closed.status == 200 and closed.lived_s >= STREAM_CONFLICT_WINDOW_S:
@@ -495,11 +551,15 @@ class Service:
         user = str(challenger.get("id") or challenger.get("name") or "")
         if user.lower() == self.me.lower():
             return  # our own outgoing challenge, echoed on the stream
+        self._listed[cid] = self._stream_no
+        if cid in self._answering:
+            return  # listed again on a re-opened stream: its answer is on its way
         now = time.monotonic()
         for old, t in list(self._challenge_seen.items()):
-            if now - t > 10 * CHALLENGE_EXPIRY_S:
+            if now - t > CHALLENGE_MEMORY_S and old not in self._answering:
                 del self._challenge_seen[old]
                 self._challenge_gone.discard(old)
+                self._listed.pop(old, None)
         self._challenge_seen[cid] = now
         corr = is_correspondence(ch)
         slots = self.corr_slots if corr else self.slots
@@ -517,38 +577,65 @@ class Service:
             slots.reserve(cid, user)  # before any await: bursts can't overshoot
             if challenger.get("title") == "BOT":  # the limit is for BOTs only
                 self.recent_challenges.add(user)
-        self._spawn(self._answer_challenge(cid, user, ch, d), f"challenge-{cid}")
+        self._answering.add(cid)
+        task = self._spawn(self._answer_challenge(cid, user, ch, d), f"challenge-{cid}")
+        task.add_done_callback(lambda _t: self._answering.discard(cid))
+
+    def _challenge_waits(self, cid: str) -> bool:
+        """Lichess still waits for our answer: not withdrawn, and listed by the event
+        stream opened last (lila never expires a challenge whose challenger keeps it
+        alive, and sends no event when it takes one offline: ChallengeApi.sweep)."""
+        if cid in self._challenge_gone:
+            return False
+        relisted = self._listed.get(cid) == self._stream_no
+        return relisted or time.monotonic() - self._stream_opened_at < CHALLENGE_LISTING_S
+
+    async def _hold_answer(self, name: str, cid: str) -> None:
+        """Wait while the answer's class is paused, and while it is unknown whether
+        Lichess still waits for it: the event stream is down, or has just re-opened
+        and may still list it."""
+        while self._challenge_waits(cid):
+            if self.api.paused_for(name) > 0:
+                await self.api.wait_unpaused(name, lambda: self._challenge_waits(cid))
+                continue
+            if not self._stream_up:
+                await asyncio.sleep(0.2)
+                continue
+            settle = self._stream_opened_at + CHALLENGE_LISTING_S - time.monotonic()
+            if settle <= 0 or self._listed.get(cid) == self._stream_no:
+                return
+            await asyncio.sleep(settle)
 
     async def _answer_challenge(self, cid: str, user: str, ch: Challenge, d: Decision) -> None:
         tc = ch.get("timeControl") or {}
         desc = f"{cid} from {user} ({(ch.get('variant') or {}).get('key')}, " \
                f"{ch.get('speed')} {tc.get('limit', '-')}+{tc.get('increment', '-')}, " \
                f"{'rated' if ch.get('rated') else 'casual'})"
-        # While the account is rate-limited the answer waits; once the challenge has
-        # expired (or was withdrawn) it is dropped instead of sent late in a burst.
-        expires = self._challenge_seen.get(cid, time.monotonic()) + CHALLENGE_EXPIRY_S
-        if tc.get("type") == "correspondence":
-            expires += 3600.0  # correspondence challenges do not expire after 20 s
-
+        # While challenge answers are rate-limited the answer waits, and goes out when
+        # the pause ends: Lichess still waits for it, unless the challenge was withdrawn
+        # or the re-opened event stream no longer lists it.
         def wanted() -> bool:
-            return cid not in self._challenge_gone
+            return self._challenge_waits(cid)
 
+        if d.accept:
+            log.info("accepting challenge %s", desc)
+        else:
+            log.info("declining challenge %s: %s (%s)", desc, d.reason, d.detail)
         try:
+            await self._hold_answer("accept" if d.accept else "decline", cid)
             if d.accept:
-                log.info("accepting challenge %s", desc)
-                await self.api.accept(cid, deadline=expires, wanted=wanted)
+                await self.api.accept(cid, wanted=wanted)
             else:
-                log.info("declining challenge %s: %s (%s)", desc, d.reason, d.detail)
-                await self.api.decline(cid, d.reason, deadline=expires, wanted=wanted)
+                await self.api.decline(cid, d.reason, wanted=wanted)
         except DailyLimitReached as exc:
             # lila Challenge.apiAccept: a BOT at its daily bot-game limit gets 429.
             self._release(cid)
             log.warning("challenge %s: %s; declining bot challenges until then", cid, exc)
-            await self._decline_quietly(cid, "later", expires, wanted)
+            await self._decline_quietly(cid, "later", wanted)
         except OpponentAtDailyLimit as exc:
             self._release(cid)
             log.info("challenge %s: the challenger is at its daily bot limit (%s)", cid, exc)
-            await self._decline_quietly(cid, "later", expires, wanted)
+            await self._decline_quietly(cid, "later", wanted)
         except RateLimited as exc:
             log.info("challenge %s: answer dropped (%s)", cid, exc)
             self._release(cid)
@@ -563,10 +650,10 @@ class Service:
         self.slots.release(cid)
         self.corr_slots.release(cid)
 
-    async def _decline_quietly(self, cid: str, reason: str, deadline: float,
+    async def _decline_quietly(self, cid: str, reason: str,
                                wanted: Callable[[], bool]) -> None:
         try:
-            await self.api.decline(cid, reason, deadline=deadline, wanted=wanted)
+            await self.api.decline(cid, reason, wanted=wanted)
         except LichessError as exc:
             log.info("challenge %s: decline failed: %s", cid, exc)
 
@@ -632,10 +719,15 @@ class Service:
                                     self._threads_now)
                 runner.sources = self.sources
                 runner.previous_lines = self.recent_games.lines(opponent)
+                runner.saver = self.saver
                 runner.st.comments = self._comments.setdefault(gid, {})
                 self.runners[gid] = runner
                 try:
                     await runner.run()
+                    if runner.farewell is not None:
+                        # The goodbye chat outlives the game task; shutdown cancels it.
+                        self._tasks.add(runner.farewell)
+                        runner.farewell.add_done_callback(self._tasks.discard)
                     parked = runner.parked and not runner.over
                     self._count_result(runner)
                     return

@@ -21,12 +21,17 @@ owner can run `pibot status` without sudo.
 from __future__ import annotations
 
 import datetime as dt
+import errno
 import json
 import logging
+import math
 import os
+import stat
 import tempfile
 import threading
 import time
+import types
+import typing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TypedDict
@@ -84,7 +89,7 @@ class TodayStatus(TypedDict):
     bot_limit: int | None         # Lichess's daily bot-vs-bot cap, if known
 
 
-class ServiceStatus(TypedDict):
+class _RequiredStatus(TypedDict):
     schema: int
     pid: int
     account: str
@@ -99,6 +104,12 @@ class ServiceStatus(TypedDict):
     engine: EngineStatus
     heat: HeatStatus
     today: TodayStatus
+
+
+class ServiceStatus(_RequiredStatus, total=False):
+    # Added later: older files lack them.
+    unsaved_pgns: int             # finished games whose PGN waits for the disk
+    pgn_problem: str | None       # why they wait
 
 
 # -- where --------------------------------------------------------------------------
@@ -134,9 +145,23 @@ def candidate_paths(instance: str | None = None,
 
 # -- writing ------------------------------------------------------------------------
 
+def _own_directory(d: Path) -> None:
+    """Make `d` (0755) or check it is ours: a directory (not a link), owned by us and
+    writable by no one else, so no other user can plant or swap the status file."""
+    d.mkdir(mode=0o755, parents=True, exist_ok=True)
+    st = os.lstat(d)
+    if not stat.S_ISDIR(st.st_mode):
+        raise OSError(errno.ENOTDIR, "not a directory (a symbolic link?)")
+    if st.st_uid != os.geteuid():
+        raise OSError(errno.EPERM, f"the directory belongs to uid {st.st_uid}, not to us")
+    if st.st_mode & 0o022:
+        raise OSError(errno.EPERM, f"the directory is writable by others "
+                                   f"(mode {stat.S_IMODE(st.st_mode):03o})")
+
+
 def write(path: Path, status: ServiceStatus) -> None:
     """Atomically replace `path` with `status` (mode 0644, whatever the umask)."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    _own_directory(path.parent)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".status-", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
@@ -148,8 +173,18 @@ def write(path: Path, status: ServiceStatus) -> None:
         raise
 
 
-def remove(path: Path) -> None:
-    """On a clean exit: no file means "not running" at once, not after it goes stale."""
+def remove(path: Path, pid: int | None = None) -> None:
+    """On a clean exit: no file means "not running" at once, not after it goes stale.
+
+    With `pid`, only a file that process wrote: another instance sharing the
+    directory keeps its own."""
+    if pid is not None:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return
+        if not isinstance(data, dict) or data.get("pid") != pid:
+            return
     path.unlink(missing_ok=True)
 
 
@@ -165,6 +200,7 @@ class Writer:
         self.period_s = period_s
         self.started_at = time.time()
         self._failed = False
+        self.last: ServiceStatus | None = None  # what was last published (the status page)
         self._closed = False  # after close(), a late tick (from a worker thread) writes nothing
         # A tick runs in a worker thread: without the lock it could check _closed,
         # then write after close() removed the file (a failed start left one behind).
@@ -172,13 +208,15 @@ class Writer:
 
     def publish(self, *, account: str, url: str, state: str, concurrency: int,
                 free_slots: int, games: list[GameStatus], engine: EngineStatus,
-                heat: HeatStatus, today: TodayStatus) -> str:
+                heat: HeatStatus, today: TodayStatus, unsaved_pgns: int = 0,
+                pgn_problem: str | None = None) -> str:
         """Write the file; returns the one-line summary (for sdnotify.status)."""
         status = ServiceStatus(
             schema=SCHEMA, pid=os.getpid(), account=account, url=url, state=state,
             started_at=self.started_at, updated_at=time.time(), period_s=self.period_s,
             concurrency=concurrency, free_slots=free_slots, games=games, engine=engine,
-            heat=heat, today=today)
+            heat=heat, today=today, unsaved_pgns=unsaved_pgns, pgn_problem=pgn_problem)
+        self.last = status
         with self._lock:
             if self._closed:
                 return summary(status)
@@ -198,7 +236,7 @@ class Writer:
         with self._lock:
             self._closed = True
             try:
-                remove(self.path)
+                remove(self.path, os.getpid())
             except OSError:
                 pass
 
@@ -250,7 +288,41 @@ class Reading:
     path: Path | None
 
 
+# A status file is a few KiB (64 games at most).
+MAX_BYTES = 1 << 20
+_MAX_PID = 1 << 22  # Linux's pid_max limit: a larger "pid" is not one
+
+
+def _conforms(value: Any, tp: Any) -> bool:
+    """`value` (parsed JSON) has the shape of `tp` (a TypedDict, list, union or scalar):
+    rendering a file that passed can't fail."""
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        return any(_conforms(value, a) for a in typing.get_args(tp))
+    if origin is list:
+        (item,) = typing.get_args(tp)
+        return isinstance(value, list) and all(_conforms(v, item) for v in value)
+    if typing.is_typeddict(tp):
+        if not isinstance(value, dict):
+            return False
+        hints = typing.get_type_hints(tp)
+        return all(k in value for k in tp.__required_keys__) and \
+            all(_conforms(value[k], hints[k]) for k in hints if k in value)
+    if tp is type(None):
+        return value is None
+    if tp is bool:
+        return isinstance(value, bool)
+    if tp is int:
+        return isinstance(value, int) and not isinstance(value, bool) and abs(value) < 1 << 53
+    if tp is float:
+        return isinstance(value, int | float) and not isinstance(value, bool) \
+            and math.isfinite(value) and abs(value) < 1e15
+    return isinstance(value, tp)
+
+
 def _pid_alive(pid: int) -> bool:
+    if not 0 < pid < _MAX_PID:  # 0 and negatives would name process groups
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -268,21 +340,25 @@ def read(paths: list[Path], now: float | None = None) -> Reading:
     problems: list[str] = []
     for p in paths:
         try:
-            text = p.read_text(encoding="utf-8")
+            if not stat.S_ISREG(p.stat().st_mode):
+                problems.append(f"{p} is not a pibot status file (not a regular file)")
+                continue
+            with p.open("rb") as f:
+                raw = f.read(MAX_BYTES + 1)
         except FileNotFoundError:
             continue
         except OSError as exc:
             problems.append(f"cannot read {p}: {exc.strerror or exc}")
             continue
         try:
-            data = json.loads(text)
-            updated = float(data["updated_at"])
-            int(data["pid"])
-            float(data["period_s"])
-        except (ValueError, KeyError, TypeError):
-            problems.append(f"{p} is not a pibot status file")
+            data = json.loads(raw.decode("utf-8"))
+        except (ValueError, RecursionError):  # UnicodeDecodeError is a ValueError
+            data = None
+        if len(raw) > MAX_BYTES or not _conforms(data, ServiceStatus) \
+                or data.get("schema") != SCHEMA or not 0 < data["pid"] < _MAX_PID:
+            problems.append(f"{p} is not a pibot status file (or one of another version)")
             continue
-        found.append((updated, p, data))
+        found.append((float(data["updated_at"]), p, data))
     if not found:
         where = ", ".join(str(p) for p in paths)
         detail = "; ".join(problems) if problems else f"no status file ({where})"
@@ -357,6 +433,8 @@ def summary(s: ServiceStatus) -> str:
              f"{threads} thread(s), {_tables(s['engine'])}",
              _heat(s["heat"]),
              f"today +{t['wins']} ={t['draws']} -{t['losses']}"]
+    if s.get("unsaved_pgns"):
+        parts.append(f"{s['unsaved_pgns']} PGN(s) not saved")
     return "; ".join(parts)
 
 
@@ -388,5 +466,9 @@ def render(s: ServiceStatus, now: float | None = None) -> list[str]:
     limit = f" of {t['bot_limit']}" if t["bot_limit"] is not None else ""
     lines.append(f"today ({t['date']} UTC): {t['wins']} won, {t['draws']} drawn, "
                  f"{t['losses']} lost; {t['bot_games']}{limit} game(s) against bots")
+    if s.get("unsaved_pgns"):
+        lines.append(f"PGN: {s['unsaved_pgns']} finished game(s) not saved yet "
+                     f"({s.get('pgn_problem') or 'unknown reason'}); kept in memory and "
+                     f"retried (logged in full if pibot stops first)")
     lines.append(f"updated {_ago(now - s['updated_at'])} ago")
     return lines

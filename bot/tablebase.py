@@ -26,7 +26,9 @@ The in-search WDL prober (C) is a separate, later piece of work.
 
 from __future__ import annotations
 
+import logging
 import re
+import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +37,8 @@ import chess.syzygy
 
 from bot.config import SyzygyConfig
 from bot.errors import UserError
+
+log = logging.getLogger(__name__)
 
 _TABLE = re.compile(r"^K[QRBNP]*vK[QRBNP]*\.rtbw$")
 # First bytes of every Syzygy file; a mismatch means a broken download.
@@ -107,7 +111,12 @@ def scan_paths(paths: list[str], base: Path | None = None,
 
 
 def _check_magic(path: Path, fix: str) -> None:
+    """Header and size, as python-chess checks them on first use (a probe would
+    otherwise fail on every call)."""
     try:
+        st = path.stat()
+        if not stat.S_ISREG(st.st_mode):
+            raise UserError(f"syzygy table {path} is not a regular file; remove it, or {fix}")
         with path.open("rb") as f:
             head = f.read(4)
     except OSError as exc:
@@ -115,6 +124,11 @@ def _check_magic(path: Path, fix: str) -> None:
     if head != _MAGIC[path.suffix]:
         raise UserError(f"syzygy table {path} is corrupt (bad header); download it again, "
                         f"or remove it, or {fix}")
+    # Every Syzygy file is 16 bytes of header plus whole 64-byte blocks.
+    if st.st_size % 64 != 16:
+        raise UserError(f"syzygy table {path} is corrupt (size {st.st_size} bytes is not "
+                        f"that of a complete table: a truncated download?); download it "
+                        f"again, or remove it, or {fix}")
 
 
 class Tablebases:
@@ -127,6 +141,7 @@ class Tablebases:
         for path in info.paths:
             self._tb.add_directory(str(path))
         self.max_pieces = min(cfg.max_pieces, info.max_pieces)
+        self._failures: set[str] = set()  # logged once each
 
     @classmethod
     def open(cls, cfg: SyzygyConfig, base: Path | None = None,
@@ -151,6 +166,18 @@ class Tablebases:
             return self._tb.probe_wdl(board)
         except (KeyError, chess.syzygy.MissingTableError):
             return None
+        except Exception as exc:  # noqa: BLE001 - a damaged table: the search decides
+            self._table_failed(board, exc)
+            return None
+
+    def _table_failed(self, board: chess.Board, exc: Exception) -> None:
+        """A table that broke after the start-up check (replaced, truncated, disk error):
+        one line per table, then that position is left to the search."""
+        key = str(exc) if isinstance(exc, OSError) else f"{type(exc).__name__}: {exc}"
+        if key not in self._failures:
+            self._failures.add(key)
+            log.error("syzygy probe failed for %s (%s); the engine searches such positions "
+                      "instead: check the tables", board.fen(), key)
 
     def _probable(self, board: chess.Board) -> bool:
         # Syzygy tables hold no positions with castling rights.
@@ -164,6 +191,9 @@ class Tablebases:
             return self._root_move(board)
         except (KeyError, chess.syzygy.MissingTableError):
             return None  # a position needs a table we don't have
+        except Exception as exc:  # noqa: BLE001 - a damaged table: the search decides
+            self._table_failed(board, exc)
+            return None
 
     def _root_move(self, board: chess.Board) -> TbMove:
         kids: list[_Kid] = []

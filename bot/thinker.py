@@ -1,11 +1,14 @@
 """One game's engine: borrowed from the pool, searches serialised, pondering.
 
-The engine comes from the service's EnginePool (`acquire` at gameFull: a warm
-engine whose table was cleared in the background after its last game) and
-goes back to it at the end (`release`: cleared in the background again).
-Only when the pool has no free slot (more games than `challenge.concurrency`,
-e.g. games resumed after a restart) or there is no pool does the game create
-an engine of its own, closed at its end.
+The engine comes from the service's EnginePool at the game's first search, not
+at gameFull: book, tablebase and online moves never wait for an engine.  It is
+a warm engine whose table was cleared in the background after its last game;
+if that clear (or the start-up warm-up) is still running, it is hurried
+(`acquire(hurry=True)`), so the search starts within milliseconds.  The engine
+goes back at the end (`release`: cleared in the background again).  Only when
+the pool has no free slot (more games than `challenge.concurrency`, e.g. games
+resumed after a restart) or there is no pool does the game create an engine of
+its own, closed at its end.
 
 All engine calls go through a private single-thread executor, so two
 searches (or a search and set_position/close) can never overlap, even when
@@ -57,21 +60,22 @@ class Thinker:
         from bot.engine import Engine
         from bot.engine_pool import fit_table
 
+        # No new_game(): a new table is empty already, and faulting it all in
+        # would come out of this search's time; its pages fault in as touched.
         eng, _ = fit_table(lambda mb: Engine(hash_mb=mb, threads=self.cfg.threads),
                            self.cfg.hash_mb, f"game {self.game_id}")
         eng.set_option(move_overhead_ms=self.cfg.move_overhead_ms)
-        eng.new_game()
         return eng
 
     def _borrow(self) -> Any:
         pool = self._engine_pool
         if pool is not None:
             try:
-                eng = pool.acquire()
+                eng = pool.acquire(hurry=True)
             except PoolError as exc:
                 # More games than slots: play with an engine of our own rather than not at all.
                 log.warning("game %s: %s; creating an extra engine for this game (its table "
-                            "is cleared on this game's clock)", self.game_id, exc)
+                            "faults in on this game's clock)", self.game_id, exc)
             else:
                 self.pooled = True
                 self.slot = pool.slot_of(eng)
@@ -79,28 +83,12 @@ class Thinker:
                 return eng
         return self._create()
 
-    async def open(self) -> None:
-        # acquire() may block (a clear still running): never on the event loop.
-        job = self._exec.submit(self._borrow)
-        try:
-            self.engine = await asyncio.shield(asyncio.wrap_future(job))
-        except asyncio.CancelledError:
-            # The game ended (or the service stopped) while we waited: the engine,
-            # once we have it, goes straight back, or its slot would stay busy for good.
-            job.add_done_callback(self._give_back)
-            raise
-
-    def _give_back(self, job: concurrent.futures.Future[Any]) -> None:
-        if job.cancelled() or job.exception() is not None:
-            return
-        eng = job.result()
-        if self.pooled and self._engine_pool is not None:
-            self._engine_pool.release(eng)
-        else:
-            eng.close()
-
     def _run(self, moves: list[str], limits: Any, overhead_ms: int | None,
              stop: threading.Event, hit: threading.Event) -> Any:
+        if self.engine is None:
+            # First search: borrow here, on the engine thread (acquire may block for
+            # a moment); a search cancelled meanwhile still leaves it for close().
+            self.engine = self._borrow()
         threads = max(1, self._threads_now())
         if threads != self._threads:
             # First search on this (possibly reused) engine, or the thermal limit changed.
@@ -126,7 +114,7 @@ class Thinker:
         if job is None:
             return
         self._stop_ev.set()
-        if not job.done():
+        if not job.done() and self.engine is not None:  # else the search sees _stop_ev
             self.engine.stop()
         try:
             await asyncio.wrap_future(job)
@@ -152,9 +140,10 @@ class Thinker:
         job = self._job
         if job is None or self._ponder_moves != list(moves):
             return None
+        log.debug("game %s: ponderhit after %s", self.game_id, moves[-1] if moves else "-")
         self._ponder_moves = None
         self._hit_ev.set()
-        if not job.done():
+        if not job.done() and self.engine is not None:  # else the search sees _hit_ev
             self.engine.ponderhit()
         try:
             res = await asyncio.shield(asyncio.wrap_future(job))

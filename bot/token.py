@@ -11,7 +11,7 @@ import logging
 import os
 import re
 import stat
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from bot.errors import UserError, read_user_file
@@ -72,8 +72,9 @@ def permission_warning(path: Path) -> str | None:
 
 
 def _from_file(path: Path, what: str) -> Token:
+    # utf-8-sig: Notepad and some editors start the file with a byte-order mark.
     text = read_user_file(path, what, "create it with the token or fix the path",
-                          "check its permissions")
+                          "check its permissions", encoding="utf-8-sig")
     return _validate(text, f"{what} {path}")
 
 
@@ -109,3 +110,23 @@ def load_token(token_file: str | None = None,
             return _from_file(cred, "systemd credential")
     raise UserError(f"no Lichess token: set ${ENV_VAR}=<token>, or set 'token_file: PATH' "
                     f"in config.yml (systemd: LoadCredential={CREDENTIAL_NAME}:PATH)")
+
+
+# What pibot needs a token to carry (lila PlayApi: every /api/bot/* route is
+# Scoped(_.Bot.Play)); where a Lichess user creates one.
+NEEDED_SCOPE = "bot:play"
+CREATE_URL = "/account/oauth/token/create?scopes[]=bot:play"
+
+
+def scope_problem(info: Mapping[str, object] | None, url: str) -> str | None:
+    """One line naming what is wrong with a token, from Lichess's token test
+    (POST /api/token/test: `{token: {"scopes": "a,b", "userId": ...} | null}`,
+    app/controllers/OAuth.scala testTokens), or None when it can play."""
+    if info is None:
+        return (f"Lichess does not accept the token (revoked, expired or mistyped): create a new "
+                f"one with the {NEEDED_SCOPE} scope at {url}{CREATE_URL}")
+    scopes = [s for s in str(info.get("scopes") or "").split(",") if s]
+    if NEEDED_SCOPE in scopes:
+        return None
+    return (f"the token lacks the {NEEDED_SCOPE} scope (it has: {', '.join(scopes) or 'none'}); "
+            f"create a new one with {NEEDED_SCOPE} at {url}{CREATE_URL}")

@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import io
 import logging
+import os
+import stat
 import sys
 import threading
 from collections.abc import Iterable
@@ -68,7 +70,7 @@ def _int_arg(name: str, text: str | None, lo: int, hi: int) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise UciError(f"{name} value {text!r} is not an integer") from None
+        raise UciError(f"{name} value {_quote(text)} is not an integer") from None
     return max(lo, min(hi, value))
 
 
@@ -171,7 +173,7 @@ class UciSession:
             return False
         handler = _COMMANDS.get(cmd)
         if handler is None:
-            self.info_string(f"unknown command: {line.strip()[:200]}")
+            self.info_string(f"unknown command: {_quote(line.strip())}")
             return True
         try:
             handler(self, args)
@@ -255,7 +257,7 @@ class UciSession:
         elif name in _SOURCE_OPTIONS:
             self._set_source_option(name, value)
         else:
-            raise UciError(f"no option named {name!r}")
+            raise UciError(f"no option named {_quote(name)}")
 
     def _set_source_option(self, name: str, value: str) -> None:
         src = self._sources
@@ -310,12 +312,17 @@ class UciSession:
         """Check the net file now: a bad one is named with its problem and the
         current net stays in use."""
         path = "" if value in ("", "<empty>") else value
+        keep = self._opts.eval_file or "the built-in net"
+        if path and not _is_regular(path):
+            # The C reader would block on a FIFO and read /dev/zero until memory runs out.
+            self.info_string(f"EvalFile not loaded: {_quote(path)} is not a regular file; "
+                             f"keeping {keep}")
+            return
         try:
             name = check_net_file(path) if path else None
             if self._engine is not None:
                 self._engine.load_net(path or None)
         except NetFileError as exc:
-            keep = self._opts.eval_file or "the built-in net"
             self.info_string(f"EvalFile not loaded: {exc}; keeping {keep}")
             return
         self._opts.eval_file = path
@@ -339,7 +346,7 @@ class UciSession:
                 raise UciError("'position fen' needs a FEN")
             fen = " ".join(head[1:])
         else:
-            raise UciError(f"expected startpos or fen, got {head[0]!r}")
+            raise UciError(f"expected startpos or fen, got {_quote(head[0])}")
         self._finish_search()
         # Set on the engine first: on a bad FEN/move it raises and the
         # previous position stays in force.
@@ -447,7 +454,7 @@ class UciSession:
         try:
             depth = int(args[0])
         except ValueError:
-            raise UciError(f"perft depth {args[0]!r} is not an integer") from None
+            raise UciError(f"perft depth {_quote(args[0])} is not an integer") from None
         if not 0 <= depth <= _MAX_PERFT_DEPTH:
             raise UciError(f"perft depth must be 0..{_MAX_PERFT_DEPTH}, got {depth}")
         board = Board(self._fen, chess960=self._opts.chess960)
@@ -510,13 +517,30 @@ class UciSession:
         self.send(f"Static eval: {self._get_engine().evaluate()} cp (side to move)")
 
 
+_ECHO_CHARS = 40  # of a bad line: enough to recognise it, not a log flood
+
+
+def _quote(text: str) -> str:
+    """A short, escaped prefix of user input (no control characters reach the GUI)."""
+    short = text[:_ECHO_CHARS]
+    shown = short.encode("unicode_escape").decode("ascii")
+    return f"'{shown}'" + ("..." if len(text) > _ECHO_CHARS else "")
+
+
+def _is_regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return True  # missing or unreadable: the net checker names that problem
+
+
 def _bool_arg(name: str, value: str) -> bool:
     v = value.lower()
     if v in ("true", "1", "on", "yes"):
         return True
     if v in ("false", "0", "off", "no"):
         return False
-    raise UciError(f"{name} must be true or false, got {value!r}")
+    raise UciError(f"{name} must be true or false, got {_quote(value)}")
 
 
 _SOURCE_OPTIONS = ("ownbook", "bookfile", "bookselection", "bookdepth", "bookseed",
@@ -547,7 +571,7 @@ def _parse_go(args: list[str]) -> SearchLimits:
         elif tok == "searchmoves":
             raise UciError("searchmoves is not supported")
         else:
-            raise UciError(f"unknown go parameter {tok!r}")
+            raise UciError(f"unknown go parameter {_quote(tok)}")
     mate = values.pop("mate", None)
     if mate is not None and "depth" not in values:
         values["depth"] = 2 * mate + 1  # a mate in n is found by depth 2n-1

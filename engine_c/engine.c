@@ -57,6 +57,7 @@ PbEngine *pb_engine_new(int hash_mb, int threads, int *err) {
     e->use_nnue = PB_EVAL_DEFAULT == PB_EVAL_NNUE;
     board_set_startpos(&e->root);
     atomic_init(&e->searching, false);
+    atomic_init(&e->clear_hurry, false);
     atomic_init(&e->sh.stop, false);
     atomic_init(&e->sh.pondering, false);
     atomic_init(&e->sh.ponderhit_us, 0);
@@ -131,10 +132,15 @@ int pb_engine_set_move_overhead(PbEngine *e, int ms) {
 int pb_engine_clear(PbEngine *e) {
     int rc = engine_lock_idle(e);
     if (rc) return rc;
-    tt_clear(&e->tt, e->nthreads);
+    tt_clear(&e->tt, e->nthreads, &e->clear_hurry);
     for (int i = 0; i < e->nthreads; i++) search_clear_thread(&e->threads[i]);
     pthread_mutex_unlock(&e->ctl_lock);
     return PB_OK;
+}
+
+void pb_engine_hurry_clear(PbEngine *e, int on) {
+    /* No lock: the clear it hurries holds ctl_lock for its whole length. */
+    atomic_store(&e->clear_hurry, on != 0);
 }
 
 int pb_engine_set_position(PbEngine *e, const char *fen, const char *moves, int chess960,

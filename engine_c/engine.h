@@ -40,6 +40,7 @@ struct PbEngine {
     pthread_mutex_t ctl_lock;
     pthread_cond_t idle;
     atomic_bool searching;
+    atomic_bool clear_hurry;  /* pb_engine_hurry_clear: cut a clear short */
     pthread_mutex_t info_lock;
     PbInfo info;
     _Atomic uint64_t info_seq;

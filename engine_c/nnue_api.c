@@ -37,7 +37,9 @@ int pb_engine_set_eval(PbEngine *e, int eval) {
     bool nnue = eval == PB_EVAL_NNUE;
     if (nnue != e->use_nnue) {
         e->use_nnue = nnue;
-        tt_clear(&e->tt, e->nthreads);
+        /* Scores of the other eval must go; a table never searched holds none
+         * (and faulting in gigabytes here would only repeat the next clear). */
+        if (e->tt.used) tt_clear(&e->tt, e->nthreads, NULL);
     }
     pthread_mutex_unlock(&e->ctl_lock);
     return PB_OK;
@@ -65,7 +67,7 @@ int pb_engine_load_net(PbEngine *e, const char *path, char *err, size_t errlen) 
     nnue_free(e->own_net);
     e->own_net = net;
     e->net = net ? net : nnue_default(NULL);
-    if (e->use_nnue) tt_clear(&e->tt, e->nthreads);
+    if (e->use_nnue && e->tt.used) tt_clear(&e->tt, e->nthreads, NULL);
     pthread_mutex_unlock(&e->ctl_lock);
     return PB_OK;
 }

@@ -70,6 +70,11 @@ int pb_engine_set_hash(PbEngine *e, int hash_mb);
 int pb_engine_set_threads(PbEngine *e, int threads);
 int pb_engine_set_move_overhead(PbEngine *e, int ms);
 int pb_engine_clear(PbEngine *e);
+/* on=1: a clear running now (or started later, until on=0) stops zeroing at
+ * once and leaves the rest of the table to the kernel's zero-fill on first
+ * touch -- still empty, ready at once, its page faults paid by the searches.
+ * Any thread, any time (the engine pool's acquire while a warm-up runs). */
+void pb_engine_hurry_clear(PbEngine *e, int on);
 int pb_engine_set_position(PbEngine *e, const char *fen, const char *moves, int chess960,
                            char *err, size_t errlen);
 int pb_engine_search(PbEngine *e, const PbLimits *limits, PbResult *out);

@@ -92,24 +92,47 @@ typedef struct {
     unsigned char *start;
     size_t len;
     bool fresh;            /* no entry written since the mapping was made */
+    const atomic_bool *hurry;
 } ClearChunk;
+
+/* A clear works through its chunk in slices, so a hurry request is seen
+ * within milliseconds. */
+#define CLEAR_SLICE ((size_t)32 << 20)
 
 static void *clear_chunk(void *arg) {
     ClearChunk *c = arg;
-#ifdef MADV_POPULATE_WRITE
-    /* Untouched pages read as zeros already: fault them in without writing
-     * them a second time (Linux 5.14+; older kernels fall back to memset). */
-    if (c->fresh && madvise(c->start, c->len, MADV_POPULATE_WRITE) == 0) return NULL;
-#endif
-    memset(c->start, 0, c->len);
+    size_t page = tt_page_size();
+    for (size_t done = 0; done < c->len; done += CLEAR_SLICE) {
+        unsigned char *p = c->start + done;
+        size_t n = c->len - done < CLEAR_SLICE ? c->len - done : CLEAR_SLICE;
+        if (c->hurry && atomic_load_explicit(c->hurry, memory_order_relaxed)) {
+            /* Untouched pages read as zeros already; written ones are handed
+             * back, and the kernel zero-fills them on first touch: empty
+             * either way, the faults are paid by the searches instead. */
+            if (!c->fresh && madvise(p, c->len - done, MADV_DONTNEED) != 0)
+                memset(p, 0, c->len - done);
+            return NULL;
+        }
+        if (c->fresh) {
+            /* Untouched pages read as zeros already: fault them in with one
+             * store each rather than rewrite them. Not MADV_POPULATE_WRITE:
+             * it holds the process's memory-map lock, and every mmap/munmap
+             * of another thread (CPython's allocator: the event loop) waited
+             * for it -- seconds over a multi-GB table. Page faults don't. */
+            for (size_t off = 0; off < n; off += page) ((volatile unsigned char *)p)[off] = 0;
+        } else {
+            memset(p, 0, n);
+        }
+    }
     return NULL;
 }
 
-void tt_clear(TT *tt, int nthreads) {
+void tt_clear(TT *tt, int nthreads, const atomic_bool *hurry) {
     /* Zero in place, not MADV_DONTNEED: dropped pages would be faulted back
      * in by the next search (a huge page zeroed per fault), stalling the
      * first moves of a game past their time budget with a big table. The
-     * clear is where that cost belongs: before the clock runs. An all-zero
+     * clear is where that cost belongs: before the clock runs -- unless a
+     * game needs the table first (`hurry`, see clear_chunk). An all-zero
      * entry is empty (BOUND_NONE), so probes miss until it is written. */
     enum { MAX_CLEAR_THREADS = 64 };
     size_t min_chunk = (size_t)64 << 20;
@@ -126,6 +149,7 @@ void tt_clear(TT *tt, int nthreads) {
         size_t off = step * (size_t)i;
         chunks[i].start = base + off;
         chunks[i].fresh = !tt->used;
+        chunks[i].hurry = hurry;
         size_t left = off < tt->map_bytes ? tt->map_bytes - off : 0;
         chunks[i].len = left < step ? left : step;
         /* Chunk 0 is ours; a helper that cannot start is done inline. */

@@ -56,8 +56,10 @@ void tt_free(TT *tt);
 /* Replace with a new size; on failure the old table is kept untouched. */
 int tt_resize(TT *tt, size_t mb);
 /* Forget everything: zero the table with up to `nthreads` threads (at least
- * 64 MB each), leaving every page resident. */
-void tt_clear(TT *tt, int nthreads);
+ * 64 MB each), leaving every page resident. Once `*hurry` (may be NULL) is
+ * set, the rest is left to the kernel's zero-fill on first touch instead:
+ * the table is empty at once, its remaining pages fault in during searches. */
+void tt_clear(TT *tt, int nthreads, const atomic_bool *hurry);
 /* Start of a new search: entries of older ages become preferred victims. */
 void tt_new_search(TT *tt);
 

@@ -199,6 +199,25 @@ def test_bad_books_are_one_clear_error(tmp_path: Path, pgn_book: Path) -> None:
     assert OpeningBooks.open(cfg.engine.polyglot) is None
 
 
+def test_non_regular_and_huge_books_are_refused_at_once(tmp_path: Path) -> None:
+    # Old code: read_bytes() on a FIFO blocked forever; /dev/zero and a huge file
+    # were read whole into memory before any check.
+    import os
+
+    from bot.book import MAX_BOOK_BYTES
+
+    fifo = tmp_path / "fifo.bin"
+    os.mkfifo(fifo)
+    for special in (fifo, Path("/dev/zero")):
+        with pytest.raises(UserError, match="not a regular file"):
+            books(tmp_path, [special])
+    huge = tmp_path / "huge.bin"
+    with huge.open("wb") as f:
+        f.truncate(MAX_BOOK_BYTES + 16)  # sparse: no disk used
+    with pytest.raises(UserError, match=r"huge\.bin is \d+ bytes, more than"):
+        books(tmp_path, [huge])
+
+
 def test_config_relative_book_path(tmp_path: Path, pgn_book: Path) -> None:
     shutil.copy(pgn_book, tmp_path / "mine.bin")
     (tmp_path / "config.yml").write_text(

@@ -210,3 +210,118 @@ def test_readable_token_file_warns_chmod_600(tmp_path: Path,
     f.write_bytes(b"lip_\xff\xfe")
     with pytest.raises(UserError, match="not UTF-8"):
         load_token(str(f))
+
+
+# -- issue 23: bad input --------------------------------------------------------
+
+PASTED = "lip_AbCdEf0123456789xy"
+
+
+@pytest.mark.parametrize("data", [
+    {"engine": {"hash_mb": PASTED}},
+    {"engine": {"threads": PASTED}},
+    {"engine": {"online_moves": {"explorer_url": PASTED}}},
+    {"engine": {"online_moves": {"tablebase_url": PASTED}}},
+    {"engine": {"online_moves": {"cloud_url": f"https://x.test/?t={PASTED}"}}},
+    {"pgn_directory": PASTED},
+    {"pgn_directory": f"/srv/{PASTED}/games"},
+    {"url": f"https://lichess.org/?token={PASTED}"},
+    {"challenge": {"allow_list": [f"x{PASTED}"]}},
+])
+def test_a_token_in_any_key_is_never_repeated(data: object) -> None:
+    # Old code echoed it with repr() (hash_mb, threads, online URLs) or took it
+    # (pgn_directory), to be printed later by `check` and the log.
+    with pytest.raises(UserError) as err:
+        parse_config(data)
+    assert "AbCdEf0123456789xy" not in str(err.value)
+    assert "looks like a Lichess token" in str(err.value)
+
+
+@pytest.mark.parametrize("text, fragment", [
+    ("url: &a [*a]\n", "recursive anchor"),
+    ("a: &a {b: *a}\n", "recursive anchor"),
+    ("a: &a [x, {y: [*a]}]\n", "recursive anchor"),
+    ("a0: &a0 [x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 9)}]\n" for i in range(1, 9)),
+     "expands to more than"),
+    ("url: https://a.test\nlog_level: info\nurl: https://b.test\n",
+     "key 'url' appears twice (first at line 1)"),
+    ("engine:\n  hash_mb: 16\n  hash_mb: 32\n", "key 'hash_mb' appears twice"),
+    ("url: *nope\n", "undefined alias"),
+])
+def test_yaml_shapes_are_one_line_errors(tmp_path: Path, text: str, fragment: str) -> None:
+    p = tmp_path / "c.yml"
+    p.write_text(text)
+    with pytest.raises(UserError) as err:
+        load_config(p)
+    assert fragment in str(err.value) and "\n" not in str(err.value)
+
+
+def test_yaml_merge_keys_are_not_duplicates(tmp_path: Path) -> None:
+    p = tmp_path / "c.yml"
+    p.write_text("challenge:\n  <<: {min_base: 30, max_base: 90}\n  min_base: 40\n")
+    c = load_config(p).challenge
+    assert (c.min_base, c.max_base) == (40, 90)
+
+
+def test_cli_check_on_an_alias_bomb_and_a_pasted_token(tmp_path: Path) -> None:
+    p = tmp_path / "c.yml"
+    p.write_text("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n" + "".join(
+        f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n" for i in range(1, 9)))
+    r = _pibot("check", "--config", str(p), cwd=tmp_path)
+    assert r.returncode == 1 and r.stdout.splitlines()[0].startswith("PROBLEM")
+    assert "expands to more than" in r.stdout and "Traceback" not in r.stderr
+    p.write_text(f"engine:\n  threads: {PASTED}\n")
+    r = _pibot("check", "--config", str(p), cwd=tmp_path)
+    assert r.returncode == 1 and PASTED[4:] not in r.stdout + r.stderr
+
+
+def _fifo(tmp_path: Path) -> Path:
+    fifo = tmp_path / "fifo"
+    os.mkfifo(fifo)
+    return fifo
+
+
+@pytest.mark.parametrize("kind", ["fifo", "/dev/zero"])
+def test_config_and_token_file_must_be_regular_files(tmp_path: Path, kind: str) -> None:
+    # Old code: a FIFO blocked forever; /dev/zero was read until memory ran out.
+    special = str(_fifo(tmp_path)) if kind == "fifo" else kind
+    r = subprocess.run([sys.executable, "-m", "bot.cli", "check", "--config", special],
+                       capture_output=True, text=True, timeout=20, cwd=tmp_path,
+                       stdin=subprocess.DEVNULL)
+    assert r.returncode == 1 and "not a regular file" in r.stdout, r.stdout
+    cfg = tmp_path / "c.yml"
+    cfg.write_text(f"url: http://127.0.0.1:9\ntoken_file: {special}\n")
+    r = _pibot("run", "--config", str(cfg), cwd=tmp_path)
+    assert r.returncode == 2 and "not a regular file" in r.stderr
+    assert len(r.stderr.strip().splitlines()) == 1
+
+
+def test_oversized_config_is_refused(tmp_path: Path) -> None:
+    p = tmp_path / "c.yml"
+    p.write_text("# padding\n" * 200_000)
+    with pytest.raises(UserError, match="bytes, more than"):
+        load_config(p)
+
+
+def test_token_file_with_a_utf8_bom_is_accepted(tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    _no_token_env(monkeypatch)
+    f = tmp_path / "tok"
+    f.write_bytes("\ufefflip_secretsecret\r\n".encode())
+    f.chmod(0o600)
+    assert load_token(str(f)).reveal() == "lip_secretsecret"
+
+
+def test_check_warns_about_empty_lists_and_plain_http(tmp_path: Path) -> None:
+    p = tmp_path / "c.yml"
+    p.write_text("url: http://lichess.example:9\npgn_directory: null\n"
+                 "challenge:\n  time_controls: []\n  variants: []\n")
+    r = _pibot("check", "--config", str(p), cwd=tmp_path)
+    warnings = [ln for ln in r.stdout.splitlines() if ln.startswith("warning")]
+    assert any("'challenge.time_controls' is empty" in w for w in warnings), r.stdout
+    assert any("'challenge.variants' is empty" in w for w in warnings)
+    assert any("plain http:// to lichess.example" in w for w in warnings)
+    p.write_text("url: http://127.0.0.1:9\npgn_directory: null\n")
+    r = _pibot("check", "--config", str(p), cwd=tmp_path)
+    assert not [ln for ln in r.stdout.splitlines() if ln.startswith("warning") and "http" in ln]

@@ -171,7 +171,9 @@ def test_bad_token_is_refused_and_old_one_kept(staged: Staged, tmp_path: Path) -
 def test_invalid_config_stops_with_a_fix(staged: Staged) -> None:
     config = staged.etc / "config.yml"
     good = config.read_text()
-    config.write_text(good + "engine:\n  hash_mb: lots\n")
+    # Edited in place: a second `engine:` section is a duplicate key (refused too).
+    assert "  hash_mb: auto" in good
+    config.write_text(good.replace("  hash_mb: auto", "  hash_mb: lots", 1))
     try:
         err = user_error(run(staged.root, "--no-build"))
         assert "engine.hash_mb" in err and str(config) in err

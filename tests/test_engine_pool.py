@@ -175,3 +175,53 @@ def test_resize_grows_shrinks_and_resizes_tables_between_games() -> None:
             pool.slot_of(gone[0])
         pool.release(kept[0]).result(30)
         assert pool.acquire() is kept[0]
+
+
+def _rss_kb() -> int:
+    with open("/proc/self/status") as f:
+        return next(int(ln.split()[1]) for ln in f if ln.startswith("VmRSS:"))
+
+
+class _HeldWarmUp(EnginePool):
+    """The warm-up waits at a gate (a slow multi-GB warm-up, made deterministic);
+    only a hurrying acquire lets it through."""
+
+    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(*args, **kwargs)
+        self.gate = threading.Event()
+
+    def _prepare(self, slot):  # type: ignore[no-untyped-def]
+        while not self.gate.is_set() and not slot.hurry:
+            time.sleep(0.01)
+        super()._prepare(slot)
+
+
+def test_hurried_acquire_cuts_the_warm_up_short_and_the_next_clear_is_full() -> None:
+    with _HeldWarmUp(1, HASH_MB, 1) as pool:
+        try:
+            pool.warm()
+            eng = pool.acquire(hurry=True, timeout=30)  # would wait for the gate otherwise
+            assert pool.info()[0].hash_mb == HASH_MB
+            eng.search(SearchLimits(depth=1))  # a few stores: most pages still untouched
+            before = _rss_kb()
+            # The hurry was for that warm-up only: after the game, the clear zeroes and
+            # faults in the whole table again, ready for the next game.
+            pool.release(eng).result(30)
+            assert _rss_kb() - before > 60_000
+            again = pool.acquire(hurry=True, timeout=30)
+            assert again is eng and again.hashfull() == 0
+            pool.release(again)
+        finally:
+            pool.gate.set()
+
+
+def test_close_during_the_warm_up_does_not_wait_for_it() -> None:
+    pool = _HeldWarmUp(1, HASH_MB, 1)
+    pool.warm()
+    closing = threading.Thread(target=pool.close, daemon=True)
+    closing.start()
+    closing.join(30)
+    try:
+        assert not closing.is_alive(), "close() waited for the warm-up to end"
+    finally:
+        pool.gate.set()

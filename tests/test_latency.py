@@ -60,10 +60,13 @@ def test_first_move_is_bounded_while_the_clock_stands() -> None:
     assert first_move_think_ms(0) == 100
 
 
-@pytest.mark.parametrize("room, playing, secret", [
-    ("player", True, False), ("spectator", True, True), ("player", False, True)])
-def test_eval_only_for_spectators_while_playing(room: str, playing: bool, secret: bool) -> None:
-    reply = chat.answer("!eval", "pibot", "pibot", lambda: "Eval (my view): +0.30",
-                        room=room, playing=playing)
-    assert reply == ("Eval (my view): +0.30" if secret else chat.NOT_TO_OPPONENT)
+@pytest.mark.parametrize("room, playing, opt_in, reply", [
+    ("player", True, False, chat.NOT_TO_OPPONENT), ("player", True, True, chat.NOT_TO_OPPONENT),
+    ("spectator", True, False, chat.NOT_DURING_GAME), ("spectator", True, True, "EVAL"),
+    ("player", False, False, "EVAL"), ("spectator", False, False, "EVAL")])
+def test_eval_only_after_the_game_unless_spectators_opted_in(
+        room: str, playing: bool, opt_in: bool, reply: str) -> None:
+    got = chat.answer("!eval", "pibot", "pibot", lambda: "Eval (my view): +0.30",
+                      room=room, playing=playing, spectator_eval=opt_in)
+    assert got == ("Eval (my view): +0.30" if reply == "EVAL" else reply)
     assert chat.answer("!help", "pibot", "pibot", lambda: "x", room=room) is not None

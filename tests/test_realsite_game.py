@@ -9,6 +9,7 @@ import threading
 import time
 from pathlib import Path
 
+import pytest
 from test_service_helpers import bot_and_emulator, fast_emulator_config, needs_engine, wait_until
 
 from bot import chat
@@ -73,7 +74,10 @@ def test_chat_storm_with_slow_and_429_chat_never_delays_a_move(tmp_path: Path) -
     assert not any(t.startswith("Eval") for t in _bot_lines(emu, cid, "player"))
 
 
-def test_eval_refused_to_the_opponent_and_given_to_spectators(tmp_path: Path) -> None:
+def test_eval_refused_in_every_room_during_the_game(tmp_path: Path) -> None:
+    # lila shows the spectator room to anyone who is not a player, logged out included
+    # (app/controllers/Round.scala getWatcherChat): the opponent can read it. The old
+    # code answered spectators' !eval during the game.
     with bot_and_emulator(tmp_path) as (emu, _bot):
         opp = OpponentSpec(policy="random", think_time_s=0.5, resign_after=14, seed=1)
         cid = emu.challenge_bot(challenger="olivia", rated=False, clock_limit_s=30,
@@ -83,8 +87,26 @@ def test_eval_refused_to_the_opponent_and_given_to_spectators(tmp_path: Path) ->
         emu.say(cid, "!eval")
         assert wait_until(lambda: chat.NOT_TO_OPPONENT in _bot_lines(emu, cid, "player"), 10)
         emu.spectator_say(cid, "!eval")
+        assert wait_until(lambda: chat.NOT_DURING_GAME in _bot_lines(emu, cid, "spectator"),
+                          10)
+        emu.wait_game_over(cid, 60)
+        assert not any(t.startswith("Eval") for t in _bot_lines(emu, cid, "player"))
+        assert not any(t.startswith("Eval") for t in _bot_lines(emu, cid, "spectator"))
+
+
+def test_spectator_eval_is_an_owners_opt_in(tmp_path: Path) -> None:
+    with bot_and_emulator(tmp_path, game={"spectator_eval": True}) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=0.5, resign_after=14, seed=1)
+        cid = emu.challenge_bot(challenger="olivia", rated=False, clock_limit_s=30,
+                                increment_s=0, color="black", opponent=opp)
+        emu.wait_game_started(cid, 10)
+        assert wait_until(lambda: len(emu.game(cid).moves) >= 3, 20)
+        emu.spectator_say(cid, "!eval")
         assert wait_until(lambda: any(t.startswith("Eval (my view)")
                                       for t in _bot_lines(emu, cid, "spectator")), 10)
+        assert emu.game(cid).status == "started"  # given during the game
+        emu.say(cid, "!eval")
+        assert wait_until(lambda: chat.NOT_TO_OPPONENT in _bot_lines(emu, cid, "player"), 10)
         emu.wait_game_over(cid, 60)
         assert not any(t.startswith("Eval") for t in _bot_lines(emu, cid, "player"))
 
@@ -161,7 +183,14 @@ def test_move_that_landed_on_a_stalled_post_is_not_posted_again(tmp_path: Path) 
         assert [r for r in emu.requests(MOVE) if r.status == 400] == []
 
 
-def test_game_stream_404_releases_the_slot_at_once(tmp_path: Path) -> None:
+@pytest.mark.parametrize("status, error", [
+    (404, "No such game"),
+    # lila PlayApi.WithPovAsBot / Scoped(_.Bot.Play): the old code re-opened these 30 times.
+    (400, "This endpoint can only be used with a Bot account."),
+    (403, "Missing scope"),
+])
+def test_final_game_stream_answer_releases_the_slot_at_once(tmp_path: Path, status: int,
+                                                             error: str) -> None:
     with bot_and_emulator(tmp_path) as (emu, bot):
         opp = OpponentSpec(policy="random", think_time_s=30.0, seed=8)
         cid = emu.challenge_bot(challenger="nina", rated=False, clock_limit_s=180,
@@ -171,15 +200,15 @@ def test_game_stream_404_releases_the_slot_at_once(tmp_path: Path) -> None:
         # The game's stream must be open first (on a loaded machine it may not be yet).
         assert wait_until(lambda: any(r.status == 200 for r in emu.requests(
             f"GET /api/bot/game/stream/{cid}")), 10)
-        emu.inject("http_error", f"GET /api/bot/game/stream/{cid}", status=404,
-                   error="No such game", count=None)
+        emu.inject("http_error", f"GET /api/bot/game/stream/{cid}", status=status,
+                   error=error, count=None)
         emu.inject("drop_stream", f"game:{cid}")
         assert wait_until(lambda: emu.count(f"GET /api/bot/game/stream/{cid}") >= 2, 10)
         assert wait_until(lambda: cid not in bot.service.games, 3)
         time.sleep(1.0)
-        notfound = [r for r in emu.requests(f"GET /api/bot/game/stream/{cid}")
-                    if r.status == 404]
-        assert len(notfound) == 1, notfound
+        refused = [r for r in emu.requests(f"GET /api/bot/game/stream/{cid}")
+                   if r.status == status]
+        assert len(refused) == 1, refused
 
 
 def test_latency_raises_the_move_overhead_and_never_flags(tmp_path: Path) -> None:
@@ -202,9 +231,9 @@ def test_latency_raises_the_move_overhead_and_never_flags(tmp_path: Path) -> Non
 
 
 def test_game_stream_429_does_not_wait_out_the_account_pause(tmp_path: Path) -> None:
-    # A 429 pauses the account for a minute, but a game cannot wait a minute for
-    # its stream: the bot (white) must still make its first move before Lichess
-    # ends the game as noStart (soak: one game lost that way).
+    # A 429 pauses its endpoint class for a minute, but a game stream is never
+    # paused (a game cannot wait a minute): the bot (white) must still make its
+    # first move before Lichess ends the game as noStart (soak: one game lost that way).
     emu_cfg = fast_emulator_config(first_move_timeout_s=8)
     with bot_and_emulator(tmp_path, emu_cfg, network={"rate_limit_pause_s": 60}) as (emu, _bot):
         emu.inject("http_error", "GET /api/bot/game/stream/*", status=429)

@@ -1,5 +1,5 @@
 """The network layer against what lichess.org really does (project issue 9):
-stalled move POSTs, account-wide 429 pauses, the daily bot-vs-bot limit, one
+stalled move POSTs, 429s, the daily bot-vs-bot limit, one
 event stream per account, quiet streams, a non-BOT account, a network outage
 at start-up, UltraBullet and valid matchmaking clocks.
 
@@ -90,44 +90,7 @@ def test_move_can_offer_a_draw() -> None:
 
 # ---------------------------------------------------------------- B. 429
 
-@needs_engine
-def test_429_pauses_everything_but_moves(tmp_path: Path,
-                                         caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO)
-    network = {"rate_limit_pause_s": 4.0}
-    with bot_and_emulator(tmp_path, challenge={"concurrency": 3, "variants": ["standard"],
-                                               "max_simultaneous_games_per_user": 3},
-                          network=network) as (emu, _):
-        # A running game: its moves must go on during the pause.
-        gid = emu.start_game_directly(bot_color="white", moves=[], clock_limit_s=120,
-                                      opponent=OpponentSpec(policy="random",
-                                                            think_time_s=0.2, seed=5))
-        assert wait_until(lambda: len(emu.game(gid).moves) >= 2, 10)
-        emu.inject("http_error", "POST /api/challenge/*/decline", status=429)
-        first = emu.challenge_bot(challenger="v1", variant="chess960", rated=False,
-                                  clock_limit_s=180, increment_s=0)
-        assert wait_until(lambda: any(r.status == 429 for r in emu.requests(CHALLENGES)), 5)
-        t429 = next(r.t for r in emu.requests(CHALLENGES) if r.status == 429)
-        assert wait_until(lambda: "rate limited (HTTP 429" in caplog.text, 5)  # bot booked it
-        later = emu.challenge_bot(challenger="h1", rated=False, clock_limit_s=180,
-                                  increment_s=0, opponent=OpponentSpec(think_time_s=30))
-        gone = emu.challenge_bot(challenger="h2", rated=False, clock_limit_s=180,
-                                 increment_s=0)
-        time.sleep(0.5)
-        emu.cancel_challenge(gone)  # withdrawn while our answer waits: never sent
-        emu.say(gid, "!help")  # a chat reply during the pause is dropped, not delayed
-        assert emu.wait_challenge_answered(later, 15) == "accepted"
-        # The emulator logs a request once it has answered it.
-        assert wait_until(lambda: any(r.t > t429 for r in emu.requests(CHALLENGES)), 5)
-        answers = [r for r in emu.requests(CHALLENGES) if r.t > t429]
-        assert min(r.t for r in answers) - t429 >= 3.5, answers
-        assert not any(gone in r.path for r in emu.requests(CHALLENGES)), "answered a withdrawn"
-        moves_in_pause = [r for r in emu.requests(MOVE) if t429 < r.t < t429 + 3.5]
-        assert moves_in_pause, "moves must not wait for the pause"
-        assert not [r for r in emu.requests("POST /api/bot/game/*/chat")
-                    if t429 < r.t < t429 + 3.5]
-        assert emu.challenge_status(first) in ("created", "declined", "canceled", "expired",
-                                                "offline"), emu.challenge_status(first)
+# The per-class pauses: tests/test_rate_limit_classes.py
 
 
 def test_daily_bot_limit_declines_bots_but_not_humans(
@@ -416,7 +379,8 @@ def test_move_429_is_retried_soon_but_not_at_once() -> None:
         assert [r.status for r in posts] == [429, 200]
         assert 0.45 <= posts[1].t - posts[0].t < 2.0, posts
         assert emu.game(gid).moves == ["e2e4"]
-        assert api.paused_for() > 0  # the 429 paused the account (moves excepted)
+        # A move 429 pauses nothing (lila counts moves apart from everything else).
+        assert api.paused_for("move") == 0 and api.paused_for("chat") == 0
 
 
 def test_chat_never_waits_for_a_rate_limit() -> None:
@@ -468,23 +432,6 @@ def test_daily_limit_on_accept(tmp_path: Path, status: int, error: str) -> None:
         assert emu.wait_challenge_answered(human, 10) == "accepted"
         expected = "declined" if status == 429 else "accepted"
         assert emu.wait_challenge_answered(again, 10) == expected
-
-
-def test_answer_that_would_outlive_the_challenge_is_dropped(
-        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    """A 60-s pause (30 here) outlasts a challenge's 20 s: its answer is dropped at
-    once rather than sent after the pause, in a burst with all the others."""
-    caplog.set_level(logging.INFO)
-    with bot_and_emulator(tmp_path, network={"rate_limit_pause_s": 30}) as (emu, _):
-        emu.inject("http_error", "POST /api/challenge/*/decline", status=429)
-        first = emu.challenge_bot(challenger="v1", variant="chess960", rated=False,
-                                  clock_limit_s=180, increment_s=0)
-        assert wait_until(lambda: "rate limited (HTTP 429" in caplog.text, 5)
-        late = emu.challenge_bot(challenger="h1", rated=False, clock_limit_s=180,
-                                 increment_s=0)
-        assert wait_until(lambda: f"challenge {late}: answer dropped" in caplog.text, 5)
-        assert len(emu.requests(CHALLENGES)) == 1  # only the decline that got the 429
-        assert first != late
 
 
 class _LateClosingServer:

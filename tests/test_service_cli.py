@@ -51,6 +51,28 @@ def test_demo_plays_a_game() -> None:
     assert "Traceback" not in r.stderr
 
 
+def test_ctrl_c_ends_the_demo() -> None:
+    # Old code: Ctrl-C asked the service to drain, i.e. to finish the 10-minute
+    # game first, while the demo kept printing it.
+    import signal
+
+    proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "demo", "--moves-only", "--tc",
+                             "600+0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True, env={k: v for k, v in os.environ.items()
+                                            if k != "LICHESS_BOT_TOKEN"})
+    try:
+        assert proc.stdout is not None
+        first = proc.stdout.readline()  # the first move: the game is on
+        assert first.startswith("1. "), first
+        proc.send_signal(signal.SIGINT)
+        out, err = proc.communicate(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 130 and "demo interrupted" in out, (out, err)
+    assert "Traceback" not in err and "Result:" not in out
+
+
 def test_demo_bad_tc_is_one_line() -> None:
     r = subprocess.run([sys.executable, "-m", "bot.cli", "demo", "--tc", "fast"],
                        capture_output=True, text=True, timeout=60)

@@ -153,3 +153,50 @@ def test_sd_notify_and_bad_token(tmp_path: Path) -> None:
         assert r.returncode == 2 and "Traceback" not in r.stderr
         assert "rejected the token (HTTP 401)" in r.stderr
         assert "lip_revokedtoken1" not in r.stderr
+
+
+def test_sighup_with_a_bad_yaml_config_still_sends_ready_and_names_restart_keys(
+        tmp_path: Path) -> None:
+    # Old code: a recursive anchor raised RecursionError out of the SIGHUP handler
+    # (a traceback, and no READY=1 after RELOADING=1: systemd's reload hung).
+    import socket
+
+    cfg, log = tmp_path / "c.yml", tmp_path / "log"
+    sock_path = str(tmp_path / "notify.sock")
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    sock.bind(sock_path)
+    sock.settimeout(10)
+    with Emulator(fast_emulator_config()) as emu:
+        _write_config(cfg, emu.url)
+        env = dict(os.environ, LICHESS_BOT_TOKEN=emu.token, NOTIFY_SOCKET=sock_path)
+        env.pop("JOURNAL_STREAM", None)
+        proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--config", str(cfg)],
+                                env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+        got: list[str] = []
+
+        def until(message: str) -> None:
+            while message not in got:
+                got.extend(sock.recv(4096).decode().splitlines())
+
+        try:
+            until("READY=1")
+            for bad in ("url: &a [*a]\n", "url: https://a.test\nurl: https://b.test\n"):
+                got.clear()
+                cfg.write_text(bad)
+                proc.send_signal(signal.SIGHUP)
+                until("RELOADING=1")
+                until("READY=1")  # sent after RELOADING=1, though the reload failed
+            failures = [ln for ln in log.read_text().splitlines() if "reload failed" in ln]
+            assert len(failures) == 2, log.read_text()
+            assert "recursive anchor" in failures[0] and "appears twice" in failures[1]
+            _write_config(cfg, "http://127.0.0.1:9")
+            proc.send_signal(signal.SIGHUP)
+            assert wait_until(lambda: "url changed but take effect only after a restart"
+                              in log.read_text(), 5), log.read_text()
+            proc.send_signal(signal.SIGTERM)
+            assert proc.wait(15) == 0
+        finally:
+            sock.close()
+            if proc.poll() is None:
+                proc.kill()
+        assert "Traceback" not in log.read_text()

@@ -212,3 +212,75 @@ def test_writer_survives_an_unwritable_directory(tmp_path: Path,
     publish(w)
     warnings = [r for r in caplog.records if "cannot write the status file" in r.message]
     assert len(warnings) == 1  # logged once, not every tick
+
+
+# -- issue 23: corrupt, foreign and partial files; one instance per file -----------
+
+def _edited(**changes: object) -> str:
+    data: dict[str, object] = json.loads(json.dumps(sample(updated=time.time())))
+    for key, value in changes.items():
+        if value is ...:
+            del data[key]
+        else:
+            data[key] = value
+    return json.dumps(data)
+
+
+@pytest.mark.parametrize("content", [
+    b"[]", b"null", b"{}", b"\xff\xfe{}",
+    _edited(engine=...).encode(),                      # partial: rendering hit KeyError
+    _edited(games=[{"id": "x"}]).encode(),
+    _edited(heat={"temp_c": "hot", "throttled": None, "flags": []}).encode(),
+    _edited(pid=-1).encode(),                          # would signal a process group
+    _edited(pid=10 ** 30).encode(),                    # OverflowError in os.kill
+    _edited(updated_at=float("nan")).encode(),
+    _edited(started_at=1e300).encode(),
+    _edited(schema=99).encode(),                       # a newer (foreign) format
+    b"[" * 100_000 + b"]" * 100_000,                   # RecursionError in json
+], ids=["list", "null", "empty", "not-utf8", "partial", "game", "heat", "pid-neg",
+        "pid-huge", "nan", "huge-time", "schema", "deep"])
+def test_a_bad_status_file_is_named_never_a_traceback(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str], content: bytes) -> None:
+    path = tmp_path / sf.FILENAME
+    path.write_bytes(content)
+    assert main(["status", "--file", str(path)]) == 3
+    err = capsys.readouterr().err
+    assert "is not a pibot status file" in err and "last known state" not in err, err
+    assert main(["status", "--file", str(path), "--json"]) == 3
+
+
+def test_a_directory_or_fifo_as_status_file_is_named(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "dir").mkdir()
+    os.mkfifo(tmp_path / "fifo")
+    for name in ("dir", "fifo"):
+        assert main(["status", "--file", str(tmp_path / name)]) == 3
+        assert "is not a pibot status file" in capsys.readouterr().err
+
+
+def test_one_instance_exit_keeps_another_instance_file(tmp_path: Path) -> None:
+    # Old code: close() removed whatever file was there, i.e. the other
+    # instance's, and `pibot status` said it was not running.
+    path = tmp_path / "run" / sf.FILENAME
+    w = sf.Writer(period_s=30.0, path=path)
+    publish(w)
+    other = sample(pid=os.getppid(), updated=time.time())
+    sf.write(path, other)  # a second instance sharing the directory took over
+    w.close()
+    assert path.exists() and sf.read([path]).status == other
+
+
+@pytest.mark.parametrize("shape", ["world-writable", "symlink"])
+def test_writer_refuses_a_directory_others_control(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture, shape: str) -> None:
+    d = tmp_path / "run"
+    if shape == "world-writable":
+        d.mkdir()
+        d.chmod(0o777)
+    else:
+        (tmp_path / "elsewhere").mkdir()
+        d.symlink_to(tmp_path / "elsewhere")
+    w = sf.Writer(period_s=5.0, path=d / sf.FILENAME)
+    publish(w)
+    assert not (d / sf.FILENAME).exists()
+    assert any("cannot write the status file" in r.message for r in caplog.records)

@@ -204,3 +204,47 @@ def test_corrupt_table_is_one_clear_error(tmp_path: Path) -> None:
     (tmp_path / "KRvK.rtbz").write_bytes(b"<html>404 Not Found</html>")
     with pytest.raises(UserError, match=r"syzygy table .*KRvK\.rtbz is corrupt \(bad header\)"):
         open_tbs([str(tmp_path)])
+
+
+def test_truncated_table_with_a_good_header_is_found_by_check(tmp_path: Path) -> None:
+    # Old code: the header passed, and every probe raised "invalid file size".
+    import os
+    import subprocess
+    import sys
+
+    for name in ("KQvK.rtbw", "KQvKR.rtbw", "KQvKR.rtbz"):
+        shutil.copy(TABLES / name, tmp_path)
+    os.truncate(tmp_path / "KQvKR.rtbw", 4000)
+    with pytest.raises(UserError, match=r"KQvKR\.rtbw is corrupt \(size 4000 bytes"):
+        open_tbs([str(tmp_path)])
+    cfg = tmp_path / "c.yml"
+    cfg.write_text(f"pgn_directory: null\nengine:\n  syzygy:\n    enabled: true\n"
+                   f"    paths: [{tmp_path}]\n")
+    r = subprocess.run([sys.executable, "-m", "bot.cli", "check", "--config", str(cfg)],
+                       capture_output=True, text=True, timeout=60, cwd=tmp_path,
+                       env={k: v for k, v in os.environ.items() if k != "LICHESS_BOT_TOKEN"})
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert any(ln.startswith("PROBLEM") and "KQvKR.rtbw is corrupt" in ln
+               for ln in r.stdout.splitlines()), r.stdout
+
+
+def test_a_table_damaged_after_start_is_one_log_line(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # Old code: OSError out of every probe, i.e. a traceback per move.
+    import os
+
+    for name in ("KQvK.rtbw", "KQvK.rtbz", "KRvK.rtbw", "KRvK.rtbz", "KQvKR.rtbw",
+                 "KQvKR.rtbz"):
+        shutil.copy(TABLES / name, tmp_path)
+    tbs = open_tbs([str(tmp_path)])
+    try:
+        os.truncate(tmp_path / "KQvKR.rtbw", 4000)  # after the start-up check
+        board = chess.Board("8/1r5k/8/8/3Q4/8/8/K7 w - - 0 1")
+        with caplog.at_level("ERROR", logger="bot.tablebase"):
+            for _ in range(3):
+                assert tbs.root_move(board) is None
+                assert tbs.probe_wdl(board) is None
+        errors = [r for r in caplog.records if r.levelname == "ERROR"]
+        assert len(errors) == 1 and "KQvKR.rtbw" in errors[0].getMessage()
+    finally:
+        tbs.close()

@@ -35,7 +35,6 @@ def late_starting_thinker() -> Thinker:
 def test_early_ponderhit_or_stop_reaches_the_search(action: str) -> None:
     async def go() -> tuple[float, object]:
         th = late_starting_thinker()
-        await th.open()
         try:
             # Our clock: 2 s each, so a ponderhit search moves within a fraction of that.
             await th.start_ponder(MOVES, SearchLimits(wtime=2000, btime=2000, ponder=True))

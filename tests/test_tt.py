@@ -94,3 +94,28 @@ def test_failed_resize_keeps_old_table() -> None:
 def test_too_big_engine_is_memory_error() -> None:
     with pytest.raises(EngineMemoryError, match="smaller hash"):
         Engine(hash_mb=_ram_mb() * 2)
+
+
+def test_hurried_clear_hands_the_table_back_empty_and_the_next_clear_is_full() -> None:
+    # The engine pool hurries a clear when a game must search before it ends (the
+    # start-up warm-up of a big table): the part not yet zeroed goes back to the
+    # kernel, whose zero-fill on first touch leaves the table just as empty.
+    fen = "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10"
+    with Engine(hash_mb=128) as eng:
+        eng.set_position(fen, [])
+        expected = eng.search(SearchLimits(depth=9)).nodes  # from an empty table
+        eng.new_game()  # every page resident
+        eng.search(SearchLimits(depth=9))
+        full = _rss_kb()
+        eng.hurry_clear(True)
+        eng.new_game()
+        assert full - _rss_kb() > 100_000, "the hurried clear zeroed the table in place"
+        eng.hurry_clear(False)
+        eng.new_game()  # not hurried any more: faulted in again, before the next game
+        assert full - _rss_kb() < 30_000
+        eng.set_position(fen, [])
+        assert eng.search(SearchLimits(depth=9)).nodes == expected  # nothing remembered
+        eng.hurry_clear(True)
+        eng.new_game()
+        eng.set_position(fen, [])
+        assert eng.search(SearchLimits(depth=9)).nodes == expected  # hurried: just as empty

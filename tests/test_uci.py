@@ -398,3 +398,27 @@ def test_bad_book_and_table_paths_are_one_clear_line(uci: Uci, book: Path,
     assert uci.close() == 0
     assert uci.proc.stderr is not None
     assert "Traceback" not in uci.proc.stderr.read()
+
+
+def test_bad_lines_are_echoed_short_and_escaped(uci: Uci) -> None:
+    # Old code echoed 200 raw characters of an unknown command, control
+    # characters included (a terminal escape reached the GUI's log).
+    uci.send("\x1b[2J" + "x" * 5000, "setoption name " + "\x1bN" * 300 + " value 1",
+             "go sideways" + "\x07" * 100)
+    uci.send("isready")
+    errors = [ln for ln in uci.expect("readyok") if ln.startswith("info string")]
+    assert len(errors) == 3, errors
+    for ln in errors:
+        assert len(ln) < 200 and not any(ord(c) < 32 for c in ln), ln
+    assert "\\x1b[2J" in errors[0] and errors[0].endswith("...")
+
+
+def test_eval_file_must_be_a_regular_file(uci: Uci, tmp_path: Path) -> None:
+    # Old code: the C reader blocked on a FIFO (isready never answered).
+    fifo = tmp_path / "net.pbnn"
+    os.mkfifo(fifo)
+    for special in (str(fifo), "/dev/zero"):
+        uci.send(f"setoption name EvalFile value {special}", "isready")
+        lines = uci.expect("readyok", timeout=10)
+        assert any("EvalFile not loaded" in ln and "not a regular file" in ln
+                   for ln in lines), lines

@@ -10,10 +10,11 @@ import statistics
 import time
 
 from bot.commands.run import resolve_config_path
-from bot.config import Config, load_config
+from bot.config import Config, advice, load_config
 from bot.errors import PibotError
 from bot.lichess import Lichess, LichessError
-from bot.token import Token, load_token
+from bot.records import directory_problem
+from bot.token import Token, load_token, scope_problem
 
 LATENCY_SAMPLES = 5
 SLOW_ROUND_TRIP_MS = 300  # bullet games start to feel it
@@ -49,14 +50,12 @@ async def _check_account(cfg: Config, token: Token, rep: Report) -> None:
     except LichessError as exc:
         rep.bad(f"cannot reach {cfg.url} to test the token: {exc}")
         return
+    problem = scope_problem(info, api.url)
     if info is None:
-        rep.bad("Lichess does not accept the token (revoked or mistyped): create a new one "
-                "with the bot:play scope")
+        rep.bad(str(problem))
         return
-    scopes = str(info.get("scopes") or "").split(",")
-    if "bot:play" not in scopes:
-        rep.bad(f"token lacks the bot:play scope (has: {','.join(s for s in scopes if s)}); "
-                f"create a token with bot:play")
+    if problem:
+        rep.bad(problem)
     else:
         rep.ok(f"token valid for {info.get('userId')} with bot:play")
     try:
@@ -136,6 +135,17 @@ def _check_move_sources(cfg: Config, rep: Report) -> None:
         (rep.ok if ok else rep.bad)(line)
 
 
+def _check_records(cfg: Config, rep: Report) -> None:
+    if not cfg.pgn_directory:
+        rep.ok("pgn_directory is null: finished games are not saved")
+        return
+    problem = directory_problem(cfg.pgn_directory, create=False)
+    if problem:
+        rep.bad(f"{problem}; fix the permissions or the path, or set pgn_directory: null")
+    else:
+        rep.ok(f"pgn_directory {cfg.pgn_directory} is writable")
+
+
 def run(args: argparse.Namespace) -> int:
     rep = Report()
     path = resolve_config_path(args.config)
@@ -147,12 +157,15 @@ def run(args: argparse.Namespace) -> int:
         rep.bad(str(exc))
         return rep.summary()
     rep.ok(f"config {path or '<built-in defaults>'} is valid")
+    for line in advice(cfg):
+        rep.warn(line)
     try:
         token = load_token(cfg.token_file, warn=rep.warn)
         rep.ok(f"token found ({token.source})")
         asyncio.run(_check_account(cfg, token, rep))
     except PibotError as exc:
         rep.bad(str(exc))
+    _check_records(cfg, rep)
     _check_engine(cfg, rep)
     _check_move_sources(cfg, rep)
     return rep.summary()

@@ -8,7 +8,9 @@ import argparse
 import asyncio
 import logging
 import re
+import signal
 import time
+from typing import Any
 
 import chess
 
@@ -18,6 +20,7 @@ from bot.logsetup import setup_logging
 from bot.token import Token
 
 DEMO_TIMEOUT_S = 600
+INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C
 MAX_BASE_S = 10800  # the challenge API's clock.limit maximum (3 hours)
 MAX_INCREMENT_S = 180  # lila HookConfig.validateIncrement
 
@@ -58,6 +61,8 @@ async def _demo(base: int, inc: int, moves_only: bool) -> int:
     from bot.service import Service
 
     emu = Emulator(EmulatorConfig(event_keepalive_s=2.0, game_keepalive_s=2.0)).start()
+    interrupted = asyncio.Event()
+    stop = asyncio.ensure_future(interrupted.wait())
     try:
         cfg = parse_config({
             "url": emu.url, "pgn_directory": None, "log_level": "warning" if moves_only else "info",
@@ -65,9 +70,18 @@ async def _demo(base: int, inc: int, moves_only: bool) -> int:
             "challenge": {"time_controls": ["bullet", "blitz", "rapid", "classical"],
                           "max_base": 10800},
             "network": {"stream_read_timeout_s": 5.0}})
-        service = Service(cfg, Token(emu.token, "emulator demo token"))
+        # Ctrl-C ends the demo at once: the service's own handler would drain,
+        # i.e. wait for the game, while this loop kept printing it.
+        service = Service(cfg, Token(emu.token, "emulator demo token"), handle_signals=False)
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            loop.add_signal_handler(sig, interrupted.set)
         run = asyncio.create_task(service.run())
-        await asyncio.wait_for(service.ready.wait(), 20)
+        ready = asyncio.ensure_future(service.ready.wait())
+        await asyncio.wait({ready, stop}, timeout=20, return_when=asyncio.FIRST_COMPLETED)
+        ready.cancel()
+        if interrupted.is_set():
+            return await _interrupted(service, run)
         cid = await asyncio.to_thread(
             emu.challenge_bot, challenger="demo-human", rated=False, clock_limit_s=base,
             increment_s=inc, opponent=OpponentSpec(policy="greedy", think_time_s=0.3))
@@ -83,6 +97,8 @@ async def _demo(base: int, inc: int, moves_only: bool) -> int:
         shown = 0
         deadline = time.monotonic() + DEMO_TIMEOUT_S
         while time.monotonic() < deadline:
+            if interrupted.is_set():
+                return await _interrupted(service, run)
             snap = emu.game(cid)
             for line in _san_lines(snap.moves, shown, board):
                 print(line, flush=True)
@@ -99,7 +115,16 @@ async def _demo(base: int, inc: int, moves_only: bool) -> int:
         await asyncio.wait_for(run, 30)
         return 0 if snap.over else 1
     finally:
+        stop.cancel()
         emu.stop()
+
+
+async def _interrupted(service: Any, run: asyncio.Task[int]) -> int:
+    print("demo interrupted", flush=True)
+    service.request_stop()
+    service.request_stop()  # the second request: exit without waiting for the game
+    await asyncio.wait({run}, timeout=15)
+    return INTERRUPTED
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,7 +8,7 @@ import logging
 import os
 import sys
 
-from bot.config import load_config
+from bot.config import advice, load_config
 from bot.errors import UserError
 from bot.logsetup import setup_logging
 from bot.token import load_token
@@ -43,7 +43,16 @@ def run(args: argparse.Namespace) -> int:
     if cfg.sizing is None or not cfg.sizing.hash_auto:
         # A hand-set size is checked; auto is sized within the same budget already.
         _check_memory(cfg.engine.hash_mb, cfg.challenge.concurrency)
+    if cfg.pgn_directory:
+        from bot.records import directory_problem
+
+        problem = directory_problem(cfg.pgn_directory, create=True)
+        if problem:  # else every game's record would be lost, each with one log line
+            raise UserError(f"{problem}; fix the permissions or the path, or set "
+                            f"pgn_directory: null to keep no records")
     setup_logging(cfg.log_level)
+    for line in advice(cfg):
+        log.warning("%s", line)
     if cfg.sizing is not None:
         log.info("engine sizing: %s", cfg.sizing.describe())
         if cfg.sizing.hash_at_floor:

@@ -148,6 +148,11 @@ class EmulatorConfig:
     # lila's rule that BOTs cannot play UltraBullet (ChallengeGranter, ChallengeApi.accept):
     # off by default because older tests play 20+0 games against the bot.
     refuse_bot_ultrabullet: bool = False
+    # Castling in game streams as king-takes-rook (`e1h1`) in every variant, standard
+    # included: what lila sends since scalachess 167b2c60 (Sep 2025), whose UciDump
+    # writes king-to-rook unless `legacyStandardCastling` is passed, and lila's
+    # BotJsonView.gameState does not pass it. Off: the older `e1g1` in standard chess.
+    castling_king_takes_rook: bool = False
     # Spectators typing in every running game's watcher chat (lila GameStateStream
     # also subscribes BOTs to the "<gameId>/w" chat): the lines in turn, one every
     # spectator_chat_interval_s seconds (0 = off).

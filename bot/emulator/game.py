@@ -95,6 +95,7 @@ class Game:
     opponent: OpponentSpec
     rng: random.Random
     source: str = "friend"
+    king_takes_rook: bool = False  # castling written e1h1 in standard too (lila since 2025)
     moves: list[str] = field(default_factory=list)
     status: str = "started"
     winner: str | None = None
@@ -182,7 +183,9 @@ class Game:
 
     def push(self, move: chess.Move, now: float) -> None:
         mover_white = self.white_to_move
-        uci = self.board.uci(move)
+        # Both castling forms are accepted on a move POST (parse_move); the stream writes
+        # the one lila writes (EmulatorConfig.castling_king_takes_rook).
+        uci = self.board.uci(move, chess960=True if self.king_takes_rook else None)
         self.board.push(move)
         self.moves.append(uci)
         self.clock.on_move(mover_white, len(self.moves), now)

@@ -79,6 +79,12 @@ class PlayOps(CoreState):
                 move = game.parse_move(uci)
             except MoveRejected as exc:
                 raise bad_request(str(exc)) from None
+            if offering_draw and game.draw_offer[not game.bot_color]:
+                # lila BotPlayer.apply: a move offering a draw while the opponent offers
+                # one accepts it before the move is played (the game ends drawn, the
+                # move is not played, and the answer is still 200).
+                self._finish(game, "draw", None, now)
+                return
             game.push(move, now)
             if self._after_move(game, now):
                 return

@@ -184,6 +184,7 @@ class CoreState:
             opponent=opponent,
             rng=random.Random(opponent.seed if opponent.seed is not None else self.rng.random()),
             source=source,
+            king_takes_rook=self.config.castling_king_takes_rook,
             full_suffix="".join(self.rng.choice(ID_CHARS) for _ in range(4)),
         )
         now = time.monotonic()

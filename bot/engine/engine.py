@@ -225,6 +225,15 @@ class Engine:
         """Forget the hash table and move-ordering history."""
         sb.clear(self._handle())
 
+    def hurry_clear(self, on: bool = True) -> None:
+        """on: a `new_game()` running now, or started until `hurry_clear(False)`,
+        returns within milliseconds; the rest of its table is zero-filled by the
+        kernel as searches touch it (still empty, slower first searches).
+        Any thread, during a clear too; advisory, so a no-op once closed."""
+        ptr = self._ptr
+        if ptr is not None:
+            sb.hurry_clear(ptr, on)
+
     def set_position(self, fen: str | None, moves: list[str], chess960: bool = False) -> None:
         """Root position: FEN (None = start position) plus the moves played since.
 

@@ -107,6 +107,10 @@ def clear(ptr: Any) -> None:
     check(lib.pb_engine_clear(ptr), "stop the search before starting a new game")
 
 
+def hurry_clear(ptr: Any, on: bool) -> None:
+    lib.pb_engine_hurry_clear(ptr, int(on))
+
+
 def set_position(ptr: Any, fen: str | None, moves: list[str], chess960: bool) -> None:
     err = ffi.new("char[256]")
     fen_arg = ffi.NULL if fen is None else _text(fen, "FEN")

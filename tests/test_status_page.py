@@ -1,0 +1,163 @@
+"""The status page (bot/status_page.py) and its history (bot/status_history.py):
+config validation, bounded history, results today/this week, the page over real
+HTTP (escaping, read-only, no external assets), a taken port as one error line."""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import re
+import socket
+import types
+import urllib.error
+import urllib.request
+
+import pytest
+from test_status import sample
+
+from bot.config import parse_config
+from bot.errors import UserError
+from bot.service import Service
+from bot.status_history import MAX_HEAT_POINTS, RECENT_GAMES, Board, History
+from bot.status_page import StatusPage, render
+from bot.token import Token
+
+MONDAY = dt.datetime(2026, 9, 21, 12, 0, tzinfo=dt.UTC).timestamp()  # a Monday, noon UTC
+START = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"
+
+
+class Clock:
+    def __init__(self, t: float) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def result(cp: int | None, mate: int | None = None) -> types.SimpleNamespace:
+    return types.SimpleNamespace(score_cp=cp, mate=mate)
+
+
+# -- config -------------------------------------------------------------------------
+
+def test_listen_is_off_by_default_and_validated() -> None:
+    assert parse_config({}).status_page.listen is None
+    assert parse_config({"status_page": {"listen": "127.0.0.1:8080"}}).status_page.listen \
+        == "127.0.0.1:8080"
+    assert parse_config({"status_page": {"listen": ""}}).status_page.listen == ""  # off
+    for bad, words in [("127.0.0.1", "has no port"), ("127.0.0.1:http", "port must be"),
+                       ("0.0.0.0:70000", "port must be")]:
+        with pytest.raises(UserError) as info:
+            parse_config({"status_page": {"listen": bad}})
+        msg = str(info.value)
+        assert "status_page.listen" in msg and words in msg and "\n" not in msg, msg
+
+
+def test_a_taken_port_is_one_error_line_before_connecting() -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        # Nothing listens on the url: the error comes before any connection attempt.
+        cfg = parse_config({"url": "http://127.0.0.1:9", "pgn_directory": None,
+                            "engine": {"hash_mb": 8, "threads": 1},
+                            "status_page": {"listen": f"127.0.0.1:{port}"}})
+        service = Service(cfg, Token("lip_x", "test"), handle_signals=False)
+        with pytest.raises(UserError) as info:
+            asyncio.run(asyncio.wait_for(service.run(), 10))
+    msg = str(info.value)
+    assert f"cannot listen on 127.0.0.1:{port}" in msg and "\n" not in msg, msg
+    assert "Address already in use" in msg
+
+
+# -- history ------------------------------------------------------------------------
+
+def test_temperature_history_is_bounded_and_spans_a_day() -> None:
+    clock = Clock(MONDAY)
+    h = History(now=clock)
+    s = sample()
+    for i in range(4 * MAX_HEAT_POINTS):  # two days at one sample a minute... and more
+        clock.t += 45
+        s["heat"] = {"temp_c": 40.0 + i % 30, "throttled": 0x8 if i == 4000 else 0, "flags": []}
+        h.tick(s, {})
+    heat = h.snapshot()["heat"]
+    assert len(heat) <= MAX_HEAT_POINTS
+    assert heat[-1]["t"] == clock.t  # the newest sample is kept as is
+    assert clock.t - heat[0]["t"] <= 24 * 3600 and clock.t - heat[0]["t"] > 23 * 3600
+    assert max(p["temp_c"] for p in heat) == 69.0  # thinning keeps the peaks
+    assert any(p["throttled"] for p in heat)  # ...and a throttle flag a merge swallowed
+
+
+def test_evals_latency_and_results_today_and_this_week() -> None:
+    clock = Clock(MONDAY - 86400)  # Sunday: last week
+    h = History(now=clock)
+    h.finished("g0", "old", "white", "mate", "white")
+    clock.t = MONDAY - 3600 * 6  # Monday 06:00
+    h.finished("g1", "ann", "black", "resign", "white")
+    clock.t = MONDAY + 86400  # Tuesday
+    s = sample()
+    h.tick(s, {"aBcD1234": Board(fen=START, last_move="e2e4", orientation="white")})
+    book = result(30)
+    h.moved("aBcD1234", 1, book)
+    h.moved("aBcD1234", 3, book)  # a book move after it: no second point
+    h.moved("aBcD1234", 7, result(80))
+    h.moved("aBcD1234", 5, result(None, mate=3))  # after a takeback: ply 7 is gone
+    h.latency("aBcD1234", 41.26)
+    h.finished("g2", "bob", "white", "draw", None)
+    h.finished("g3", "cat", "white", "aborted", None)  # no result
+    snap = h.snapshot()
+    (game,) = snap["games"]
+    assert game["evals"] == [[1, 30], [5, 10000]] and game["latency_ms"] == [41.3]
+    assert game["opponent"] == "maia1" and snap["boards"]["aBcD1234"]["last_move"] == "e2e4"
+    assert snap["results"]["today"] == {"wins": 0, "draws": 1, "losses": 0}
+    assert snap["results"]["week"] == {"wins": 0, "draws": 1, "losses": 1}
+    assert [g["id"] for g in snap["recent"]] == ["g3", "g2", "g1", "g0"]
+    for i in range(10):
+        h.finished(f"x{i}", "z", "white", "mate", "white")
+    assert len(h.snapshot()["recent"]) == RECENT_GAMES
+
+
+# -- the page over HTTP ---------------------------------------------------------------
+
+def _get(url: str) -> tuple[int, str, dict[str, str]]:
+    try:
+        with urllib.request.urlopen(url, timeout=5) as r:
+            return r.status, r.read().decode(), dict(r.headers)
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode(), dict(exc.headers)
+
+
+def test_page_and_json_over_http_escaped_read_only_self_contained() -> None:
+    h = History()
+    s = sample()
+    s["games"][0]["opponent"] = '<script>alert("x")</script>'
+    h.tick(s, {"aBcD1234": Board(fen=START, last_move="e2e4", orientation="black")})
+    h.moved("aBcD1234", 1, result(-20))
+    h.moved("aBcD1234", 3, result(45))
+    page = StatusPage("127.0.0.1:0", h)
+    page.start()
+    try:
+        host, port = page.address
+        base = f"http://{host}:{port}"
+        code, text, headers = _get(base + "/")
+        assert code == 200 and headers["Content-Type"].startswith("text/html")
+        assert "default-src 'none'" in headers["Content-Security-Policy"]
+        assert "<script" not in text and "&lt;script&gt;alert(&quot;x&quot;)" in text
+        assert not re.search(r'(src|href)="(https?:)?//', text)  # nothing fetched
+        assert 'class="eval-line"' in text and "<svg" in text and "2:31" in text
+        code, body, _ = _get(base + "/status.json")
+        data = json.loads(body)
+        assert data["service"]["games"][0]["opponent"] == '<script>alert("x")</script>'
+        assert data["games"][0]["evals"] == [[1, -20], [3, 45]]
+        assert _get(base + "/admin")[0] == 404
+        req = urllib.request.Request(base + "/", data=b"x", method="POST")
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(req, timeout=5)
+        assert info.value.code == 405
+    finally:
+        page.stop()
+
+
+def test_page_before_the_first_tick() -> None:
+    assert "starting" in render(History().snapshot())

@@ -1,0 +1,134 @@
+"""The status page in a real browser: headless Chromium against a real Service
+playing the emulator on a (fixture) Pi whose CPU warms up and throttles.
+
+Chromium's --dump-dom gives the page as the browser parsed it (the test checks
+the board, the plots, the opponent, the clocks and the results in it) and
+--screenshot a picture; PIBOT_UPDATE_SCREENSHOT=1 copies that picture to
+docs/status-page.png.  Skipped only where no Chromium binary is installed
+(scripts/test.sh installs Debian's `chromium`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import threading
+import urllib.request
+from pathlib import Path
+
+import pytest
+from conftest import ROOT
+from test_service_helpers import bot_and_emulator, needs_engine, wait_until
+
+from bot.emulator import OpponentSpec
+
+FIXTURES = Path(__file__).parent / "data" / "machine"
+THROTTLE = "sys/bus/platform/drivers/raspberrypi-firmware/firmware/get_throttled"
+BROWSERS = ("chromium", "chromium-browser", "chromium-headless-shell", "google-chrome")
+
+
+def browser() -> str | None:
+    return next((b for b in map(shutil.which, BROWSERS) if b), None)
+
+
+pytestmark = [needs_engine, pytest.mark.skipif(
+    browser() is None, reason=f"no Chromium binary ({', '.join(BROWSERS)}) on PATH; "
+                              "install Debian's chromium package")]
+
+
+def chromium(*args: str) -> str:
+    exe = browser()
+    assert exe is not None
+    proc = subprocess.run([exe, "--headless", "--disable-gpu", "--no-sandbox",
+                           "--hide-scrollbars", "--window-size=1000,1260", *args],
+                          capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "HOME": os.environ.get("HOME", "/tmp")})
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+def warm_up(root: Path, stop: threading.Event) -> None:
+    """The fixture Pi's CPU: 55 C rising by 1 C a tick, the soft limit hit at 68 C."""
+    temp = 55.0
+    while not stop.wait(0.3):
+        temp = min(temp + 1.0, 74.0)
+        (root / "sys/class/thermal/thermal_zone0/temp").write_text(f"{int(temp * 1000)}\n")
+        (root / THROTTLE).write_text(("80008" if temp >= 68 else "0") + "\n")
+
+
+def test_status_page_in_headless_chromium(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "pi"
+    shutil.copytree(FIXTURES / "pi5-8gb", root)
+    monkeypatch.setenv("PIBOT_MACHINE_ROOT", str(root))
+    stop = threading.Event()
+    heater = threading.Thread(target=warm_up, args=(root, stop), daemon=True)
+    heater.start()
+    try:
+        with bot_and_emulator(tmp_path, status_page={"listen": "127.0.0.1:0"},
+                              challenge={"concurrency": 2}) as (emu, bot):
+            assert bot.service is not None and bot.service.page is not None
+            host, port = bot.service.page.address
+            url = f"http://{host}:{port}/"
+            # A finished game (the opponent resigns) for the results and recent games...
+            first = emu.challenge_bot(challenger="bob", rated=False, clock_limit_s=60,
+                                      increment_s=0, color="white",
+                                      opponent=OpponentSpec(policy="random", think_time_s=0.05,
+                                                            resign_after=3, seed=2))
+            emu.wait_game_started(first, 10)
+            over = emu.wait_game_over(first, 60)
+            assert over.winner == over.bot_color, over.status
+            # ...and one in progress: the opponent stops after 8 moves, so the page holds
+            # still (its clock runs down 60 s) while the browser looks.
+            gid = emu.challenge_bot(challenger="carol", rated=False, clock_limit_s=60,
+                                    increment_s=0, color="white",
+                                    opponent=OpponentSpec(policy="random", think_time_s=0.2,
+                                                          stall_after=8, seed=4))
+            emu.wait_game_started(gid, 10)
+
+            def page_data() -> dict:  # type: ignore[type-arg]
+                with urllib.request.urlopen(url + "status.json", timeout=5) as r:
+                    return json.load(r)  # type: ignore[no-any-return]
+
+            def ready() -> bool:
+                d = page_data()
+                games = {g["id"]: g for g in d["games"]}
+                return gid in games and len(games[gid]["evals"]) >= 8 \
+                    and len(d["recent"]) == 1 and len(d["heat"]) >= 12 \
+                    and gid in d["boards"]
+
+            assert wait_until(ready, 40, step=0.3), page_data()
+            dom = chromium("--dump-dom", url)
+            shot = tmp_path / "status-page.png"
+            chromium(f"--screenshot={shot}", url)
+            data = page_data()
+    finally:
+        stop.set()
+        heater.join()
+    # The DOM as Chromium parsed it: a board, the plots, the game's data.
+    card = dom[dom.index(f'id="game-{gid}"'):dom.index("<h2>Machine</h2>")]
+    assert '<div class="board"><svg' in card and card.count('class="square') >= 64
+    assert "carol" in card and "bob" in dom[dom.index("Recent games"):]
+    (eval_line,) = re.findall(r'class="eval-line" points="([^"]+)"', card)
+    assert len(eval_line.split()) >= 8
+    assert re.search(r'class="latency-line" points="[^"]+ [^"]+"', card)
+    clocks = re.findall(r'<span class="clock">(\d+:\d\d)</span>', card)
+    assert len(clocks) == 2 and all(c <= "1:00" for c in clocks), clocks
+    assert re.search(r'class="heat-line" points="[^"]+ [^"]+ [^"]+"', dom)
+    assert 'class="throttled"' in dom and "soft temperature limit" in dom
+    today = re.search(r'<tr class="today"><th>[^<]*</th><td>(\d+)</td><td>(\d+)</td>'
+                      r'<td>(\d+)</td>', dom)
+    assert today is not None and today.groups() == ("1", "0", "0")
+    game = next(g for g in data["service"]["games"] if g["id"] == gid)
+    assert game["opponent"] == "carol" and game["depth"] is not None
+    # Each eval sits at the ply after one of our moves (odd plies for white).
+    plies = [p for p, _ in next(g for g in data["games"] if g["id"] == gid)["evals"]]
+    assert plies == sorted(set(plies))
+    assert {p % 2 for p in plies} == {1 if game["color"] == "white" else 0}, plies
+    png = shot.read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000  # a picture, not blank
+    if os.environ.get("PIBOT_UPDATE_SCREENSHOT") == "1":
+        shutil.copyfile(shot, ROOT / "docs" / "status-page.png")
