@@ -35,11 +35,14 @@ def greetings(cfg: GreetingConfig, opponent: str, me: str, goodbye: bool
 
 NOT_TO_OPPONENT = "I don't tell that to my opponent, sorry."
 NOT_DURING_GAME = "I give my evaluation once the game is over."
+WAIT_S = 60.0  # !wait: how long we keep waiting for the first move (lichess-bot: 60 s)
+HOWTO = "How to run a bot: lichess.org/api#tag/Bot (I run pibot)."
 
 
 def answer(text: str, me: str, bot_name: str, eval_text: Callable[[], str],
            room: str = "player", playing: bool = True,
-           spectator_eval: bool = False) -> str | None:
+           spectator_eval: bool = False,
+           wait: Callable[[], bool] | None = None) -> str | None:
     """Reply to a chat command, or None if the line is not one of ours.
 
     The evaluation (score, PV, best move) is never given in the player room
@@ -48,10 +51,18 @@ def answer(text: str, me: str, bot_name: str, eval_text: Callable[[], str],
     room to everyone but the players, logged out included
     (app/controllers/Round.scala getWatcherChat), so the opponent can read it
     from a second browser.
+    `wait()` extends the no-first-move abort by WAIT_S and says whether it could
+    (lichess-bot conversation.py: !wait works only while the game is abortable).
     """
     cmd = text.strip().split(" ", 1)[0].lower()
     if cmd == "!help":
-        return "Commands: !help, !eval, !name"
+        return "Commands: !help, !eval, !name, !wait, !howto"
+    if cmd == "!howto":
+        return HOWTO
+    if cmd == "!wait":
+        if wait is not None and wait():
+            return f"Waiting {WAIT_S:.0f} seconds..."
+        return None
     if cmd == "!name":
         return clip(f"I am {me}, running {bot_name} (C11 engine on a Raspberry Pi).")
     if cmd == "!eval":

@@ -193,6 +193,15 @@ class ChallengeConfig:
     allow_list: list[str] = _list([])
     block_list: list[str] = _list([])
     max_simultaneous_games_per_user: int = _val(1, lo=1, hi=64)
+    online_block_list: list[str] = _list([], doc="URLs of text files, one username a line; "
+                                                 "refreshed every network.block_list_refresh_s")
+    bullet_requires_increment: bool = _val(False, doc="decline a BOT's bullet challenge "
+                                                      "without increment")
+    max_recent_bot_challenges: int | None = _val(
+        None, lo=1, hi=1000, doc="accept at most this many challenges from one BOT per "
+                                 "recent_bot_challenge_age_s; null = no limit")
+    recent_bot_challenge_age_s: float = _val(60.0, lo=1, hi=86400,
+                                             doc="window of max_recent_bot_challenges (s)")
     max_correspondence_games: int = _val(
         4, lo=0, hi=100, doc="correspondence games at once, beside `concurrency` (which "
                             "counts real-time games only)")
@@ -216,6 +225,9 @@ class CorrespondenceConfig:
 class GameConfig:
     abort_if_no_first_move_s: float = _val(30.0, lo=1, hi=3600)
     accept_takebacks: bool = _val(False)
+    max_takebacks_accepted: int | None = _val(
+        None, lo=0, hi=1000, doc="takebacks accepted per game; a number overrides "
+                                 "accept_takebacks (null: every one if accept_takebacks)")
     chat_commands: bool = _val(True)
     bot_name: str = _val("pibot", doc="answer to !name")
     # lila shows the spectator room to anyone but the players, logged out included
@@ -255,6 +267,14 @@ class MatchmakingConfig:
     challenge_timeout_s: float = _val(600.0, lo=1, doc="idle time before challenging")
     challenge_expiry_s: float = _val(30.0, lo=5, doc="cancel an unanswered challenge")
     block_list: list[str] = _list([])
+    online_block_list: list[str] = _list([], doc="URLs of text files of bot names never "
+                                                 "challenged")
+    opponent_rating_difference: int | None = _val(
+        None, lo=0, hi=5000, doc="only opponents within this of our own rating for the speed; "
+                                 "null = off")
+    challenge_filter: str = _val("none", choices=("none", "coarse", "fine"),
+                                 doc="after a decline, do not challenge that bot again today "
+                                     "(coarse) or not to the declined speed/mode/variant (fine)")
 
 
 @dataclass(frozen=True)
@@ -272,6 +292,8 @@ class NetworkConfig:
     stream_conflict_backoff_s: float = _val(
         300.0, lo=0.1, hi=86400, doc="another client holds the event stream: wait this long")
     watchdog_s: float = _val(5.0, lo=0.1, hi=600, doc="liveness check period")
+    block_list_refresh_s: float = _val(600.0, lo=0.1, hi=86400,
+                                       doc="re-read the online block lists this often")
     move_echo_timeout_s: float = _val(3.0, lo=0.1, hi=60,
                                       doc="re-open a game stream that doesn't echo our move")
     # Ignored (kept so existing configs still load): games no longer poll
@@ -459,6 +481,12 @@ def _cross_checks(cfg: Config) -> None:
         if url is not None and not url.startswith(("http://", "https://")):
             raise UserError(f"config key 'engine.online_moves.{key}' must start with http:// "
                             f"or https://, got {_show(url)}")
+    for key, urls in (("challenge.online_block_list", c.online_block_list),
+                      ("matchmaking.online_block_list", cfg.matchmaking.online_block_list)):
+        for url in urls:
+            if not url.startswith(("http://", "https://")):
+                raise UserError(f"config key '{key}': {_show(url)} is not a URL; write it "
+                                f"with http:// or https://")
     if "ultraBullet" in c.time_controls:
         raise UserError("config key 'challenge.time_controls' lists ultraBullet, but Lichess "
                         "does not let BOT accounts play UltraBullet; remove it")

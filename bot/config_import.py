@@ -156,12 +156,21 @@ def _egtb_source(value: Any, _src: dict[str, Any], _res: Result) -> Any:
     return None  # lichess is what pibot does anyway: nothing to write
 
 
-def _takebacks(value: Any, _src: dict[str, Any], res: Result) -> Any:
-    n = _number(value)
-    if n > 1:
-        res.note("max_takebacks_accepted", f"{value} -> game.accept_takebacks: true (pibot "
-                                           "accepts every takeback or none)")
-    return n > 0
+def _takebacks(value: Any, _src: dict[str, Any], _res: Result) -> Any:
+    return int(min(max(_number(value), 0), 1000))
+
+
+def _block_urls(value: Any, _src: dict[str, Any], res: Result) -> Any:
+    urls = [value] if isinstance(value, str) else list(value or [])
+    out = []
+    for url in urls:
+        url = str(url).strip()
+        if url and not url.startswith(("http://", "https://")):
+            res.note("online_block_list", f"{url!r} -> 'https://{url}' (pibot needs the scheme)")
+            url = "https://" + url
+        if url:
+            out.append(url)
+    return out
 
 
 def _concurrency(value: Any, _src: dict[str, Any], res: Result) -> Any:
@@ -232,7 +241,8 @@ def _greeting(value: Any, _src: dict[str, Any], res: Result) -> Any:
 def _merge_block_lists(value: Any, src: dict[str, Any], res: Result) -> Any:
     if value is True:
         res.note("matchmaking.include_challenge_block_list",
-                 "true -> challenge.block_list copied into matchmaking.block_list")
+                 "true -> challenge.block_list and online_block_list copied into "
+                 "matchmaking's")
     return None  # applied in import_config once both lists are known
 
 
@@ -340,8 +350,8 @@ RULES: dict[str, Rule] = {
                                 "after a 429)"),
     "move_overhead": to("engine.move_overhead_ms", "milliseconds, same (0..10000)",
                         _clamp(0, 10000)),
-    "max_takebacks_accepted": to("game.accept_takebacks", "count -> true when above 0",
-                                 _takebacks),
+    "max_takebacks_accepted": to("game.max_takebacks_accepted", "same: takebacks accepted "
+                                 "per game", _takebacks),
     "quit_after_all_games_finish": drop("pibot always lets running games finish on SIGTERM, "
                                         "for up to shutdown_grace_s"),
     "correspondence.move_time": to("correspondence.move_time", "seconds, same",
@@ -372,19 +382,19 @@ RULES: dict[str, Rule] = {
                                   _time_controls),
     "challenge.modes": to("challenge.modes"),
     "challenge.block_list": to("challenge.block_list"),
-    "challenge.online_block_list": drop("pibot does not download block lists"),
+    "challenge.online_block_list": to("challenge.online_block_list",
+                                      "same; https:// added to a URL without a scheme",
+                                      _block_urls),
     "challenge.allow_list": to("challenge.allow_list"),
-    "challenge.recent_bot_challenge_age": drop("pibot does not limit repeated challenges "
-                                               "from one bot (max_simultaneous_games_per_user "
-                                               "limits games at once)"),
-    "challenge.max_recent_bot_challenges": drop("pibot does not limit repeated challenges "
-                                                "from one bot"),
+    "challenge.recent_bot_challenge_age": to("challenge.recent_bot_challenge_age_s",
+                                             "seconds, same (1..86400)", _clamp(1, 86400)),
+    "challenge.max_recent_bot_challenges": to("challenge.max_recent_bot_challenges",
+                                              "same (null = no limit)", keeps_none=True),
     "challenge.min_rating": to("challenge.min_rating"),
     "challenge.max_rating": to("challenge.max_rating"),
     "challenge.rating_difference": drop("pibot filters challengers by min_rating / "
                                         "max_rating only"),
-    "challenge.bullet_requires_increment": drop("pibot has no such filter (challenge."
-                                                "min_increment applies to every speed)"),
+    "challenge.bullet_requires_increment": to("challenge.bullet_requires_increment"),
     "challenge.max_simultaneous_games_per_user": to("challenge.max_simultaneous_games_per_user"),
     **{f"greeting.{k}": to(f"greeting.{k}", "same: {opponent} and {me} are replaced; "
                            "empty = say nothing", _greeting, keeps_none=True)
@@ -406,18 +416,25 @@ RULES: dict[str, Rule] = {
     "matchmaking.challenge_days": drop("pibot's matchmaking sends real-time challenges only"),
     "matchmaking.opponent_min_rating": to("matchmaking.opponent_min_rating"),
     "matchmaking.opponent_max_rating": to("matchmaking.opponent_max_rating"),
-    "matchmaking.opponent_rating_difference": drop("pibot picks opponents by "
-                                                   "opponent_min_rating / opponent_max_rating"),
+    "matchmaking.opponent_rating_difference": to("matchmaking.opponent_rating_difference",
+                                                 "same (null = off); also within "
+                                                 "opponent_min/max_rating", keeps_none=True),
     "matchmaking.rating_preference": drop("pibot picks among suitable opponents at random"),
     "matchmaking.challenge_mode": to("matchmaking.challenge_mode"),
-    "matchmaking.challenge_filter": drop("pibot does not remember who declined"),
-    "matchmaking.delay_after_decline": drop("pibot does not remember who declined"),
+    "matchmaking.challenge_filter": to("matchmaking.challenge_filter",
+                                       "same: none, coarse or fine (a day)"),
+    "matchmaking.delay_after_decline": drop("pibot's challenge_filter holds a decline for a "
+                                            "day"),
     "matchmaking.block_list": to("matchmaking.block_list"),
-    "matchmaking.online_block_list": drop("pibot does not download block lists"),
+    "matchmaking.online_block_list": to("matchmaking.online_block_list",
+                                        "same; https:// added to a URL without a scheme",
+                                        _block_urls),
     "matchmaking.include_challenge_block_list": to(
-        "matchmaking.block_list", "true: challenge.block_list is added to "
-        "matchmaking.block_list", _merge_block_lists),
-    "matchmaking.challenge_decliner_file_name": drop("pibot does not remember who declined"),
+        "matchmaking.block_list", "true: challenge.block_list / online_block_list are added "
+        "to matchmaking's", _merge_block_lists),
+    "matchmaking.challenge_decliner_file_name": drop("pibot remembers declines in memory for "
+                                                     "a day (challenge_filter), not in a "
+                                                     "file"),
     "matchmaking.overrides": drop("pibot has one matchmaking specification"),
 }
 
@@ -499,11 +516,13 @@ def import_config(src: Any) -> Result:
 
     walk(src, "")
     if _get(src, "matchmaking.include_challenge_block_list") is True:
-        merged = list(_get(res.config, "matchmaking.block_list") or [])
-        for user in _get(res.config, "challenge.block_list") or []:
-            if user not in merged:
-                merged.append(user)
-        _set(res.config, "matchmaking.block_list", merged)
+        for name in ("block_list", "online_block_list"):
+            merged = list(_get(res.config, f"matchmaking.{name}") or [])
+            for item in _get(res.config, f"challenge.{name}") or []:
+                if item not in merged:
+                    merged.append(item)
+            if merged:
+                _set(res.config, f"matchmaking.{name}", merged)
     res.config = ordered(res.config)
     return res
 

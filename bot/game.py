@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bot import chat, game_sources, records
+from bot import chat, farming, game_sources, records
 from bot.clock import Clock, clock_running, first_move_think_ms, silence_limit_s
 from bot.config import Config
 from bot.correspondence import PARK, Park, is_correspondence, should_park
@@ -30,7 +30,7 @@ from bot.lichess import (
     backoff_s,
 )
 from bot.move_forms import MoveForms
-from bot.move_sources import MoveSources
+from bot.move_sources import MoveSources, SourceMove
 from bot.outbox import Outbox
 from bot.streams import StreamClosed, StreamOpened, StreamThread
 from bot.thinker import Thinker
@@ -77,6 +77,10 @@ class GameRunner:
         self._posted_at: float | None = None  # when our last move was accepted, until echoed
         self._pending: tuple[int, str] | None = None  # (ply, move) being posted
         self._abort_ply = -1  # ply at which the no-first-move timer was started
+        self._abort_deadline = 0.0  # when that timer fires (monotonic)
+        self.takebacks_accepted = 0  # this game's, for game.max_takebacks_accepted
+        # First SAME_PLIES plies of recent games with this opponent (set by the service).
+        self.previous_lines: list[tuple[str, ...]] = []
         self._closed: StreamClosed | None = None  # why the last stream ended
         self.outbox = Outbox(game_id, api)
         self.latency = LatencyEstimate(cfg.engine.move_overhead_ms)
@@ -293,6 +297,9 @@ class GameRunner:
             # lila may spell castling e1h1 where the engine plays e1g1: one spelling,
             # so the echo, ponder and resync checks compare moves, not strings.
             moves = self._forms.canonical(moves)
+        if len(moves) < len(st.moves):
+            # A takeback: offers made again at these plies are new offers to answer.
+            self._answered = {a for a in self._answered if a[1] < len(moves)}
         st.status = str(state.get("status", "started"))
         st.winner = state.get("winner")
         st.clock = Clock.from_state(state, now, st.has_clock)
@@ -342,7 +349,10 @@ class GameRunner:
                     self.game_id, draw, wanted=self._ongoing))
         if state.get(f"{opp}takeback") and ("takeback", ply) not in self._answered:
             self._answered.add(("takeback", ply))
-            back = self.cfg.game.accept_takebacks
+            limit = self.cfg.game.max_takebacks_accepted
+            back = self.cfg.game.accept_takebacks if limit is None \
+                else self.takebacks_accepted < limit
+            self.takebacks_accepted += back
             log.info("game %s: opponent asks for a takeback; %s", self.game_id,
                      "accepting" if back else "declining")
             self.outbox.do("takeback answer", lambda: self.api.takeback(
@@ -373,8 +383,21 @@ class GameRunner:
         if timer is not None:
             timer.cancel()
         self._abort_ply = ply
-        deadline = now + self.cfg.game.abort_if_no_first_move_s
-        self._timers["abort"] = asyncio.create_task(self._abort_at(deadline, ply))
+        self._abort_deadline = now + self.cfg.game.abort_if_no_first_move_s
+        self._timers["abort"] = asyncio.create_task(self._abort_at(self._abort_deadline, ply))
+
+    def _wait_for_first_move(self) -> bool:
+        """!wait: give the opponent WAIT_S more for their first move, if we are waiting."""
+        timer = self._timers.get("abort")
+        if timer is None or timer.done():
+            return False
+        timer.cancel()
+        self._abort_deadline = max(self._abort_deadline, time.monotonic() + chat.WAIT_S)
+        self._timers["abort"] = asyncio.create_task(
+            self._abort_at(self._abort_deadline, self._abort_ply))
+        log.info("game %s: !wait: waiting %.0f s more for the first move", self.game_id,
+                 chat.WAIT_S)
+        return True
 
     def _on_chat(self, ev: dict[str, Any]) -> None:
         user = str(ev.get("username", ""))
@@ -384,7 +407,8 @@ class GameRunner:
         room = str(ev.get("room", "player"))
         reply = chat.answer(text, self.me, self.cfg.game.bot_name, self._eval_text,
                             room=room, playing=not self.over,
-                            spectator_eval=self.cfg.game.spectator_eval)
+                            spectator_eval=self.cfg.game.spectator_eval,
+                            wait=self._wait_for_first_move)
         if reply:
             self.outbox.say(room, reply)
 
@@ -423,6 +447,20 @@ class GameRunner:
                            until=still_waiting)
 
     # -- thinking -----------------------------------------------------------
+    def _variation(self, moves: list[str]) -> SourceMove | None:
+        """A rated game still on a recent game's opening against this opponent
+        leaves it (bot/farming.py: lila drops farmed rating results)."""
+        full = self.st.full
+        if not self.previous_lines or not full.get("rated") \
+                or (full.get("variant") or {}).get("key", "standard") != "standard":
+            return None
+        uci = farming.vary(self.previous_lines, moves)
+        if uci is None:
+            return None
+        log.info("game %s: playing %s, off the opening of a recent game with %s",
+                 self.game_id, uci, self.st.opponent)
+        return SourceMove(uci, "variation", "varied from a recent game's opening", 0.0)
+
     def _limits(self, clock: Clock, now: float, ponder: bool = False,
                 plies: int | None = None) -> Any:
         from bot.engine import SearchLimits
@@ -443,8 +481,8 @@ class GameRunner:
     async def _think(self, moves: list[str], clock: Clock) -> None:
         assert self.thinker is not None
         t0 = time.monotonic()
-        hit = None
-        if self.sources is not None and self.sources.enabled:
+        hit = self._variation(moves)
+        if hit is None and self.sources is not None and self.sources.enabled:
             hit = await game_sources.ask(
                 self.sources, self.st, self.game_id, moves, clock,
                 self.cfg.correspondence.move_time if self.correspondence else None)

@@ -5,6 +5,14 @@ BOT may play (never UltraBullet); our own bot-vs-bot daily limit (429
 `bot.vsBot.day`) stops matchmaking until it resets; an opponent at its daily
 limit (400) is skipped until its limit resets. An outgoing challenge holds a
 concurrency slot until it is answered, cancelled or expires.
+
+Whom to challenge (semantics of lichess-bot lib/matchmaking.py): not ourselves,
+nor a bot on block_list or a downloaded online_block_list, nor one that declined
+us today (challenge_filter), within opponent_min_rating..opponent_max_rating and,
+when opponent_rating_difference is set, within that of our own rating for the
+speed.  A bot without a rating for the speed is unknown, not 1500: it fits no
+rating range and is not challenged.  Bots we have no recent game with are
+preferred (bot/farming.py: repeated pairings risk lila's farming check).
 """
 
 from __future__ import annotations
@@ -16,7 +24,9 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from bot.blocklist import OnlineBlockList
 from bot.config import Config
+from bot.farming import RecentGames
 from bot.lichess import (
     Lichess,
     LichessError,
@@ -29,6 +39,13 @@ log = logging.getLogger(__name__)
 
 MAX_LIMIT_S = 10800  # lichess-org/api challengeCreate: clock.limit 0..10800
 MAX_INCREMENT_S = 60  # clock.increment 0..60
+FILTER_S = 86400.0  # challenge_filter: a decline holds for a day (lichess-bot: days(1))
+ACCOUNT_MAX_AGE_S = 300.0  # our own ratings are re-read this often (lichess-bot: 5 min)
+# declineReasonKey -> the aspect of our challenge it objects to ("" = the challenge as
+# such); lichess-bot lib/matchmaking.py declined_challenge.
+_DECLINE_ASPECT = {"toofast": "speed", "tooslow": "speed", "timecontrol": "speed",
+                   "rated": "mode", "casual": "mode", "standard": "variant",
+                   "variant": "variant"}
 
 
 def valid_clock(base_s: int, inc_s: int) -> bool:
@@ -59,7 +76,8 @@ def speed_of(base_s: int, inc_s: int) -> str:
 
 class Matchmaker:
     def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config],
-                 is_idle: Callable[[], bool], slots: Slots | None = None) -> None:
+                 is_idle: Callable[[], bool], slots: Slots | None = None,
+                 recent: RecentGames | None = None) -> None:
         self.api, self.me = api, me.lower()
         self.get_cfg, self.is_idle = get_cfg, is_idle
         self.slots = slots or Slots()
@@ -69,26 +87,76 @@ class Matchmaker:
         self.idle_since = time.monotonic()
         self.pending: str | None = None  # id of our outstanding challenge
         self._answered = asyncio.Event()
+        self.recent = recent or RecentGames()
+        self.blocked_online = OnlineBlockList()  # refreshed by the service
+        self.declined_until: dict[tuple[str, str], float] = {}  # (bot, aspect) -> time.time()
+        self._my_perfs: dict[str, Any] = {}
+        self._perfs_at = -ACCOUNT_MAX_AGE_S
+
+    def declined(self, challenge: dict[str, Any]) -> None:
+        """A challengeDeclined event: with challenge_filter, remember who said no to what."""
+        mode = self.get_cfg().matchmaking.challenge_filter
+        challenger = challenge.get("challenger") or {}
+        if mode == "none" or str(challenger.get("id") or challenger.get("name") or ""
+                                 ).lower() != self.me:
+            return
+        dest = challenge.get("destUser") or {}
+        bot = str(dest.get("id") or dest.get("name") or "").lower()
+        key = str(challenge.get("declineReasonKey") or "generic").lower()
+        aspect = _DECLINE_ASPECT.get(key, "") if mode == "fine" else ""
+        value = {"speed": str(challenge.get("speed", "")),
+                 "mode": "rated" if challenge.get("rated") else "casual",
+                 "variant": str((challenge.get("variant") or {}).get("key", ""))
+                 }.get(aspect, "")
+        self.declined_until[(bot, value)] = time.time() + FILTER_S
+        log.info("matchmaking: %s declined (%s); not challenging it to %s for a day", bot, key,
+                 f"another {value} game" if value else "anything")
+
+    def _filtered(self, bot: str, aspects: tuple[str, ...]) -> bool:
+        now = time.time()
+        return any(self.declined_until.get((bot, a), 0.0) > now for a in ("", *aspects))
+
+    async def _my_rating(self, speed: str) -> int | None:
+        """Our own rating for `speed` from /api/account (re-read every 5 minutes);
+        None when Lichess does not say (then only the absolute range applies)."""
+        if time.monotonic() - self._perfs_at >= ACCOUNT_MAX_AGE_S:
+            try:
+                self._my_perfs = dict((await self.api.account()).get("perfs") or {})
+                self._perfs_at = time.monotonic()
+            except LichessError as exc:
+                log.info("matchmaking: cannot read our own ratings: %s", exc)
+        perf = self._my_perfs.get(speed) or {}
+        rating = perf.get("rating")
+        return int(rating) if rating is not None and perf.get("games", 1) else None
 
     def challenge_answered(self, challenge_id: str) -> None:
         """Called by the service on gameStart/challengeDeclined/Canceled."""
         if challenge_id == self.pending:
             self._answered.set()
 
-    def _pick(self, bots: list[dict[str, Any]], speed: str) -> str | None:
+    def _pick(self, bots: list[dict[str, Any]], speed: str, rated: bool = False,
+              my_rating: int | None = None) -> str | None:
         mm = self.get_cfg().matchmaking
         blocked = {b.lower() for b in mm.block_list}
+        lo, hi = mm.opponent_min_rating, mm.opponent_max_rating
+        if mm.opponent_rating_difference is not None and my_rating is not None:
+            lo = max(lo, my_rating - mm.opponent_rating_difference)
+            hi = min(hi, my_rating + mm.opponent_rating_difference)
+        aspects = (speed, "rated" if rated else "casual", "standard")
         choices = []
         for bot in bots:
             uid = str(bot.get("id") or bot.get("username", "")).lower()
-            if not uid or uid == self.me or uid in blocked or \
-                    self.skip_until.get(uid, 0.0) > time.time():
+            if not uid or uid == self.me or uid in blocked or uid in self.blocked_online or \
+                    self.skip_until.get(uid, 0.0) > time.time() or self._filtered(uid, aspects):
                 continue
             perf = (bot.get("perfs") or {}).get(speed) or {}
-            rating = perf.get("rating", 1500)
-            if mm.opponent_min_rating <= rating <= mm.opponent_max_rating:
+            rating = perf.get("rating")
+            if rating is None or not perf.get("games", 1):
+                continue  # unknown (never played this speed): fits no rating range
+            if lo <= int(rating) <= hi:
                 choices.append(str(bot.get("username") or uid))
-        return random.choice(choices) if choices else None
+        fresh = [c for c in choices if c not in self.recent]
+        return random.choice(fresh or choices) if choices else None
 
     async def run(self) -> None:
         while True:
@@ -129,9 +197,12 @@ class Matchmaker:
         except LichessError as exc:
             log.info("matchmaking: cannot list online bots: %s", exc)
             return
-        opponent = self._pick(bots, speed_of(base, inc))
+        speed = speed_of(base, inc)
+        my_rating = await self._my_rating(speed) if mm.opponent_rating_difference is not None \
+            else None
+        opponent = self._pick(bots, speed, rated, my_rating)
         if opponent is None:
-            log.info("matchmaking: no online bot fits the rating range")
+            log.info("matchmaking: no online bot fits (rating range, block lists, declines)")
             return
         # Hold a slot before sending: an incoming challenge accepted while ours is
         # pending must not push us over concurrency when ours is accepted too.

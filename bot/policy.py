@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from typing import Any
 
 from bot.config import ChallengeConfig
 from bot.events import Challenge
@@ -43,7 +44,7 @@ def _speed_reason(speed: str, allowed: list[str]) -> str:
     return "timeControl"
 
 
-def _time_control(ch: Challenge, cfg: ChallengeConfig) -> Decision | None:
+def _time_control(ch: Challenge, cfg: ChallengeConfig, is_bot: bool) -> Decision | None:
     tc = ch.get("timeControl") or {}
     speed = ch.get("speed", "")
     kind = tc.get("type", "clock")
@@ -70,18 +71,40 @@ def _time_control(ch: Challenge, cfg: ChallengeConfig) -> Decision | None:
         return Decision.decline("tooSlow", f"base {base}s > max_base {cfg.max_base}s")
     if inc < cfg.min_increment:
         return Decision.decline("tooFast", f"increment {inc}s < min_increment")
+    if is_bot and speed == "bullet" and inc == 0 and cfg.bullet_requires_increment:
+        # lichess-bot model.py is_supported_time_control: the same rule, same reason key.
+        return Decision.decline("timeControl", "bullet from a BOT needs an increment "
+                                "(bullet_requires_increment)")
     if inc > cfg.max_increment:
         return Decision.decline("tooSlow", f"increment {inc}s > max_increment")
     return None
 
 
+def _rating(challenger: dict[str, Any], cfg: ChallengeConfig) -> Decision | None:
+    """min_rating / max_rating. A challenger without a rating is unknown, not 1500:
+    it passes only when the range is left wide open (the defaults)."""
+    rating = challenger.get("rating")
+    if rating is None:
+        if cfg.min_rating > 0 or cfg.max_rating < 5000:
+            return Decision.decline("generic", "rating unknown; min_rating / max_rating set")
+        return None
+    if not cfg.min_rating <= int(rating) <= cfg.max_rating:
+        return Decision.decline("generic", f"rating {rating} outside "
+                                f"[{cfg.min_rating}, {cfg.max_rating}]")
+    return None
+
+
 def decide(ch: Challenge, cfg: ChallengeConfig, *, games_with_user: int = 0,
            slots_free: int = 1, shutting_down: bool = False,
-           bot_limit_reached: bool = False) -> Decision:
+           bot_limit_reached: bool = False, online_blocked: bool = False,
+           recent_from_bot: int = 0) -> Decision:
     """Accept or decline one incoming challenge (no I/O).
 
     `bot_limit_reached`: our daily bot-vs-bot limit is used up, so a BOT's
     challenge is declined `later` (humans are still welcome).
+    `online_blocked`: the challenger is on a downloaded online_block_list.
+    `recent_from_bot`: challenges accepted from this user within
+    recent_bot_challenge_age_s (checked against max_recent_bot_challenges for BOTs).
     """
     challenger = ch.get("challenger") or {}
     user = str(challenger.get("id") or challenger.get("name") or "").lower()
@@ -90,6 +113,8 @@ def decide(ch: Challenge, cfg: ChallengeConfig, *, games_with_user: int = 0,
         return Decision.decline("later", "shutting down")
     if user in _lower(cfg.block_list):
         return Decision.decline("generic", f"{user} is on block_list")
+    if online_blocked:
+        return Decision.decline("generic", f"{user} is on an online_block_list")
     if cfg.allow_list and user not in _lower(cfg.allow_list):
         return Decision.decline("generic", f"{user} is not on allow_list")
     if is_bot and not cfg.accept_bot:
@@ -105,20 +130,43 @@ def decide(ch: Challenge, cfg: ChallengeConfig, *, games_with_user: int = 0,
         return Decision.decline("casual", "rated games not accepted")
     if not rated and "casual" not in cfg.modes:
         return Decision.decline("rated", "casual games not accepted")
-    tc = _time_control(ch, cfg)
+    tc = _time_control(ch, cfg, is_bot)
     if tc is not None:
         return tc
-    rating = challenger.get("rating")
-    if rating is not None and not cfg.min_rating <= int(rating) <= cfg.max_rating:
-        return Decision.decline("generic", f"rating {rating} outside "
-                                f"[{cfg.min_rating}, {cfg.max_rating}]")
+    bad_rating = _rating(challenger, cfg)
+    if bad_rating is not None:
+        return bad_rating
     if is_bot and bot_limit_reached:
         return Decision.decline("later", "daily bot-vs-bot game limit reached")
+    limit = cfg.max_recent_bot_challenges
+    if is_bot and limit is not None and recent_from_bot >= limit:
+        return Decision.decline("later", f"already {recent_from_bot} challenge(s) from "
+                                f"{user} in {cfg.recent_bot_challenge_age_s:.0f} s")
     if games_with_user >= cfg.max_simultaneous_games_per_user:
         return Decision.decline("later", f"already {games_with_user} game(s) with {user}")
     if slots_free <= 0:
         return Decision.decline("later", "all game slots busy")
     return Decision(True, "", "accepted")
+
+
+class RecentChallenges:
+    """When we accepted each user's challenges (lichess-bot's recent_bot_challenges)."""
+
+    def __init__(self) -> None:
+        self._seen: dict[str, list[float]] = {}
+
+    def count(self, user: str, age_s: float, now: float | None = None) -> int:
+        now = time.monotonic() if now is None else now
+        user = user.lower()
+        kept = [t for t in self._seen.get(user, []) if now - t < age_s]
+        if kept:
+            self._seen[user] = kept
+        else:
+            self._seen.pop(user, None)
+        return len(kept)
+
+    def add(self, user: str, now: float | None = None) -> None:
+        self._seen.setdefault(user.lower(), []).append(time.monotonic() if now is None else now)
 
 
 @dataclass

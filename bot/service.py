@@ -25,12 +25,14 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 from bot import records, sdnotify, status_file
+from bot.blocklist import OnlineBlockList
 from bot.clock import clock_running
 from bot.config import Config, load_config, restart_keys_changed
 from bot.correspondence import Parked, is_correspondence
 from bot.engine_pool import EnginePool
 from bot.errors import PibotError, UserError
 from bot.events import Account, Challenge
+from bot.farming import RecentGames
 from bot.game import GameHooks, GameRunner
 from bot.heat import HeatMonitor
 from bot.lichess import (
@@ -48,7 +50,7 @@ from bot.logsetup import set_level
 from bot.matchmaking import Matchmaker
 from bot.move_sources import MoveSources
 from bot.platform_info import check_hash_fits
-from bot.policy import Decision, Slots, decide
+from bot.policy import Decision, RecentChallenges, Slots, decide
 from bot.status_history import boards
 from bot.status_page import StatusPage
 from bot.streams import StreamClosed, StreamOpened
@@ -112,6 +114,9 @@ class Service:
         self.saver = records.Saver()  # PGNs the disk refused wait here, retried each tick
         self._token = token
         self._fatal: UserError | None = None  # why a supervised task stopped the service
+        self.blocked_online = OnlineBlockList()  # challenge.online_block_list's names
+        self.recent_challenges = RecentChallenges()  # max_recent_bot_challenges
+        self.recent_games = RecentGames()  # openings not to repeat (bot/farming.py)
 
     @property
     def hard_exit(self) -> bool:
@@ -258,9 +263,10 @@ class Service:
         self.waiting_for = "opening the Lichess event stream"
         self.matchmaker = Matchmaker(self.api, self.me, lambda: self.cfg,
                                      lambda: not self.draining and self.slots.used() == 0,
-                                     self.slots)
+                                     self.slots, recent=self.recent_games)
         self._supervise("events", self._event_stream)
         self._supervise("matchmaking", self.matchmaker.run)
+        self._supervise("block-lists", self._block_lists)
         self._supervise("checkin", self._checkins)
         self._spawn(self._resume_playing(), "resume")
         await self._stop.wait()
@@ -268,6 +274,14 @@ class Service:
         if self._fatal is not None:
             raise self._fatal
         return code
+
+    async def _block_lists(self) -> None:
+        assert self.matchmaker is not None
+        refresh = lambda: self.cfg.network.block_list_refresh_s  # noqa: E731
+        await asyncio.gather(
+            self.blocked_online.run(lambda: self.cfg.challenge.online_block_list, refresh),
+            self.matchmaker.blocked_online.run(lambda: self.cfg.matchmaking.online_block_list,
+                                               refresh))
 
     async def _login(self) -> Account:
         """GET /api/account, retried forever on network trouble (a Pi often boots
@@ -500,6 +514,8 @@ class Service:
             if cid in self._challenge_seen:
                 self._challenge_gone.add(cid)  # a queued answer to it is dropped
             if self.matchmaker:
+                if kind == "challengeDeclined":
+                    self.matchmaker.declined(ev.get("challenge") or {})
                 self.matchmaker.challenge_answered(cid)
         elif kind == "gameStart":
             game = ev.get("game") or {}
@@ -553,9 +569,14 @@ class Service:
                    + self.corr_slots.with_user(user),
                    slots_free=slots.free(limit),
                    shutting_down=self.draining,
-                   bot_limit_reached=self.api.bot_limit_until > time.time())
+                   bot_limit_reached=self.api.bot_limit_until > time.time(),
+                   online_blocked=user in self.blocked_online,
+                   recent_from_bot=self.recent_challenges.count(
+                       user, self.cfg.challenge.recent_bot_challenge_age_s))
         if d.accept:
             slots.reserve(cid, user)  # before any await: bursts can't overshoot
+            if challenger.get("title") == "BOT":  # the limit is for BOTs only
+                self.recent_challenges.add(user)
         self._answering.add(cid)
         task = self._spawn(self._answer_challenge(cid, user, ch, d), f"challenge-{cid}")
         task.add_done_callback(lambda _t: self._answering.discard(cid))
@@ -697,6 +718,7 @@ class Service:
                 runner = GameRunner(gid, self.api, cfg, self.me, self.hooks, self.pool,
                                     self._threads_now)
                 runner.sources = self.sources
+                runner.previous_lines = self.recent_games.lines(opponent)
                 runner.saver = self.saver
                 runner.st.comments = self._comments.setdefault(gid, {})
                 self.runners[gid] = runner
@@ -731,6 +753,7 @@ class Service:
         st = runner.st
         if not runner.over or st.status == "aborted" or not st.full:
             return
+        self.recent_games.record("" if st.opponent == "?" else st.opponent, st.moves)
         opp = st.full.get("black" if st.color == "white" else "white") or {}
         self.tally.game_over(st.winner, st.color, opponent_is_bot=opp.get("title") == "BOT")
         if self.api.bot_limit_until > time.time():

@@ -74,6 +74,12 @@ def test_default_config_imports_and_passes_check(tmp_path: Path, emu_factory: An
     assert cfg.game.abort_if_no_first_move_s == 30
     assert cfg.draw_or_resign.offer_draw_moves == 10
     assert cfg.challenge.max_simultaneous_games_per_user == 5
+    # Issue 24 item 3: these keys now carry over instead of being dropped.
+    ch, mm = cfg.challenge, cfg.matchmaking
+    assert ch.online_block_list == mm.online_block_list == ["https://example.com/blocklist"]
+    assert (ch.recent_bot_challenge_age_s, ch.max_recent_bot_challenges) == (60, 2)
+    assert mm.opponent_rating_difference == 300 and mm.challenge_filter == "none"
+    assert cfg.game.max_takebacks_accepted == 0
     assert cfg.engine.syzygy.paths == ["engines/syzygy"] and not cfg.engine.syzygy.enabled
     check = _pibot("check", "--config", "pibot.yml", cwd=tmp_path, token=emu.token)
     assert check.returncode == 0, check.stdout
@@ -120,6 +126,8 @@ def test_stockfish_bot_with_book_and_matchmaking(tmp_path: Path, emu_factory: An
     assert mm.challenge_initial_time == [60, 180, 300] and mm.challenge_increment == [0, 1, 2]
     # include_challenge_block_list: the challenge block list is not challenged either.
     assert mm.block_list == ["StrongBot", "SpamBot", "RudeBot"]
+    assert mm.challenge_filter == "coarse" and mm.opponent_rating_difference == 400
+    assert cfg.challenge.bullet_requires_increment
     check = _pibot("check", "--config", "pibot.yml", cwd=tmp_path)  # token from token_file
     assert check.returncode == 0, check.stdout
     assert f"token found (token_file {token_file})" in check.stdout
@@ -144,7 +152,7 @@ def test_casual_bot_with_greetings_and_correspondence(tmp_path: Path, emu_factor
     assert cfg.challenge.max_base == 10800 and cfg.challenge.concurrency == 3
     assert "correspondence" in cfg.challenge.time_controls
     assert cfg.challenge.variants == ["standard", "fromPosition"]
-    assert cfg.game.accept_takebacks and cfg.game.abort_if_no_first_move_s == 120
+    assert cfg.game.max_takebacks_accepted == 3 and cfg.game.abort_if_no_first_move_s == 120
     assert cfg.greeting.hello == "Hello {opponent}! I'm {me}, a friendly bot. Takebacks are fine!"
     assert cfg.greeting.goodbye == ""  # empty in lichess-bot: say nothing
     assert cfg.greeting.goodbye_spectators == "Bye !"  # lichess-bot drops unknown {words}
@@ -202,7 +210,7 @@ def test_importer_units_and_edge_values() -> None:
                          "matchmaking": {"challenge_timeout": 2.5}})
     c = res.config
     assert c["engine"]["move_overhead_ms"] == 10000 and c["game"]["abort_if_no_first_move_s"] == 1
-    assert c["game"]["accept_takebacks"] is True and c["challenge"]["concurrency"] == 1
+    assert c["game"]["max_takebacks_accepted"] == 1 and c["challenge"]["concurrency"] == 1
     assert c["challenge"]["min_days"] == 1 and c["matchmaking"]["challenge_timeout_s"] == 150
     assert "min_weight" not in c["engine"].get("polyglot", {})
     assert "online_moves" not in c["engine"]  # player source: pibot's default applies

@@ -43,6 +43,8 @@ class OpponentSpec:
     resign_after: int | None = None  # resign instead of making its (N+1)-th move
     offer_draw_at: int | None = None  # offer a draw together with its N-th move
     takeback_at: int | None = None  # propose a takeback right after its N-th move
+    # how often: after an accepted takeback it replays its N-th move and asks again
+    takeback_times: int = 1
     accept_draw: bool = False  # answer to draws offered by the bot
     accept_takeback: bool = False  # answer to takebacks proposed by the bot
     leave_after: int | None = None  # stop moving after N moves -> opponentGone
@@ -89,6 +91,10 @@ class UserSpec:
     username: str
     title: str | None = "BOT"
     rating: int = 1500
+    # Rated games per speed. 0 = never played: lila still lists the standard perfs,
+    # as games 0, rating 1500, prov true (modules/user/src/main/JsonView.scala `select`:
+    # perf.nb > 0 || a standard perf key), so 1500 there means "unknown".
+    games: int = 120
     online: bool = True
     # What the user does with a challenge from the bot.
     on_challenge: Literal["accept", "decline", "ignore"] = "accept"

@@ -73,13 +73,16 @@ class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
             if acc is not None:
                 name, title, rating, online = acc.username, acc.title, acc.rating, True
                 online = acc.username.lower() in self.event_subs
+                games = 120
             else:
                 user = self.users.get(username.lower())
                 if user is None:
                     raise not_found()
                 name, title, rating, online = user.username, user.title, user.rating, user.online
+                games = user.games
             perfs = {
-                k: {"games": 120, "rating": rating, "rd": 60, "prog": 0, "prov": False}
+                k: {"games": games, "rating": rating if games else 1500, "rd": 60 if games else 500,
+                    "prog": 0, "prov": games == 0}
                 for k in ("bullet", "blitz", "rapid", "classical", "correspondence")
             }
             data: dict[str, Any] = {

@@ -106,6 +106,7 @@ class Game:
     full_suffix: str = "abcd"
     # Opponent bookkeeping (owned by core.py's scheduler).
     opp_moves_made: int = 0
+    takebacks_asked: int = 0  # proposals made for OpponentSpec.takeback_at
     opp_due: float | None = None
     opp_gone: bool = False
     gone_claim_at: float | None = None

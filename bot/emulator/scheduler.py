@@ -177,6 +177,8 @@ class Scheduler(CoreState):
             return
         if spec.offer_draw_at is not None and spec.offer_draw_at == n + 1:
             game.draw_offer[not game.bot_color] = True
-        if spec.takeback_at is not None and spec.takeback_at == n + 1:
+        if spec.takeback_at is not None and spec.takeback_at == n + 1 \
+                and game.takebacks_asked < spec.takeback_times:
+            game.takebacks_asked += 1
             game.takeback_offer[not game.bot_color] = True
         self._publish_state(game, now)
