@@ -293,7 +293,7 @@ def test_config_and_token_file_must_be_regular_files(tmp_path: Path, kind: str) 
     cfg = tmp_path / "c.yml"
     cfg.write_text(f"url: http://127.0.0.1:9\ntoken_file: {special}\n")
     r = _pibot("run", "--config", str(cfg), cwd=tmp_path)
-    assert r.returncode == 2 and "not a regular file" in r.stderr
+    assert r.returncode == 6 and "not a regular file" in r.stderr  # EXIT_CONFIG
     assert len(r.stderr.strip().splitlines()) == 1
 
 

@@ -24,6 +24,7 @@ from test_service_helpers import (
 
 from bot.emulator import Emulator, OpponentSpec
 from bot.lichess import Lichess, RateLimited
+from bot.service import Service
 from bot.token import Token
 
 MOVE = "POST /api/bot/game/*/move/*"
@@ -31,6 +32,12 @@ CHAT = "POST /api/bot/game/*/chat"
 ANSWERS = "POST /api/challenge/*/*"
 DECLINE = "POST /api/challenge/*/decline"
 
+
+def wait_for_answer_pause(emu: Emulator, bot: Service) -> None:
+    """Until the bot has booked the challenge-answer 429, not just until the emulator
+    sent it: a challenge made in between could be answered before the pause exists."""
+    assert wait_until(lambda: any(r.status == 429 for r in emu.requests(ANSWERS)), 5)
+    assert wait_until(lambda: bot.api.paused_for("decline") > 0, 5)
 
 # ---------------------------------------------------------------- 1. per class
 
@@ -76,7 +83,7 @@ def test_a_challenge_answer_429_leaves_chat_and_moves_alone(
     caplog.set_level(logging.INFO)
     with bot_and_emulator(tmp_path, challenge={"concurrency": 3, "variants": ["standard"],
                                                "max_simultaneous_games_per_user": 3},
-                          network={"rate_limit_pause_s": 4.0}) as (emu, _):
+                          network={"rate_limit_pause_s": 4.0}) as (emu, bot):
         gid = emu.start_game_directly(bot_color="white", moves=[], clock_limit_s=120,
                                       opponent=OpponentSpec(policy="random",
                                                             think_time_s=0.2, seed=5))
@@ -84,7 +91,7 @@ def test_a_challenge_answer_429_leaves_chat_and_moves_alone(
         emu.inject("http_error", DECLINE, status=429)
         first = emu.challenge_bot(challenger="v1", variant="chess960", rated=False,
                                   clock_limit_s=180, increment_s=0)
-        assert wait_until(lambda: any(r.status == 429 for r in emu.requests(ANSWERS)), 5)
+        wait_for_answer_pause(emu, bot)
         t429 = next(r.t for r in emu.requests(ANSWERS) if r.status == 429)
         later = emu.challenge_bot(challenger="h1", rated=False, clock_limit_s=180,
                                   increment_s=0, opponent=OpponentSpec(think_time_s=30))
@@ -109,11 +116,11 @@ def test_a_held_answer_goes_out_after_a_pause_longer_than_20_s(tmp_path: Path) -
     """lila expires no challenge whose challenger keeps it alive (ChallengeApi.sweep
     only takes an unseen one offline): an answer held by a 21-s pause still goes out."""
     emu_cfg = fast_emulator_config(challenge_expiry_s=120)
-    with bot_and_emulator(tmp_path, emu_cfg, network={"rate_limit_pause_s": 21}) as (emu, _):
+    with bot_and_emulator(tmp_path, emu_cfg, network={"rate_limit_pause_s": 21}) as (emu, bot):
         emu.inject("http_error", DECLINE, status=429)
         first = emu.challenge_bot(challenger="v1", variant="chess960", rated=False,
                                   clock_limit_s=180, increment_s=0)
-        assert wait_until(lambda: any(r.status == 429 for r in emu.requests(ANSWERS)), 5)
+        wait_for_answer_pause(emu, bot)
         late = emu.challenge_bot(challenger="h1", rated=False, clock_limit_s=180,
                                  increment_s=0, opponent=OpponentSpec(think_time_s=30))
         assert emu.wait_challenge_answered(late, 30) == "accepted"
@@ -126,11 +133,11 @@ def test_an_answer_is_dropped_once_the_event_stream_no_longer_lists_it(
     by a re-opened event stream: its held answer is dropped, not sent."""
     caplog.set_level(logging.INFO)
     emu_cfg = fast_emulator_config(challenge_expiry_s=1.5, challenge_expiry_mode="offline")
-    with bot_and_emulator(tmp_path, emu_cfg, network={"rate_limit_pause_s": 5}) as (emu, _):
+    with bot_and_emulator(tmp_path, emu_cfg, network={"rate_limit_pause_s": 5}) as (emu, bot):
         emu.inject("http_error", DECLINE, status=429)
         emu.challenge_bot(challenger="v1", variant="chess960", rated=False,
                           clock_limit_s=180, increment_s=0)
-        assert wait_until(lambda: any(r.status == 429 for r in emu.requests(ANSWERS)), 5)
+        wait_for_answer_pause(emu, bot)
         t429 = next(r.t for r in emu.requests(ANSWERS) if r.status == 429)
         left = emu.challenge_bot(challenger="h1", rated=False, clock_limit_s=180,
                                  increment_s=0)
