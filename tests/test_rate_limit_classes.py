@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from test_service_helpers import (
+    RunningBot,
     bot_and_emulator,
     bot_config,
     fast_emulator_config,
@@ -24,7 +25,6 @@ from test_service_helpers import (
 
 from bot.emulator import Emulator, OpponentSpec
 from bot.lichess import Lichess, RateLimited
-from bot.service import Service
 from bot.token import Token
 
 MOVE = "POST /api/bot/game/*/move/*"
@@ -33,11 +33,12 @@ ANSWERS = "POST /api/challenge/*/*"
 DECLINE = "POST /api/challenge/*/decline"
 
 
-def wait_for_answer_pause(emu: Emulator, bot: Service) -> None:
+def wait_for_answer_pause(emu: Emulator, bot: RunningBot) -> None:
     """Until the bot has booked the challenge-answer 429, not just until the emulator
     sent it: a challenge made in between could be answered before the pause exists."""
     assert wait_until(lambda: any(r.status == 429 for r in emu.requests(ANSWERS)), 5)
-    assert wait_until(lambda: bot.api.paused_for("decline") > 0, 5)
+    assert wait_until(lambda: bot.service is not None
+                      and bot.service.api.paused_for("decline") > 0, 5)
 
 # ---------------------------------------------------------------- 1. per class
 
