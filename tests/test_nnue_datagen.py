@@ -171,7 +171,10 @@ def test_bad_arguments_are_one_line(datagen: Path, tmp_path: Path) -> None:
     for args, msg in cases:
         res = run(datagen, tmp_path / "o.bin", *args, ok=False)
         assert res.returncode == 2 and msg in res.stderr, (args, res.stderr)
-        assert res.stderr.startswith("datagen: ") and "Traceback" not in res.stderr
+        assert res.stderr.startswith("datagen: ") and res.stderr.count("\n") == 1
+    res = run(datagen, ok=False)
+    assert res.returncode == 2 and res.stderr == (
+        "datagen: the first argument is the output file (datagen --help)\n")
     res = run(datagen, exists, "--games", "1", ok=False)
     assert res.returncode == 2 and res.stderr.count("\n") == 1 and "--append" in res.stderr
     res = run(datagen, exists, "--games", "1", "--append", ok=False)

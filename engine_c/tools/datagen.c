@@ -441,7 +441,7 @@ static int parse_options(int argc, char **argv, Options *o, char *err, size_t er
                    .random_plies = 4, .max_plies = 400, .win_cp = 1000, .win_plies = 8,
                    .draw_cp = 10, .draw_plies = 12, .draw_after = 40};
     if (argc < 2 || argv[1][0] == '-') {
-        snprintf(err, errlen, "the first argument is the output file\n%s", USAGE);
+        snprintf(err, errlen, "the first argument is the output file (datagen --help)");
         return 1;
     }
     o->out = argv[1];
@@ -449,7 +449,7 @@ static int parse_options(int argc, char **argv, Options *o, char *err, size_t er
         const char *a = argv[i];
         if (!strcmp(a, "--append")) { o->append = 1; continue; }
         if (i + 1 >= argc) {
-            snprintf(err, errlen, "%s needs a value\n%s", a, USAGE);
+            snprintf(err, errlen, "%s needs a value (datagen --help)", a);
             return 1;
         }
         const char *v = argv[++i];
@@ -493,7 +493,7 @@ static int parse_options(int argc, char **argv, Options *o, char *err, size_t er
                 return 1;
             }
         } else {
-            snprintf(err, errlen, "unknown option %s\n%s", a, USAGE);
+            snprintf(err, errlen, "unknown option %s (datagen --help lists them)", a);
             return 1;
         }
     }
