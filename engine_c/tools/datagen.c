@@ -413,6 +413,11 @@ static int load_fens(const char *path, char ***out, size_t *n, char *err, size_t
     return 0;
 }
 
+static void free_fens(char **fens, size_t n) {
+    for (size_t i = 0; fens && i < n; i++) free(fens[i]);
+    free(fens);
+}
+
 static const char USAGE[] =
     "usage: datagen OUT [--threads N] [--games N] [--positions N] [--first N] [--seed N]\n"
     "         [--nodes N] [--book FILE.bin] [--book-plies N] [--openings FILE]\n"
@@ -566,6 +571,7 @@ static int pack_fens(const char *in, const char *outpath) {
         fwrite(r, 1, REC_SIZE, f);
     }
     free(b);
+    free_fens(fens, n);
     return fclose(f) ? die("cannot write the output") : 0;
 }
 
@@ -641,18 +647,21 @@ int main(int argc, char **argv) {
     pthread_mutex_lock(&s.lock);
     while (s.written < s.end) {
         Game *g = &s.ring[(s.written - o.first) % s.cap];
-        while (!g->done && !atomic_load(&s.stop)) {
-            struct timespec ts;
-            clock_gettime(CLOCK_REALTIME, &ts);
-            ts.tv_nsec += 100000000;
-            if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
-            pthread_cond_timedwait(&s.done, &s.lock, &ts);
+        for (;;) {
+            /* Checked before every game written, not only while waiting: busy
+             * workers could otherwise keep the writer from ever waiting. */
             if (got_signal && !atomic_load(&s.stop)) {
                 fprintf(stderr, "datagen: signal %d: stopping after the games finished so far\n",
                         (int)got_signal);
                 atomic_store(&s.stop, true);
                 pthread_cond_broadcast(&s.space);
             }
+            if (g->done || atomic_load(&s.stop)) break;
+            struct timespec ts;
+            clock_gettime(CLOCK_REALTIME, &ts);
+            ts.tv_nsec += 100000000;
+            if (ts.tv_nsec >= 1000000000) { ts.tv_sec++; ts.tv_nsec -= 1000000000; }
+            pthread_cond_timedwait(&s.done, &s.lock, &ts);
         }
         if (!g->done) break;
         pthread_mutex_unlock(&s.lock);
@@ -693,5 +702,10 @@ int main(int argc, char **argv) {
             o.threads);
     if (s.failed) rc = die(s.fail_msg);
     for (int i = 0; i < o.threads; i++) pb_engine_free(w[i].e);
+    free_fens(s.fens, s.fens_n);
+    free(s.book);
+    free(s.ring);
+    free(tids);
+    free(w);
     return rc;
 }
