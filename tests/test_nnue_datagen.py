@@ -231,3 +231,35 @@ def test_trainer_trains_on_records(datagen: Path, tmp_path: Path) -> None:
     assert "(RecordData)" in proc.stderr and "device cpu" in proc.stderr
     assert "epoch 1 train " in proc.stderr
     ref.read_pbnn(net)  # a valid net file: checksum and dimensions
+
+
+def test_trainer_streams_every_position_once_and_reads_text(datagen: Path, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    torch = pytest.importorskip("torch")
+    import train
+    data = tmp_path / "d.bin"
+    run(datagen, data, "--openings", OPENINGS, "--games", 12, "--nodes", 200)
+    _, recs = posdata.open_records(data)
+    # Chunks and decode slices far smaller than the file: the streaming path.
+    monkeypatch.setattr(train, "CHUNK", 100)
+    monkeypatch.setattr(train, "DECODE", 37)
+    stream = train.RecordData(data, 1.0)
+    val_games = recs["game"] % 10 == 9
+    assert (stream.n_train, stream.n_val) == (int((~val_games).sum()), int(val_games.sum()))
+    assert stream.n_val > 0
+    gen = torch.Generator().manual_seed(1)
+    seen = torch.cat([t for _fw, _fb, _stm, t in stream.train_batches(64, gen)])
+    want, _ = train.targets(torch.from_numpy(recs["score"][~val_games].astype(np.float32)),
+                            torch.from_numpy(recs["result"][~val_games] / 2).float(),
+                            torch.from_numpy((recs["stm_ep"][~val_games] >> 7).astype(bool)),
+                            1.0)
+    assert len(seen) == len(want), (len(seen), len(want))
+    # (sigmoid rounds differently in SIMD lanes and tails: equal to float precision)
+    assert torch.allclose(seen.sort().values, want.sort().values, rtol=0, atol=1e-6)
+    # The old text format still trains: the same positions as text lines.
+    text = tmp_path / "d.txt"
+    text.write_text("".join(f"{posdata.record_fen(r)} | {int(r['score'])} | "
+                            f"{int(r['result']) / 2}\n" for r in recs))
+    old = train.TextData(text, 1.0)
+    assert old.n_train + old.n_val == len(recs)
