@@ -8,6 +8,7 @@ extra) and is skipped without it, as in tests/test_nnue_reference.py.
 
 from __future__ import annotations
 
+import fcntl
 import os
 import shutil
 import signal
@@ -42,9 +43,15 @@ def datagen() -> Path:
             if IN_CI:
                 pytest.fail(f"{tool} is required in CI")
             pytest.skip(f"{tool} not installed")
-    subprocess.run(["make", "-s", "VARIANT=auto", "out/auto/datagen"], cwd=ENGINE, check=True,
-                   timeout=600)
-    return ENGINE / "out" / "auto" / "datagen"
+    out = ENGINE / "out"
+    out.mkdir(exist_ok=True)
+    # The lock tests/test_c_builds.py takes: one make at a time in engine_c/out, so
+    # parallel test workers never run a half-written program.
+    with (out / ".build.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(["make", "-s", "VARIANT=auto", "out/auto/datagen"], cwd=ENGINE,
+                       check=True, timeout=600)
+    return out / "auto" / "datagen"
 
 
 def run(exe: Path, *args: str | Path, ok: bool = True) -> subprocess.CompletedProcess[str]:
