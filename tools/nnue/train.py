@@ -1,9 +1,14 @@
-"""Train pibot's NNUE (768 -> 256x2 -> 1, SCReLU) on CPU with PyTorch and export a .pbnn.
+"""Train pibot's NNUE (768 -> 256x2 -> 1, SCReLU) with PyTorch and export a .pbnn.
 
-Data: lines `<FEN> | <score> | <result>` from tools/nnue/datagen.py (score in cp and
-result 1.0/0.5/0.0, both from White's view). The first run parses the text once
-into a compact numpy cache next to it (`<data>.npz`: int16 piece features, side to
-move, score, result) that later runs load in a second.
+Data, either format (told apart by the first bytes):
+* binary records from engine_c/tools/datagen.c (tools/nnue/posdata.py): read
+  streaming from a memmap, a chunk of 1M positions (32 MB) at a time, so the file
+  may be far larger than RAM; chunks are visited in random order and shuffled
+  within; validation = the games whose number is 9 mod 10 (mod 256: ~10%);
+* the old text lines `<FEN> | <score> | <result>` of tools/nnue/datagen.py, parsed
+  once into a numpy cache next to it (`<data>.npz`) and held in RAM; validation =
+  every 10th game (games are told apart by the fullmove number starting again).
+Both give score in cp and result 1.0/0.5/0.0 from White's view.
 
 Model (float; the quantisation of tools/nnue/reference.py and the net contract):
     acc_p = ft_b + sum ft_w[idx(p, piece)]     (shared weights, both perspectives)
@@ -12,11 +17,11 @@ Model (float; the quantisation of tools/nnue/reference.py and the net contract):
 Loss: mean (sigmoid(out * SCALE / K) - (lambda * sigmoid(score / K) + (1 - lambda) * result))^2
 with score and result from the side to move's view, K = 400. After every optimiser
 step the weights are clipped to [-1.98, 1.98] (int16 accumulators cannot overflow,
-|out weight| * 64 <= 127). Validation: every 10th game (games are told apart by
-the fullmove number starting again); the epoch with the best validation loss is
-exported.
+|out weight| * 64 <= 127). The loss of every epoch (train and validation) is
+logged; the epoch with the best validation loss is exported. `--device auto`
+(default) trains on a CUDA GPU when torch sees one, else on the CPU.
 
-    nice -n 19 .venv/bin/python tools/nnue/train.py /tmp/nnue/train.txt \\
+    nice -n 19 .venv/bin/python tools/nnue/train.py /tmp/nnue/data.bin \\
         --out engine_c/nets/candidate.pbnn --epochs 60 --seed 1
 """
 
@@ -27,6 +32,7 @@ import logging
 import math
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +41,7 @@ from torch import nn
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import posdata  # noqa: E402
 from reference import (  # noqa: E402
     HIDDEN,
     INPUTS,
@@ -55,6 +62,8 @@ CLIP = 1.98
 MAX_PIECES = 32
 PAD = INPUTS  # EmbeddingBag padding row: empty piece slots add nothing
 VAL_EVERY = 10
+CHUNK = 1 << 20   # binary records read at a time (32 MB)
+DECODE = 1 << 16  # records decoded to features at a time
 
 
 # ---------------------------------------------------------------- data
@@ -107,32 +116,120 @@ def black_view(fw: torch.Tensor) -> torch.Tensor:
     return torch.where(pad, fw, fb)
 
 
+def targets(score: torch.Tensor, result: torch.Tensor, stm: torch.Tensor, lam: float
+            ) -> tuple[torch.Tensor, torch.Tensor]:
+    """White-view score (cp) and result (0..1) -> (training target, score) from the
+    side to move's view."""
+    score = score * torch.where(stm, -1.0, 1.0)
+    result = torch.where(stm, 1.0 - result, result)
+    return lam * torch.sigmoid(score / K) + (1.0 - lam) * result, score
+
+
+def mirror(fw: torch.Tensor, fb: torch.Tensor, gen: torch.Generator
+           ) -> tuple[torch.Tensor, torch.Tensor]:
+    """Half the positions (at random) mirrored a-h <-> h-a: the features hold no
+    castling rights, so the eval is the same."""
+    flip = (torch.rand(len(fw), 1, generator=gen) < 0.5) & (fw != PAD)
+    # 384 and 64 * t are multiples of 8: XOR 7 flips only the file.
+    return torch.where(flip, fw ^ 7, fw), torch.where(flip, fb ^ 7, fb)
+
+
+Batch = tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]  # fw, fb, stm, target
+
+
 class Batches:
-    """Tensors of one split; targets precomputed from the side to move's view."""
+    """Tensors of one split of the text data, in RAM; targets precomputed."""
 
     def __init__(self, data: dict[str, np.ndarray], rows: np.ndarray, lam: float) -> None:
         self.fw = torch.from_numpy(data["feats"][rows].astype(np.int64))
         self.fb = black_view(self.fw)
         self.stm = torch.from_numpy(data["stm"][rows].astype(np.bool_))
-        sign = torch.where(self.stm, -1.0, 1.0)
-        score = torch.from_numpy(data["score"][rows].astype(np.float32)) * sign
-        result = torch.from_numpy(data["result"][rows])
-        result = torch.where(self.stm, 1.0 - result, result)
-        self.target = lam * torch.sigmoid(score / K) + (1.0 - lam) * result
+        score = torch.from_numpy(data["score"][rows].astype(np.float32))
+        self.target, score = targets(score, torch.from_numpy(data["result"][rows]), self.stm,
+                                     lam)
         # Loss of the labelling search's own score as the prediction: a yardstick.
         self.score_loss = float(((torch.sigmoid(score / K) - self.target) ** 2).mean())
         self.n = len(rows)
 
-    def batch(self, idx: torch.Tensor, gen: torch.Generator | None = None
-              ) -> tuple[torch.Tensor, ...]:
-        """With a generator, half the positions (at random) are mirrored a-h <-> h-a:
-        the features hold no castling rights, so the eval is the same."""
-        fw, fb = self.fw[idx], self.fb[idx]
-        if gen is not None:
-            flip = (torch.rand(len(idx), 1, generator=gen) < 0.5) & (fw != PAD)
-            # 384 and 64 * t are multiples of 8: XOR 7 flips only the file.
-            fw, fb = torch.where(flip, fw ^ 7, fw), torch.where(flip, fb ^ 7, fb)
-        return fw, fb, self.stm[idx], self.target[idx]
+    def batch(self, idx: torch.Tensor) -> Batch:
+        return self.fw[idx], self.fb[idx], self.stm[idx], self.target[idx]
+
+
+class TextData:
+    """The old text format: parsed once (npz cache), held in RAM."""
+
+    def __init__(self, path: Path, lam: float) -> None:
+        data = load(path)
+        tr_rows, va_rows = split_rows(data["fullmove"])
+        self.train, self.val = Batches(data, tr_rows, lam), Batches(data, va_rows, lam)
+        self.n_train, self.n_val, self.score_loss = self.train.n, self.val.n, self.val.score_loss
+
+    def train_batches(self, batch: int, gen: torch.Generator) -> Iterator[Batch]:
+        perm = torch.randperm(self.train.n, generator=gen)
+        for i in range(0, self.train.n, batch):
+            yield self.train.batch(perm[i:i + batch])
+
+    def val_batches(self, batch: int) -> Iterator[Batch]:
+        for i in range(0, self.val.n, batch):
+            yield self.val.batch(torch.arange(i, min(i + batch, self.val.n)))
+
+
+class RecordData:
+    """Binary records (engine_c/tools/datagen.c), streamed from a memmap: at most one
+    chunk of CHUNK records and its decoded slices are in RAM at a time."""
+
+    def __init__(self, path: Path, lam: float) -> None:
+        self.header, self.recs = posdata.open_records(path)
+        self.lam = lam
+        n = len(self.recs)
+        self.chunks = [(s, min(s + CHUNK, n)) for s in range(0, n, CHUNK)]
+        self.n_val = sum(int(np.count_nonzero(self._is_val(self.recs["game"][s:e])))
+                         for s, e in self.chunks)
+        self.n_train = n - self.n_val
+        total, count = 0.0, 0
+        for _fw, _fb, _stm, target, score in self._stream(val=True, batch=DECODE):
+            total += float(((torch.sigmoid(score / K) - target) ** 2).sum())
+            count += len(target)
+        self.score_loss = total / max(count, 1)
+
+    @staticmethod
+    def _is_val(game: np.ndarray) -> np.ndarray:
+        # Whole games: the positions of one game share a result and are too alike
+        # to tell fitting from overfitting.
+        return game % VAL_EVERY == VAL_EVERY - 1
+
+    def _decode(self, recs: np.ndarray) -> tuple[torch.Tensor, ...]:
+        feats, stm_np = posdata.features(recs)
+        fw = torch.from_numpy(feats.astype(np.int64))
+        stm = torch.from_numpy(stm_np.astype(np.bool_))
+        score = torch.from_numpy(recs["score"].astype(np.float32))
+        result = torch.from_numpy(recs["result"].astype(np.float32) / 2)
+        target, score = targets(score, result, stm, self.lam)
+        return fw, black_view(fw), stm, target, score
+
+    def _stream(self, val: bool, batch: int, gen: torch.Generator | None = None
+                ) -> Iterator[tuple[torch.Tensor, ...]]:
+        order = (torch.randperm(len(self.chunks), generator=gen).tolist() if gen is not None
+                 else range(len(self.chunks)))
+        for c in order:
+            s, e = self.chunks[c]
+            recs = np.asarray(self.recs[s:e])
+            mask = self._is_val(recs["game"])
+            recs = recs[mask] if val else recs[~mask]
+            if gen is not None:
+                recs = recs[torch.randperm(len(recs), generator=gen).numpy()]
+            for d in range(0, len(recs), DECODE):
+                tensors = self._decode(recs[d:d + DECODE])
+                for i in range(0, len(tensors[0]), batch):
+                    yield tuple(t[i:i + batch] for t in tensors)
+
+    def train_batches(self, batch: int, gen: torch.Generator) -> Iterator[Batch]:
+        for fw, fb, stm, target, _score in self._stream(False, batch, gen):
+            yield fw, fb, stm, target
+
+    def val_batches(self, batch: int) -> Iterator[Batch]:
+        for fw, fb, stm, target, _score in self._stream(True, batch):
+            yield fw, fb, stm, target
 
 
 def game_ids(fullmove: np.ndarray) -> np.ndarray:
@@ -178,9 +275,9 @@ class Net(nn.Module):
         # The output bias is stored as int32 (x QA x QB): no clip needed.
 
     def float_weights(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
-        return (self.ft.weight[:INPUTS].detach().double().numpy(),
-                self.ft_bias.detach().double().numpy(),
-                self.out.weight[0].detach().double().numpy(),
+        return (self.ft.weight[:INPUTS].detach().cpu().double().numpy(),
+                self.ft_bias.detach().cpu().double().numpy(),
+                self.out.weight[0].detach().cpu().double().numpy(),
                 float(self.out.bias.detach()[0]))
 
 
@@ -207,21 +304,35 @@ def loss_fn(out: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     return ((torch.sigmoid(out * SCALE / K) - target) ** 2).mean()
 
 
+Data = TextData | RecordData
+
+
 @torch.no_grad()
-def evaluate_loss(model: Net, data: Batches, batch: int) -> float:
+def evaluate_loss(model: Net, data: Data, device: torch.device) -> float:
     total = 0.0
-    for i in range(0, data.n, batch):
-        idx = torch.arange(i, min(i + batch, data.n))
-        fw, fb, stm, target = data.batch(idx)
-        total += float(loss_fn(model(fw, fb, stm), target)) * len(idx)
-    return total / max(data.n, 1)
+    for fw, fb, stm, target in data.val_batches(16384):
+        out = model(fw.to(device), fb.to(device), stm.to(device))
+        total += float(loss_fn(out, target.to(device))) * len(target)
+    return total / max(data.n_val, 1)
+
+
+def pick_device(name: str) -> torch.device | None:
+    """cpu, cuda, or auto (cuda when torch sees a GPU); None if cuda is asked for
+    and there is none."""
+    if name == "auto":
+        name = "cuda" if torch.cuda.is_available() else "cpu"
+    if name == "cuda" and not torch.cuda.is_available():
+        return None
+    return torch.device(name)
 
 
 # ---------------------------------------------------------------- main
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("data", type=Path, help="text data from tools/nnue/datagen.py")
+    ap.add_argument("data", type=Path,
+                    help="binary records (engine_c/tools/datagen.c) or text lines "
+                         "(tools/nnue/datagen.py)")
     ap.add_argument("--out", type=Path, required=True, help=".pbnn to write (best epoch)")
     ap.add_argument("--checkpoint", type=Path, help="float weights (.pt) to save; default OUT.pt")
     ap.add_argument("--init", type=Path,
@@ -237,22 +348,34 @@ def main() -> int:
     ap.add_argument("--mirror", type=int, default=1,
                     help="1: mirror half of each batch a-h <-> h-a (augmentation); 0: off")
     ap.add_argument("--seed", type=int, default=1)
-    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--threads", type=int, default=1, help="CPU threads of torch")
+    ap.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
+                    help="auto (default): cuda when torch sees a GPU, else cpu")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     if not args.data.is_file():
-        ap.error(f"data file {args.data} not found; make it with tools/nnue/datagen.py")
+        ap.error(f"data file {args.data} not found; make it with engine_c/tools/datagen.c")
     if args.init and not args.init.is_file():  # before the data: parsing takes a while
         ap.error(f"--init: {args.init} not found (a .pt checkpoint or a .pbnn net)")
+    device = pick_device(args.device)
+    if device is None:
+        ap.error("--device cuda: torch sees no CUDA GPU (is this the CPU build of torch?); "
+                 "use --device cpu or auto")
     torch.set_num_threads(args.threads)
     torch.manual_seed(args.seed)
-    gen = torch.Generator().manual_seed(args.seed)
+    gen = torch.Generator().manual_seed(args.seed)  # on the CPU: batches are made there
 
-    data = load(args.data)
-    tr_rows, va_rows = split_rows(data["fullmove"])
-    train, val = Batches(data, tr_rows, args.lam), Batches(data, va_rows, args.lam)
-    log.info("positions: %d train, %d validation; lambda %.2f; val loss of the search "
-             "score itself %.6f", train.n, val.n, args.lam, val.score_loss)
+    try:
+        data: Data = (RecordData(args.data, args.lam) if posdata.is_records(args.data)
+                      else TextData(args.data, args.lam))
+    except posdata.DataError as exc:
+        ap.error(str(exc))
+    if data.n_train == 0 or data.n_val == 0:
+        ap.error(f"{args.data}: {data.n_train} training and {data.n_val} validation "
+                 "positions; generate more games")
+    log.info("positions: %d train, %d validation (%s); lambda %.2f; val loss of the search "
+             "score itself %.6f; device %s", data.n_train, data.n_val, type(data).__name__,
+             args.lam, data.score_loss, device)
 
     model = Net()
     if args.init and args.init.suffix == ".pbnn":
@@ -261,11 +384,12 @@ def main() -> int:
         except (OSError, NetError) as e:
             ap.error(f"--init: {e}")
     elif args.init:
-        model.load_state_dict(torch.load(args.init))
+        model.load_state_dict(torch.load(args.init, map_location="cpu"))
+    model.to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.wd)
     drops = {math.ceil(args.epochs * 0.6), math.ceil(args.epochs * 0.85)}
     ckpt = args.checkpoint or args.out.with_suffix(".pt")
-    best = evaluate_loss(model, val, 16384)
+    best = evaluate_loss(model, data, device)
     log.info("epoch 0 val %.6f", best)
     best_epoch = 0
     t0 = time.monotonic()
@@ -273,26 +397,27 @@ def main() -> int:
         if epoch in drops:
             for g in opt.param_groups:
                 g["lr"] *= args.lr_drop
-        perm = torch.randperm(train.n, generator=gen)
-        total = 0.0
-        for i in range(0, train.n, args.batch):
-            idx = perm[i:i + args.batch]
-            fw, fb, stm, target = train.batch(idx, gen if args.mirror else None)
-            loss = loss_fn(model(fw, fb, stm), target)
+        total = torch.zeros((), device=device)  # summed on the device: no sync per step
+        for fw, fb, stm, target in data.train_batches(args.batch, gen):
+            if args.mirror:
+                fw, fb = mirror(fw, fb, gen)
+            loss = loss_fn(model(fw.to(device), fb.to(device), stm.to(device)),
+                           target.to(device))
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
             model.clip()
-            total += float(loss.detach()) * len(idx)
-        vl = evaluate_loss(model, val, 16384)
+            total += loss.detach() * len(target)
+        vl = evaluate_loss(model, data, device)
         mark = ""
         if vl < best:
             best, best_epoch, mark = vl, epoch, " *"
             torch.save(model.state_dict(), ckpt)
-        log.info("epoch %d train %.6f val %.6f lr %.2g %.0f s%s", epoch, total / train.n, vl,
+        log.info("epoch %d train %.6f val %.6f lr %.2g %.0f s%s", epoch,
+                 float(total) / data.n_train, vl,
                  opt.param_groups[0]["lr"], time.monotonic() - t0, mark)
     if best_epoch:
-        model.load_state_dict(torch.load(ckpt))
+        model.load_state_dict(torch.load(ckpt, map_location=device))
     name = export(model, args.out)
     log.info("best epoch %d val %.6f -> %s (%s), float weights %s", best_epoch, best, args.out,
              name, ckpt)

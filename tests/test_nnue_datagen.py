@@ -1,0 +1,272 @@
+"""The C data generator (engine_c/tools/datagen.c), its record format as read by
+tools/nnue/posdata.py, and the trainer on that format.
+
+The generator is built with engine_c/Makefile (a few seconds); games use a few hundred
+nodes per move so each test takes seconds. The trainer test needs torch (an optional
+extra) and is skipped without it, as in tests/test_nnue_reference.py.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import shutil
+import signal
+import struct
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import chess
+import chess.polyglot
+import numpy as np
+import pytest
+from conftest import DATA, ROOT
+
+sys.path.insert(0, str(ROOT / "tools" / "nnue"))
+
+import posdata  # noqa: E402
+import reference as ref  # noqa: E402
+
+ENGINE = ROOT / "engine_c"
+IN_CI = os.environ.get("CI", "") not in ("", "0", "false")
+OPENINGS = DATA / "openings_8moves.epd"
+# A book line ending in castling: Polyglot writes O-O as king-takes-rook (e1h1).
+BOOK_LINE = ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5", "e1g1", "g8f6"]
+
+
+@pytest.fixture(scope="module")
+def datagen() -> Path:
+    for tool in ("make", "cc"):
+        if shutil.which(tool) is None:
+            if IN_CI:
+                pytest.fail(f"{tool} is required in CI")
+            pytest.skip(f"{tool} not installed")
+    out = ENGINE / "out"
+    out.mkdir(exist_ok=True)
+    # The lock tests/test_c_builds.py takes: one make at a time in engine_c/out, so
+    # parallel test workers never run a half-written program.
+    with (out / ".build.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(["make", "-s", "VARIANT=auto", "out/auto/datagen"], cwd=ENGINE,
+                       check=True, timeout=600)
+    return out / "auto" / "datagen"
+
+
+def run(exe: Path, *args: str | Path, ok: bool = True) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([str(exe), *map(str, args)], capture_output=True, text=True,
+                          timeout=120)
+    if ok:
+        assert proc.returncode == 0, proc.stderr
+    return proc
+
+
+def polyglot_move(board: chess.Board, uci: str) -> int:
+    move = board.parse_uci(uci)
+    to = move.to_square
+    if board.is_castling(move):  # king takes its own rook
+        to = chess.H1 if to == chess.G1 else chess.A1 if to == chess.C1 else to
+    return (chess.square_file(to) | chess.square_rank(to) << 3
+            | chess.square_file(move.from_square) << 6 | chess.square_rank(move.from_square) << 9)
+
+
+def write_book(path: Path, line: list[str]) -> None:
+    """One entry per position along `line`, keys from python-chess's Polyglot hash
+    (an oracle independent of the generator's own key code)."""
+    board, entries = chess.Board(), []
+    for uci in line:
+        entries.append(struct.pack(">QHHI", chess.polyglot.zobrist_hash(board),
+                                   polyglot_move(board, uci), 1, 0))
+        board.push_uci(uci)
+    path.write_bytes(b"".join(sorted(entries)))
+
+
+def games_of(recs: np.ndarray) -> list[np.ndarray]:
+    """Records split into games: consecutive games differ in the game byte."""
+    cut = np.flatnonzero(np.diff(recs["game"].astype(int))) + 1
+    return np.split(recs, cut)
+
+
+def check_positions(recs: np.ndarray) -> None:
+    """Every record a legal quiet position with labels in range, one result per game."""
+    assert len(recs)
+    for game in games_of(recs):
+        assert len(set(game["result"].tolist())) == 1
+        assert game["result"][0] in (0, 1, 2)
+        for rec in game:
+            board = chess.Board(posdata.record_fen(rec))
+            assert board.is_valid(), posdata.record_fen(rec)
+            assert not board.is_check()
+            assert abs(int(rec["score"])) < 1000
+            assert rec["halfmove"] <= 100 and rec["fullmove"] >= 1
+
+
+def test_records_round_trip_through_python_chess(datagen: Path, tmp_path: Path) -> None:
+    fens = [line.split(";")[0].strip() for line in (DATA / "standard.epd").read_text()
+            .splitlines() if line.strip() and not line.startswith("#")]
+    fens += [line for line in OPENINGS.read_text().splitlines() if not line.startswith("#")]
+    fens += ["r3k2r/8/8/8/3pP3/8/8/R3K2R b Kq e3 0 17",   # en passant, partial rights
+             "4k3/8/8/8/8/8/8/4K2R w K - 99 80"]
+    src = tmp_path / "fens.epd"
+    src.write_text("\n".join(fens) + "\n")
+    run(datagen, "--pack", src, tmp_path / "p.bin")
+    header, recs = posdata.open_records(tmp_path / "p.bin")
+    assert header.version == 1 and len(recs) == len(fens)
+    feats, stm = posdata.features(recs)
+    for i, (fen, rec) in enumerate(zip(fens, recs, strict=True)):
+        # python-chess writes an ep square only when the capture is legal: compare both
+        # after its normalisation.
+        assert chess.Board(posdata.record_fen(rec)).fen() == chess.Board(fen).fen()
+        assert (int(rec["score"]), int(rec["result"]), int(rec["game"])) == (
+            i + 1, (i + 1) % 3, (i + 1) % 256)
+        pieces, side = ref.fen_pieces(fen)
+        want = sorted(c * 384 + 64 * t + s for c, t, s in pieces)
+        assert sorted(int(f) for f in feats[i] if f != posdata.PAD) == want
+        assert stm[i] == side
+
+
+def test_book_walk_castles_and_games_are_legal(datagen: Path, tmp_path: Path) -> None:
+    book = tmp_path / "line.bin"
+    write_book(book, BOOK_LINE)
+    out = tmp_path / "d.bin"
+    res = run(datagen, out, "--book", book, "--book-plies", 8, "--random-plies", 0,
+              "--games", 2, "--nodes", 300)
+    assert "games 2 " in res.stderr
+    _, recs = posdata.open_records(out)
+    check_positions(recs)
+    first, second = games_of(recs)
+    # No randomness after a forced book line: both games are the same game.
+    assert np.array_equal(first[["occ", "pieces", "score", "result"]],
+                          second[["occ", "pieces", "score", "result"]])
+    # The game starts after the whole line, castling included (white king on g1).
+    start = chess.Board(posdata.record_fen(first[0]))
+    assert start.fullmove_number == 5 and start.king(chess.WHITE) == chess.G1
+
+
+def test_output_is_valid_and_the_same_for_any_thread_count(datagen: Path,
+                                                          tmp_path: Path) -> None:
+    book = tmp_path / "line.bin"
+    write_book(book, BOOK_LINE)
+    common = ["--book", book, "--book-plies", 4, "--openings", OPENINGS, "--random-plies", 3,
+              "--games", 6, "--nodes", 200, "--seed", 7]
+    run(datagen, tmp_path / "t1.bin", *common, "--threads", 1)
+    run(datagen, tmp_path / "t2.bin", *common, "--threads", 2)
+    assert (tmp_path / "t1.bin").read_bytes() == (tmp_path / "t2.bin").read_bytes()
+    header, recs = posdata.open_records(tmp_path / "t1.bin")
+    assert (header.seed, header.nodes, header.eval) == (7, 200, "nnue")
+    check_positions(recs)
+    assert sorted(set(recs["game"].tolist())) == list(range(6))
+    run(datagen, tmp_path / "s.bin", *common[:-1], 8)
+    assert (tmp_path / "s.bin").read_bytes()[32:] != (tmp_path / "t1.bin").read_bytes()[32:]
+
+
+def test_bad_arguments_are_one_line(datagen: Path, tmp_path: Path) -> None:
+    bad_fen = tmp_path / "bad.epd"
+    bad_fen.write_text("rnbqkbnr/pppppppp/8/8 w KQkq - 0 1\n")
+    exists = tmp_path / "exists.bin"
+    exists.write_bytes(b"x")
+    cases = [
+        (["--nodes", "x"], "--nodes x: expected an integer"),
+        (["--book", tmp_path / "missing.bin"], "missing.bin: No such file"),
+        (["--book", bad_fen], "not a positive multiple of 16"),
+        (["--openings", bad_fen], "line 1: not a FEN"),
+        (["--eval", "big"], "expected nnue or hce"),
+        (["--random-plies", "0"], "every game would be the same"),
+        (["--frobnicate", "1"], "unknown option --frobnicate"),
+    ]
+    for args, msg in cases:
+        res = run(datagen, tmp_path / "o.bin", *args, ok=False)
+        assert res.returncode == 2 and msg in res.stderr, (args, res.stderr)
+        assert res.stderr.startswith("datagen: ") and res.stderr.count("\n") == 1
+    res = run(datagen, ok=False)
+    assert res.returncode == 2 and res.stderr == (
+        "datagen: the first argument is the output file (datagen --help)\n")
+    res = run(datagen, exists, "--games", "1", ok=False)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1 and "--append" in res.stderr
+    res = run(datagen, exists, "--games", "1", "--append", ok=False)
+    assert res.returncode == 2 and "not a version 1 datagen file" in res.stderr
+    assert not (tmp_path / "o.bin").exists()
+
+
+def test_append_drops_a_torn_record(datagen: Path, tmp_path: Path) -> None:
+    out = tmp_path / "a.bin"
+    run(datagen, out, "--openings", OPENINGS, "--games", 2, "--nodes", 200)
+    with out.open("ab") as fh:
+        fh.write(b"torn!")  # a run killed mid-record
+    _, recs = posdata.open_records(out)  # the reader skips it too
+    first = len(recs)
+    run(datagen, out, "--openings", OPENINGS, "--first", 2, "--games", 2, "--nodes", 200,
+        "--append")
+    assert (out.stat().st_size - 32) % 32 == 0
+    _, recs = posdata.open_records(out)
+    assert len(recs) > first
+    check_positions(recs)
+    assert sorted(set(recs["game"].tolist())) == [0, 1, 2, 3]
+
+
+def test_sigint_stops_with_whole_records(datagen: Path, tmp_path: Path) -> None:
+    out = tmp_path / "i.bin"
+    proc = subprocess.Popen([str(datagen), str(out), "--openings", str(OPENINGS),
+                             "--nodes", "300", "--threads", "2"],
+                            stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline and (not out.exists() or out.stat().st_size < 1000):
+            time.sleep(0.05)
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == 0, err
+    assert "stopping after the games finished" in err and "done: games" in err
+    assert (out.stat().st_size - 32) % 32 == 0
+    _, recs = posdata.open_records(out)
+    check_positions(recs)
+
+
+def test_trainer_trains_on_records(datagen: Path, tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    data = tmp_path / "d.bin"
+    run(datagen, data, "--openings", OPENINGS, "--games", 20, "--nodes", 200, "--threads", 2)
+    net = tmp_path / "n.pbnn"
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "nnue" / "train.py"), str(data),
+                           "--out", str(net), "--epochs", "1", "--batch", "256",
+                           "--device", "cpu"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "(RecordData)" in proc.stderr and "device cpu" in proc.stderr
+    assert "epoch 1 train " in proc.stderr
+    ref.read_pbnn(net)  # a valid net file: checksum and dimensions
+
+
+def test_trainer_streams_every_position_once_and_reads_text(datagen: Path, tmp_path: Path,
+                                                            monkeypatch: pytest.MonkeyPatch
+                                                            ) -> None:
+    torch = pytest.importorskip("torch")
+    import train
+    data = tmp_path / "d.bin"
+    run(datagen, data, "--openings", OPENINGS, "--games", 12, "--nodes", 200)
+    _, recs = posdata.open_records(data)
+    # Chunks and decode slices far smaller than the file: the streaming path.
+    monkeypatch.setattr(train, "CHUNK", 100)
+    monkeypatch.setattr(train, "DECODE", 37)
+    stream = train.RecordData(data, 1.0)
+    val_games = recs["game"] % 10 == 9
+    assert (stream.n_train, stream.n_val) == (int((~val_games).sum()), int(val_games.sum()))
+    assert stream.n_val > 0
+    gen = torch.Generator().manual_seed(1)
+    seen = torch.cat([t for _fw, _fb, _stm, t in stream.train_batches(64, gen)])
+    want, _ = train.targets(torch.from_numpy(recs["score"][~val_games].astype(np.float32)),
+                            torch.from_numpy(recs["result"][~val_games] / 2).float(),
+                            torch.from_numpy((recs["stm_ep"][~val_games] >> 7).astype(bool)),
+                            1.0)
+    assert len(seen) == len(want), (len(seen), len(want))
+    # (sigmoid rounds differently in SIMD lanes and tails: equal to float precision)
+    assert torch.allclose(seen.sort().values, want.sort().values, rtol=0, atol=1e-6)
+    # The old text format still trains: the same positions as text lines.
+    text = tmp_path / "d.txt"
+    text.write_text("".join(f"{posdata.record_fen(r)} | {int(r['score'])} | "
+                            f"{int(r['result']) / 2}\n" for r in recs))
+    old = train.TextData(text, 1.0)
+    assert old.n_train + old.n_val == len(recs)
