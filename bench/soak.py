@@ -223,6 +223,16 @@ def commit_id() -> str:
     return out.stdout.strip() or "unknown"
 
 
+def parse_rtt(text: str) -> tuple[float, float]:
+    try:
+        lo, hi = (float(x) for x in text.split("-"))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r}: give LO-HI in ms, e.g. 20-60") from None
+    if not 0 <= lo <= hi:
+        raise argparse.ArgumentTypeError(f"{text!r}: need 0 <= LO <= HI")
+    return lo, hi
+
+
 def percentile(values: list[float], q: float) -> float:
     if not values:
         return float("nan")
@@ -233,7 +243,7 @@ def percentile(values: list[float], q: float) -> float:
 def emulator_config(args: argparse.Namespace) -> EmulatorConfig:
     if args.profile == "realistic":
         # lila's keep-alive gaps (EmulatorConfig defaults), real round trips.
-        return EmulatorConfig(seed=args.seed, rtt_ms=(80.0, 250.0),
+        return EmulatorConfig(seed=args.seed, rtt_ms=args.rtt_ms,
                               spectator_chat=SPECTATOR_LINES, spectator_chat_interval_s=8.0)
     return EmulatorConfig(seed=args.seed, event_keepalive_s=3.0, game_keepalive_s=3.0)
 
@@ -338,6 +348,7 @@ async def soak(args: argparse.Namespace) -> int:
                                    in_flight_s=min(5.0, net.rate_limit_pause_s / 2))
     report = {
         "profile": args.profile,
+        "rtt_ms": list(args.rtt_ms) if args.profile == "realistic" else None,
         "games": len(snaps), "time_controls": args.tc, "concurrency": args.concurrency,
         "fault_rate": args.fault_rate, "faults_fired": fired, "minutes": round(elapsed / 60, 1),
         "results": dict(results), "challenges_declined": dict(declined),
@@ -394,6 +405,9 @@ def main() -> int:
     p.add_argument("--syzygy", action="append", default=[],
                    help="a Syzygy table directory for the bot (repeatable)")
     p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--rtt-ms", type=parse_rtt, default=(80.0, 250.0), metavar="LO-HI",
+                   help="realistic: round-trip range in ms (default 80-250; a home line: "
+                        "20-60)")
     p.add_argument("--log-level", default="warning")
     p.add_argument("--report", default=None,
                    help="also write the report with raw samples to this JSON file "
