@@ -369,14 +369,14 @@ def read(paths: list[Path], now: float | None = None) -> Reading:
     limit = STALE_PERIODS * float(data["period_s"]) + STALE_SLACK_S
     if not _pid_alive(int(data["pid"])):
         return Reading(data, f"pibot is not running: process {data['pid']} recorded in {path} "
-                             f"is gone (last update {_ago(age)} ago)", path)
+                             f"is gone (last update {ago(age)} ago)", path)
     if age > limit:
-        return Reading(data, f"pibot is not responding: {path} was last updated {_ago(age)} ago "
+        return Reading(data, f"pibot is not responding: {path} was last updated {ago(age)} ago "
                              f"(expected every {float(data['period_s']):g} s)", path)
     return Reading(data, None, path)
 
 
-def _ago(seconds: float) -> str:
+def ago(seconds: float) -> str:
     s = int(max(0.0, seconds))
     if s < 120:
         return f"{s} s"
@@ -444,7 +444,7 @@ def render(s: ServiceStatus, now: float | None = None) -> list[str]:
     e, t = s["engine"], s["today"]
     lines = [
         f"pibot {s['state']} as {s['account'] or '?'} on {s['url']} "
-        f"(pid {s['pid']}, up {_ago(now - s['started_at'])})",
+        f"(pid {s['pid']}, up {ago(now - s['started_at'])})",
         f"games: {len(s['games'])} of {s['concurrency']}, {s['free_slots']} slot(s) free",
     ]
     for g in s["games"]:
@@ -470,5 +470,5 @@ def render(s: ServiceStatus, now: float | None = None) -> list[str]:
         lines.append(f"PGN: {s['unsaved_pgns']} finished game(s) not saved yet "
                      f"({s.get('pgn_problem') or 'unknown reason'}); kept in memory and "
                      f"retried (logged in full if pibot stops first)")
-    lines.append(f"updated {_ago(now - s['updated_at'])} ago")
+    lines.append(f"updated {ago(now - s['updated_at'])} ago")
     return lines

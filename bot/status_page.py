@@ -31,6 +31,7 @@ import chess
 import chess.svg
 
 from bot.errors import UserError
+from bot.status_file import ago
 from bot.status_history import History
 
 log = logging.getLogger(__name__)
@@ -71,15 +72,6 @@ def eval_text(cp: int | None, mate: int | None) -> str:
     if mate is not None:
         return f"#{mate}"
     return f"{cp / 100:+.2f}" if cp is not None else "-"
-
-
-def ago(seconds: float) -> str:
-    s = int(max(0.0, seconds))
-    if s < 120:
-        return f"{s} s"
-    if s < 7200:
-        return f"{s // 60} min"
-    return f"{s // 3600} h {s % 3600 // 60} min"
 
 
 def win_share(cp: float) -> float:
