@@ -42,7 +42,7 @@ void tm_init(TimeMan *tm, const TimeInput *in, int side, int64_t overhead_ms) {
     int64_t reserve = overhead_ms * (mtg < 5 ? mtg : 5);
     int64_t usable = max64(1, time - reserve);
     int64_t soft = usable / mtg + inc * 3 / 4;
-    int64_t hard = min64(usable / 3 + inc, soft * 5);
+    int64_t hard = usable / TM_HARD_CLOCK_DIV + inc;
     /* Never plan to use more than what is really there. */
     int64_t cap = max64(1, time - overhead_ms);
     if (in->movestogo == 1) cap = max64(1, time - 2 * overhead_ms);
@@ -79,6 +79,7 @@ void tm_init(TimeMan *tm, const TimeInput *in, int side, int64_t overhead_ms) {
         hard = min64(hard, cap * 8 / 10);
     }
     tm->soft_ms = max64(1, soft);
+    hard = min64(hard, tm->soft_ms * TM_HARD_SOFT_MAX);
     tm->hard_ms = max64(1, max64(hard, tm->soft_ms));
 }
 

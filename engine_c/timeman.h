@@ -17,6 +17,13 @@
  * 10+0.1 clock after move 60 (Ethereal 12: 0.5 s); with 15, 1.1 s
  * (bench/clock_use.py, docs/strength.md). */
 enum { TM_INC_MOVES_TO_GO = 15 };
+/* The hard limit (abort the iteration) is at most TM_HARD_SOFT_MAX x the soft
+ * budget and, with an increment, 1/TM_HARD_CLOCK_DIV of the usable clock plus
+ * the increment. It was min(clock/3 + inc, 5 x soft): 3.35 s of a 10+0.1
+ * clock on one move, 4.6 x soft. An iteration may only start before 0.55 x
+ * 2.24 x soft (tm_should_stop_iter's largest scale) and takes ~2x the one
+ * before: 3 x soft lets it finish. */
+enum { TM_HARD_SOFT_MAX = 3, TM_HARD_CLOCK_DIV = 4 };
 /* Without an increment, plan (clock - overhead) / these per move ... */
 enum { TM_NOINC_SOFT_DIV = 40, TM_NOINC_HARD_DIV = 20 };
 /* ... but in sudden death without an increment every move still to come
