@@ -66,14 +66,14 @@ static inline int captured_type(const Board *b, Move m) {
 
 /* Main thread only: after a ponderhit our clock runs from the moment the
  * ponderhit arrived (stamped by pb_engine_ponderhit), not from when this
- * thread noticed it. Returns true while still pondering. */
+ * thread noticed it, and the time pondered counts against the budgets
+ * (tm_ponderhit). Returns true while still pondering. */
 static bool sync_ponder(SearchShared *sh) {
     if (atomic_load(&sh->pondering)) return true;
     if (sh->was_pondering) {
         sh->was_pondering = false;
         int64_t at = atomic_load(&sh->ponderhit_us);
-        if (at > 0) sh->tm.start_us = at;
-        else tm_restart(&sh->tm);
+        tm_ponderhit(&sh->tm, at > 0 ? at : tm_now_us());
     }
     return false;
 }
@@ -666,7 +666,7 @@ int search_run(SearchShared *sh) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
-    sync_ponder(sh);  /* a ponderhit after the last iteration still restarts the clock */
+    sync_ponder(sh);  /* a ponderhit after the last iteration still starts our clock */
     atomic_store(&sh->stop, true);
     for (int i = 1; i < started; i++) pthread_join(sh->threads[i].handle, NULL);
     return rc;

@@ -50,7 +50,8 @@ typedef struct {
 } TimeInput;
 
 typedef struct {
-    int64_t start_us;
+    int64_t start_us;           /* when our clock started (go, or the ponderhit) */
+    int64_t credit_ms;          /* thought on this move before start_us (pondering) */
     int64_t soft_ms, hard_ms;   /* 0 = unlimited */
     bool limited;
     bool fixed;       /* movetime: use the whole budget, no early stop */
@@ -59,9 +60,16 @@ typedef struct {
 int64_t tm_now_us(void);  /* monotonic clock */
 /* side = side to move, overhead = network/GUI latency margin in ms. */
 void tm_init(TimeMan *tm, const TimeInput *in, int side, int64_t overhead_ms);
-/* Restart the clock (ponderhit: our time starts now). */
-void tm_restart(TimeMan *tm);
+/* Ponderhit at `at_us`: our clock starts there, and the time pondered so far
+ * counts against the budgets (the search already holds that thinking), as in
+ * Stockfish, whose budgets run from `go ponder`. A movetime is wall time of
+ * our clock: no credit. */
+void tm_ponderhit(TimeMan *tm, int64_t at_us);
+/* Time on our clock: since the start, or since the ponderhit. */
 int64_t tm_elapsed_ms(const TimeMan *tm);
+/* Time thought on this move: tm_elapsed_ms plus the credited pondering; what
+ * the budgets are compared with. */
+int64_t tm_thought_ms(const TimeMan *tm);
 /* Should iterative deepening stop after a completed iteration?
  * stable = iterations in a row with the same best move; score_drop = cp lost
  * versus the previous iteration (positive = worse). */
