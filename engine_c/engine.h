@@ -3,8 +3,8 @@
  * Data: one PbEngine per game. It owns the root Board (with the game's
  * history for repetition detection), the TT (shared by its own search
  * threads only), an array of SearchThread contexts (heuristics survive
- * between moves of a game, cleared by pb_engine_clear), the SearchShared
- * block whose atomics stop/ponderhit poke from other threads, and the last
+ * between moves of a game, cleared by pb_engine_clear and by a change of
+ * eval or net), the SearchShared block whose atomics stop/ponderhit poke from other threads, and the last
  * progress report (PbInfo) guarded by a mutex with a sequence number, and
  * the evaluation choice: `net` is the NNUE net (the read-only embedded one,
  * or `own_net` loaded from a file and owned here), `use_nnue` the switch.

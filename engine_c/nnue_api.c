@@ -30,6 +30,16 @@ int pb_nnue_check_file(const char *path, char *name, size_t namelen, char *err, 
     return PB_OK;
 }
 
+/* What the engine learnt from searches with the previous eval goes: the TT's
+ * scores and the threads' heuristics, above all the correction history,
+ * which holds that eval's errors. A table never searched holds nothing (and
+ * faulting in gigabytes here would only repeat the next clear). Under
+ * ctl_lock with no search running. */
+static void forget_eval(PbEngine *e) {
+    if (e->tt.used) tt_clear(&e->tt, e->nthreads, NULL);
+    for (int i = 0; i < e->nthreads; i++) search_clear_thread(&e->threads[i]);
+}
+
 int pb_engine_set_eval(PbEngine *e, int eval) {
     if (eval != PB_EVAL_HCE && eval != PB_EVAL_NNUE) return PB_ERR_ARG;
     int rc = engine_lock_idle(e);
@@ -37,9 +47,7 @@ int pb_engine_set_eval(PbEngine *e, int eval) {
     bool nnue = eval == PB_EVAL_NNUE;
     if (nnue != e->use_nnue) {
         e->use_nnue = nnue;
-        /* Scores of the other eval must go; a table never searched holds none
-         * (and faulting in gigabytes here would only repeat the next clear). */
-        if (e->tt.used) tt_clear(&e->tt, e->nthreads, NULL);
+        forget_eval(e);
     }
     pthread_mutex_unlock(&e->ctl_lock);
     return PB_OK;
@@ -67,7 +75,7 @@ int pb_engine_load_net(PbEngine *e, const char *path, char *err, size_t errlen) 
     nnue_free(e->own_net);
     e->own_net = net;
     e->net = net ? net : nnue_default(NULL);
-    if (e->use_nnue && e->tt.used) tt_clear(&e->tt, e->nthreads, NULL);
+    if (e->use_nnue) forget_eval(e);
     pthread_mutex_unlock(&e->ctl_lock);
     return PB_OK;
 }

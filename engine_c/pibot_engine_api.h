@@ -21,7 +21,8 @@
  *   pb_engine_free has been called, and it must not be called from the
  *   searching thread itself.
  * - A ponderhit starts the clock at the moment of the call; the result's
- *   time_ms then counts from the ponderhit.
+ *   time_ms then counts from the ponderhit. The time pondered counts against
+ *   the soft and hard budgets (not a movetime): a long ponder answers soon.
  * - A clock (wtime/btime/winc/binc) given only for the other side means our
  *   clock is empty (0), not unlimited; with no clock at all (and no
  *   movetime) the search is limited by depth/nodes only.

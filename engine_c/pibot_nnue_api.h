@@ -13,8 +13,10 @@ const char *pb_nnue_default_name(void);
 /* Validate a .pbnn file without loading it into an engine; writes its name. */
 int pb_nnue_check_file(const char *path, char *name, size_t namelen, char *err, size_t errlen);
 
-/* PB_EVAL_HCE or PB_EVAL_NNUE for the next searches (and pb_engine_eval);
- * clears the hash table, whose stored evals came from the other one. */
+/* PB_EVAL_HCE or PB_EVAL_NNUE for the next searches (and pb_engine_eval).
+ * A change clears the hash table, whose stored evals came from the other
+ * one, and the search heuristics (correction history included), as a new
+ * game does; so does loading a net while NNUE is the eval. */
 int pb_engine_set_eval(PbEngine *e, int eval);
 int pb_engine_get_eval(PbEngine *e);
 /* Use the net in this file (NULL or "" = the embedded one). On failure the

@@ -66,14 +66,14 @@ static inline int captured_type(const Board *b, Move m) {
 
 /* Main thread only: after a ponderhit our clock runs from the moment the
  * ponderhit arrived (stamped by pb_engine_ponderhit), not from when this
- * thread noticed it. Returns true while still pondering. */
+ * thread noticed it, and the time pondered counts against the budgets
+ * (tm_ponderhit). Returns true while still pondering. */
 static bool sync_ponder(SearchShared *sh) {
     if (atomic_load(&sh->pondering)) return true;
     if (sh->was_pondering) {
         sh->was_pondering = false;
         int64_t at = atomic_load(&sh->ponderhit_us);
-        if (at > 0) sh->tm.start_us = at;
-        else tm_restart(&sh->tm);
+        tm_ponderhit(&sh->tm, at > 0 ? at : tm_now_us());
     }
     return false;
 }
@@ -253,8 +253,12 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
 
     TTHit hit;
     bool found = tt_probe(t->sh->tt, b->key, ply, &hit);
-    if (found && (hit.bound == BOUND_EXACT || (hit.bound == BOUND_LOWER && hit.score >= beta) ||
-                  (hit.bound == BOUND_UPPER && hit.score <= alpha)))
+    /* As in negamax: the key ignores the fifty-move counter, so near a
+     * fifty-move draw a stored score may be a win that can no longer be had. */
+    bool tt_score_ok = found && b->rule50 < TT_CUT_MAX_RULE50;
+    if (tt_score_ok &&
+        (hit.bound == BOUND_EXACT || (hit.bound == BOUND_LOWER && hit.score >= beta) ||
+         (hit.bound == BOUND_UPPER && hit.score <= alpha)))
         return hit.score;
 
     int best = -SCORE_INF, stand = SCORE_NONE, raw_eval = SCORE_NONE;
@@ -262,8 +266,8 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
         raw_eval = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply);
         stand = corrected_eval(t, raw_eval);
         best = stand;
-        if (found && ((hit.bound == BOUND_LOWER && hit.score > stand) ||
-                      (hit.bound == BOUND_UPPER && hit.score < stand)))
+        if (tt_score_ok && ((hit.bound == BOUND_LOWER && hit.score > stand) ||
+                            (hit.bound == BOUND_UPPER && hit.score < stand)))
             best = hit.score;  /* the TT score is a better guess than the eval */
         if (best >= beta) return best;
         if (best > alpha) alpha = best;
@@ -340,10 +344,11 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     TTHit hit;
     bool found = tt_probe(t->sh->tt, b->key, ply, &hit);
     Move tt_move = found ? hit.move : MOVE_NONE;
-    if (found && !pv_node && !excluded && hit.depth >= depth &&
+    /* The key ignores the fifty-move counter: near the draw, no TT score. */
+    bool tt_score_ok = found && b->rule50 < TT_CUT_MAX_RULE50;
+    if (tt_score_ok && !pv_node && !excluded && hit.depth >= depth &&
         (hit.bound == BOUND_EXACT || (hit.bound == BOUND_LOWER && hit.score >= beta) ||
-         (hit.bound == BOUND_UPPER && hit.score <= alpha)) &&
-        b->rule50 < TT_CUT_MAX_RULE50)
+         (hit.bound == BOUND_UPPER && hit.score <= alpha)))
         return hit.score;
 
     /* The TT keeps the raw eval; the correction is applied afresh. */
@@ -366,8 +371,8 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
                      eval > t->stack[ply - 2].eval;
     /* The TT score refines the static eval when its bound points the right way. */
     int adj_eval = eval;
-    if (!in_check && found && ((hit.bound == BOUND_LOWER && hit.score > eval) ||
-                               (hit.bound == BOUND_UPPER && hit.score < eval)))
+    if (!in_check && tt_score_ok && ((hit.bound == BOUND_LOWER && hit.score > eval) ||
+                                     (hit.bound == BOUND_UPPER && hit.score < eval)))
         adj_eval = hit.score;
 
     if (!pv_node && !in_check && !excluded) {
@@ -661,7 +666,7 @@ int search_run(SearchShared *sh) {
         struct timespec ts = {0, 1000000};
         nanosleep(&ts, NULL);
     }
-    sync_ponder(sh);  /* a ponderhit after the last iteration still restarts the clock */
+    sync_ponder(sh);  /* a ponderhit after the last iteration still starts our clock */
     atomic_store(&sh->stop, true);
     for (int i = 1; i < started; i++) pthread_join(sh->threads[i].handle, NULL);
     return rc;

@@ -43,7 +43,8 @@ enum { QS_BAD_CAPTURE_SLACK = 1000000 }; /* picker scores below SC_GOOD_CAP - sl
 enum {
     NMP_MIN_DEPTH = 3,        /* null move from this depth */
     NMP_EVAL_MAX_R = 3,       /* at most this many plies of reduction for eval over beta */
-    TT_CUT_MAX_RULE50 = 90    /* no TT cutoffs this close to a fifty-move draw */
+    TT_CUT_MAX_RULE50 = 90    /* no TT scores (cutoffs, refined evals) this close to a
+                                 fifty-move draw: the key ignores the counter */
 };
 
 /* ---- move pruning (once a non-losing line exists) */

@@ -13,6 +13,7 @@ static int64_t min64(int64_t a, int64_t b) { return a < b ? a : b; }
 
 void tm_init(TimeMan *tm, const TimeInput *in, int side, int64_t overhead_ms) {
     tm->start_us = tm_now_us();
+    tm->credit_ms = 0;
     tm->soft_ms = tm->hard_ms = 0;
     tm->limited = false;
     tm->fixed = false;
@@ -42,7 +43,7 @@ void tm_init(TimeMan *tm, const TimeInput *in, int side, int64_t overhead_ms) {
     int64_t reserve = overhead_ms * (mtg < 5 ? mtg : 5);
     int64_t usable = max64(1, time - reserve);
     int64_t soft = usable / mtg + inc * 3 / 4;
-    int64_t hard = min64(usable / 3 + inc, soft * 5);
+    int64_t hard = usable / TM_HARD_CLOCK_DIV + inc;
     /* Never plan to use more than what is really there. */
     int64_t cap = max64(1, time - overhead_ms);
     if (in->movestogo == 1) cap = max64(1, time - 2 * overhead_ms);
@@ -79,12 +80,18 @@ void tm_init(TimeMan *tm, const TimeInput *in, int side, int64_t overhead_ms) {
         hard = min64(hard, cap * 8 / 10);
     }
     tm->soft_ms = max64(1, soft);
+    hard = min64(hard, tm->soft_ms * TM_HARD_SOFT_MAX);
     tm->hard_ms = max64(1, max64(hard, tm->soft_ms));
 }
 
-void tm_restart(TimeMan *tm) { tm->start_us = tm_now_us(); }
+void tm_ponderhit(TimeMan *tm, int64_t at_us) {
+    if (!tm->fixed && at_us > tm->start_us) tm->credit_ms += (at_us - tm->start_us) / 1000;
+    tm->start_us = at_us;
+}
 
 int64_t tm_elapsed_ms(const TimeMan *tm) { return (tm_now_us() - tm->start_us) / 1000; }
+
+int64_t tm_thought_ms(const TimeMan *tm) { return tm_elapsed_ms(tm) + tm->credit_ms; }
 
 bool tm_should_stop_iter(const TimeMan *tm, int stable, int score_drop) {
     if (!tm->limited || tm->fixed) return false;
@@ -101,9 +108,9 @@ bool tm_should_stop_iter(const TimeMan *tm, int stable, int score_drop) {
     if (budget > (double)tm->hard_ms) budget = (double)tm->hard_ms;
     /* Starting an iteration we cannot finish wastes the time: the next one
      * typically takes ~2x the previous, so stop once half the budget is gone. */
-    return (double)tm_elapsed_ms(tm) >= budget * 0.55;
+    return (double)tm_thought_ms(tm) >= budget * 0.55;
 }
 
 bool tm_hard_expired(const TimeMan *tm) {
-    return tm->limited && tm_elapsed_ms(tm) >= tm->hard_ms;
+    return tm->limited && tm_thought_ms(tm) >= tm->hard_ms;
 }

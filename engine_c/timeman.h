@@ -1,10 +1,12 @@
 /* timeman.h — time allocation for one search.
  *
- * Data: TimeMan holds the monotonic start time and two budgets in ms:
- * `soft` (do not start another iteration past it, scaled by best-move
- * stability) and `hard` (abort the running iteration: never exceeded, and
- * always below the remaining clock minus the move overhead). A budget of
- * 0 means "no time limit" (depth/nodes/infinite searches).
+ * Data: TimeMan holds the monotonic start time of our clock, the time
+ * credited from pondering, and two budgets in ms, both compared with the
+ * time thought on the move (our clock plus the credit): `soft` (do not start
+ * another iteration past it, scaled by best-move stability) and `hard` (abort
+ * the running iteration: never exceeded, and always below the remaining
+ * clock minus the move overhead). A budget of 0 means "no time limit"
+ * (depth/nodes/infinite searches).
  */
 #ifndef PB_TIMEMAN_H
 #define PB_TIMEMAN_H
@@ -17,6 +19,13 @@
  * 10+0.1 clock after move 60 (Ethereal 12: 0.5 s); with 15, 1.1 s
  * (bench/clock_use.py, docs/strength.md). */
 enum { TM_INC_MOVES_TO_GO = 15 };
+/* The hard limit (abort the iteration) is at most TM_HARD_SOFT_MAX x the soft
+ * budget and, with an increment, 1/TM_HARD_CLOCK_DIV of the usable clock plus
+ * the increment. It was min(clock/3 + inc, 5 x soft): 3.35 s of a 10+0.1
+ * clock on one move, 4.6 x soft. An iteration may only start before 0.55 x
+ * 2.24 x soft (tm_should_stop_iter's largest scale) and takes ~2x the one
+ * before: 3 x soft lets it finish. */
+enum { TM_HARD_SOFT_MAX = 3, TM_HARD_CLOCK_DIV = 4 };
 /* Without an increment, plan (clock - overhead) / these per move ... */
 enum { TM_NOINC_SOFT_DIV = 40, TM_NOINC_HARD_DIV = 20 };
 /* ... but in sudden death without an increment every move still to come
@@ -43,7 +52,8 @@ typedef struct {
 } TimeInput;
 
 typedef struct {
-    int64_t start_us;
+    int64_t start_us;           /* when our clock started (go, or the ponderhit) */
+    int64_t credit_ms;          /* thought on this move before start_us (pondering) */
     int64_t soft_ms, hard_ms;   /* 0 = unlimited */
     bool limited;
     bool fixed;       /* movetime: use the whole budget, no early stop */
@@ -52,9 +62,16 @@ typedef struct {
 int64_t tm_now_us(void);  /* monotonic clock */
 /* side = side to move, overhead = network/GUI latency margin in ms. */
 void tm_init(TimeMan *tm, const TimeInput *in, int side, int64_t overhead_ms);
-/* Restart the clock (ponderhit: our time starts now). */
-void tm_restart(TimeMan *tm);
+/* Ponderhit at `at_us`: our clock starts there, and the time pondered so far
+ * counts against the budgets (the search already holds that thinking), as in
+ * Stockfish, whose budgets run from `go ponder`. A movetime is wall time of
+ * our clock: no credit. */
+void tm_ponderhit(TimeMan *tm, int64_t at_us);
+/* Time on our clock: since the start, or since the ponderhit. */
 int64_t tm_elapsed_ms(const TimeMan *tm);
+/* Time thought on this move: tm_elapsed_ms plus the credited pondering; what
+ * the budgets are compared with. */
+int64_t tm_thought_ms(const TimeMan *tm);
 /* Should iterative deepening stop after a completed iteration?
  * stable = iterations in a row with the same best move; score_drop = cp lost
  * versus the previous iteration (positive = worse). */

@@ -194,6 +194,11 @@ static inline int d_depth(uint64_t d) { return (uint8_t)(d >> 48); }
 static inline int d_age(uint64_t d) { return (int)(d >> 58); }
 static inline int d_bound(uint64_t d) { return (int)((d >> 56) & 3); }
 
+/* The age is left out of the check word, so that a probe can refresh it
+ * with one write of the data word (tt.h). */
+#define AGE_MASK ((uint64_t)63 << 58)
+static inline uint64_t checked(uint64_t d) { return d & ~AGE_MASK; }
+
 static inline TTBucket *bucket_of(const TT *tt, uint64_t key) {
     return &tt->buckets[(uint64_t)(((__uint128_t)key * tt->nbuckets) >> 64)];
 }
@@ -203,14 +208,18 @@ bool tt_probe(TT *tt, uint64_t key, int ply, TTHit *out) {
     for (int i = 0; i < TT_BUCKET_ENTRIES; i++) {
         uint64_t data = atomic_load_explicit(&bk->e[i].data, memory_order_relaxed);
         uint64_t check = atomic_load_explicit(&bk->e[i].check, memory_order_relaxed);
-        if ((check ^ data) != key || d_bound(data) == BOUND_NONE) continue;
+        if ((check ^ checked(data)) != key || d_bound(data) == BOUND_NONE) continue;
         if (d_age(data) != tt->age) {
             /* A hit means the entry is still useful to this search: refresh
-             * its age so replacement does not treat it as stale. (A torn
-             * pair written by another thread just reads as a miss.) */
-            data = (data & ~((uint64_t)63 << 58)) | ((uint64_t)tt->age << 58);
-            atomic_store_explicit(&bk->e[i].data, data, memory_order_relaxed);
-            atomic_store_explicit(&bk->e[i].check, key ^ data, memory_order_relaxed);
+             * its age so replacement does not treat it as stale. One
+             * compare-and-swap of the data word, which fails if another
+             * thread has written the slot since we read it: two plain stores
+             * (data, then check) could put this old entry back over one that
+             * thread had just stored, or tear both into a miss. */
+            uint64_t expected = data;
+            uint64_t fresh = (data & ~AGE_MASK) | ((uint64_t)tt->age << 58);
+            atomic_compare_exchange_strong_explicit(&bk->e[i].data, &expected, fresh,
+                                                    memory_order_relaxed, memory_order_relaxed);
         }
         out->move = d_move(data);
         out->score = tt_score_from(d_score(data), ply);
@@ -230,10 +239,11 @@ void tt_store(TT *tt, uint64_t key, int ply, Move move, int score, int eval, int
         TTEntry *e = &bk->e[i];
         uint64_t data = atomic_load_explicit(&e->data, memory_order_relaxed);
         uint64_t check = atomic_load_explicit(&e->check, memory_order_relaxed);
-        if ((check ^ data) == key || d_bound(data) == BOUND_NONE) {
+        bool same = (check ^ checked(data)) == key;
+        if (same || d_bound(data) == BOUND_NONE) {
             /* Same position: keep the old move if we have none, and do not let
              * a shallow non-exact result overwrite a much deeper one. */
-            if (d_bound(data) != BOUND_NONE && (check ^ data) == key) {
+            if (d_bound(data) != BOUND_NONE && same) {
                 if (move == MOVE_NONE) move = d_move(data);
                 if (bound != BOUND_EXACT && depth + 3 < d_depth(data) && d_age(data) == tt->age)
                     return;
@@ -250,7 +260,7 @@ void tt_store(TT *tt, uint64_t key, int ply, Move move, int score, int eval, int
     if (depth > 255) depth = 255;
     uint64_t data = pack(move, tt_score_to(score, ply), eval, depth, tt->age, bound);
     atomic_store_explicit(&victim->data, data, memory_order_relaxed);
-    atomic_store_explicit(&victim->check, key ^ data, memory_order_relaxed);
+    atomic_store_explicit(&victim->check, key ^ checked(data), memory_order_relaxed);
 }
 
 int tt_hashfull(const TT *tt) {

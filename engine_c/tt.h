@@ -2,10 +2,12 @@
  *
  * Layout: the table is an array of 64-byte buckets (one cache line each),
  * aligned to the huge page size. A bucket holds 4 entries of 16 bytes:
- *     uint64_t check = key ^ data     (the XOR trick: a torn write by another
- *     uint64_t data                    thread makes check^data != key, so the
+ *     uint64_t check = key ^ data'    (the XOR trick: a torn write by another
+ *     uint64_t data                    thread makes check^data' != key, so the
  *                                      entry just looks like a miss)
- * data packs   move:16 | score:16 | eval:16 | depth:8 | age:6 bound:2.
+ * data packs   move:16 | score:16 | eval:16 | depth:8 | age:6 bound:2;
+ * data' is data without the age, which only guides replacement: a probe hit
+ * refreshes it with one compare-and-swap of the data word (tt.c).
  * Both words are C11 atomics accessed with relaxed ordering: plain loads and
  * stores on x86/ARM, but no data-race undefined behaviour between threads.
  * The bucket index is the high 64 bits of key * nbuckets, so any size works.

@@ -22,7 +22,7 @@ import chess
 import pytest
 from conftest import ROOT
 
-from bot.engine import Engine
+from bot.engine import Engine, SearchLimits
 from bot.engine import search_bindings as sb
 from bot.engine.exceptions import NetFileError
 from bot.uci import UciSession
@@ -250,6 +250,33 @@ def test_eval_switch_defaults_to_nnue_and_changes_the_eval() -> None:
         assert _engine_eval(eng, fen) == nnue
         with pytest.raises(ValueError, match="hce, nnue"):
             eng.set_eval("neural")
+
+
+def _nodes(eng: Engine, fen: str, depth: int) -> int:
+    eng.set_position(fen, [])
+    return eng.search(SearchLimits(depth=depth)).nodes
+
+
+def test_a_new_eval_or_net_searches_like_a_fresh_engine(tmp_path: Path) -> None:
+    # The correction history (and the other heuristics) learnt the previous
+    # eval's errors; only the hash table used to be cleared on a switch.
+    path = tmp_path / "strong.pbnn"
+    path.write_bytes(_strong_net(7).to_bytes())
+    fen, depth = WALK_FENS[1], 9
+    with Engine(hash_mb=16, threads=1) as fresh:
+        fresh.set_eval("hce")
+        hce_nodes = _nodes(fresh, fen, depth)
+    with Engine(hash_mb=16, threads=1) as fresh:
+        fresh.load_net(str(path))
+        net_nodes = _nodes(fresh, fen, depth)
+    with Engine(hash_mb=16, threads=1) as eng:
+        _nodes(eng, WALK_FENS[2], depth)          # the default net learns ...
+        eng.set_eval("hce")
+        assert _nodes(eng, fen, depth) == hce_nodes
+        eng.set_eval("nnue")
+        _nodes(eng, WALK_FENS[2], depth)
+        eng.load_net(str(path))                   # ... and so does this one
+        assert _nodes(eng, fen, depth) == net_nodes
 
 
 def test_pibot_version_names_the_net_and_the_default() -> None:

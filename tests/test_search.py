@@ -81,6 +81,21 @@ def test_fifty_move_rule_scores_draw(eng: Engine) -> None:
     assert res.score_cp == 0
 
 
+def test_fifty_move_rule_beats_a_stored_mate_in_quiescence() -> None:
+    # White mates in 3 (5 plies); from half-move 96 the 100th half-move comes
+    # first. The table holds the mate from the same position at half-move 0,
+    # and the key ignores the counter: quiescence took it (depths 1-3 said
+    # "mate in 3"), where the main search had refused it near the draw.
+    fen = "6k1/8/8/5K2/8/8/8/1Q6 w - -"
+    with Engine(hash_mb=16, threads=1) as e:
+        e.set_position(f"{fen} 0 60", [])
+        assert e.search(SearchLimits(depth=14)).mate is not None   # in 3 at the shortest
+        e.set_position(f"{fen} 96 60", [])
+        for depth in (1, 2, 3):
+            assert e.search(SearchLimits(depth=depth)).mate is None, depth
+        assert e.search(SearchLimits(depth=6)).score_cp == 0
+
+
 def test_repetition_against_game_history(eng: Engine) -> None:
     # Black is a queen down, but Kg8-h8 repeats the start position a third time.
     fen = "7k/p7/8/8/8/8/P7/3Q2K1 w - - 0 1"

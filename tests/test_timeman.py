@@ -111,6 +111,32 @@ def test_increment_low_clock_spends_under_the_increment(clock: int, inc: int) ->
     assert soft <= inc // 3 + 1 and hard <= inc * 2 // 3 + 1
 
 
+def test_hard_limit_of_10_plus_01_move_1() -> None:
+    # The review measured 3.35 s (a third of the clock, 4.6 x soft) here.
+    soft, hard = time_budget(SearchLimits(wtime=10_000, btime=10_000, winc=100, binc=100),
+                             True, OVERHEAD)
+    assert (soft, hard) == (725, 3 * 725)
+
+
+@pytest.mark.parametrize("base_s", [1, 3, 10, 60, 180, 600, 1800])
+@pytest.mark.parametrize("inc_ms", [0, 10, 100, 1000, 2000, 5000])
+@pytest.mark.parametrize("overhead", [0, 50, 300])
+@pytest.mark.parametrize("movestogo", [0, 1, 5, 40])
+def test_hard_limit_is_capped_by_soft_and_by_the_clock(base_s: int, inc_ms: int, overhead: int,
+                                                       movestogo: int) -> None:
+    clock = base_s * 1000
+    for moves_played in (0, 30, 80):
+        soft, hard = time_budget(
+            SearchLimits(wtime=clock, btime=clock, winc=inc_ms, binc=inc_ms,
+                         movestogo=movestogo or None), True, overhead, moves_played)
+        assert 1 <= soft <= hard <= 3 * soft
+        # A quarter of the clock plus the increment that comes back, or the
+        # soft budget itself when that is larger (the last moves before a
+        # time control may spend most of what is left).
+        assert hard <= max(soft, (clock - overhead) // 4 + inc_ms)
+        assert hard < clock
+
+
 def test_movetime_and_infinite() -> None:
     assert time_budget(SearchLimits(movetime=500), True, OVERHEAD) == (450, 450)
     assert time_budget(SearchLimits(infinite=True, wtime=1000), True, OVERHEAD) == (0, 0)
@@ -126,3 +152,27 @@ def test_ponderhit_restarts_the_clock() -> None:
         res = eng.search(SearchLimits(ponder=True, depth=1, wtime=10_000, btime=10_000))
         assert time.monotonic() - t0 >= 0.5
     assert res.time_ms < 400, res.time_ms
+
+
+def test_ponderhit_credits_the_time_pondered() -> None:
+    # 60 s, no increment, no overhead: soft 1.5 s, hard 3 s of thinking. After
+    # 3.2 s of pondering the budget is spent: the search answers at once. It
+    # used to start both budgets afresh at the ponderhit, answering no sooner
+    # than 0.55 x 0.6 x soft = 495 ms later (and up to 3 s).
+    limits = SearchLimits(ponder=True, wtime=60_000, btime=60_000)
+    assert time_budget(SearchLimits(wtime=60_000, btime=60_000), True, 0) == (1500, 3000)
+    with Engine(hash_mb=16) as eng:
+        eng.set_option(move_overhead_ms=0)
+        hit_at: list[float] = []
+
+        def hit() -> None:
+            hit_at.append(time.monotonic())
+            eng.ponderhit()
+
+        timer = threading.Timer(3.2, hit)
+        timer.start()
+        res = eng.search(limits)
+        answered = time.monotonic()
+        timer.cancel()
+    assert hit_at and answered - hit_at[0] < 0.4, answered - hit_at[0]
+    assert res.time_ms < 400, res.time_ms   # our clock ran from the ponderhit

@@ -345,7 +345,8 @@ class Engine:
     # ---- evaluation ----
 
     def set_eval(self, name: str) -> None:
-        """'hce' (hand-crafted) or 'nnue' for the next searches; clears the hash table."""
+        """'hce' (hand-crafted) or 'nnue' for the next searches; a change clears the hash
+        table and the search heuristics, as a new game does."""
         sb.set_eval(self._handle(), name)
 
     @property

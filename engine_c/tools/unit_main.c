@@ -73,8 +73,15 @@ static void check_tt_age_refresh(void) {
     tt_new_search(&tt);
     CHECK(tt_hashfull(&tt) == 0);  /* stale until used */
     TTHit hit;
+    /* The refresh is one write, of the data word (a compare-and-swap): the
+     * check word stays, so it cannot land on another thread's entry. */
+    TTEntry *slot = &tt.buckets[0].e[0];
+    uint64_t check_before = atomic_load(&slot->check), data_before = atomic_load(&slot->data);
     CHECK(tt_probe(&tt, keep, 0, &hit) && hit.score == 10 && hit.depth == 4);
     CHECK(tt_hashfull(&tt) == 1);  /* the hit made it current */
+    CHECK(atomic_load(&slot->check) == check_before);
+    CHECK(atomic_load(&slot->data) != data_before);
+    CHECK(tt_probe(&tt, keep, 0, &hit) && hit.score == 10);  /* still valid */
     /* Fill the bucket with deeper current entries, then one more: the
      * refreshed entry (depth 4, current) must survive over the shallowest. */
     tt_store(&tt, fill[0], 0, MOVE_NONE, 1, 0, 2, BOUND_EXACT);
