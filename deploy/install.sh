@@ -321,6 +321,29 @@ if [ "$DO_BUILD" = 1 ]; then
             "use a system-wide Python: sudo $0 --python /usr/bin/python3"
     fi
 
+    # The compiler the build will use (Debian: aarch64-linux-gnu-gcc on a Pi).
+    # Checked before the venv and the long build, so a wrong --cpu fails fast.
+    cc=$("$py_exe" -c 'import sysconfig; print(sysconfig.get_config_var("CC") or "cc")')
+    cc=${CC:-$cc}
+    cc=${cc%% *}
+    command -v "$cc" >/dev/null || die "the C compiler $cc is not installed" \
+        "sudo apt-get install ${APT_PACKAGES[*]}"
+    if [ -n "$CPU" ]; then
+        cpu_flag="-mcpu=$CPU"
+        case $(uname -m) in x86_64|amd64|i?86) cpu_flag="-march=$CPU" ;; esac
+        step "checking that $cc knows CPU '$CPU' ($cpu_flag)" \
+            "pass a CPU named in gcc's 'valid arguments' above, e.g. --cpu cortex-a76 (Pi 5)"
+        "$cc" "$cpu_flag" -x c -c -o /dev/null /dev/null
+        build_env=(PIBOT_NATIVE=0 PIBOT_CPU="$CPU")
+        build_desc="for CPU $CPU given by --cpu ($(uname -m), $cpu_flag)"
+    elif [ "$NATIVE" = 1 ]; then
+        build_env=(PIBOT_NATIVE=1)
+        build_desc="tuned for this CPU ($(uname -m), native$(native_cpu "$cc"))"
+    else
+        build_env=(PIBOT_NATIVE=0)
+        build_desc="portable ($(uname -m))"
+    fi
+
     venv_py=$("${as_service[@]}" "$VENV/bin/python" -c 'import sys; print(sys._base_executable)' \
         2>/dev/null || true)
     if [ -n "$venv_py" ] && [ "$venv_py" -ef "$py_exe" ]; then
@@ -343,25 +366,6 @@ if [ "$DO_BUILD" = 1 ]; then
         --exclude=engine_c/out --exclude=.pytest_cache --exclude=.ruff_cache -cf - . |
         tar -C "$WORK/src" -xf -
 
-    # The compiler the build will use (Debian: aarch64-linux-gnu-gcc on a Pi).
-    cc=$("$VENV/bin/python" -c 'import sysconfig; print(sysconfig.get_config_var("CC") or "cc")')
-    cc=${CC:-$cc}
-    cc=${cc%% *}
-    if [ -n "$CPU" ]; then
-        cpu_flag="-mcpu=$CPU"
-        case $(uname -m) in x86_64|amd64|i?86) cpu_flag="-march=$CPU" ;; esac
-        step "checking that $cc knows CPU '$CPU' ($cpu_flag)" \
-            "pass a CPU named in gcc's 'valid arguments' above, e.g. --cpu cortex-a76 (Pi 5)"
-        "$cc" "$cpu_flag" -x c -c -o /dev/null /dev/null
-        build_env=(PIBOT_NATIVE=0 PIBOT_CPU="$CPU")
-        build_desc="for CPU $CPU given by --cpu ($(uname -m), $cpu_flag)"
-    elif [ "$NATIVE" = 1 ]; then
-        build_env=(PIBOT_NATIVE=1)
-        build_desc="tuned for this CPU ($(uname -m), native$(native_cpu "$cc"))"
-    else
-        build_env=(PIBOT_NATIVE=0)
-        build_desc="portable ($(uname -m))"
-    fi
     step "building the engine and installing pibot into $VENV, $build_desc (1-3 min)" \
         "read the build log above; a missing compiler or header means: sudo apt-get install ${APT_PACKAGES[*]}"
     if ! env "${build_env[@]}" "$VENV/bin/python" -m pip install --disable-pip-version-check \

@@ -77,8 +77,10 @@ skip_step() { say "step $1: skipped ($2)"; RESULTS+=("$1 skipped"); FAILED=1; }
 summary() {
     local verdict=PASS
     [ "$FAILED" = 1 ] && verdict=FAIL
-    local IFS=', '
-    say "$verdict in $((SECONDS - T0)) s on $(git -C "$REPO" describe --always --dirty 2>/dev/null || echo '?'): ${RESULTS[*]}"
+    local line
+    line=$(printf '%s, ' "${RESULTS[@]}")
+    say "$verdict in $((SECONDS - T0)) s on $(git -C "$REPO" describe --always --dirty 2>/dev/null ||
+        echo '?'): ${line%, }"
 }
 
 # ------------------------------------------------------------------ host tools
@@ -247,22 +249,31 @@ step_pytest() {
     # The tests run against the installed program: a copy of the checkout
     # without bot/ (which would shadow it), pytest in a venv of its own that
     # sees the installed venv's packages (a .pth line), so /opt/pibot/venv
-    # stays as the installer left it.
+    # stays as the installer left it. Only the marked modules are collected
+    # (others import numpy, not installed here).
     in_root "rm -rf $TESTS_IN_ROOT && cp -a $SRC_IN_ROOT $TESTS_IN_ROOT &&
         rm -rf $TESTS_IN_ROOT/bot &&
         python3 -m venv /opt/pibot-test &&
         site=\$(/opt/pibot/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])') &&
         echo \"\$site\" >\"\$(/opt/pibot-test/bin/python -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])')/pibot-installed.pth\" &&
-        /opt/pibot-test/bin/python -m pip install -q --progress-bar off pytest &&
+        { /opt/pibot-test/bin/python -m pip install --progress-bar off pytest >/tmp/pip.log 2>&1 ||
+          { tail -n 30 /tmp/pip.log; false; }; } &&
         cd $TESTS_IN_ROOT &&
         /opt/pibot-test/bin/python -c 'import bot, bot._engine; print(\"testing\", bot.__file__)' &&
-        /opt/pibot-test/bin/python -m pytest -q -p no:cacheprovider -m arm64 --durations=5"
+        /opt/pibot-test/bin/python -m pytest -q -p no:cacheprovider -m arm64 --durations=5 \
+            \$(grep -l '^pytestmark = pytest.mark.arm64' tests/test_*.py)"
 }
 
 step_demo() {
     # As the service user, as the service would run it.
-    in_root "cd / && runuser -u pibot -- $PIBOT demo --tc $DEMO_TC --moves-only" |
-        tee "$RUN/demo.log" || return 1
+    # The service's log goes to a file; shown: who plays which colour, the moves
+    # and the result (the whole log when the game does not end).
+    if ! in_root "cd / && runuser -u pibot -- $PIBOT demo --tc $DEMO_TC" >"$RUN/demo.log" 2>&1
+    then
+        tail -n 40 "$RUN/demo.log"
+        return 1
+    fi
+    grep -E '^[^ ]+ \(white\) vs |^[0-9]+\.|^Result: ' "$RUN/demo.log" | paste -s -d ' ' | fold -s -w 100
     # "*" is an aborted game; pibot demo itself fails on a game that did not end.
     grep -Eq '^Result: (1-0|0-1|1/2-1/2) ' "$RUN/demo.log"
 }

@@ -201,6 +201,18 @@ def test_user_mistakes_get_clear_errors(staged: Staged, tmp_path: Path) -> None:
     assert not (empty / "opt").exists()
 
 
+def test_cpu_mistakes_fail_before_the_venv_and_the_build(tmp_path: Path) -> None:
+    assert "--cpu 'a b' is not a CPU name" in user_error(
+        run(tmp_path / "a", "--cpu", "a b", token=TOKEN))
+    assert "contradict" in user_error(
+        run(tmp_path / "b", "--cpu", "x86-64-v2", "--portable", token=TOKEN))
+    # A name the compiler does not know: gcc's own list of valid names, and a fix.
+    fresh = tmp_path / "c"
+    err = user_error(run(fresh, "--cpu", "no-such-cpu", token=TOKEN))
+    assert "knows CPU 'no-such-cpu'" in err and "--cpu cortex-a76" in err
+    assert not (fresh / "opt/pibot/venv").exists()
+
+
 def test_second_instance(staged: Staged) -> None:
     ok(run(staged.root, "--no-build", "--instance", "alice", token=TOKEN))
     assert (staged.etc / "alice.yml").read_text() == (ROOT / "config.yml").read_text()
