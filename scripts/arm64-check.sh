@@ -14,7 +14,9 @@
 #   pytest    the tests marked arm64 (engine binding, config, machine sizing with
 #             the Pi fixtures and the root's own /proc, status file, emulator),
 #             run against the installed program
-#   demo      pibot demo plays a full game against the emulator
+#   pages16k  16 KiB pages as on the Pi 5 kernel (QEMU_PAGESIZE): the page size
+#             pibot sees, the bench signature, page-size/engine/machine tests
+#   demo      pibot demo plays a full game against the emulator (as user pibot)
 #
 # Usage: sudo scripts/arm64-check.sh        (root: chroot, mounts, debootstrap)
 # The root is built once (debootstrap, ~6-10 min) and cached outside the tree in
@@ -186,10 +188,12 @@ open_overlay() {
         tar -C "$W$SRC_IN_ROOT" -xf -
 }
 
-# in_root CMD: bash -c CMD in the root, with a clean environment plus PIP_*.
+# in_root CMD: bash -c CMD in the root, with a clean environment plus PIP_*
+# and EXTRA_ENV.
+EXTRA_ENV=()
 in_root() {
     local env=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-               LANG=C.UTF-8 TERM=dumb)
+               LANG=C.UTF-8 TERM=dumb "${EXTRA_ENV[@]}")
     local v
     while IFS= read -r v; do env+=("$v=${!v}"); done < <(compgen -e | grep '^PIP_' || true)
     chroot "$W" /usr/bin/env -i "${env[@]}" /bin/bash -euo pipefail -c "$1"
@@ -264,6 +268,33 @@ step_pytest() {
             \$(grep -l '^pytestmark = pytest.mark.arm64' tests/test_*.py)"
 }
 
+step_pages16k() {
+    # The Pi 5 kernel uses 16 KiB pages. qemu-user hands them to the guest with
+    # QEMU_PAGESIZE (the page size sysconf reports, mmap granularity); the
+    # transparent huge page size in /sys stays the host's. The engine's tables
+    # are mapped and aligned by page size (engine_c/tt.c), so: the bench
+    # signature, and the page-size, engine and machine tests once more.
+    local want got rc=0
+    want=$(grep -v '^#' "$REPO/bench/signature.txt" | grep -m 1 '[0-9]')
+    EXTRA_ENV=(QEMU_PAGESIZE=16384)
+    in_root "cd $TESTS_IN_ROOT &&
+        /opt/pibot-test/bin/python -c 'from bot import platform_info as pi
+ps = pi.report()[\"page_size\"]
+print(\"page size seen by pibot:\", ps)
+assert ps == 16384' &&
+        $PIBOT bench >$TESTS_IN_ROOT/bench16k.log &&
+        /opt/pibot-test/bin/python -m pytest -q -p no:cacheprovider -m arm64 \
+            tests/test_platform.py tests/test_engine_api.py tests/test_machine.py" || rc=1
+    EXTRA_ENV=()
+    got=$(sed -n 's/^Nodes searched: //p' "$W$TESTS_IN_ROOT/bench16k.log" 2>/dev/null || true)
+    if [ "$got" != "$want" ]; then
+        say "bench signature with 16 KiB pages: ${got:-none}, bench/signature.txt says $want"
+        return 1
+    fi
+    say "  bench signature with 16 KiB pages $got = bench/signature.txt"
+    return "$rc"
+}
+
 step_demo() {
     # As the service user, as the service would run it.
     # The service's log goes to a file; shown: who plays which colour, the moves
@@ -273,7 +304,8 @@ step_demo() {
         tail -n 40 "$RUN/demo.log"
         return 1
     fi
-    grep -E '^[^ ]+ \(white\) vs |^[0-9]+\.|^Result: ' "$RUN/demo.log" | paste -s -d ' ' | fold -s -w 100
+    grep -E '^[^ ]+ \(white\) vs |^[0-9]+\.|^Result: ' "$RUN/demo.log" |
+        sed -E 's/^[0-9]+\.\.\. //' | paste -s -d ' ' | fold -s -w 100
     # "*" is an aborted game; pibot demo itself fails on a game that did not end.
     grep -Eq '^Result: (1-0|0-1|1/2-1/2) ' "$RUN/demo.log"
 }
@@ -290,9 +322,10 @@ if run_step install step_install; then
     run_step perft step_perft || true
     run_step bench step_bench || true
     run_step pytest step_pytest || true
+    run_step pages16k step_pages16k || true
     run_step demo step_demo || true
 else
-    for s in version perft bench pytest demo; do skip_step "$s" "install failed"; done
+    for s in version perft bench pytest pages16k demo; do skip_step "$s" "install failed"; done
 fi
 summary
 exit "$FAILED"
