@@ -208,6 +208,11 @@ step_install() {
         tee "$RUN/install.log" || return 1
     grep -q -- "-mcpu=$CPU" "$RUN/install.log" ||
         { say "the installer did not say it builds with -mcpu=$CPU"; return 1; }
+    # Which wheels pip took for aarch64 (a missing one would have been built here).
+    in_root "cd /opt/pibot/venv/lib/python3*/site-packages &&
+        for w in *.dist-info/WHEEL; do
+            printf '  %s: %s\n' \"\${w%%.dist-info/WHEEL}\" \"\$(sed -n 's/^Tag: //p' \"\$w\" | paste -s -d ' ')\"
+        done"
 }
 
 step_version() {
