@@ -368,8 +368,12 @@ if [ "$DO_BUILD" = 1 ]; then
 
     step "building the engine and installing pibot into $VENV, $build_desc (1-3 min)" \
         "read the build log above; a missing compiler or header means: sudo apt-get install ${APT_PACKAGES[*]}"
+    # --use-pep517: dependencies published only as an sdist (chess has no wheel
+    # on PyPI) are built into wheels, not put in with the 'setup.py install'
+    # that Bookworm's pip 23.0 falls back to and deprecates.
     if ! env "${build_env[@]}" "$VENV/bin/python" -m pip install --disable-pip-version-check \
-            --no-input --progress-bar off --upgrade "$WORK/src" >"$WORK/pip.log" 2>&1; then
+            --no-input --progress-bar off --use-pep517 --upgrade "$WORK/src" \
+            >"$WORK/pip.log" 2>&1; then
         tail -n 40 "$WORK/pip.log" >&2
         false
     fi

@@ -208,11 +208,13 @@ step_install() {
         tee "$RUN/install.log" || return 1
     grep -q -- "-mcpu=$CPU" "$RUN/install.log" ||
         { say "the installer did not say it builds with -mcpu=$CPU"; return 1; }
-    # Which wheels pip took for aarch64 (a missing one would have been built here).
+    # What pip installed for aarch64: each wheel's tags (linux_aarch64: built
+    # here); an .egg-info is a legacy 'setup.py install' (deploy/install.sh).
     in_root "cd /opt/pibot/venv/lib/python3*/site-packages &&
         for w in *.dist-info/WHEEL; do
             printf '  %s: %s\n' \"\${w%%.dist-info/WHEEL}\" \"\$(sed -n 's/^Tag: //p' \"\$w\" | paste -s -d ' ')\"
-        done"
+        done
+        for e in *.egg-info; do [ -e \"\$e\" ] && echo \"  \${e%.egg-info}: setup.py install\"; done; true"
 }
 
 step_version() {

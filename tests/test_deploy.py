@@ -83,7 +83,8 @@ def staged(tmp_path_factory: pytest.TempPathFactory) -> Staged:
 def test_shellcheck() -> None:
     if shutil.which("shellcheck") is None:
         pytest.skip("shellcheck not installed (apt-get install shellcheck)")
-    scripts = sorted(str(p) for p in (ROOT / "deploy").glob("*.sh"))
+    scripts = sorted(str(p) for p in [*(ROOT / "deploy").glob("*.sh"),
+                                      ROOT / "scripts/arm64-check.sh"])
     assert scripts
     res = subprocess.run(["shellcheck", "--severity=style", *scripts], capture_output=True,
                          text=True, timeout=60)
