@@ -6,6 +6,9 @@ Flags are chosen for the machine that builds:
   * PIBOT_NO_PEXT=1 forces the magic path (to build and test both here);
   * x86-64 with AVX2 gets -mavx2 (gcc vectorises the NNUE loops 16 lanes wide);
   * PIBOT_NATIVE=1 adds -march=native / -mcpu=native (the Pi installer sets it);
+  * PIBOT_CPU=NAME adds -mcpu=NAME on aarch64 / -march=NAME on x86-64 instead
+    (install.sh --cpu): for builds where native cannot see the CPU, such as
+    an arm64 root under qemu-user, which reports the host's CPU (cortex-a76 is the Pi 5);
   * PIBOT_CFLAGS adds arbitrary flags (e.g. sanitizers).
 The NNUE net engine_c/nets/default.pbnn is embedded by engine_c/nnue_embed.c
 (assembler .incbin of the absolute path passed as PB_NNUE_FILE).
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import os
 import platform
+import re
 import shutil
 import sys
 import sysconfig
@@ -55,6 +59,23 @@ def fast_pext_available() -> bool:
     return True
 
 
+CPU_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._+-]*")
+
+
+def cpu_flag(machine: str) -> str | None:
+    """The -mcpu/-march flag that PIBOT_CPU or PIBOT_NATIVE asks for, or None."""
+    arm = machine in ("aarch64", "arm64")
+    cpu = os.environ.get("PIBOT_CPU", "").strip()
+    if cpu:
+        if not CPU_NAME.fullmatch(cpu):
+            sys.exit(f"pibot build: PIBOT_CPU={cpu!r} is not a CPU name. "
+                     "Use a name gcc knows, e.g. PIBOT_CPU=cortex-a76 for a Raspberry Pi 5")
+        return f"-mcpu={cpu}" if arm else f"-march={cpu}"
+    if os.environ.get("PIBOT_NATIVE", "") not in ("", "0"):
+        return "-mcpu=native" if arm else "-march=native"
+    return None
+
+
 def compile_args() -> list[str]:
     args = ["-O3", "-std=c11", "-DNDEBUG", "-Wall", "-Wextra", "-Wno-unused-parameter",
             "-fno-strict-aliasing", "-D_GNU_SOURCE", f'-DPB_NNUE_FILE="{NET}"']
@@ -68,8 +89,9 @@ def compile_args() -> list[str]:
         forced_magic = os.environ.get("PIBOT_NO_PEXT", "") not in ("", "0")
         if fast_pext_available() and not forced_magic:
             args += ["-mbmi2", "-DPB_USE_PEXT"]
-    if os.environ.get("PIBOT_NATIVE", "") not in ("", "0"):
-        args.append("-mcpu=native" if machine in ("aarch64", "arm64") else "-march=native")
+    cpu = cpu_flag(machine)
+    if cpu:
+        args.append(cpu)
     args += os.environ.get("PIBOT_CFLAGS", "").split()
     return args
 

@@ -25,6 +25,7 @@ REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 APT_PACKAGES=(python3 python3-venv python3-dev build-essential libffi-dev)
 SERVICE_USER=pibot
 NAME_RE='^[A-Za-z0-9_-]+$'
+CPU_RE='^[A-Za-z0-9][A-Za-z0-9._+-]*$'
 
 # Options (defaults).
 PREFIX=/opt/pibot
@@ -37,6 +38,7 @@ DO_APT=1
 DO_START=1
 DO_BUILD=1
 NATIVE=1
+CPU=""
 UNINSTALL=0
 PURGE=0
 
@@ -60,6 +62,10 @@ Install or upgrade pibot as a systemd service (re-run to upgrade in place).
   --python PY        Python 3.11+ used for the virtualenv (default python3)
   --portable         build the engine for any CPU of this architecture
                      (default: tuned for this machine, -mcpu=native on the Pi)
+  --cpu CPU          build the engine for CPU (gcc -mcpu=CPU on arm64, -march=CPU
+                     on x86-64), e.g. cortex-a76 for a Pi 5, cortex-a72 for a Pi 4:
+                     for an arm64 root under emulation, where -mcpu=native
+                     cannot see the board's CPU
   --no-apt           do not install Debian packages
   --no-build         keep the installed program, refresh config/token/units only
   --no-start         install and enable, but do not (re)start the service
@@ -93,6 +99,20 @@ cleanup() { if [ -n "$WORK" ]; then rm -rf -- "$WORK"; fi; }
 trap 'on_error "$LINENO" "$BASH_COMMAND"' ERR
 trap cleanup EXIT
 
+native_cpu() {
+    # What gcc makes of -mcpu=native here, e.g. ": cortex-a76". Under qemu-user it
+    # reads the host's /proc/cpuinfo and silently builds for a generic CPU: say so.
+    local flag cpu
+    case $(uname -m) in aarch64|arm64) flag=-mcpu ;; *) flag=-march ;; esac
+    cpu=$("$1" "$flag=native" -### -x c -c -o /dev/null /dev/null 2>&1 |
+          grep -o -- "$flag=[^ \"']*" | grep -v "=native" | head -n 1 || true)
+    if [ -n "$cpu" ]; then
+        printf ': %s' "${cpu#*=}"
+    else
+        printf ': not detected, a generic build; under emulation pass --cpu, e.g. cortex-a76'
+    fi
+}
+
 need_arg() {
     if [ $# -lt 2 ] || [ -z "$2" ]; then die "$1 needs a value" "see $0 --help"; fi
 }
@@ -107,6 +127,7 @@ while [ $# -gt 0 ]; do
         --python) need_arg "$@"; PYTHON=$2; shift ;;
         --root) need_arg "$@"; ROOT=$2; shift ;;
         --portable) NATIVE=0 ;;
+        --cpu) need_arg "$@"; CPU=$2; shift ;;
         --no-apt) DO_APT=0 ;;
         --no-build) DO_BUILD=0 ;;
         --no-start) DO_START=0 ;;
@@ -129,6 +150,12 @@ case $PREFIX in /*) ;; *) die "--prefix must be an absolute path, got '$PREFIX'"
 if [ -n "$INSTANCE" ] && ! [[ $INSTANCE =~ $NAME_RE ]]; then
     die "--instance name '$INSTANCE' may only contain letters, digits, '_' and '-'" \
         "pick a simple name such as your bot's account name"
+fi
+if [ -n "$CPU" ] && ! [[ $CPU =~ $CPU_RE ]]; then
+    die "--cpu '$CPU' is not a CPU name" "pass a name gcc knows, e.g. --cpu cortex-a76 (Pi 5)"
+fi
+if [ -n "$CPU" ] && [ "$NATIVE" = 0 ]; then
+    die "--cpu and --portable contradict each other" "pass one of them"
 fi
 [ "$PURGE" = 1 ] && [ "$UNINSTALL" = 0 ] && die "--purge only goes with --uninstall" \
     "run: $0 --uninstall --purge"
@@ -294,6 +321,29 @@ if [ "$DO_BUILD" = 1 ]; then
             "use a system-wide Python: sudo $0 --python /usr/bin/python3"
     fi
 
+    # The compiler the build will use (Debian: aarch64-linux-gnu-gcc on a Pi).
+    # Checked before the venv and the long build, so a wrong --cpu fails fast.
+    cc=$("$py_exe" -c 'import sysconfig; print(sysconfig.get_config_var("CC") or "cc")')
+    cc=${CC:-$cc}
+    cc=${cc%% *}
+    command -v "$cc" >/dev/null || die "the C compiler $cc is not installed" \
+        "sudo apt-get install ${APT_PACKAGES[*]}"
+    if [ -n "$CPU" ]; then
+        cpu_flag="-mcpu=$CPU"
+        case $(uname -m) in x86_64|amd64|i?86) cpu_flag="-march=$CPU" ;; esac
+        step "checking that $cc knows CPU '$CPU' ($cpu_flag)" \
+            "pass a CPU named in gcc's 'valid arguments' above, e.g. --cpu cortex-a76 (Pi 5)"
+        "$cc" "$cpu_flag" -x c -c -o /dev/null /dev/null
+        build_env=(PIBOT_NATIVE=0 PIBOT_CPU="$CPU")
+        build_desc="for CPU $CPU given by --cpu ($(uname -m), $cpu_flag)"
+    elif [ "$NATIVE" = 1 ]; then
+        build_env=(PIBOT_NATIVE=1)
+        build_desc="tuned for this CPU ($(uname -m), native$(native_cpu "$cc"))"
+    else
+        build_env=(PIBOT_NATIVE=0)
+        build_desc="portable ($(uname -m))"
+    fi
+
     venv_py=$("${as_service[@]}" "$VENV/bin/python" -c 'import sys; print(sys._base_executable)' \
         2>/dev/null || true)
     if [ -n "$venv_py" ] && [ "$venv_py" -ef "$py_exe" ]; then
@@ -316,18 +366,14 @@ if [ "$DO_BUILD" = 1 ]; then
         --exclude=engine_c/out --exclude=.pytest_cache --exclude=.ruff_cache -cf - . |
         tar -C "$WORK/src" -xf -
 
-    if [ "$NATIVE" = 1 ]; then
-        build_env=(PIBOT_NATIVE=1)
-        build_desc="tuned for this CPU ($(uname -m), native)"
-    else
-        build_env=(PIBOT_NATIVE=0)
-        build_desc="portable ($(uname -m))"
-    fi
     step "building the engine and installing pibot into $VENV, $build_desc (1-3 min)" \
         "read the build log above; a missing compiler or header means: sudo apt-get install ${APT_PACKAGES[*]}"
+    # --use-pep517: dependencies published only as an sdist (chess has no wheel
+    # on PyPI) are built into wheels, not put in with the 'setup.py install'
+    # that Bookworm's pip 23.0 falls back to and deprecates.
     if ! env "${build_env[@]}" "$VENV/bin/python" -m pip install --disable-pip-version-check \
-            --no-input --progress-bar off --upgrade -c "$WORK/src/constraints.txt" \
-            "$WORK/src" >"$WORK/pip.log" 2>&1; then
+            --no-input --progress-bar off --use-pep517 --upgrade \
+            -c "$WORK/src/constraints.txt" "$WORK/src" >"$WORK/pip.log" 2>&1; then
         tail -n 40 "$WORK/pip.log" >&2
         false
     fi

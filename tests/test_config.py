@@ -13,6 +13,8 @@ from bot.config import Config, load_config, parse_config
 from bot.errors import EXIT_CONFIG, UserError
 from bot.token import ENV_VAR, Token, load_token
 
+pytestmark = pytest.mark.arm64  # scripts/arm64-check.sh runs these on arm64
+
 REPO = Path(__file__).resolve().parents[1]
 
 

@@ -83,7 +83,8 @@ def staged(tmp_path_factory: pytest.TempPathFactory) -> Staged:
 def test_shellcheck() -> None:
     if shutil.which("shellcheck") is None:
         pytest.skip("shellcheck not installed (apt-get install shellcheck)")
-    scripts = sorted(str(p) for p in (ROOT / "deploy").glob("*.sh"))
+    scripts = sorted(str(p) for p in [*(ROOT / "deploy").glob("*.sh"),
+                                      ROOT / "scripts/arm64-check.sh"])
     assert scripts
     res = subprocess.run(["shellcheck", "--severity=style", *scripts], capture_output=True,
                          text=True, timeout=60)
@@ -202,6 +203,18 @@ def test_user_mistakes_get_clear_errors(staged: Staged, tmp_path: Path) -> None:
     err = user_error(run(empty))
     assert "LICHESS_BOT_TOKEN" in err and "--token-file" in err
     assert not (empty / "opt").exists()
+
+
+def test_cpu_mistakes_fail_before_the_venv_and_the_build(tmp_path: Path) -> None:
+    assert "--cpu 'a b' is not a CPU name" in user_error(
+        run(tmp_path / "a", "--cpu", "a b", token=TOKEN))
+    assert "contradict" in user_error(
+        run(tmp_path / "b", "--cpu", "x86-64-v2", "--portable", token=TOKEN))
+    # A name the compiler does not know: gcc's own list of valid names, and a fix.
+    fresh = tmp_path / "c"
+    err = user_error(run(fresh, "--cpu", "no-such-cpu", token=TOKEN))
+    assert "knows CPU 'no-such-cpu'" in err and "--cpu cortex-a76" in err
+    assert not (fresh / "opt/pibot/venv").exists()
 
 
 def test_second_instance(staged: Staged) -> None:

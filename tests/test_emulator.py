@@ -27,6 +27,8 @@ from bot.emulator import (
 )
 from bot.emulator.config import DEFAULT_TOKEN
 
+pytestmark = pytest.mark.arm64  # scripts/arm64-check.sh runs these on arm64
+
 FAST = dict(event_keepalive_s=0.3, game_keepalive_s=0.3)
 _END = object()
 

@@ -17,6 +17,8 @@ from bot.engine.exceptions import (
     IllegalMoveError,
 )
 
+pytestmark = pytest.mark.arm64  # scripts/arm64-check.sh runs these on arm64
+
 
 @pytest.fixture
 def eng():

@@ -9,6 +9,8 @@ import pytest
 from bot.engine import Board
 from bot.engine.exceptions import EngineError, FenError, IllegalMoveError
 
+pytestmark = pytest.mark.arm64  # scripts/arm64-check.sh runs these on arm64
+
 START = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
 BAD_FENS = {

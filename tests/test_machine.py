@@ -13,6 +13,8 @@ import pytest
 from bot import machine as m
 from bot.machine import Heat, Machine, size_engine
 
+pytestmark = pytest.mark.arm64  # scripts/arm64-check.sh runs these on arm64
+
 FIXTURES = Path(__file__).parent / "data" / "machine"
 
 

@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import os
 
+import pytest
+
 from bot import platform_info as pi
+
+pytestmark = pytest.mark.arm64  # scripts/arm64-check.sh runs these on arm64
 
 MEMINFO = """\
 MemTotal:        8245036 kB

@@ -16,6 +16,8 @@ import pytest
 from bot import status_file as sf
 from bot.cli import main
 
+pytestmark = pytest.mark.arm64  # scripts/arm64-check.sh runs these on arm64
+
 NOW = 1_790_000_000.0
 
 
