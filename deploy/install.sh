@@ -222,7 +222,7 @@ TOKEN_SRC=""
 NEW_TOKEN=""
 if [ -n "$TOKEN_FILE" ]; then
     [ -r "$TOKEN_FILE" ] || die "--token-file $TOKEN_FILE cannot be read" \
-        "check the path, or use LICHESS_BOT_TOKEN=... instead"
+        "check the path, or pipe the token in with --token-stdin instead"
     NEW_TOKEN=$(<"$TOKEN_FILE")
     TOKEN_SRC="--token-file $TOKEN_FILE"
 elif [ "$TOKEN_STDIN" = 1 ]; then
@@ -424,7 +424,7 @@ fi
 # named by path, never passed as an argument.
 if [ -n "$ROOT" ]; then sudo_=""; else sudo_="sudo "; fi
 if [ "$USE_SYSTEMD" = 1 ]; then
-    then_start="${sudo_}systemctl start ${UNIT%.service}"
+    then_start="sudo systemctl start ${UNIT%.service}"
 else
     then_start="re-run this installer"
 fi

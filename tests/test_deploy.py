@@ -205,6 +205,41 @@ def test_token_file_replaces_token(staged: Staged, tmp_path: Path) -> None:
     assert NEW_TOKEN not in out
 
 
+def test_token_from_the_prompt_is_not_echoed(staged: Staged) -> None:
+    """On a terminal the installer asks, with echo off (`read -s`): what the
+    terminal shows never holds the token."""
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(["bash", str(INSTALL), "--root", str(staged.root), "--no-start",
+                                 "--no-build", "--instance", "prompted"],
+                                stdin=slave, stdout=slave, stderr=slave, env=clean_env())
+        os.close(slave)
+        seen = b""
+        deadline = time.monotonic() + 60
+        while b"input hidden" not in seen and time.monotonic() < deadline:
+            if select.select([master], [], [], 1)[0]:
+                seen += os.read(master, 4096)
+        assert b"input hidden" in seen, seen
+        os.write(master, TOKEN.encode() + b"\n")
+        assert proc.wait(timeout=120) == 0, seen
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the installer closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(master)
+    assert b"storing the token from the prompt" in seen
+    assert TOKEN.encode() not in seen
+    assert (staged.etc / "prompted.token").read_text() == TOKEN + "\n"
+
+
 def test_bad_token_is_refused_and_old_one_kept(staged: Staged, tmp_path: Path) -> None:
     src = tmp_path / "token.txt"
     for bad in ("Bearer lip_xy12345678\n", "lip_abcd efgh1234\n", "lip_x'y12345678"):
