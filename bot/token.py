@@ -7,6 +7,7 @@ through logging, exception messages or tracebacks by accident.  Only
 
 from __future__ import annotations
 
+import argparse
 import logging
 import os
 import re
@@ -78,6 +79,24 @@ def _from_file(path: Path, what: str) -> Token:
     return _validate(text, f"{what} {path}")
 
 
+def load_token_file(token_file: str, warn: Callable[[str], None] = log.warning,
+                    what: str = "token_file") -> Token:
+    """The token in one named file (config key `token_file`, or `--token-file` on the
+    command line: a path there keeps the token itself out of argv)."""
+    path = Path(token_file).expanduser()
+    if _PASTED_RE.match(token_file) and not path.exists():
+        # Echoing the "path" would print the secret into logs and terminals.
+        name = "config key 'token_file'" if what == "token_file" else what
+        raise UserError(f"{name} must be a path; it looks like you pasted the token itself: "
+                        f"put the token in a file (chmod 600) and give its path, or set "
+                        f"${ENV_VAR}")
+    token = _from_file(path, what)
+    problem = permission_warning(path)
+    if problem:
+        warn(problem.replace("token_file", what, 1))
+    return token
+
+
 def load_token(token_file: str | None = None,
                warn: Callable[[str], None] = log.warning) -> Token:
     """Resolve the token: $LICHESS_BOT_TOKEN, then token_file, then systemd credential.
@@ -87,17 +106,7 @@ def load_token(token_file: str | None = None,
     if env is not None and env.strip():
         return _validate(env, f"${ENV_VAR}")
     if token_file:
-        path = Path(token_file).expanduser()
-        if _PASTED_RE.match(token_file) and not path.exists():
-            # Echoing the "path" would print the secret into logs and terminals.
-            raise UserError("config key 'token_file' must be a path; it looks like you pasted "
-                            "the token itself: put the token in a file (chmod 600) and give "
-                            "its path, or set $" + ENV_VAR)
-        token = _from_file(path, "token_file")
-        problem = permission_warning(path)
-        if problem:
-            warn(problem)
-        return token
+        return load_token_file(token_file, warn)
     cred_dir = os.environ.get("CREDENTIALS_DIRECTORY")
     if cred_dir:
         cred = Path(cred_dir) / CREDENTIAL_NAME
@@ -130,3 +139,19 @@ def scope_problem(info: Mapping[str, object] | None, url: str) -> str | None:
         return None
     return (f"the token lacks the {NEEDED_SCOPE} scope (it has: {', '.join(scopes) or 'none'}); "
             f"create a new one with {NEEDED_SCOPE} at {url}{CREATE_URL}")
+
+
+def add_token_file_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--token-file", metavar="PATH", default=None,
+                        help="read the token from PATH (e.g. the installed "
+                             "/etc/pibot/lichess-token, as root); overrides the config "
+                             "and $LICHESS_BOT_TOKEN. The token itself is never an argument")
+
+
+def command_token(token_file: str | None, config_token_file: str | None,
+                  warn: Callable[[str], None] = log.warning) -> Token:
+    """`--token-file` when given (the credential the service uses, named by path so
+    the token stays out of argv), else the environment/config/credential chain."""
+    if token_file:
+        return load_token_file(token_file, warn, what="--token-file")
+    return load_token(config_token_file, warn)

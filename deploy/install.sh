@@ -2,7 +2,9 @@
 # pibot installer for the Raspberry Pi (Raspberry Pi OS 12 "Bookworm", 64-bit) and
 # other Debian-like systemd machines.  Idempotent: re-run it to upgrade in place.
 #
+#   sudo deploy/install.sh --no-start [--token-file FILE]   install or upgrade, no start
 #   sudo deploy/install.sh [--token-file FILE]          install or upgrade, (re)start
+#                                                       (refused for a non-BOT account)
 #   sudo deploy/install.sh --uninstall [--purge]        remove (keep config/games)
 #   deploy/install.sh --root DIR ...                    stage under DIR (CI; no root)
 #
@@ -31,6 +33,7 @@ CPU_RE='^[A-Za-z0-9][A-Za-z0-9._+-]*$'
 PREFIX=/opt/pibot
 ROOT=""
 TOKEN_FILE=""
+TOKEN_STDIN=0
 CONFIG_SRC="$REPO/config.yml"
 INSTANCE=""
 PYTHON=python3
@@ -52,8 +55,11 @@ Usage: sudo $0 [options]
 
 Install or upgrade pibot as a systemd service (re-run to upgrade in place).
 
-  --token-file FILE  read the Lichess API token from FILE (else \$LICHESS_BOT_TOKEN,
-                     else a hidden prompt; an installed token is kept otherwise)
+  --token-file FILE  read the Lichess API token from FILE
+  --token-stdin      read the token from the first line of standard input
+                     (else \$LICHESS_BOT_TOKEN, else a hidden prompt on a terminal;
+                     an installed token is kept otherwise). Never give the token
+                     itself as an argument: others see it in ps
   --config FILE      config installed when none is there yet (default: the
                      repository's config.yml); an existing one is never overwritten
   --instance NAME    install as pibot@NAME: /etc/pibot/NAME.yml, /etc/pibot/NAME.token,
@@ -68,7 +74,9 @@ Install or upgrade pibot as a systemd service (re-run to upgrade in place).
                      cannot see the board's CPU
   --no-apt           do not install Debian packages
   --no-build         keep the installed program, refresh config/token/units only
-  --no-start         install and enable, but do not (re)start the service
+  --no-start         install and enable, but do not (re)start the service;
+                     without it, the service is only started for a BOT account
+                     (run 'pibot upgrade' first, as the installer says)
   --uninstall        stop and remove the service and the program; keep /etc/pibot
                      and /var/lib/pibot (config, token, games)
   --purge            with --uninstall: also delete /etc/pibot, /var/lib/pibot and
@@ -121,6 +129,7 @@ ARGS="$*"
 while [ $# -gt 0 ]; do
     case $1 in
         --token-file) need_arg "$@"; TOKEN_FILE=$2; shift ;;
+        --token-stdin) TOKEN_STDIN=1 ;;
         --config) need_arg "$@"; CONFIG_SRC=$2; shift ;;
         --instance) need_arg "$@"; INSTANCE=$2; shift ;;
         --prefix) need_arg "$@"; PREFIX=$2; shift ;;
@@ -159,6 +168,8 @@ if [ -n "$CPU" ] && [ "$NATIVE" = 0 ]; then
 fi
 [ "$PURGE" = 1 ] && [ "$UNINSTALL" = 0 ] && die "--purge only goes with --uninstall" \
     "run: $0 --uninstall --purge"
+[ -n "$TOKEN_FILE" ] && [ "$TOKEN_STDIN" = 1 ] && die "--token-file and --token-stdin both given" \
+    "pass only one of them"
 
 P="$ROOT$PREFIX"                      # where the program goes on this filesystem
 VENV="$P/venv"
@@ -228,7 +239,7 @@ step "checking the source tree ($REPO)"
 for f in pyproject.toml build_engine.py constraints.txt bot/__init__.py systemd/pibot.service \
          systemd/pibot@.service deploy/confcheck.py; do
     [ -e "$REPO/$f" ] || die "$REPO/$f is missing: this does not look like a pibot checkout" \
-        "run the installer from a complete clone: git clone <repo> && sudo pibot/deploy/install.sh"
+        "copy the whole pibot tree to this machine (README.md, 'On the Raspberry Pi') and run its deploy/install.sh"
 done
 [ -f "$CONFIG_SRC" ] || die "config to install ($CONFIG_SRC) not found" \
     "pass --config FILE, or restore config.yml in the checkout (git checkout config.yml)"
@@ -238,9 +249,13 @@ TOKEN_SRC=""
 NEW_TOKEN=""
 if [ -n "$TOKEN_FILE" ]; then
     [ -r "$TOKEN_FILE" ] || die "--token-file $TOKEN_FILE cannot be read" \
-        "check the path, or use LICHESS_BOT_TOKEN=... instead"
+        "check the path, or pipe the token in with --token-stdin instead"
     NEW_TOKEN=$(<"$TOKEN_FILE")
     TOKEN_SRC="--token-file $TOKEN_FILE"
+elif [ "$TOKEN_STDIN" = 1 ]; then
+    # One line; a missing final newline is fine (printf lip_... | install.sh).
+    IFS= read -r NEW_TOKEN || true
+    TOKEN_SRC="--token-stdin"
 elif [ -n "${LICHESS_BOT_TOKEN:-}" ]; then
     NEW_TOKEN=$LICHESS_BOT_TOKEN
     TOKEN_SRC="\$LICHESS_BOT_TOKEN"
@@ -254,7 +269,7 @@ elif [ -t 0 ]; then
     TOKEN_SRC="the prompt"
 else
     die "no Lichess token given and none installed at $TOKEN" \
-        "pass --token-file FILE or set LICHESS_BOT_TOKEN (token with the bot:play scope)"
+        "pass --token-file FILE or --token-stdin, or run on a terminal to be asked (token with the bot:play scope)"
 fi
 # Trim surrounding whitespace (a pasted newline); anything inside is left for the
 # validation below to refuse.
@@ -447,6 +462,34 @@ for u in pibot.service pibot@.service; do
 done
 if [ -f "$REPO/docs/raspberry-pi.md" ]; then
     install -m 0644 "$REPO/docs/raspberry-pi.md" "$P/share/doc/raspberry-pi.md"
+fi
+
+# ---------------------------------------------------------------- account
+# A non-BOT account makes the service exit 6 at once (a start that can only fail),
+# so ask Lichess first, with the installed config and token; the token file is
+# named by path, never passed as an argument.
+if [ -n "$ROOT" ]; then sudo_=""; else sudo_="sudo "; fi
+if [ "$USE_SYSTEMD" = 1 ]; then
+    then_start="sudo systemctl start ${UNIT%.service}"
+else
+    then_start="re-run this installer"
+fi
+if [ "$DO_START" = 1 ]; then
+    step "asking Lichess (url in $CONFIG) whether the account is a BOT account"
+    check_rc=0
+    "$VENV/bin/pibot" upgrade --check --config "$CONFIG" --token-file "$TOKEN" \
+        </dev/null >"$WORK/account" 2>&1 || check_rc=$?
+    case $check_rc in
+        0) sed "s/^/$PROG:   /" "$WORK/account" ;;
+        3)
+            printf '%s: not starting %s: the Lichess account is not a BOT account yet; run: %s, then: %s\n' \
+                "$PROG" "$UNIT" \
+                "${sudo_}$VENV/bin/pibot upgrade --config $CONFIG --token-file $TOKEN" \
+                "$then_start" >&2
+            exit 1 ;;
+        6) die "not starting $UNIT: $(tail -n1 "$WORK/account")" "fix that, then: $then_start" ;;
+        *) say "could not ask Lichess ($(tail -n1 "$WORK/account")); starting anyway: the service retries" ;;
+    esac
 fi
 
 # ---------------------------------------------------------------- start

@@ -1,13 +1,15 @@
 """deploy/install.sh for real, staged under a temporary --root.
 
 One module-scoped install (a real venv with the engine compiled, ~15-60 s) is
-shared by the tests below, which run in file order: fresh install, upgrade,
-token and config handling, a second instance, uninstall, purge.
+shared by the tests below, which run in file order: fresh install (step 2 of the
+README's four steps: `--no-start`, token on stdin), the four steps against the
+emulator, upgrade, token and config handling, a second instance, uninstall, purge.
 """
 
 from __future__ import annotations
 
 import os
+import shlex
 import shutil
 import signal
 import socket
@@ -50,14 +52,17 @@ def clean_env() -> dict[str, str]:
     return {k: v for k, v in os.environ.items() if k not in drop}
 
 
-def run(root: Path, *args: str, token: str | None = None,
-        timeout: float = 600) -> subprocess.CompletedProcess[str]:
+def run(root: Path, *args: str, token: str | None = None, stdin: str | None = None,
+        start: bool = False, timeout: float = 600) -> subprocess.CompletedProcess[str]:
+    """install.sh --root ROOT ARGS, with --no-start unless `start` (a start asks
+    the configured Lichess server about the account first)."""
     env = clean_env()
     if token is not None:
         env["LICHESS_BOT_TOKEN"] = token
-    return subprocess.run(["bash", str(INSTALL), "--root", str(root), *args],
-                          stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                          env=env, timeout=timeout)
+    extra = [] if start else ["--no-start"]
+    return subprocess.run(["bash", str(INSTALL), "--root", str(root), *extra, *args],
+                          input=stdin, stdin=None if stdin is not None else subprocess.DEVNULL,
+                          capture_output=True, text=True, env=env, timeout=timeout)
 
 
 def ok(res: subprocess.CompletedProcess[str]) -> str:
@@ -77,7 +82,8 @@ def user_error(res: subprocess.CompletedProcess[str]) -> str:
 @pytest.fixture(scope="module")
 def staged(tmp_path_factory: pytest.TempPathFactory) -> Staged:
     root = tmp_path_factory.mktemp("pi")
-    return Staged(root, run(root, token=TOKEN))
+    # Step 2 of the four: install without starting, the token from stdin.
+    return Staged(root, run(root, "--token-stdin", stdin=TOKEN + "\n"))
 
 
 def test_shellcheck() -> None:
@@ -113,6 +119,48 @@ def test_fresh_install_layout(staged: Staged) -> None:
     assert version.returncode == 0, version.stderr
     assert version.stdout.startswith("pibot ")
     assert "engine slider index:" in version.stdout
+
+
+def test_four_steps_with_the_emulator_as_lichess(staged: Staged) -> None:
+    """README's four steps on the Pi: (1) account and token, (2) install.sh
+    --no-start (done by the fixture, token on stdin), (3) pibot upgrade with the
+    installed token file, (4) start -- which is refused before step 3."""
+    from bot.emulator import AccountSpec, Emulator, EmulatorConfig
+
+    assert "asking Lichess" not in ok(staged.first)  # --no-start: no account check
+    config = staged.etc / "config.yml"
+    shipped = config.read_text()
+    # (1) A fresh, non-BOT account whose token is the one installed.
+    account = AccountSpec(token=TOKEN, username="newbot", title=None)
+    with Emulator(EmulatorConfig(accounts=[account])) as emu:
+        config.write_text(shipped.replace("url: https://lichess.org", f"url: {emu.url}", 1))
+        try:
+            # Starting now is refused with one line naming the exact upgrade command.
+            refused = run(staged.root, "--no-build", start=True)
+            assert refused.returncode == 1, refused.stdout + refused.stderr
+            assert "Traceback" not in refused.stdout + refused.stderr
+            line, = refused.stderr.strip().splitlines()
+            assert "not a BOT account" in line and "pibot upgrade" in line
+            assert emu.count("POST /api/bot/account/upgrade") == 0
+            # (3) The command it names reads the installed token file; the token
+            # itself is not on the command line (--yes: no terminal to confirm on).
+            command = shlex.split(line.split("run: ", 1)[1].split(", then: ", 1)[0])
+            assert command[:2] == [str(staged.venv / "bin/pibot"), "upgrade"]
+            assert "--token-file" in command and str(staged.etc / "lichess-token") in command
+            assert not any(TOKEN in arg for arg in command)
+            upgraded = subprocess.run([*command, "--yes"], capture_output=True, text=True,
+                                      timeout=60, env=clean_env(), stdin=subprocess.DEVNULL,
+                                      cwd=staged.root)
+            assert upgraded.returncode == 0, upgraded.stdout + upgraded.stderr
+            assert "newbot is now a BOT account" in upgraded.stdout
+            assert account.title == "BOT"
+            # (4) Now the start goes ahead.
+            out = ok(run(staged.root, "--no-build", start=True))
+            assert "newbot is a BOT account" in out
+        finally:
+            config.write_text(shipped)
+    for res in (refused, upgraded):
+        assert TOKEN not in res.stdout + res.stderr
 
 
 def test_installed_unit_verifies_against_the_real_venv(staged: Staged, tmp_path: Path) -> None:
@@ -158,6 +206,41 @@ def test_token_file_replaces_token(staged: Staged, tmp_path: Path) -> None:
     assert NEW_TOKEN not in out
 
 
+def test_token_from_the_prompt_is_not_echoed(staged: Staged) -> None:
+    """On a terminal the installer asks, with echo off (`read -s`): what the
+    terminal shows never holds the token."""
+    import pty
+    import select
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.Popen(["bash", str(INSTALL), "--root", str(staged.root), "--no-start",
+                                 "--no-build", "--instance", "prompted"],
+                                stdin=slave, stdout=slave, stderr=slave, env=clean_env())
+        os.close(slave)
+        seen = b""
+        deadline = time.monotonic() + 60
+        while b"input hidden" not in seen and time.monotonic() < deadline:
+            if select.select([master], [], [], 1)[0]:
+                seen += os.read(master, 4096)
+        assert b"input hidden" in seen, seen
+        os.write(master, TOKEN.encode() + b"\n")
+        assert proc.wait(timeout=120) == 0, seen
+        while True:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # EIO: the installer closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(master)
+    assert b"storing the token from the prompt" in seen
+    assert TOKEN.encode() not in seen
+    assert (staged.etc / "prompted.token").read_text() == TOKEN + "\n"
+
+
 def test_bad_token_is_refused_and_old_one_kept(staged: Staged, tmp_path: Path) -> None:
     src = tmp_path / "token.txt"
     for bad in ("Bearer lip_xy12345678\n", "lip_abcd efgh1234\n", "lip_x'y12345678"):
@@ -201,7 +284,9 @@ def test_user_mistakes_get_clear_errors(staged: Staged, tmp_path: Path) -> None:
     # A fresh machine without any token fails before the slow build.
     empty = tmp_path / "fresh"
     err = user_error(run(empty))
-    assert "LICHESS_BOT_TOKEN" in err and "--token-file" in err
+    assert "--token-stdin" in err and "--token-file" in err
+    assert "is empty" in user_error(run(empty, "--token-stdin", stdin="\n"))
+    assert "both given" in user_error(run(empty, "--token-stdin", "--token-file", "x"))
     assert not (empty / "opt").exists()
 
 

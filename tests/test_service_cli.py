@@ -117,3 +117,30 @@ def test_config_errors_exit_apart_from_usage_errors(tmp_path: Path) -> None:
     assert r.returncode == EXIT_USAGE and "unrecognized arguments" in r.stderr
     r = _pibot(cfg, "lip_abcdefghijklmnop", "upgrade", "--yes")  # nothing listens there
     assert r.returncode == EXIT_FAILURE and "cannot reach Lichess" in r.stderr
+
+
+def test_token_file_option_reads_the_installed_credential(tmp_path: Path) -> None:
+    """`--token-file PATH` (the root-only file the service's LoadCredential= names):
+    the token is read by path, so it is never on a command line, and the path wins
+    over $LICHESS_BOT_TOKEN."""
+    with Emulator(EmulatorConfig(accounts=[AccountSpec(title=None)])) as emu:
+        cfg = tmp_path / "c.yml"
+        cfg.write_text(yaml.safe_dump({"url": emu.url, "engine": {"hash_mb": 16}}))
+        cred = tmp_path / "lichess-token"
+        cred.write_text(emu.token + "\n")
+        cred.chmod(0o600)
+        wrong = "lip_notthebotstoken"
+        r = _pibot(cfg, wrong, "check", "--token-file", str(cred))
+        assert "token found (--token-file" in r.stdout and "token valid for pibot" in r.stdout
+        r = _pibot(cfg, wrong, "upgrade", "--check", "--token-file", str(cred))
+        assert r.returncode == 3 and "not a BOT account yet" in r.stdout
+        assert emu.count("POST /api/bot/account/upgrade") == 0
+        r = _pibot(cfg, wrong, "upgrade", "--yes", "--token-file", str(cred))
+        assert r.returncode == 0 and "is now a BOT account" in r.stdout
+        r = _pibot(cfg, wrong, "upgrade", "--check", "--token-file", str(cred))
+        assert r.returncode == 0 and "pibot is a BOT account" in r.stdout
+        r = _pibot(cfg, wrong, "upgrade", "--check", "--token-file", str(tmp_path / "nope"))
+        assert r.returncode == EXIT_CONFIG and "--token-file" in r.stderr
+        assert len(r.stderr.strip().splitlines()) == 1
+        for out in (r.stdout, r.stderr):
+            assert emu.token not in out

@@ -16,7 +16,7 @@ from bot.config import Config, advice, load_config
 from bot.errors import PibotError
 from bot.lichess import Lichess, LichessError
 from bot.records import directory_problem
-from bot.token import Token, load_token, scope_problem
+from bot.token import Token, add_token_file_argument, command_token, scope_problem
 
 LATENCY_SAMPLES = 5
 SLOW_ROUND_TRIP_MS = 300  # bullet games start to feel it
@@ -24,6 +24,7 @@ SLOW_ROUND_TRIP_MS = 300  # bullet games start to feel it
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", metavar="PATH", default=None, help="config file")
+    add_token_file_argument(parser)
     parser.add_argument("--json", action="store_true",
                         help="print the findings as one JSON document (for scripts)")
 
@@ -179,7 +180,7 @@ def run(args: argparse.Namespace) -> int:
     for line in advice(cfg):
         rep.warn(line)
     try:
-        token = load_token(cfg.token_file, warn=rep.warn)
+        token = command_token(args.token_file, cfg.token_file, warn=rep.warn)
         rep.ok(f"token found ({token.source})")
         asyncio.run(_check_account(cfg, token, rep))
     except PibotError as exc:
