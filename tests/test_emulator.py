@@ -486,6 +486,16 @@ def test_5xx_and_slow_injection(emu: Emulator) -> None:
     assert err.value.status_code == 500
 
 
+def test_a_429_is_never_slow(emu: Emulator) -> None:
+    """lila answers a rate-limited request before doing its work: a slow fault that
+    fires with a 429 does not delay it (the soak's chat endpoint has both)."""
+    emu.inject("slow", "GET /api/account", duration_s=2.0)
+    emu.inject("http_error", "GET /api/account", status=429)
+    t0 = time.monotonic()
+    assert requests.get(emu.url + "/api/account", headers=auth(), timeout=5).status_code == 429
+    assert time.monotonic() - t0 < 1.5
+
+
 def test_4xx_injection_keeps_the_lichess_error_body(emu: Emulator) -> None:
     gid = emu.start_game_directly(opponent=OpponentSpec(think_time_s=5))
     emu.inject("http_error", "POST /api/bot/game/*/move/*", status=400,

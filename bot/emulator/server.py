@@ -251,8 +251,17 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length > 0 else b""
 
     def _apply_request_faults(self, method: str, path: str) -> Fault | None:
-        """Sleep for a slow fault, raise an http_error one; return a stall fault."""
+        """Sleep for a slow fault, raise an http_error one; return a stall fault.
+
+        A 429 is answered at once, even when a slow fault fires too: lila checks
+        its limiters before it does the work (`lila.memo.RateLimit` around the
+        action in app/controllers), so a rate-limited request is never a slow one,
+        and a client that gave up on a slow request must not miss a 429.
+        """
         faults = self.server.core.request_faults(method, path)
+        for fault in faults:
+            if fault.kind == "http_error" and fault.status == 429:
+                raise ApiError(fault.status, fault.error_text())
         for fault in faults:
             if fault.kind == "slow" and fault.duration_s:
                 time.sleep(fault.duration_s)
