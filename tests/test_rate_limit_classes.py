@@ -173,6 +173,9 @@ def test_abort_and_claim_are_retried_until_they_land(tmp_path: Path, what: str) 
         emu.wait_game_started(cid, 10)
         snap = emu.wait_game_over(cid, 30)
         assert snap.status == ("aborted" if what == "abort" else "timeout"), snap.status
+        # The emulator records a request once it has answered it, just after the
+        # game ended: wait for the 200's record.
+        assert wait_until(lambda: 200 in [r.status for r in emu.requests(pattern)], 5)
         statuses = [r.status for r in emu.requests(pattern)]
         assert statuses[0] == 429 and statuses[-1] == 200, statuses
         assert statuses.count(503) == 6 and statuses.count(429) == 1, statuses
