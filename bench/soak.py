@@ -313,8 +313,8 @@ async def soak(args: argparse.Namespace) -> int:
             i += 1
             status = await asyncio.to_thread(emu.wait_challenge_answered, cid, 25)
             if status != "accepted":
-                # Usually "later": the previous game's slot is freed only after its
-                # goodbye/PGN, a moment after the emulator reports the game over.
+                # A finding either way: the slot is free the moment a game ends, and
+                # "created" (no answer in 25 s) is an answer dropped or held too long.
                 declined[emu.decline_reason(cid) or status] += 1
                 await asyncio.sleep(1.0)
                 continue
