@@ -260,14 +260,16 @@ step_pytest() {
     # The tests run against the installed program: a copy of the checkout
     # without bot/ (which would shadow it), pytest in a venv of its own that
     # sees the installed venv's packages (a .pth line), so /opt/pibot/venv
-    # stays as the installer left it. Only the marked modules are collected
+    # stays as the installer left it; berserk (the emulator tests' reference
+    # client) is a test-only package. Only the marked modules are collected
     # (others import numpy, not installed here).
     in_root "rm -rf $TESTS_IN_ROOT && cp -a $SRC_IN_ROOT $TESTS_IN_ROOT &&
         rm -rf $TESTS_IN_ROOT/bot &&
         python3 -m venv /opt/pibot-test &&
         site=\$(/opt/pibot/venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])') &&
         echo \"\$site\" >\"\$(/opt/pibot-test/bin/python -c 'import sysconfig; print(sysconfig.get_paths()[\"purelib\"])')/pibot-installed.pth\" &&
-        { /opt/pibot-test/bin/python -m pip install --progress-bar off pytest >/tmp/pip.log 2>&1 ||
+        { /opt/pibot-test/bin/python -m pip install --progress-bar off \
+              -c $TESTS_IN_ROOT/constraints.txt pytest berserk >/tmp/pip.log 2>&1 ||
           { tail -n 30 /tmp/pip.log; false; }; } &&
         cd $TESTS_IN_ROOT &&
         /opt/pibot-test/bin/python -c 'import bot, bot._engine; print(\"testing\", bot.__file__)' &&
