@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -119,14 +120,18 @@ def test_second_sigterm_exits_at_once(tmp_path: Path) -> None:
         assert not emu.game(gid).over  # nothing resigned or aborted silently
 
 
-def test_sd_notify_and_bad_token(tmp_path: Path) -> None:
-    import socket
-
-    cfg, log = tmp_path / "c.yml", tmp_path / "log"
-    sock_path = str(tmp_path / "notify.sock")
+def _notify_socket(tmp_path: Path) -> tuple[socket.socket, str]:
+    """A NOTIFY_SOCKET for a `pibot run` under test (systemd's side of sd_notify)."""
+    path = str(tmp_path / "notify.sock")
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(sock_path)
+    sock.bind(path)
     sock.settimeout(10)
+    return sock, path
+
+
+def test_sd_notify_and_bad_token(tmp_path: Path) -> None:
+    cfg, log = tmp_path / "c.yml", tmp_path / "log"
+    sock, sock_path = _notify_socket(tmp_path)
     with Emulator(fast_emulator_config()) as emu:
         _write_config(cfg, emu.url)
         env = dict(os.environ, LICHESS_BOT_TOKEN=emu.token, NOTIFY_SOCKET=sock_path,
@@ -160,13 +165,8 @@ def test_sighup_with_a_bad_yaml_config_still_sends_ready_and_names_restart_keys(
         tmp_path: Path) -> None:
     # Old code: a recursive anchor raised RecursionError out of the SIGHUP handler
     # (a traceback, and no READY=1 after RELOADING=1: systemd's reload hung).
-    import socket
-
     cfg, log = tmp_path / "c.yml", tmp_path / "log"
-    sock_path = str(tmp_path / "notify.sock")
-    sock = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
-    sock.bind(sock_path)
-    sock.settimeout(10)
+    sock, sock_path = _notify_socket(tmp_path)
     with Emulator(fast_emulator_config()) as emu:
         _write_config(cfg, emu.url)
         env = dict(os.environ, LICHESS_BOT_TOKEN=emu.token, NOTIFY_SOCKET=sock_path)
