@@ -1,6 +1,6 @@
-"""Bounded in-memory history behind the status page (bot/status_page.py).
+"""Bounded in-memory history behind the status page (bot/host/status_page.py).
 
-The status file (bot/status_file.py) says what the service is doing *now*;
+The status file (bot/host/status_file.py) says what the service is doing *now*;
 the page also wants the recent past: the CPU temperature and throttling over
 24 h, each game's eval and latency per move, and the results of today and
 this week.  All of it lives in memory only (a restart starts afresh) and is
@@ -27,8 +27,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from typing import Any, TypedDict
 
-from bot.game_state import GameHooks
-from bot.status_file import GameStatus, ServiceStatus
+from bot.host.status_file import GameStatus, ServiceStatus
+from bot.play.game_state import GameHooks
 
 MAX_HEAT_POINTS = 1440
 HEAT_WINDOW_S = 24 * 3600.0

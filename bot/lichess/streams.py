@@ -1,6 +1,6 @@
 """Stream plumbing: one daemon thread per NDJSON stream, feeding asyncio.
 
-Kept apart from bot.lichess (which owns endpoints and retry policy) so each
+Kept apart from bot.lichess.client (which owns endpoints and retry policy) so each
 module stays small; the thread only asks the client to open its stream.
 
 The lines are read here, not by berserk: Lichess sends an empty line as a
@@ -20,10 +20,10 @@ from typing import TYPE_CHECKING, Any, cast
 
 import requests
 
-from bot.events import ErrorPayload
+from bot.lichess.events import ErrorPayload
 
 if TYPE_CHECKING:
-    from bot.lichess import Lichess
+    from bot.lichess.client import Lichess
 
 log = logging.getLogger(__name__)
 
