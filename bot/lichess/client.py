@@ -524,6 +524,8 @@ class Lichess:
                 resp.close()
 
     def start_stream(self, name: str, queue: asyncio.Queue[Any], *args: str) -> StreamThread:
-        st = StreamThread(self, name, args, queue, asyncio.get_running_loop())
+        st = StreamThread(name, args, lambda: self.open_stream(name, *args),
+                          lambda payload: self.on_429(name, payload).retry_at,
+                          queue, asyncio.get_running_loop())
         st.start()
         return st
