@@ -33,10 +33,10 @@ import time
 
 from bot.config import parse_config
 from bot.emulator import Emulator, EmulatorConfig, OpponentSpec
-from bot.game import GameHooks
-from bot.logsetup import setup_logging
+from bot.host.logsetup import setup_logging
+from bot.lichess.token import Token
+from bot.play.game import GameHooks
 from bot.service import Service
-from bot.token import Token
 
 
 class FirstThink:

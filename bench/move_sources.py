@@ -27,9 +27,9 @@ import chess.syzygy
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.book import OpeningBooks  # noqa: E402
 from bot.config import parse_config  # noqa: E402
-from bot.tablebase import Tablebases  # noqa: E402
+from bot.sources.book import OpeningBooks  # noqa: E402
+from bot.sources.tablebase import Tablebases  # noqa: E402
 
 
 def shared_dir() -> Path:

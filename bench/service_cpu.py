@@ -14,7 +14,7 @@ from /proc/self/task/*/stat and each thread is put in one of two bins:
   calls, the search poller, logging.
 
 The service figure (CPU seconds / wall seconds, in cores) is what
-bot.machine.SERVICE_CPU keeps back from auto threads.  Not a unit test.
+bot.host.machine.SERVICE_CPU keeps back from auto threads.  Not a unit test.
 """
 
 from __future__ import annotations
@@ -31,9 +31,9 @@ import urllib.request
 from pathlib import Path
 
 from bot.config import parse_config
-from bot.logsetup import setup_logging
+from bot.host.logsetup import setup_logging
+from bot.lichess.token import Token
 from bot.service import Service
-from bot.token import Token
 
 TICK = os.sysconf("SC_CLK_TCK")
 DEMO_TOKEN = "lip_emulator_demo_token"

@@ -41,11 +41,11 @@ from bot.emulator import (
     OpponentSpec,
     RequestRecord,
 )
-from bot.game import GameHooks
-from bot.lichess import POLICIES
-from bot.logsetup import setup_logging
+from bot.host.logsetup import setup_logging
+from bot.lichess.client import POLICIES
+from bot.lichess.token import Token
+from bot.play.game import GameHooks
 from bot.service import Service
-from bot.token import Token
 
 log = logging.getLogger("soak")
 
@@ -132,7 +132,7 @@ def max_in_window(times: list[float], window_s: float = 60.0) -> int:
 
 
 PER_GAME = ("/move/", "/chat", "/api/bot/game/stream/")
-# "METHOD /path" -> the bot's rate class (bot.lichess POLICIES), for the pause check.
+# "METHOD /path" -> the bot's rate class (bot.lichess.client POLICIES), for the pause check.
 _CLASS_OF = [(p.method, re.compile("^" + re.sub(r"\{[^}]+\}", "[^/]+", p.path) + "$"),
               p.rate_class, p.on_429) for p in POLICIES.values()]
 

@@ -26,7 +26,7 @@ from typing import TypeVar
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bot.engine import Engine, SearchLimits  # noqa: E402
-from bot.platform_info import huge_page_size, thp_mode  # noqa: E402
+from bot.host.platform_info import huge_page_size, thp_mode  # noqa: E402
 
 T = TypeVar("T")
 FEN = "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10"

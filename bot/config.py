@@ -154,7 +154,7 @@ class OnlineMovesConfig:
 
 @dataclass(frozen=True)
 class EngineConfig:
-    # "auto" is resolved by Config against the machine (bot.machine.size_engine),
+    # "auto" is resolved by Config against the machine (bot.host.machine.size_engine),
     # so every consumer of a Config sees numbers.
     hash_mb: int | Literal["auto"] = _val(AUTO, lo=1, hi=65536, auto=True,
                                           doc="transposition table per game, MiB; auto = "
@@ -330,7 +330,7 @@ class Config:
     def __post_init__(self) -> None:
         if self.sizing is not None:
             return
-        from bot import machine  # reads /proc and /sys; never raises
+        from bot.host import machine  # reads /proc and /sys; never raises
 
         e = self.engine
         sizing = machine.size_engine(e.hash_mb, e.threads, self.challenge.concurrency,
@@ -492,7 +492,7 @@ def _cross_checks(cfg: Config) -> None:
                         "does not let BOT accounts play UltraBullet; remove it")
     _check_matchmaking_clocks(cfg.matchmaking)
     if cfg.status_page.listen:
-        from bot.status_page import parse_listen  # the page's modules load only when used
+        from bot.host.status_page import parse_listen  # the page's modules load only when used
 
         try:
             parse_listen(cfg.status_page.listen)

@@ -12,7 +12,7 @@ us today (challenge_filter), within opponent_min_rating..opponent_max_rating and
 when opponent_rating_difference is set, within that of our own rating for the
 speed.  A bot without a rating for the speed is unknown, not 1500: it fits no
 rating range and is not challenged.  Bots we have no recent game with are
-preferred (bot/farming.py: repeated pairings risk lila's farming check).
+preferred (bot/play/farming.py: repeated pairings risk lila's farming check).
 """
 
 from __future__ import annotations
@@ -26,13 +26,13 @@ from typing import Any
 
 from bot.blocklist import OnlineBlockList
 from bot.config import Config
-from bot.farming import RecentGames
-from bot.lichess import (
+from bot.lichess.client import (
     Lichess,
     LichessError,
     OpponentAtDailyLimit,
     RateLimited,
 )
+from bot.play.farming import RecentGames
 from bot.policy import Slots
 
 log = logging.getLogger(__name__)

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.config import ChallengeConfig
-from bot.events import Challenge
+from bot.lichess.events import Challenge
 
 SPEED_ORDER = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
 RESERVATION_TTL_S = 30.0  # accepted challenges that never start free their slot after this

@@ -24,18 +24,17 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot import records, sdnotify, status_file
 from bot.blocklist import OnlineBlockList
-from bot.clock import clock_running
 from bot.config import Config, load_config, restart_keys_changed
-from bot.correspondence import Parked, is_correspondence
-from bot.engine_pool import EnginePool
+from bot.engine.pool import EnginePool
 from bot.errors import PibotError, UserError
-from bot.events import Account, Challenge
-from bot.farming import RecentGames
-from bot.game import GameHooks, GameRunner
-from bot.heat import HeatMonitor
-from bot.lichess import (
+from bot.host import sdnotify, status_file
+from bot.host.heat import HeatMonitor
+from bot.host.logsetup import set_level
+from bot.host.platform_info import check_hash_fits
+from bot.host.status_history import boards
+from bot.host.status_page import StatusPage
+from bot.lichess.client import (
     DAILY_BOT_GAMES,
     PLAYING_MIN_INTERVAL_S,
     ApiRejected,
@@ -46,15 +45,17 @@ from bot.lichess import (
     RateLimited,
     backoff_s,
 )
-from bot.logsetup import set_level
+from bot.lichess.events import Account, Challenge
+from bot.lichess.streams import StreamClosed, StreamOpened
+from bot.lichess.token import CREATE_URL, Token, scope_problem
 from bot.matchmaking import Matchmaker
-from bot.move_sources import MoveSources
-from bot.platform_info import check_hash_fits
+from bot.play import records
+from bot.play.clock import clock_running
+from bot.play.correspondence import Parked, is_correspondence
+from bot.play.farming import RecentGames
+from bot.play.game import GameHooks, GameRunner
 from bot.policy import Decision, RecentChallenges, Slots, decide
-from bot.status_history import boards
-from bot.status_page import StatusPage
-from bot.streams import StreamClosed, StreamOpened
-from bot.token import CREATE_URL, Token, scope_problem
+from bot.sources.chain import MoveSources
 
 log = logging.getLogger(__name__)
 
@@ -116,7 +117,7 @@ class Service:
         self._fatal: UserError | None = None  # why a supervised task stopped the service
         self.blocked_online = OnlineBlockList()  # challenge.online_block_list's names
         self.recent_challenges = RecentChallenges()  # max_recent_bot_challenges
-        self.recent_games = RecentGames()  # openings not to repeat (bot/farming.py)
+        self.recent_games = RecentGames()  # openings not to repeat (bot/play/farming.py)
 
     @property
     def hard_exit(self) -> bool:

@@ -7,7 +7,7 @@ worker thread too, with a C stop flag, so `stop`, `quit` and EOF end it.
 Malformed input is reported on an `info string` line and ignored: a GUI typo
 never kills us, and `isready` is always answered. With OwnBook/BookFile or
 SyzygyPath set, the worker first asks the bot's book and tables
-(bot/uci_sources.py) and answers a hit without searching.
+(bot/sources/uci_sources.py) and answers a hit without searching.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TextIO
 
-from bot import __version__, platform_info
+from bot import __version__
 from bot.engine.bindings import PerftStop
 from bot.engine.board import Board
 from bot.engine.engine import (
@@ -36,8 +36,9 @@ from bot.engine.engine import (
 )
 from bot.engine.exceptions import EngineError, EngineMemoryError, NetFileError, PerftInterrupted
 from bot.errors import PibotError
-from bot.move_sources import SourceMove
-from bot.uci_sources import MAX_BOOK_DEPTH, MAX_SEED, UciSources, option_lines
+from bot.host import platform_info
+from bot.sources.chain import SourceMove
+from bot.sources.uci_sources import MAX_BOOK_DEPTH, MAX_SEED, UciSources, option_lines
 
 log = logging.getLogger(__name__)
 

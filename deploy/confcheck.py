@@ -21,7 +21,7 @@ import yaml
 
 from bot.config import load_config
 from bot.errors import UserError
-from bot.token import ENV_VAR, load_token
+from bot.lichess.token import ENV_VAR, load_token
 
 
 def missing_keys(shipped: Any, installed: Any, prefix: str = "") -> list[str]:

@@ -75,7 +75,7 @@ def emu_factory() -> Iterator[Any]:
 @pytest.fixture(autouse=True)
 def _status_file_in_tmp(tmp_path_factory: pytest.TempPathFactory,
                         monkeypatch: pytest.MonkeyPatch) -> None:
-    """Services under test write their status file (bot/status_file.py) into a
+    """Services under test write their status file (bot/host/status_file.py) into a
     directory of their own, never the user's runtime directory nor each other's."""
     monkeypatch.setenv("RUNTIME_DIRECTORY", str(tmp_path_factory.mktemp("run")))
 

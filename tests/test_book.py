@@ -17,9 +17,9 @@ import chess
 import chess.polyglot
 import pytest
 
-from bot.book import OpeningBooks, validate_book
 from bot.config import load_config, parse_config
 from bot.errors import UserError
+from bot.sources.book import OpeningBooks, validate_book
 
 ROOT = Path(__file__).resolve().parent.parent
 # CI checks the repository out next to shared/; a git worktree sits one level deeper.
@@ -204,7 +204,7 @@ def test_non_regular_and_huge_books_are_refused_at_once(tmp_path: Path) -> None:
     # were read whole into memory before any check.
     import os
 
-    from bot.book import MAX_BOOK_BYTES
+    from bot.sources.book import MAX_BOOK_BYTES
 
     fifo = tmp_path / "fifo.bin"
     os.mkfifo(fifo)

@@ -25,7 +25,7 @@ from test_service_helpers import (
 
 from bot.emulator import Emulator, OpponentSpec
 from bot.emulator.config import DEFAULT_TOKEN
-from bot.move_forms import MoveForms
+from bot.play.move_forms import MoveForms
 
 MOVE = "POST /api/bot/game/*/move/*"
 OPENING = ["e2e4", "e7e5", "g1f3", "b8c6", "f1c4", "f8c5"]
@@ -81,7 +81,7 @@ CASTLE_MATE = "8/8/8/8/4p3/4k3/7N/3RK2R w K - 0 1"
 @needs_engine
 def test_ponder_after_castling_hits_when_the_stream_says_e1h1(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.DEBUG, logger="bot.thinker")
+    caplog.set_level(logging.DEBUG, logger="bot.play.thinker")
     emu_cfg = fast_emulator_config(castling_king_takes_rook=True)
     with bot_and_emulator(tmp_path, emu_cfg=emu_cfg, engine={"ponder": True},
                           challenge={"variants": ["standard", "fromPosition"]}) as (emu, _bot):

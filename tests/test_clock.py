@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from bot.clock import NO_CLOCK_MS, Clock, silence_limit_s, to_ms
+from bot.play.clock import NO_CLOCK_MS, Clock, silence_limit_s, to_ms
 
 
 def test_to_ms_normalises_berserk_types() -> None:

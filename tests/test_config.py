@@ -11,7 +11,7 @@ import pytest
 
 from bot.config import Config, load_config, parse_config
 from bot.errors import EXIT_CONFIG, UserError
-from bot.token import ENV_VAR, Token, load_token
+from bot.lichess.token import ENV_VAR, Token, load_token
 
 pytestmark = pytest.mark.arm64  # scripts/arm64-check.sh runs these on arm64
 

@@ -325,7 +325,7 @@ except OSError:
 import chess, requests, yaml  # noqa: F401  (the bot's dependencies load)
 import importlib.util  # berserk is for the tests only (the `test` extra)
 assert importlib.util.find_spec("berserk") is None, "berserk installed in production"
-from bot import platform_info
+from bot.host import platform_info
 from bot.engine import Board
 assert Board().perft(3) == 8902
 platform_info.report()

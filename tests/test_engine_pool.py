@@ -1,4 +1,4 @@
-"""bot.engine_pool through the real engine: warm tables per slot, background clears."""
+"""bot.engine.pool through the real engine: warm tables per slot, background clears."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 import pytest
 
 from bot.engine import Engine, SearchLimits
-from bot.engine_pool import EnginePool, PoolError
+from bot.engine.pool import EnginePool, PoolError
 
 HASH_MB = 256  # big enough that a clear takes measurable time, small for a shared machine
 

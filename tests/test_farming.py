@@ -13,9 +13,9 @@ import pytest
 
 from bot.config import Config, parse_config
 from bot.errors import UserError
-from bot.farming import BLACK_REPLIES, SAME_PLIES, WHITE_FIRST, RecentGames, avoided, vary
-from bot.lichess import Lichess
+from bot.lichess.client import Lichess
 from bot.matchmaking import Matchmaker
+from bot.play.farming import BLACK_REPLIES, SAME_PLIES, WHITE_FIRST, RecentGames, avoided, vary
 from bot.policy import RecentChallenges, decide
 
 LINE = ("e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6")

@@ -1,4 +1,4 @@
-"""bot.heat.HeatMonitor on a fixture tree whose temperature and flags we change."""
+"""bot.host.heat.HeatMonitor on a fixture tree whose temperature and flags we change."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bot.heat import HeatMonitor
-from bot.machine import Machine
+from bot.host.heat import HeatMonitor
+from bot.host.machine import Machine
 
 FIXTURES = Path(__file__).parent / "data" / "machine"
 THROTTLE = "sys/bus/platform/drivers/raspberrypi-firmware/firmware/get_throttled"
@@ -25,7 +25,7 @@ def test_limit_steps_threads_down_and_back_and_logs(tmp_path: Path,
     root = tmp_path / "pi"
     shutil.copytree(FIXTURES / "pi5-8gb", root)
     mon = HeatMonitor(4, limit_c=80.0, machine=Machine(root))
-    caplog.set_level(logging.INFO, logger="bot.heat")
+    caplog.set_level(logging.INFO, logger="bot.host.heat")
     seen = []
     for temp, flags in [(60, "0"), (81, "80008"), (84, "e000e"), (78, "e0000"),
                         (74, "0"), (70, "0"), (70, "0")]:
@@ -47,7 +47,7 @@ def test_no_limit_keeps_threads_but_still_logs_throttling(
     root = tmp_path / "pi"
     shutil.copytree(FIXTURES / "pi5-8gb-throttled", root)
     mon = HeatMonitor(4, limit_c=None, machine=Machine(root))
-    caplog.set_level(logging.INFO, logger="bot.heat")
+    caplog.set_level(logging.INFO, logger="bot.host.heat")
     mon.poll()
     assert mon.threads_now == 4
     assert "the CPU is being slowed down (ARM frequency capped, throttled, " \
@@ -59,7 +59,7 @@ def test_no_limit_keeps_threads_but_still_logs_throttling(
 def test_a_pc_without_sensors_is_quiet(tmp_path: Path,
                                        caplog: pytest.LogCaptureFixture) -> None:
     mon = HeatMonitor(2, limit_c=80.0, machine=Machine(tmp_path))
-    caplog.set_level(logging.DEBUG, logger="bot.heat")
+    caplog.set_level(logging.DEBUG, logger="bot.host.heat")
     mon.poll()
     assert mon.threads_now == 2 and not caplog.records
     assert mon.status() == {"temp_c": None, "throttled": None, "flags": []}

@@ -5,9 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from bot import chat
-from bot.clock import FIRST_MOVE_CAP_MS, clock_running, first_move_think_ms
-from bot.latency import (
+from bot.lichess.latency import (
     CAP_MS,
     MARGIN_MS,
     LatencyEstimate,
@@ -15,6 +13,8 @@ from bot.latency import (
     overhead_sample_ms,
     percentile,
 )
+from bot.play import chat
+from bot.play.clock import FIRST_MOVE_CAP_MS, clock_running, first_move_think_ms
 
 
 def test_percentile_nearest_rank() -> None:

@@ -19,9 +19,9 @@ from test_service_helpers import (
     wait_until,
 )
 
-from bot.chat import HOWTO
 from bot.emulator import OpponentSpec, UserSpec
-from bot.farming import WHITE_FIRST
+from bot.play.chat import HOWTO
+from bot.play.farming import WHITE_FIRST
 
 QUICK = OpponentSpec(think_time_s=0.05, resign_after=1, seed=2)  # ends after one move
 
@@ -119,7 +119,7 @@ def test_wait_and_howto_chat_commands(tmp_path: Path) -> None:
         assert wait_until(lambda: bool(said()), 5)  # greeted: the game stream is open
         emu.say(gid, "!wait")
         emu.say(gid, "!howto")
-        # Chat lines go out 3 s apart (bot/outbox.py CHAT_GAP_S): by the second reply
+        # Chat lines go out 3 s apart (bot/play/outbox.py CHAT_GAP_S): by the second reply
         # the 3 s abort would long have fired.
         assert wait_until(lambda: "Waiting 60 seconds..." in said() and HOWTO in said(), 12)
         assert not emu.game(gid).over

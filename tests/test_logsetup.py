@@ -1,4 +1,4 @@
-"""bot/logsetup.py: the journald format only on the journal's own stream, and a
+"""bot/host/logsetup.py: the journald format only on the journal's own stream, and a
 priority on every line of it (journald levels each line by its own prefix)."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from bot.logsetup import is_journal_stream, make_handler
+from bot.host.logsetup import is_journal_stream, make_handler
 
 
 def journal_id(path: Path) -> str:
@@ -68,7 +68,7 @@ def test_setup_logging_looks_at_the_real_stderr(tmp_path: Path) -> None:
     # The process's own fd 2, as under systemd: a file standing in for the socket.
     err = tmp_path / "stderr"
     err.touch()
-    code = ("import logging; from bot.logsetup import setup_logging; setup_logging();"
+    code = ("import logging; from bot.host.logsetup import setup_logging; setup_logging();"
             "logging.getLogger('bot.x').error('a\\nb')")
     for journal, expected in ((journal_id(err), ["<3>ERROR bot.x: a", "<3>  b"]),
                               ("1:1", None)):

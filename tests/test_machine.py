@@ -1,4 +1,4 @@
-"""bot.machine: machine facts read from fixture trees (tests/data/machine/*, each
+"""bot.host.machine: machine facts read from fixture trees (tests/data/machine/*, each
 with a README saying what it models), auto sizing, heat decisions."""
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import machine as m
-from bot.machine import Heat, Machine, size_engine
+from bot.host import machine as m
+from bot.host.machine import Heat, Machine, size_engine
 
 pytestmark = pytest.mark.arm64  # scripts/arm64-check.sh runs these on arm64
 

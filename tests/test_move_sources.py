@@ -13,7 +13,7 @@ import pytest
 
 from bot.config import parse_config
 from bot.emulator import CloudPv, Emulator, EmulatorConfig
-from bot.move_sources import MoveContext, MoveSources, check_lines
+from bot.sources.chain import MoveContext, MoveSources, check_lines
 
 TABLES = Path(__file__).parent / "data" / "syzygy"
 KRVK = "8/8/8/4k3/8/8/1R6/K7 w - - 0 1"

@@ -305,7 +305,7 @@ def test_the_net_file_is_the_contracts_size_and_valid() -> None:
 
 def test_config_engine_eval_reaches_the_pool_engines() -> None:
     from bot.config import parse_config
-    from bot.engine_pool import EnginePool
+    from bot.engine.pool import EnginePool
     from bot.errors import UserError
 
     assert parse_config({}).engine.eval == "nnue"

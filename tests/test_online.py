@@ -16,9 +16,9 @@ from conftest import closed_port
 
 from bot.config import parse_config
 from bot.emulator import DEFAULT_TOKEN, CloudPv, Emulator, EmulatorConfig, ExplorerMove
-from bot.lichess import USER_AGENT
-from bot.online import OnlineSources
-from bot.token import Token
+from bot.lichess.client import USER_AGENT
+from bot.lichess.token import Token
+from bot.sources.online import OnlineSources
 
 TABLES = Path(__file__).parent / "data" / "syzygy"
 START = chess.STARTING_FEN
@@ -148,7 +148,7 @@ def test_429_pauses_the_source(emu: Emulator) -> None:
     time.sleep(0.6)
     assert run(src.cloud_eval(board, 60, 1.0))[0].uci == "e2e4"
     assert emu.count("GET /api/cloud-eval") == 2
-    # The product (bot/move_sources.py) takes the default: a minute, as Lichess asks.
+    # The product (bot/sources/chain.py) takes the default: a minute, as Lichess asks.
     cfg = parse_config({"engine": {"online_moves": {"cloud_url": emu.url}}})
     assert OnlineSources(cfg.engine.online_moves, emu.url, None).pause_s == 60.0
 

@@ -6,7 +6,7 @@ import os
 
 import pytest
 
-from bot import platform_info as pi
+from bot.host import platform_info as pi
 
 pytestmark = pytest.mark.arm64  # scripts/arm64-check.sh runs these on arm64
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from bot.config import ChallengeConfig, parse_config
-from bot.events import Challenge
+from bot.lichess.events import Challenge
 from bot.policy import Slots, decide
 
 

@@ -24,8 +24,8 @@ from test_service_helpers import (
 )
 
 from bot.emulator import Emulator, OpponentSpec
-from bot.lichess import Lichess, RateLimited
-from bot.token import Token
+from bot.lichess.client import Lichess, RateLimited
+from bot.lichess.token import Token
 
 MOVE = "POST /api/bot/game/*/move/*"
 CHAT = "POST /api/bot/game/*/chat"

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 from test_service_helpers import bot_and_emulator, fast_emulator_config, needs_engine, wait_until
 
-from bot import chat
 from bot.emulator import Emulator, OpponentSpec
-from bot.game_state import GameHooks
+from bot.play import chat
+from bot.play.game_state import GameHooks
 
 pytestmark = needs_engine
 

@@ -32,9 +32,9 @@ from test_service_helpers import (
 
 from bot.config import parse_config
 from bot.emulator import AccountSpec, Emulator, OpponentSpec, UserSpec
-from bot.lichess import Lichess
+from bot.lichess.client import Lichess
+from bot.lichess.token import Token
 from bot.matchmaking import valid_clock
-from bot.token import Token
 
 MOVE = "POST /api/bot/game/*/move/*"
 EVENT = "GET /api/stream/event"
@@ -337,7 +337,7 @@ def test_outgoing_challenge_holds_a_slot(tmp_path: Path) -> None:
 def test_finished_game_is_not_resumed_from_a_cached_playing_list(tmp_path: Path) -> None:
     """playing() answers from a cache for a minute: a game that ended since must
     not be "resumed" (a second goodbye, PGN and end hook) on a reconnect."""
-    from bot.game import GameHooks
+    from bot.play.game import GameHooks
 
     ends: list[str] = []
     emu = Emulator(fast_emulator_config()).start()
@@ -379,7 +379,7 @@ def test_move_429_is_retried_soon_but_not_at_once() -> None:
 
 
 def test_chat_never_waits_for_a_rate_limit() -> None:
-    from bot.lichess import RateLimited
+    from bot.lichess.client import RateLimited
 
     with Emulator(fast_emulator_config()) as emu:
         gid = emu.start_game_directly(bot_color="white", moves=[], clock_limit_s=60,

@@ -13,7 +13,7 @@ from test_robustness_cli import TOKEN, _pibot
 from test_service_helpers import bot_and_emulator, needs_engine, wait_until
 
 from bot.emulator import OpponentSpec
-from bot.records import file_name
+from bot.play.records import file_name
 
 
 def _pgn_lines(out: str) -> list[str]:

@@ -16,10 +16,10 @@ import pytest
 import yaml
 from test_service_helpers import FAST_NETWORK, fast_emulator_config, needs_engine, wait_until
 
-from bot import platform_info
 from bot.emulator import AccountSpec, Emulator, EmulatorConfig
 from bot.errors import EXIT_CONFIG
-from bot.token import ENV_VAR
+from bot.host import platform_info
+from bot.lichess.token import ENV_VAR
 
 TOKEN = "lip_AbCdEf0123456789xy"
 

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from bot.errors import EXIT_CONFIG
-from bot.platform_info import meminfo_kb
+from bot.host.platform_info import meminfo_kb
 
 
 def _run(tmp_path: Path, config: str, **env: str) -> subprocess.CompletedProcess[str]:

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bot import sdnotify
+from bot.host import sdnotify
 
 
 @pytest.fixture

@@ -21,8 +21,8 @@ from test_service_helpers import (
     wait_until,
 )
 
-from bot import lichess
 from bot.emulator import Emulator, OpponentSpec
+from bot.lichess import client as lichess
 
 pytestmark = needs_engine
 

@@ -146,7 +146,7 @@ def test_resume_after_restart(tmp_path: Path) -> None:
 
 def test_ponder_game(tmp_path: Path) -> None:
     moves: list[float] = []
-    from bot.game import GameHooks
+    from bot.play.game import GameHooks
 
     hooks = GameHooks(on_move=lambda gid, overhead, think: moves.append(overhead))
     with bot_and_emulator(tmp_path, hooks=hooks, engine={"ponder": True}) as (emu, _bot):

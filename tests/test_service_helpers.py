@@ -16,9 +16,9 @@ import pytest
 
 from bot.config import Config, parse_config
 from bot.emulator import Emulator, EmulatorConfig
-from bot.game import GameHooks
+from bot.lichess.token import Token
+from bot.play.game import GameHooks
 from bot.service import Service
-from bot.token import Token
 
 
 def engine_ready() -> bool:

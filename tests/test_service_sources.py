@@ -49,7 +49,7 @@ def play(*ucis: str) -> chess.Board:
 
 def test_book_moves_are_instant_and_marked_in_the_pgn(tmp_path: Path,
                                                      caplog: pytest.LogCaptureFixture) -> None:
-    caplog.set_level(logging.INFO, logger="bot.game_sources")
+    caplog.set_level(logging.INFO, logger="bot.play.game_sources")
     book = write_book(tmp_path / "mini.bin", [
         (play(), "e2e4", 10),
         (play("e2e4", "e7e5"), "g1f3", 10),

@@ -21,7 +21,7 @@ from test_service_sources import play
 
 from bot import service as service_module
 from bot.emulator import OpponentSpec
-from bot.engine_pool import EnginePool
+from bot.engine.pool import EnginePool
 
 pytestmark = needs_engine
 

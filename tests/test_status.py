@@ -1,4 +1,4 @@
-"""bot.status_file and `pibot status`: round trip, absent/stale/dead, rendering."""
+"""bot.host.status_file and `pibot status`: round trip, absent/stale/dead, rendering."""
 
 from __future__ import annotations
 
@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from bot import status_file as sf
 from bot.cli import main
+from bot.host import status_file as sf
 
 pytestmark = pytest.mark.arm64  # scripts/arm64-check.sh runs these on arm64
 

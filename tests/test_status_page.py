@@ -1,4 +1,4 @@
-"""The status page (bot/status_page.py) and its history (bot/status_history.py):
+"""The status page (bot/host/status_page.py) and its history (bot/host/status_history.py):
 config validation, bounded history, results today/this week, the page over real
 HTTP (escaping, read-only, no external assets), a taken port as one error line."""
 
@@ -18,10 +18,10 @@ from test_status import sample
 
 from bot.config import parse_config
 from bot.errors import UserError
+from bot.host.status_history import MAX_HEAT_POINTS, RECENT_GAMES, Board, History
+from bot.host.status_page import StatusPage, render
+from bot.lichess.token import Token
 from bot.service import Service
-from bot.status_history import MAX_HEAT_POINTS, RECENT_GAMES, Board, History
-from bot.status_page import StatusPage, render
-from bot.token import Token
 
 MONDAY = dt.datetime(2026, 9, 21, 12, 0, tzinfo=dt.UTC).timestamp()  # a Monday, noon UTC
 START = "rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1"

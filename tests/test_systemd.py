@@ -11,7 +11,7 @@ import pytest
 
 from bot.config import load_config
 from bot.errors import EXIT_CONFIG
-from bot.token import CREDENTIAL_NAME
+from bot.lichess.token import CREDENTIAL_NAME
 
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = ROOT / "systemd" / "pibot.service"
@@ -89,13 +89,13 @@ def test_contract_with_the_bot() -> None:
     assert one(UNIT, "KillMode") == "mixed"
     assert one(UNIT, "ExecReload") == "/bin/kill -HUP $MAINPID"
     assert one(UNIT, "ExecStart") == f"{EXEC} run --config /etc/pibot/config.yml"
-    # bot/token.py reads $CREDENTIALS_DIRECTORY/<CREDENTIAL_NAME>.
+    # bot/lichess/token.py reads $CREDENTIALS_DIRECTORY/<CREDENTIAL_NAME>.
     assert one(UNIT, "LoadCredential") == f"{CREDENTIAL_NAME}:/etc/pibot/lichess-token"
     assert one(UNIT, "StateDirectory") == "pibot"
     assert one(UNIT, "WorkingDirectory") == "%S/pibot"
-    # bot/status_file.py: the service writes $RUNTIME_DIRECTORY/status.json and
+    # bot/host/status_file.py: the service writes $RUNTIME_DIRECTORY/status.json and
     # `pibot status` looks in /run/pibot (/run/pibot-NAME with --instance NAME).
-    from bot.status_file import candidate_paths
+    from bot.host.status_file import candidate_paths
     assert Path("/run") / one(UNIT, "RuntimeDirectory") / "status.json" in candidate_paths()
     assert candidate_paths("ci", env={})[0] == \
         Path("/run") / one(TEMPLATE, "RuntimeDirectory").replace("%i", "ci") / "status.json"

@@ -18,7 +18,7 @@ import pytest
 
 from bot.config import parse_config
 from bot.errors import UserError
-from bot.tablebase import Tablebases
+from bot.sources.tablebase import Tablebases
 
 TABLES = Path(__file__).parent / "data" / "syzygy"
 STOCKFISH = shutil.which("stockfish") or shutil.which("stockfish", path="/usr/games")
@@ -240,7 +240,7 @@ def test_a_table_damaged_after_start_is_one_log_line(
     try:
         os.truncate(tmp_path / "KQvKR.rtbw", 4000)  # after the start-up check
         board = chess.Board("8/1r5k/8/8/3Q4/8/8/K7 w - - 0 1")
-        with caplog.at_level("ERROR", logger="bot.tablebase"):
+        with caplog.at_level("ERROR", logger="bot.sources.tablebase"):
             for _ in range(3):
                 assert tbs.root_move(board) is None
                 assert tbs.probe_wdl(board) is None

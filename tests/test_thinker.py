@@ -1,4 +1,4 @@
-"""The game's Thinker (bot.thinker) around a real engine: a stop or ponderhit that
+"""The game's Thinker (bot.play.thinker) around a real engine: a stop or ponderhit that
 comes before the search has started must not be lost.  A lost stop keeps a game
 task waiting for a search it no longer wants; a lost ponderhit leaves the ponder
 search running for ever while our clock runs out."""
@@ -12,7 +12,7 @@ import pytest
 from test_service_helpers import bot_config, needs_engine
 
 from bot.engine import SearchLimits
-from bot.thinker import Thinker
+from bot.play.thinker import Thinker
 
 pytestmark = needs_engine
 

@@ -14,9 +14,9 @@ import time
 from bot.commands.run import resolve_config_path
 from bot.config import Config, advice, load_config
 from bot.errors import PibotError
-from bot.lichess import Lichess, LichessError
-from bot.records import directory_problem
-from bot.token import Token, add_token_file_argument, command_token, scope_problem
+from bot.lichess.client import Lichess, LichessError
+from bot.lichess.token import Token, add_token_file_argument, command_token, scope_problem
+from bot.play.records import directory_problem
 
 LATENCY_SAMPLES = 5
 SLOW_ROUND_TRIP_MS = 300  # bullet games start to feel it
@@ -133,7 +133,7 @@ def _check_engine(cfg: Config, rep: Report) -> None:
            f"= {total} search thread(s) on {cores} core(s)"
     (rep.warn if total > cores else rep.ok)(line + (" (oversubscribed)" if total > cores else ""))
     try:
-        from bot import platform_info
+        from bot.host import platform_info
     except ImportError as exc:
         rep.warn(f"platform report unavailable ({exc})")
         return
@@ -149,7 +149,7 @@ def _check_engine(cfg: Config, rep: Report) -> None:
 
 
 def _check_move_sources(cfg: Config, rep: Report) -> None:
-    from bot.move_sources import check_lines
+    from bot.sources.chain import check_lines
 
     for ok, line in check_lines(cfg):
         (rep.ok if ok else rep.bad)(line)

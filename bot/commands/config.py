@@ -16,7 +16,7 @@ from bot.config import load_config
 from bot.config_import import Result, import_config, ordered
 from bot.errors import PibotError, UserError, read_user_file
 
-# The shape bot.token accepts; lichess-bot's placeholder (all x) is not a token.
+# The shape bot.lichess.token accepts; lichess-bot's placeholder (all x) is not a token.
 _TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_\-.]{8,256}")
 _PLACEHOLDER = re.compile(r"x+")
 

@@ -16,8 +16,8 @@ import chess
 
 from bot.config import ULTRABULLET_BELOW_S, parse_config
 from bot.errors import UserError
-from bot.logsetup import setup_logging
-from bot.token import Token
+from bot.host.logsetup import setup_logging
+from bot.lichess.token import Token
 
 DEMO_TIMEOUT_S = 600
 INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C

@@ -10,8 +10,8 @@ import sys
 
 from bot.config import advice, load_config
 from bot.errors import UserError, config_errors
-from bot.logsetup import setup_logging
-from bot.token import load_token
+from bot.host.logsetup import setup_logging
+from bot.lichess.token import load_token
 
 log = logging.getLogger("bot.run")
 
@@ -29,7 +29,7 @@ def resolve_config_path(arg: str | None) -> str | None:
 
 def _check_memory(hash_mb: int, games: int) -> None:
     """Refuse to start with hash tables that cannot fit (the Pi would swap or OOM)."""
-    from bot import platform_info
+    from bot.host import platform_info
 
     problem = platform_info.check_hash_fits(hash_mb, games)
     if problem:
@@ -52,7 +52,7 @@ def _run(args: argparse.Namespace) -> int:
         # A hand-set size is checked; auto is sized within the same budget already.
         _check_memory(cfg.engine.hash_mb, cfg.challenge.concurrency)
     if cfg.pgn_directory:
-        from bot.records import directory_problem
+        from bot.play.records import directory_problem
 
         problem = directory_problem(cfg.pgn_directory, create=True)
         if problem:  # else every game's record would be lost, each with one log line

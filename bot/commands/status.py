@@ -1,7 +1,7 @@
 """`pibot status`: what the running service is doing now.
 
 Reads the status file the service keeps in its runtime directory (see
-bot/status_file.py).  Exit status as `systemctl status`: 0 running,
+bot/host/status_file.py).  Exit status as `systemctl status`: 0 running,
 3 not running (or not responding).
 """
 
@@ -12,7 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from bot import status_file
+from bot.host import status_file
 
 NOT_RUNNING = 3
 

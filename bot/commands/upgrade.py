@@ -9,8 +9,8 @@ import sys
 from bot.commands.run import resolve_config_path
 from bot.config import load_config
 from bot.errors import PibotError, UserError, config_errors
-from bot.lichess import ApiRejected, Lichess, LichessError
-from bot.token import add_token_file_argument, command_token
+from bot.lichess.client import ApiRejected, Lichess, LichessError
+from bot.lichess.token import add_token_file_argument, command_token
 
 # `--check`: the account is not a BOT account yet (as `pibot status` uses 3 for
 # "not running": an answer, not a failure). deploy/install.sh reads it.

@@ -1,6 +1,6 @@
 """Lichess's online move sources (engine.online_moves), all off by default.
 
-The one module that knows these endpoints (the Bot API stays in bot/lichess.py):
+The one module that knows these endpoints (the Bot API stays in bot/lichess/client.py):
 
 * opening explorer: ``{explorer_url}/masters`` and ``{explorer_url}/lichess``
   (authenticated: since March 2026 the explorer answers 401 to anonymous
@@ -30,8 +30,8 @@ import chess
 import requests
 
 from bot.config import OnlineMovesConfig
-from bot.lichess import USER_AGENT
-from bot.token import Token
+from bot.lichess.client import USER_AGENT
+from bot.lichess.token import Token
 
 log = logging.getLogger(__name__)
 

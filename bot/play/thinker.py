@@ -26,7 +26,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.config import EngineConfig
-from bot.engine_pool import EnginePool, PoolError
+from bot.engine.pool import EnginePool, PoolError
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class Thinker:
 
     def _create(self) -> Any:
         from bot.engine import Engine
-        from bot.engine_pool import fit_table
+        from bot.engine.pool import fit_table
 
         # No new_game(): a new table is empty already, and faulting it all in
         # would come out of this search's time; its pages fault in as touched.

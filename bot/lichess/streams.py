@@ -1,7 +1,8 @@
 """Stream plumbing: one daemon thread per NDJSON stream, feeding asyncio.
 
-Kept apart from bot.lichess (which owns endpoints and retry policy) so each
-module stays small; the thread only asks the client to open its stream.
+Kept apart from bot.lichess.client (which owns endpoints and retry policy) so each
+module stays small.  The client hands a thread two callables, one that opens its
+stream and one that books a 429, so this module never imports the client back.
 
 The lines are read here, not by berserk: Lichess sends an empty line as a
 keep-alive (every 6-7 s), and only by seeing those can we tell a quiet but
@@ -15,15 +16,14 @@ import json
 import logging
 import threading
 import time
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import requests
 
-from bot.events import ErrorPayload
-
-if TYPE_CHECKING:
-    from bot.lichess import Lichess
+from bot.lichess.events import ErrorPayload
 
 log = logging.getLogger(__name__)
 
@@ -74,12 +74,19 @@ class StreamThread(threading.Thread):
 
     `last_seen` (monotonic) is the last time any byte arrived, keep-alives
     included: game code can use it to tell "quiet" from "dead".
+
+    `open_stream()` opens the HTTP response (a context manager that closes it);
+    `on_429(payload)` books a 429 with the client and returns when to retry
+    (monotonic).
     """
 
-    def __init__(self, api: Lichess, name: str, args: tuple[str, ...],
+    def __init__(self, name: str, args: tuple[str, ...],
+                 open_stream: Callable[[], AbstractContextManager[requests.Response]],
+                 on_429: Callable[[ErrorPayload], float],
                  queue: asyncio.Queue[Any], loop: asyncio.AbstractEventLoop) -> None:
         super().__init__(name=f"stream-{name}{'-' + args[0] if args else ''}", daemon=True)
-        self.api, self.kind, self.args = api, name, args
+        self.kind, self.args = name, args
+        self._open_stream, self._on_429 = open_stream, on_429
         self.queue, self.loop = queue, loop
         self.stopped = threading.Event()
         self.last_seen = time.monotonic()
@@ -126,8 +133,7 @@ class StreamThread(threading.Thread):
         if resp.status_code != 200:
             payload = error_payload(resp)
             if resp.status_code == 429:
-                rl = self.api.on_429(self.kind, payload)
-                return StreamClosed("rate limited", 429, rl.retry_at)
+                return StreamClosed("rate limited", 429, self._on_429(payload))
             return StreamClosed(f"HTTP {resp.status_code} {payload.get('error', resp.reason)}",
                                 resp.status_code)
         self.opened_at = self.last_seen = time.monotonic()
@@ -138,7 +144,7 @@ class StreamThread(threading.Thread):
 
     def run(self) -> None:
         try:
-            with self.api.open_stream(self.kind, *self.args) as resp:
+            with self._open_stream() as resp:
                 closed = self._read(resp)
         except requests.RequestException as exc:
             lived = time.monotonic() - self.opened_at if self.opened_at else 0.0

@@ -4,15 +4,15 @@
 The service calls `poll()` from its watchdog loop (every few seconds: a Pi's
 temperature moves over tens of seconds) and gives each new search
 `threads_now` threads.  The decisions themselves are the pure functions in
-bot.machine (thermal_threads, ThrottleWatch).
+bot.host.machine (thermal_threads, ThrottleWatch).
 """
 
 from __future__ import annotations
 
 import logging
 
-from bot.machine import Heat, Machine, ThrottleWatch, thermal_threads, throttle_flags
-from bot.status_file import HeatStatus
+from bot.host.machine import Heat, Machine, ThrottleWatch, thermal_threads, throttle_flags
+from bot.host.status_file import HeatStatus
 
 log = logging.getLogger(__name__)
 

@@ -4,7 +4,7 @@ HTTP goes straight through `requests` (berserk 0.14 sets no timeouts, hides
 keep-alive lines and cannot send `offeringDraw` with a move):
 * every request has connect/read timeouts (`POLICIES` may shorten them);
 * every blocking call runs in a worker thread and streams run in their own
-  thread (bot.streams), feeding an asyncio.Queue;
+  thread (bot.lichess.streams), feeding an asyncio.Queue;
 * `POLICIES` declares, once, how each endpoint is retried and what a 429 does.
 
 Rate limits are per endpoint class, as lila counts them (its limiters are
@@ -36,9 +36,9 @@ import urllib3
 from bot import __version__
 from bot.config import NetworkConfig
 from bot.errors import PibotError
-from bot.events import Account, ErrorPayload, GameInfo, TokenInfo
-from bot.streams import StreamThread, error_payload, short_error
-from bot.token import Token
+from bot.lichess.events import Account, ErrorPayload, GameInfo, TokenInfo
+from bot.lichess.streams import StreamThread, error_payload, short_error
+from bot.lichess.token import Token
 
 log = logging.getLogger(__name__)
 
@@ -524,6 +524,8 @@ class Lichess:
                 resp.close()
 
     def start_stream(self, name: str, queue: asyncio.Queue[Any], *args: str) -> StreamThread:
-        st = StreamThread(self, name, args, queue, asyncio.get_running_loop())
+        st = StreamThread(name, args, lambda: self.open_stream(name, *args),
+                          lambda payload: self.on_429(name, payload).retry_at,
+                          queue, asyncio.get_running_loop())
         st.start()
         return st

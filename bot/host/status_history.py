@@ -1,6 +1,6 @@
-"""Bounded in-memory history behind the status page (bot/status_page.py).
+"""Bounded in-memory history behind the status page (bot/host/status_page.py).
 
-The status file (bot/status_file.py) says what the service is doing *now*;
+The status file (bot/host/status_file.py) says what the service is doing *now*;
 the page also wants the recent past: the CPU temperature and throttling over
 24 h, each game's eval and latency per move, and the results of today and
 this week.  All of it lives in memory only (a restart starts afresh) and is
@@ -25,10 +25,9 @@ import time
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from typing import Any, TypedDict
+from typing import Any, ClassVar, Protocol, TypedDict, TypeVar
 
-from bot.game_state import GameHooks
-from bot.status_file import GameStatus, ServiceStatus
+from bot.host.status_file import GameStatus, ServiceStatus
 
 MAX_HEAT_POINTS = 1440
 HEAT_WINDOW_S = 24 * 3600.0
@@ -37,6 +36,19 @@ RECENT_GAMES = 5
 RESULT_WINDOW_S = 8 * 86400.0
 FORGET_AFTER_S = 60.0
 MATE_CP = 10000  # a mate score as centipawns (the plot clamps it)
+
+
+class Hooks(Protocol):
+    """A game's hooks (bot.play.game_state.GameHooks) as far as `History.hooks`
+    needs them: the host imports nothing from the wings above it."""
+
+    __dataclass_fields__: ClassVar[dict[str, Any]]
+    on_move: Callable[[str, float, float], None] | None
+    on_end: Callable[[str, str, str | None, str], None] | None
+    on_latency: Callable[[str, float, int], None] | None
+
+
+H = TypeVar("H", bound=Hooks)
 
 
 class HeatPoint(TypedDict):
@@ -190,7 +202,7 @@ class History:
             while self._results and self._results[0][0] < now - RESULT_WINDOW_S:
                 self._results.popleft()
 
-    def hooks(self, inner: GameHooks, runner: Callable[[str], Any]) -> GameHooks:
+    def hooks(self, inner: H, runner: Callable[[str], Any]) -> H:
         """`inner` plus recording: evals after each move, latencies, results.
         `runner(gid)` returns the game's GameRunner (or None)."""
 
@@ -218,7 +230,7 @@ class History:
             if inner.on_end:
                 inner.on_end(gid, status, winner, color)
 
-        return GameHooks(on_move=on_move, on_end=on_end, on_latency=on_latency)
+        return replace(inner, on_move=on_move, on_end=on_end, on_latency=on_latency)
 
     # -- reading (the page's threads) ----------------------------------------
     def snapshot(self) -> dict[str, Any]:

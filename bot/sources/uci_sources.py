@@ -1,8 +1,8 @@
 """Book and tablebase moves for `pibot uci`: the UCI options that configure them
 and the lookup before each `go`.
 
-The lookup is the bot's own (`MoveSources.pick_local`: bot/book.py, then
-bot/tablebase.py); only the configuration differs: UCI options instead of
+The lookup is the bot's own (`MoveSources.pick_local`: bot/sources/book.py, then
+bot/sources/tablebase.py); only the configuration differs: UCI options instead of
 config.yml. A book or table path is opened and checked when its option is set,
 so a bad path is reported at once (one `info string`) and the previous setting
 stays in force; a GUI never sees a traceback and the engine keeps working.
@@ -17,11 +17,11 @@ from dataclasses import dataclass
 
 import chess
 
-from bot.book import OpeningBooks
 from bot.config import PolyglotBooks, PolyglotConfig, SyzygyConfig
 from bot.errors import UserError
-from bot.move_sources import MoveSources, SourceMove
-from bot.tablebase import Tablebases
+from bot.sources.book import OpeningBooks
+from bot.sources.chain import MoveSources, SourceMove
+from bot.sources.tablebase import Tablebases
 
 log = logging.getLogger(__name__)
 

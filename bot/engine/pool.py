@@ -38,7 +38,7 @@ from typing import Any, TypeVar
 
 from bot.engine import Engine
 from bot.engine.exceptions import EngineError, EngineMemoryError
-from bot.status_file import SlotStatus
+from bot.host.status_file import SlotStatus
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

@@ -9,7 +9,7 @@ owner's phone refreshing a page every few seconds, and the page's work
   as hand-made SVG polylines, CSS in a <style>), no script and no external
   asset: it works offline and a strict Content-Security-Policy holds.  It
   refreshes itself every REFRESH_S seconds (<meta http-equiv="refresh">).
-- `GET /status.json`: the same data (bot/status_history.py's snapshot).
+- `GET /status.json`: the same data (bot/host/status_history.py's snapshot).
 - Anything else: 404; any other method: 405.  There is no token and no control
   action; every string that comes from Lichess (names, ids) is HTML-escaped;
   chat is never shown.
@@ -31,8 +31,8 @@ import chess
 import chess.svg
 
 from bot.errors import UserError
-from bot.status_file import ago
-from bot.status_history import History
+from bot.host.status_file import ago
+from bot.host.status_history import History
 
 log = logging.getLogger(__name__)
 

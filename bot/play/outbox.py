@@ -20,8 +20,8 @@ import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 
-from bot import chat
-from bot.lichess import Lichess, LichessError, NetworkError, RateLimited, backoff_s
+from bot.lichess.client import Lichess, LichessError, NetworkError, RateLimited, backoff_s
+from bot.play import chat
 
 log = logging.getLogger(__name__)
 

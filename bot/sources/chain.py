@@ -28,12 +28,12 @@ from pathlib import Path
 
 import chess
 
-from bot.book import OpeningBooks, variant_key
 from bot.config import Config
 from bot.errors import UserError
-from bot.online import OnlineSources
-from bot.tablebase import Tablebases
-from bot.token import Token
+from bot.lichess.token import Token
+from bot.sources.book import OpeningBooks, variant_key
+from bot.sources.online import OnlineSources
+from bot.sources.tablebase import Tablebases
 
 log = logging.getLogger(__name__)
 

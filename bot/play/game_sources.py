@@ -11,9 +11,9 @@ from __future__ import annotations
 import logging
 import time
 
-from bot.clock import Clock
-from bot.game_state import GameState
-from bot.move_sources import MoveContext, MoveSources, SourceMove
+from bot.play.clock import Clock
+from bot.play.game_state import GameState
+from bot.sources.chain import MoveContext, MoveSources, SourceMove
 
 log = logging.getLogger(__name__)
 

@@ -15,25 +15,25 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from bot import chat, farming, game_sources, records
-from bot.clock import Clock, clock_running, first_move_think_ms, silence_limit_s
 from bot.config import Config
-from bot.correspondence import PARK, Park, is_correspondence, should_park
-from bot.engine_pool import EnginePool
-from bot.game_rules import DrawResign
-from bot.game_state import GameHooks, GameState
-from bot.latency import LatencyEstimate, overhead_sample_ms
-from bot.lichess import (
+from bot.engine.pool import EnginePool
+from bot.lichess.client import (
     ApiRejected,
     Lichess,
     LichessError,
     backoff_s,
 )
-from bot.move_forms import MoveForms
-from bot.move_sources import MoveSources, SourceMove
-from bot.outbox import Outbox
-from bot.streams import StreamClosed, StreamOpened, StreamThread
-from bot.thinker import Thinker
+from bot.lichess.latency import LatencyEstimate, overhead_sample_ms
+from bot.lichess.streams import StreamClosed, StreamOpened, StreamThread
+from bot.play import chat, farming, game_sources, records
+from bot.play.clock import Clock, clock_running, first_move_think_ms, silence_limit_s
+from bot.play.correspondence import PARK, Park, is_correspondence, should_park
+from bot.play.game_rules import DrawResign
+from bot.play.game_state import GameHooks, GameState
+from bot.play.move_forms import MoveForms
+from bot.play.outbox import Outbox
+from bot.play.thinker import Thinker
+from bot.sources.chain import MoveSources, SourceMove
 
 log = logging.getLogger(__name__)
 
@@ -449,7 +449,7 @@ class GameRunner:
     # -- thinking -----------------------------------------------------------
     def _variation(self, moves: list[str]) -> SourceMove | None:
         """A rated game still on a recent game's opening against this opponent
-        leaves it (bot/farming.py: lila drops farmed rating results)."""
+        leaves it (bot/play/farming.py: lila drops farmed rating results)."""
         full = self.st.full
         if not self.previous_lines or not full.get("rated") \
                 or (full.get("variant") or {}).get("key", "standard") != "standard":

@@ -3,7 +3,7 @@
 Only the fields pibot uses are declared (total=False: Lichess adds fields over
 time and omits some, e.g. `rating` for anonymous users).  Clock fields are
 typed `Any` because berserk turns some of them into timedelta/datetime and
-leaves others as ints; bot.clock normalises them once.
+leaves others as ints; bot.play.clock normalises them once.
 """
 
 from __future__ import annotations

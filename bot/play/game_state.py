@@ -10,8 +10,8 @@ from typing import Any
 
 import chess
 
-from bot import records
-from bot.clock import Clock
+from bot.play import records
+from bot.play.clock import Clock
 
 
 @dataclass

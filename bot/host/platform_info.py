@@ -18,9 +18,9 @@ import platform
 from pathlib import Path
 from typing import TypedDict
 
-from bot import machine
+from bot.host import machine
 
-# The memory policy lives in bot.machine (shared with engine.hash_mb: auto):
+# The memory policy lives in bot.host.machine (shared with engine.hash_mb: auto):
 # tables take at most HASH_SHARE of the RAM (or MemoryMax) and leave
 # RESERVE_MB of MemAvailable free.
 HASH_SHARE_OF_RAM = machine.HASH_SHARE

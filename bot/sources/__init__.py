@@ -1,0 +1,10 @@
+"""Move sources: moves that need no search.
+
+`chain.py` (`MoveSources`: opening book, then Syzygy tables, then the Lichess
+online sources, in that order), `book.py` (polyglot), `tablebase.py` (Syzygy),
+`online.py` (the Lichess opening explorer, cloud eval and tablebase) and
+`uci_sources.py` (the same lookup configured by UCI options).  Between play and
+the client in the data flow (service -> play -> sources -> lichess): it may
+import `bot.lichess`, `bot.host`, `bot.config` and `bot.errors`, never
+`bot.play` or the top-level modules above it.
+"""
