@@ -1,0 +1,61 @@
+"""The wings' import rules (issue 27), as each wing's __init__.py states them.
+
+Data flows service -> play -> sources -> lichess, with the host at the ground; a
+module may import only downwards.  Every import counts, lazy and TYPE_CHECKING
+ones included, because a cycle hidden behind one still couples the modules.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+BOT = Path(__file__).resolve().parent.parent / "bot"
+SHARED = ("bot.config", "bot.errors", "bot.engine")
+# What each wing may import besides itself (prefixes of module names).
+ALLOWED = {
+    "host": ("bot.errors", "bot.engine"),
+    "lichess": (*SHARED, "bot.host"),
+    "sources": (*SHARED, "bot.host", "bot.lichess"),
+    "play": (*SHARED, "bot.host", "bot.lichess", "bot.sources"),
+}
+
+
+def imports_of(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            if node.module == "bot":  # a submodule, or a name of the package itself
+                found |= {f"bot.{a.name}" for a in node.names
+                          if (BOT / a.name).is_dir() or (BOT / f"{a.name}.py").is_file()}
+            elif node.module.startswith("bot."):
+                found.add(node.module)
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("bot.")}
+    return found
+
+
+def under(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
+
+
+@pytest.mark.parametrize("wing", sorted(ALLOWED))
+def test_a_wing_imports_only_downwards(wing: str) -> None:
+    files = sorted((BOT / wing).rglob("*.py"))
+    assert files, f"bot/{wing}/ is missing"
+    ok = (f"bot.{wing}", *ALLOWED[wing])
+    breaks = [f"{p.relative_to(BOT.parent)} imports {m}"
+              for p in files for m in sorted(imports_of(p))
+              if not any(under(m, prefix) for prefix in ok)]
+    assert not breaks, "\n".join(breaks)
+
+
+def test_a_wing_says_what_it_may_import() -> None:
+    for wing in ALLOWED:
+        doc = ast.get_docstring(ast.parse((BOT / wing / "__init__.py").read_text()))
+        assert doc and "import" in doc, f"bot/{wing}/__init__.py needs its docstring"
+
+
+def test_the_stream_module_does_not_need_the_client_back() -> None:
+    assert "bot.lichess.client" not in imports_of(BOT / "lichess" / "streams.py")
