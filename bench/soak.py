@@ -244,7 +244,8 @@ def emulator_config(args: argparse.Namespace) -> EmulatorConfig:
     if args.profile == "realistic":
         # lila's keep-alive gaps (EmulatorConfig defaults), real round trips.
         return EmulatorConfig(seed=args.seed, rtt_ms=args.rtt_ms,
-                              spectator_chat=SPECTATOR_LINES, spectator_chat_interval_s=8.0)
+                              spectator_chat=SPECTATOR_LINES, spectator_chat_interval_s=8.0,
+                              challenge_expiry_mode=args.challenge_expiry_mode)
     return EmulatorConfig(seed=args.seed, event_keepalive_s=3.0, game_keepalive_s=3.0)
 
 
@@ -405,6 +406,9 @@ def main() -> int:
     p.add_argument("--syzygy", action="append", default=[],
                    help="a Syzygy table directory for the bot (repeatable)")
     p.add_argument("--seed", type=int, default=1)
+    # lila keeps an unseen challenge acceptable ("offline", ChallengeApi.sweep) for a
+    # challenger who keeps the page open; "cancel" models an API challenger who left.
+    p.add_argument("--challenge-expiry-mode", choices=("cancel", "offline"), default="cancel")
     p.add_argument("--rtt-ms", type=parse_rtt, default=(80.0, 250.0), metavar="LO-HI",
                    help="realistic: round-trip range in ms (default 80-250; a home line: "
                         "20-60)")
