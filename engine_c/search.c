@@ -1,5 +1,5 @@
 /* search.c — iterative deepening, aspiration windows, PVS, quiescence,
- * pruning/reductions and move ordering; Lazy SMP thread driver. */
+ * pruning/reductions; Lazy SMP thread driver. Move ordering: movepicker.c. */
 #include "search.h"
 #include "search_params.h"
 #include "search_tune.h"
@@ -7,6 +7,7 @@
 #include "bitboard.h"
 #include "eval.h"
 #include "movegen.h"
+#include "movepicker.h"
 #include "see.h"
 #include "tt.h"
 
@@ -47,22 +48,6 @@ uint64_t search_nodes(const SearchShared *sh) {
 }
 
 /* ---------- helpers ---------- */
-
-static inline bool is_capture(const Board *b, Move m) {
-    int k = move_kind(m);
-    if (k == MOVE_EP) return true;
-    if (k == MOVE_CASTLE) return false;  /* encoded as king takes own rook */
-    return board_piece_on(b, move_to(m)) != NO_PIECE;
-}
-
-static inline bool is_noisy(const Board *b, Move m) {
-    return is_capture(b, m) || (move_kind(m) == MOVE_PROMO && move_promo(m) == QUEEN);
-}
-
-static inline int captured_type(const Board *b, Move m) {
-    return move_kind(m) == MOVE_EP ? PAWN : piece_type(board_piece_on(b, move_to(m)));
-}
-
 
 /* Main thread only: after a ponderhit our clock runs from the moment the
  * ponderhit arrived (stamped by pb_engine_ponderhit), not from when this
@@ -172,71 +157,6 @@ static inline bool make_move(SearchThread *t, int ply, Move m) {
     return board_make_move(&t->board, m);
 }
 
-/* ---------- move picker: score everything, select best lazily ---------- */
-
-typedef struct {
-    MoveList list;
-    int scores[MAX_MOVES];
-    int next;
-} Picker;
-
-enum { SC_TT = 30000000, SC_GOOD_CAP = 20000000, SC_KILLER1 = 19000000, SC_KILLER2 = 18999999,
-       SC_COUNTER = 18000000, SC_BAD_CAP = -20000000 };
-
-static const int MvvValue[8] = {0, 100, 300, 310, 500, 900, 0, 0};
-
-static void picker_init(Picker *p, SearchThread *t, int ply, Move tt_move, int gen) {
-    const Board *b = &t->board;
-    p->list.count = 0;
-    p->next = 0;
-    movegen_legal(b, &p->list, gen);
-    Move k1 = t->killers[ply][0], k2 = t->killers[ply][1];
-    Move cm = MOVE_NONE;
-    ContHist *c1 = ply >= 1 ? t->stack[ply - 1].cont : &t->cont[0][0];
-    ContHist *c2 = ply >= 2 ? t->stack[ply - 2].cont : &t->cont[0][0];
-    if (ply > 0) {
-        const SearchStack *prev = &t->stack[ply - 1];
-        if (prev->move != MOVE_NONE && prev->move != MOVE_NULL)
-            cm = t->counter[prev->piece][move_to(prev->move)];
-    }
-    for (int i = 0; i < p->list.count; i++) {
-        Move m = p->list.moves[i];
-        int s;
-        if (m == tt_move) s = SC_TT;
-        else if (is_noisy(b, m)) {
-            int victim = is_capture(b, m) ? MvvValue[captured_type(b, m)] : 0;
-            if (move_kind(m) == MOVE_PROMO) victim += MvvValue[QUEEN];
-            int attacker = piece_type(board_piece_on(b, move_from(m)));
-            s = victim * 16 - attacker;
-            s += see_ge(b, m, 0) ? SC_GOOD_CAP : SC_BAD_CAP;
-        } else if (m == k1) s = SC_KILLER1;
-        else if (m == k2) s = SC_KILLER2;
-        else if (m == cm) s = SC_COUNTER;
-        else {
-            int pc = board_piece_on(b, move_from(m)), to = move_to(m);
-            s = t->history[b->side][move_from(m)][to] + (*c1)[pc][to] + (*c2)[pc][to];
-        }
-        p->scores[i] = s;
-    }
-}
-
-/* Next move in score order, or MOVE_NONE. Writes its score to *score. */
-static Move picker_next(Picker *p, int *score) {
-    if (p->next >= p->list.count) return MOVE_NONE;
-    int best = p->next;
-    for (int i = p->next + 1; i < p->list.count; i++)
-        if (p->scores[i] > p->scores[best]) best = i;
-    Move m = p->list.moves[best];
-    int s = p->scores[best];
-    p->list.moves[best] = p->list.moves[p->next];
-    p->scores[best] = p->scores[p->next];
-    p->list.moves[p->next] = m;
-    p->scores[p->next] = s;
-    p->next++;
-    if (score) *score = s;
-    return m;
-}
-
 /* ---------- quiescence ---------- */
 
 static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
@@ -273,11 +193,11 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
         if (best > alpha) alpha = best;
     }
 
-    Picker p;
-    picker_init(&p, t, ply, found ? hit.move : MOVE_NONE, in_check ? GEN_ALL : GEN_NOISY);
+    MovePicker p;
+    mp_init_qsearch(&p, t, ply, found ? hit.move : MOVE_NONE, in_check);
     Move m, best_move = MOVE_NONE;
     int sc, legal = 0, old_alpha = alpha;
-    while ((m = picker_next(&p, &sc)) != MOVE_NONE) {
+    while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
         legal++;
         if (!in_check) {
             /* Losing captures cannot raise a quiet stand-pat score. */
@@ -285,7 +205,7 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
             if (sc == SC_TT && !see_ge(b, m, 0)) continue;
             /* Delta pruning: even winning the piece leaves us far below alpha. */
             if (move_kind(m) != MOVE_PROMO &&
-                stand + MvvValue[captured_type(b, m)] + QS_DELTA_MARGIN <= alpha) continue;
+                stand + MpMvvValue[mp_captured_type(b, m)] + QS_DELTA_MARGIN <= alpha) continue;
         }
         t->stack[ply].move = m;
         t->stack[ply].piece = board_piece_on(b, move_from(m));
@@ -397,18 +317,18 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         }
     }
 
-    Picker p;
-    picker_init(&p, t, ply, tt_move, GEN_ALL);
-    if (p.list.count == 0) return in_check ? -MATE + ply : 0;
+    MovePicker p;
+    mp_init_main(&p, t, ply, tt_move);
+    if (mp_no_moves(&p)) return in_check ? -MATE + ply : 0;
 
     int best = -SCORE_INF, old_alpha = alpha, moves = 0, quiets_tried = 0, sc;
     Move best_move = MOVE_NONE, m;
     Move quiets[MAX_MOVES];
     bool skip_quiets = false;
 
-    while ((m = picker_next(&p, &sc)) != MOVE_NONE) {
+    while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
         if (m == excluded) continue;
-        bool noisy = is_noisy(b, m);
+        bool noisy = mp_is_noisy(b, m);
         if (skip_quiets && !noisy && sc < SC_COUNTER) continue;
         /* Pruning of late moves once we have a non-losing line. */
         if (!root && best > -MATE_IN_MAX && has_non_pawn_material(b, b->side)) {
@@ -508,7 +428,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         return in_check ? -MATE + ply : (eval != SCORE_NONE ? eval : 0);
     }
 
-    if (best >= beta && best_move != MOVE_NONE && !is_noisy(b, best_move)) {
+    if (best >= beta && best_move != MOVE_NONE && !mp_is_noisy(b, best_move)) {
         int bonus = depth * depth > HIST_BONUS_MAX ? HIST_BONUS_MAX : depth * depth;
         if (t->killers[ply][0] != best_move) {
             t->killers[ply][1] = t->killers[ply][0];
@@ -532,7 +452,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
     /* Teach the correction history what the search found, where the bound
      * says which way the eval was off and no capture explains the gap. */
-    if (!in_check && (best_move == MOVE_NONE || !is_noisy(b, best_move)) &&
+    if (!in_check && (best_move == MOVE_NONE || !mp_is_noisy(b, best_move)) &&
         !(bound == BOUND_LOWER && best <= eval) && !(bound == BOUND_UPPER && best >= eval) &&
         best > -MATE_IN_MAX && best < MATE_IN_MAX)
         update_correction(t, depth, best - eval);
