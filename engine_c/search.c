@@ -207,11 +207,13 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
             if (move_kind(m) != MOVE_PROMO &&
                 stand + MpMvvValue[mp_captured_type(b, m)] + QS_DELTA_MARGIN <= alpha) continue;
         }
+        /* Most captures here are pruned above, so the prefetch waits for
+         * them; the child's TT bucket still loads during make_move. */
+        tt_prefetch(t->sh->tt, board_key_after(b, m));
         t->stack[ply].move = m;
         t->stack[ply].piece = board_piece_on(b, move_from(m));
         t->stack[ply].cont = &t->cont[t->stack[ply].piece][move_to(m)];
         if (!make_move(t, ply, m)) continue;
-        tt_prefetch(t->sh->tt, b->key);
         int score = -qsearch(t, -beta, -alpha, ply + 1);
         board_unmake_move(b);
         if (stopped(t)) return 0;
@@ -330,6 +332,9 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         if (m == excluded) continue;
         bool noisy = mp_is_noisy(b, m);
         if (skip_quiets && !noisy && sc < SC_COUNTER) continue;
+        /* The child's TT bucket starts loading now, while the pruning, the
+         * singular search and the NNUE update run. */
+        tt_prefetch(t->sh->tt, board_key_after(b, m));
         /* Pruning of late moves once we have a non-losing line. */
         if (!root && best > -MATE_IN_MAX && has_non_pawn_material(b, b->side)) {
             if (!noisy) {
@@ -370,7 +375,6 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         t->stack[ply].piece = piece;
         t->stack[ply].cont = &t->cont[piece][move_to(m)];
         if (!make_move(t, ply, m)) continue;
-        tt_prefetch(t->sh->tt, b->key);
         moves++;
         if (!noisy && quiets_tried < MAX_MOVES) quiets[quiets_tried++] = m;
 
