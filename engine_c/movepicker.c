@@ -27,9 +27,29 @@
  */
 #include "movepicker.h"
 #include "movegen.h"
+#include "search_params.h"
 #include "see.h"
 
+/* Quiet moves score a sum of three history entries: far from both capture
+ * ranges (and below SC_COUNTER), so a score tells a capture from a quiet move. */
+_Static_assert(3 * HIST_GRAVITY < SC_COUNTER && 3 * HIST_GRAVITY < -(SC_BAD_CAP / 2) &&
+                   SC_BAD_CAP + 16 * 2 * 900 < SC_BAD_CAP / 2,
+               "quiet and capture score ranges must not meet");
+
 const int MpMvvValue[8] = {0, 100, 300, 310, 500, 900, 0, 0};
+
+static inline void swap_to_next(MovePicker *p, int i) {
+    int n = p->next;
+    Move m = p->list.moves[i];
+    int s = p->scores[i];
+    uint8_t f = p->see_pending[i];
+    p->list.moves[i] = p->list.moves[n];
+    p->scores[i] = p->scores[n];
+    p->see_pending[i] = p->see_pending[n];
+    p->list.moves[n] = m;
+    p->scores[n] = s;
+    p->see_pending[n] = f;
+}
 
 /* Score the whole list; captures get their optimistic score, SEE pending. */
 static void score_moves(MovePicker *p) {
@@ -46,6 +66,7 @@ static void score_moves(MovePicker *p) {
             cm = t->counter[prev->piece][move_to(prev->move)];
     }
     p->tt_index = -1;
+    int noisy = 0;
     for (int i = 0; i < p->list.count; i++) {
         Move m = p->list.moves[i];
         int s;
@@ -53,7 +74,9 @@ static void score_moves(MovePicker *p) {
         if (m == p->tt_move) {
             s = SC_TT;
             p->tt_index = i;
+            noisy += mp_is_noisy(b, m);
         } else if (mp_is_noisy(b, m)) {
+            noisy++;
             int victim = mp_is_capture(b, m) ? MpMvvValue[mp_captured_type(b, m)] : 0;
             if (move_kind(m) == MOVE_PROMO) victim += MpMvvValue[QUEEN];
             int attacker = piece_type(board_piece_on(b, move_from(m)));
@@ -68,19 +91,14 @@ static void score_moves(MovePicker *p) {
         }
         p->scores[i] = s;
     }
+    p->noisy_left = noisy;
 }
 
-static inline void swap_to_next(MovePicker *p, int i) {
-    int n = p->next;
-    Move m = p->list.moves[i];
-    int s = p->scores[i];
-    uint8_t f = p->see_pending[i];
-    p->list.moves[i] = p->list.moves[n];
-    p->scores[i] = p->scores[n];
-    p->see_pending[i] = p->see_pending[n];
-    p->list.moves[n] = m;
-    p->scores[n] = s;
-    p->see_pending[n] = f;
+/* Move the TT move (already handed out) to index 0, as the first pick did. */
+static void tt_move_first(MovePicker *p) {
+    swap_to_next(p, p->tt_index);
+    p->next = 1;
+    p->noisy_left -= mp_is_noisy(&p->t->board, p->tt_move);
 }
 
 static void generate(MovePicker *p) {
@@ -131,14 +149,10 @@ Move mp_next(MovePicker *p, int *score) {
     if (p->tt_index == -2) {
         /* The TT move went out first: the state after the eager first pick. */
         generate(p);
-        if (p->tt_index >= 0) {  /* always: the move was checked legal */
-            swap_to_next(p, p->tt_index);
-            p->next = 1;
-        }
+        if (p->tt_index >= 0) tt_move_first(p);  /* always: the move was checked legal */
     } else if (p->next == 0 && p->tt_index >= 0) {
         /* SC_TT is the unique maximum: no scan needed for the first pick. */
-        swap_to_next(p, p->tt_index);
-        p->next = 1;
+        tt_move_first(p);
         *score = SC_TT;
         return p->tt_move;
     }
@@ -160,6 +174,7 @@ Move mp_next(MovePicker *p, int *score) {
         *score = p->scores[best];
         swap_to_next(p, best);
         p->next++;
+        p->noisy_left -= *score > SC_KILLER1 || *score < SC_BAD_CAP / 2;  /* a capture's range */
         return m;
     }
 }

@@ -43,6 +43,7 @@ typedef struct {
     int stage;
     int tt_index;                    /* the TT move's index in the list, or -1 */
     Move tt_move;                    /* legal TT move, or MOVE_NONE */
+    int noisy_left;                  /* captures and queen promotions in [next, count) */
     int gen;                         /* GEN_ALL or GEN_NOISY */
     const SearchThread *t;           /* whose board and heuristics score the moves */
     int ply;
@@ -74,7 +75,11 @@ void mp_init_main(MovePicker *p, const SearchThread *t, int ply, Move tt_move);
 void mp_init_qsearch(MovePicker *p, const SearchThread *t, int ply, Move tt_move, bool in_check);
 /* True if the node has no legal move (mp_init_main only: it generated). */
 static inline bool mp_no_moves(const MovePicker *p) { return p->list.count == 0; }
-/* Next move in score order, or MOVE_NONE. Writes its score to *score. */
+/* Next move in score order, or MOVE_NONE. Writes its score to *score.
+ * Scores never increase from one move to the next. */
 Move mp_next(MovePicker *p, int *score);
+/* Are captures or queen promotions (mp_is_noisy) still to come? After the
+ * first move (only then is the list generated). */
+static inline bool mp_noisy_left(const MovePicker *p) { return p->noisy_left > 0; }
 
 #endif

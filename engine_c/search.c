@@ -201,7 +201,8 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
         legal++;
         if (!in_check) {
             /* Losing captures cannot raise a quiet stand-pat score. */
-            if (sc < SC_GOOD_CAP - QS_BAD_CAPTURE_SLACK && sc != SC_TT) continue;
+            /* Scores only fall from here: every move left is one too. */
+            if (sc < SC_GOOD_CAP - QS_BAD_CAPTURE_SLACK && sc != SC_TT) break;
             if (sc == SC_TT && !see_ge(b, m, 0)) continue;
             /* Delta pruning: even winning the piece leaves us far below alpha. */
             if (move_kind(m) != MOVE_PROMO &&
@@ -331,7 +332,12 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
         if (m == excluded) continue;
         bool noisy = mp_is_noisy(b, m);
-        if (skip_quiets && !noisy && sc < SC_COUNTER) continue;
+        if (skip_quiets && !noisy && sc < SC_COUNTER) {
+            /* Scores only fall, so every move left below is skipped too
+             * unless it is a capture: without one left, we are done. */
+            if (!mp_noisy_left(&p)) break;
+            continue;
+        }
         /* The child's TT bucket starts loading now, while the pruning, the
          * singular search and the NNUE update run. */
         tt_prefetch(t->sh->tt, board_key_after(b, m));
