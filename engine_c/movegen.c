@@ -224,3 +224,11 @@ bool movegen_is_legal(const Board *b, Move m) {
     if ((pinned_pieces(b, us, ksq) & sq_bb(from)) && !(line_bb(ksq, from) & tob)) return false;
     return true;
 }
+
+bool movegen_is_legal_noisy(const Board *b, Move m) {
+    if (!movegen_is_legal(b, m)) return false;
+    /* GEN_NOISY: captures and queen promotions; a capturing under-promotion
+     * is not one of them (add_promos). */
+    if (move_kind(m) == MOVE_PROMO) return move_promo(m) == QUEEN;
+    return move_kind(m) == MOVE_EP || (move_kind(m) == MOVE_NORMAL && b->squares[move_to(m)]);
+}

@@ -18,6 +18,8 @@ int movegen_legal(const Board *b, MoveList *list, int kind);
 /* Is this (possibly garbage, e.g. from the TT) move legal in b, i.e. in the
  * GEN_ALL list? Decided without generating the list. */
 bool movegen_is_legal(const Board *b, Move m);
+/* Is m in the GEN_NOISY list? Also without generating. */
+bool movegen_is_legal_noisy(const Board *b, Move m);
 /* Count of legal moves (no list needed). */
 int movegen_count(const Board *b);
 

@@ -117,22 +117,15 @@ void mp_init_main(MovePicker *p, const SearchThread *t, int ply, Move tt_move) {
     generate(p);
 }
 
-/* Is m in the list movegen_legal(gen) would give? GEN_NOISY holds the legal
- * captures and queen promotions (a capturing under-promotion is not one). */
-static bool in_gen(const Board *b, Move m, int gen) {
-    if (!movegen_is_legal(b, m)) return false;
-    if (gen == GEN_ALL) return true;
-    if (move_kind(m) == MOVE_PROMO) return move_promo(m) == QUEEN;
-    return mp_is_capture(b, m);
-}
-
 void mp_init_qsearch(MovePicker *p, const SearchThread *t, int ply, Move tt_move, bool in_check) {
     p->t = t;
     p->ply = ply;
     p->gen = in_check ? GEN_ALL : GEN_NOISY;
     p->list.count = 0;
     p->next = 0;
-    p->tt_move = tt_move != MOVE_NONE && in_gen(&t->board, tt_move, p->gen) ? tt_move : MOVE_NONE;
+    const Board *b = &t->board;
+    bool legal = in_check ? movegen_is_legal(b, tt_move) : movegen_is_legal_noisy(b, tt_move);
+    p->tt_move = legal ? tt_move : MOVE_NONE;
     if (p->tt_move != MOVE_NONE)
         p->stage = MP_STAGE_TT;
     else

@@ -335,18 +335,23 @@ static void check_key_after(void) { walk_positions(key_after_at); }
 
 static void is_legal_at(Board *b, int ply) {
     if (ply % 2) return;  /* every 16-bit move is 65536 calls: every other position */
-    static uint8_t in_list[65536];
+    static uint8_t in_list[65536];  /* bit 0: in the GEN_ALL list, bit 1: in GEN_NOISY */
     memset(in_list, 0, sizeof in_list);
-    MoveList list;
-    list.count = 0;
-    movegen_legal(b, &list, GEN_ALL);
-    for (int i = 0; i < list.count; i++) in_list[list.moves[i]] = 1;
-    for (int m = 0; m < 65536 && !failure; m++)
-        if (movegen_is_legal(b, (Move)m) != (in_list[m] != 0))
+    MoveList all, noisy;
+    all.count = noisy.count = 0;
+    movegen_legal(b, &all, GEN_ALL);
+    movegen_legal(b, &noisy, GEN_NOISY);
+    for (int i = 0; i < all.count; i++) in_list[all.moves[i]] |= 1;
+    for (int i = 0; i < noisy.count; i++) in_list[noisy.moves[i]] |= 2;
+    for (int m = 0; m < 65536 && !failure; m++) {
+        if (movegen_is_legal(b, (Move)m) != ((in_list[m] & 1) != 0))
             failure = "movegen_is_legal differs from membership in movegen_legal's list";
+        else if (movegen_is_legal_noisy(b, (Move)m) != ((in_list[m] & 2) != 0))
+            failure = "movegen_is_legal_noisy differs from membership in the GEN_NOISY list";
+    }
 }
 
-/* The move picker trusts movegen_is_legal for TT moves, garbage included. */
+/* The move picker trusts movegen_is_legal(_noisy) for TT moves, garbage included. */
 static void check_is_legal(void) { walk_positions(is_legal_at); }
 
 /* ---- registry ---- */
