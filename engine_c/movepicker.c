@@ -53,13 +53,12 @@ static inline void swap_to_next(MovePicker *p, int i) {
 
 /* Score the whole list; captures get their optimistic score, SEE pending. */
 static void score_moves(MovePicker *p) {
-    const SearchThread *t = p->t;
+    SearchThread *t = p->t;
     const Board *b = &t->board;
     int ply = p->ply;
     Move k1 = t->killers[ply][0], k2 = t->killers[ply][1];
     Move cm = MOVE_NONE;
-    const ContHist *c1 = ply >= 1 ? t->stack[ply - 1].cont : &t->cont[0][0];
-    const ContHist *c2 = ply >= 2 ? t->stack[ply - 2].cont : &t->cont[0][0];
+    const ContHist *c1 = search_cont_row(t, ply, 1), *c2 = search_cont_row(t, ply, 2);
     if (ply > 0) {
         const SearchStack *prev = &t->stack[ply - 1];
         if (prev->move != MOVE_NONE && prev->move != MOVE_NULL)
@@ -109,7 +108,7 @@ static void generate(MovePicker *p) {
     p->stage = MP_STAGE_PICK;
 }
 
-void mp_init_main(MovePicker *p, const SearchThread *t, int ply, Move tt_move) {
+void mp_init_main(MovePicker *p, SearchThread *t, int ply, Move tt_move) {
     p->t = t;
     p->ply = ply;
     p->gen = GEN_ALL;
@@ -117,7 +116,7 @@ void mp_init_main(MovePicker *p, const SearchThread *t, int ply, Move tt_move) {
     generate(p);
 }
 
-void mp_init_qsearch(MovePicker *p, const SearchThread *t, int ply, Move tt_move, bool in_check) {
+void mp_init_qsearch(MovePicker *p, SearchThread *t, int ply, Move tt_move, bool in_check) {
     p->t = t;
     p->ply = ply;
     p->gen = in_check ? GEN_ALL : GEN_NOISY;

@@ -45,7 +45,7 @@ typedef struct {
     Move tt_move;                    /* legal TT move, or MOVE_NONE */
     int noisy_left;                  /* captures and queen promotions in [next, count) */
     int gen;                         /* GEN_ALL or GEN_NOISY */
-    const SearchThread *t;           /* whose board and heuristics score the moves */
+    SearchThread *t;                 /* whose board and heuristics score the moves */
     int ply;
 } MovePicker;
 
@@ -67,12 +67,12 @@ static inline int mp_captured_type(const Board *b, Move m) {
 /* negamax: every legal move, scored at once (the history tables the quiet
  * moves are scored with change while the first move's subtree is searched,
  * so scoring later would change the order). */
-void mp_init_main(MovePicker *p, const SearchThread *t, int ply, Move tt_move);
+void mp_init_main(MovePicker *p, SearchThread *t, int ply, Move tt_move);
 /* qsearch: captures and queen promotions, or every move when in check. The
  * TT move (if legal and of that kind) comes first without generation: a
  * quiescence subtree writes no history, killer or countermove, so the list
  * scored after it is the one that would have been scored before. */
-void mp_init_qsearch(MovePicker *p, const SearchThread *t, int ply, Move tt_move, bool in_check);
+void mp_init_qsearch(MovePicker *p, SearchThread *t, int ply, Move tt_move, bool in_check);
 /* True if the node has no legal move (mp_init_main only: it generated). */
 static inline bool mp_no_moves(const MovePicker *p) { return p->list.count == 0; }
 /* Next move in score order, or MOVE_NONE. Writes its score to *score.

@@ -151,6 +151,26 @@ static void update_correction(SearchThread *t, int depth, int diff) {
     *e = (int16_t)(v > CORR_MAX ? CORR_MAX : v < -CORR_MAX ? -CORR_MAX : v);
 }
 
+/* Record the move about to be made at `ply` (MOVE_NULL for a null move):
+ * the plies below read it for the countermove and continuation history. */
+static inline void stack_push(SearchThread *t, int ply, Move m, int piece) {
+    SearchStack *s = &t->stack[ply];
+    s->move = m;
+    s->piece = piece;
+    s->cont = m == MOVE_NULL ? &t->cont[0][0] : &t->cont[piece][move_to(m)];
+}
+
+/* Does the TT entry's bound make its score this node's result for the window? */
+static inline bool tt_bound_cuts(const TTHit *h, int alpha, int beta) {
+    return h->bound == BOUND_EXACT || (h->bound == BOUND_LOWER && h->score >= beta) ||
+           (h->bound == BOUND_UPPER && h->score <= alpha);
+}
+
+/* Is the TT score a better guess than the static eval v (its bound points past v)? */
+static inline bool tt_refines(const TTHit *h, int v) {
+    return (h->bound == BOUND_LOWER && h->score > v) || (h->bound == BOUND_UPPER && h->score < v);
+}
+
 /* board_make_move plus the NNUE delta for the child's accumulator. */
 static inline bool make_move(SearchThread *t, int ply, Move m) {
     if (t->sh->net) nnue_push_move(t->nnue, ply, &t->board, m);
@@ -176,19 +196,14 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
     /* As in negamax: the key ignores the fifty-move counter, so near a
      * fifty-move draw a stored score may be a win that can no longer be had. */
     bool tt_score_ok = found && b->rule50 < TT_CUT_MAX_RULE50;
-    if (tt_score_ok &&
-        (hit.bound == BOUND_EXACT || (hit.bound == BOUND_LOWER && hit.score >= beta) ||
-         (hit.bound == BOUND_UPPER && hit.score <= alpha)))
-        return hit.score;
+    if (tt_score_ok && tt_bound_cuts(&hit, alpha, beta)) return hit.score;
 
     int best = -SCORE_INF, stand = SCORE_NONE, raw_eval = SCORE_NONE;
     if (!in_check) {
         raw_eval = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply);
         stand = corrected_eval(t, raw_eval);
         best = stand;
-        if (tt_score_ok && ((hit.bound == BOUND_LOWER && hit.score > stand) ||
-                            (hit.bound == BOUND_UPPER && hit.score < stand)))
-            best = hit.score;  /* the TT score is a better guess than the eval */
+        if (tt_score_ok && tt_refines(&hit, stand)) best = hit.score;
         if (best >= beta) return best;
         if (best > alpha) alpha = best;
     }
@@ -211,9 +226,7 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
         /* Most captures here are pruned above, so the prefetch waits for
          * them; the child's TT bucket still loads during make_move. */
         tt_prefetch(t->sh->tt, board_key_after(b, m));
-        t->stack[ply].move = m;
-        t->stack[ply].piece = board_piece_on(b, move_from(m));
-        t->stack[ply].cont = &t->cont[t->stack[ply].piece][move_to(m)];
+        stack_push(t, ply, m, board_piece_on(b, move_from(m)));
         if (!make_move(t, ply, m)) continue;
         int score = -qsearch(t, -beta, -alpha, ply + 1);
         board_unmake_move(b);
@@ -270,8 +283,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     /* The key ignores the fifty-move counter: near the draw, no TT score. */
     bool tt_score_ok = found && b->rule50 < TT_CUT_MAX_RULE50;
     if (tt_score_ok && !pv_node && !excluded && hit.depth >= depth &&
-        (hit.bound == BOUND_EXACT || (hit.bound == BOUND_LOWER && hit.score >= beta) ||
-         (hit.bound == BOUND_UPPER && hit.score <= alpha)))
+        tt_bound_cuts(&hit, alpha, beta))
         return hit.score;
 
     /* The TT keeps the raw eval; the correction is applied afresh. */
@@ -293,10 +305,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     bool improving = !in_check && ply >= 2 && t->stack[ply - 2].eval != SCORE_NONE &&
                      eval > t->stack[ply - 2].eval;
     /* The TT score refines the static eval when its bound points the right way. */
-    int adj_eval = eval;
-    if (!in_check && tt_score_ok && ((hit.bound == BOUND_LOWER && hit.score > eval) ||
-                                     (hit.bound == BOUND_UPPER && hit.score < eval)))
-        adj_eval = hit.score;
+    int adj_eval = !in_check && tt_score_ok && tt_refines(&hit, eval) ? hit.score : eval;
 
     if (!pv_node && !in_check && !excluded) {
         /* Reverse futility: far above beta at low depth, assume a cutoff. */
@@ -308,9 +317,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
             int r = NMP_BASE_R + depth / NMP_DEPTH_DIV +
                     ((adj_eval - beta) / NMP_EVAL_DIV < NMP_EVAL_MAX_R
                          ? (adj_eval - beta) / NMP_EVAL_DIV : NMP_EVAL_MAX_R);
-            t->stack[ply].move = MOVE_NULL;
-            t->stack[ply].piece = 0;
-            t->stack[ply].cont = &t->cont[0][0];
+            stack_push(t, ply, MOVE_NULL, 0);
             if (t->sh->net) nnue_push_null(t->nnue, ply);
             board_make_null(b);
             int score = -negamax(t, -beta, -beta + 1, depth - 1 - r, ply + 1, !cut_node);
@@ -375,11 +382,8 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
             }
         }
 
-        int piece = board_piece_on(b, move_from(m));
         t->stack[ply].doubles = base_doubles + (se_ext == 2);  /* for this move's subtree */
-        t->stack[ply].move = m;
-        t->stack[ply].piece = piece;
-        t->stack[ply].cont = &t->cont[piece][move_to(m)];
+        stack_push(t, ply, m, board_piece_on(b, move_from(m)));
         if (!make_move(t, ply, m)) continue;
         moves++;
         if (!noisy && quiets_tried < MAX_MOVES) quiets[quiets_tried++] = m;
@@ -446,8 +450,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         }
         if (ply > 0 && t->stack[ply - 1].move != MOVE_NULL && t->stack[ply - 1].move != MOVE_NONE)
             t->counter[t->stack[ply - 1].piece][move_to(t->stack[ply - 1].move)] = best_move;
-        ContHist *c1 = ply >= 1 ? t->stack[ply - 1].cont : &t->cont[0][0];
-        ContHist *c2 = ply >= 2 ? t->stack[ply - 2].cont : &t->cont[0][0];
+        ContHist *c1 = search_cont_row(t, ply, 1), *c2 = search_cont_row(t, ply, 2);
         for (int i = 0; i < quiets_tried; i++) {
             Move q = quiets[i];
             int v = q == best_move ? bonus * HIST_BONUS_SCALE : -bonus * HIST_BONUS_SCALE;
