@@ -20,9 +20,7 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tarfile
 import tempfile
-from io import BytesIO
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -55,8 +53,7 @@ def export(spec: str, dest: Path) -> str:
     sha = proc.stdout.strip()
     tar = subprocess.run(["git", "archive", sha, *BUILD_FILES], cwd=ROOT,
                          capture_output=True, check=True).stdout
-    with tarfile.open(fileobj=BytesIO(tar)) as tf:
-        tf.extractall(dest, filter="data")
+    subprocess.run(["tar", "-x", "-C", str(dest)], input=tar, check=True)
     return f"{spec} ({sha})"
 
 
