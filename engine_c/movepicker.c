@@ -134,11 +134,11 @@ void mp_init_qsearch(MovePicker *p, SearchThread *t, int ply, Move tt_move, bool
 Move mp_next(MovePicker *p, int *score) {
     if (p->stage == MP_STAGE_TT) {
         p->stage = MP_STAGE_PICK;
-        p->tt_index = -2;  /* generate on the next call */
+        p->tt_index = MP_TT_SENT;  /* generate on the next call */
         *score = SC_TT;
         return p->tt_move;
     }
-    if (p->tt_index == -2) {
+    if (p->tt_index == MP_TT_SENT) {
         /* The TT move went out first: the state after the eager first pick. */
         generate(p);
         if (p->tt_index >= 0) tt_move_first(p);  /* always: the move was checked legal */

@@ -6,7 +6,7 @@
  * number of moves already handed out (they sit in [0, next)).
  * Stages:
  *   MP_STAGE_TT    quiescence only: the TT move, checked with
- *                  movegen_is_legal, is handed out before any move is
+ *                  movegen_is_legal(_noisy), is handed out before any move is
  *                  generated (a cutoff on it saves the generation);
  *   MP_STAGE_PICK  the list is generated and scored; each call selects the
  *                  first move of highest score among those left and swaps
@@ -30,6 +30,7 @@ enum { SC_TT = 30000000, SC_GOOD_CAP = 20000000, SC_KILLER1 = 19000000, SC_KILLE
        SC_COUNTER = 18000000, SC_BAD_CAP = -20000000 };
 
 enum { MP_STAGE_TT = 0, MP_STAGE_PICK = 1 };
+enum { MP_TT_SENT = -2 };
 
 /* Victim values of the MVV-LVA score (by piece type); qsearch's delta
  * pruning uses them too. */
@@ -41,7 +42,8 @@ typedef struct {
     uint8_t see_pending[MAX_MOVES];  /* 1: scored as a good capture, SEE not done */
     int next;                        /* moves handed out so far */
     int stage;
-    int tt_index;                    /* the TT move's index in the list, or -1 */
+    int tt_index;                    /* the TT move's index in the list, -1 if not in
+                                        it, MP_TT_SENT before the deferred generation */
     Move tt_move;                    /* legal TT move, or MOVE_NONE */
     int noisy_left;                  /* captures and queen promotions in [next, count) */
     int gen;                         /* GEN_ALL or GEN_NOISY */
