@@ -417,6 +417,36 @@ bool board_make_move(Board *b, Move m) {
     return true;
 }
 
+/* The key board_make_move(b, m) would leave, without making the move (the
+ * search prefetches the child's TT bucket with it early). Must follow
+ * board_make_move step for step; tests/test_engine_unit.py checks it. */
+uint64_t board_key_after(const Board *b, Move m) {
+    int us = b->side, them = !us;
+    int from = move_from(m), to = move_to(m), kind = move_kind(m);
+    int pc = b->squares[from];
+    uint64_t key = b->key ^ ZobSide;
+    if (b->ep != SQ_NONE) key ^= ZobEp[sq_file(b->ep)];
+    if (kind == MOVE_CASTLE) {
+        bool king_side = to > from;
+        int rank = us == WHITE ? 0 : 7;
+        int kto = make_sq(king_side ? 6 : 2, rank), rto = make_sq(king_side ? 5 : 3, rank);
+        int rook = b->squares[to];
+        key ^= ZobPiece[pc][from] ^ ZobPiece[pc][kto] ^ ZobPiece[rook][to] ^ ZobPiece[rook][rto];
+    } else {
+        int cap_sq = kind == MOVE_EP ? (us == WHITE ? to - 8 : to + 8) : to;
+        int captured = b->squares[cap_sq];
+        if (captured) key ^= ZobPiece[captured][cap_sq];
+        key ^= ZobPiece[pc][from] ^ ZobPiece[pc][to];
+        if (kind == MOVE_PROMO)
+            key ^= ZobPiece[pc][to] ^ ZobPiece[make_piece(us, move_promo(m))][to];
+        else if (piece_type(pc) == PAWN && (to ^ from) == 16 &&
+                 (PawnAttacks[us][(to + from) / 2] & board_pieces(b, them, PAWN)))
+            key ^= ZobEp[sq_file((to + from) / 2)];
+    }
+    int rights = b->castling & b->castle_mask[from] & b->castle_mask[to];
+    return key ^ ZobCastle[b->castling] ^ ZobCastle[rights];
+}
+
 void board_unmake_move(Board *b) {
     Undo *u = &b->hist[--b->ply];
     Move m = u->move;

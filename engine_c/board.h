@@ -90,6 +90,8 @@ bool board_sq_attacked(const Board *b, int sq, int by_color, Bitboard occ);
  * Returns false (and does nothing) if the history is full. */
 bool board_make_move(Board *b, Move m);
 void board_unmake_move(Board *b);
+/* b->key after board_make_move(b, m), for a legal m, without making it. */
+uint64_t board_key_after(const Board *b, Move m);
 void board_make_null(Board *b);
 void board_unmake_null(Board *b);
 

@@ -174,15 +174,61 @@ int movegen_count(const Board *b) {
     return movegen_legal(b, &list, GEN_ALL);
 }
 
-bool movegen_is_legal(const Board *b, Move m) {
-    if (m == MOVE_NONE || m == MOVE_NULL) return false;
-    int from = move_from(m);
-    int pc = b->squares[from];
-    if (!pc || piece_color(pc) != b->side) return false;
+/* Is m in the generator's GEN_ALL list? The reference definition; castling
+ * and en passant (rare as TT moves) are checked this way. */
+static bool in_legal_list(const Board *b, Move m) {
     MoveList list;
     list.count = 0;
     movegen_legal(b, &list, GEN_ALL);
     for (int i = 0; i < list.count; i++)
         if (list.moves[i] == m) return true;
     return false;
+}
+
+/* The search asks this of every TT move, so it does not generate: it applies
+ * the generator's own rules to the one move (tests/test_engine_unit.py checks
+ * it against in_legal_list for every 16-bit move in many positions). */
+bool movegen_is_legal(const Board *b, Move m) {
+    if (m == MOVE_NONE || m == MOVE_NULL) return false;
+    int us = b->side, them = !us;
+    int from = move_from(m), to = move_to(m), kind = move_kind(m);
+    int pc = b->squares[from];
+    if (!pc || piece_color(pc) != us) return false;
+    if (kind == MOVE_CASTLE || kind == MOVE_EP) return in_legal_list(b, m);
+    if (kind == MOVE_NORMAL && m != move_make(from, to, MOVE_NORMAL, 0)) return false;
+    Bitboard occ = b->by_type[0], tob = sq_bb(to);
+    if (tob & b->by_color[us]) return false;
+    int type = piece_type(pc);
+    if (type == KING)
+        return kind == MOVE_NORMAL && (KingAttacks[from] & tob) &&
+               !board_sq_attacked(b, to, them, occ ^ sq_bb(from));
+    if (more_than_one(b->checkers)) return false;  /* double check: king moves only */
+    Bitboard reach;
+    if (type == PAWN) {
+        /* From the seventh rank a pawn only promotes, from elsewhere never. */
+        if ((kind == MOVE_PROMO) != (relative_rank(us, from) == 6)) return false;
+        Bitboard push1 = pawn_push(us, sq_bb(from)) & ~occ;
+        Bitboard push2 = relative_rank(us, from) == 1 ? pawn_push(us, push1) & ~occ : 0;
+        reach = push1 | push2 | (PawnAttacks[us][from] & b->by_color[them]);
+    } else {
+        if (kind != MOVE_NORMAL) return false;
+        reach = type == KNIGHT ? KnightAttacks[from]
+              : type == BISHOP ? bishop_attacks(from, occ)
+              : type == ROOK ? rook_attacks(from, occ) : queen_attacks(from, occ);
+    }
+    if (!(reach & tob)) return false;
+    int ksq = board_king_sq(b, us);
+    /* In check: capture the checker or block (movegen_legal's target). */
+    if (b->checkers && !((between_bb(ksq, lsb(b->checkers)) | b->checkers) & tob)) return false;
+    /* A pinned piece stays on its pin ray (a pinned knight never can). */
+    if ((pinned_pieces(b, us, ksq) & sq_bb(from)) && !(line_bb(ksq, from) & tob)) return false;
+    return true;
+}
+
+bool movegen_is_legal_noisy(const Board *b, Move m) {
+    if (!movegen_is_legal(b, m)) return false;
+    /* GEN_NOISY: captures and queen promotions; a capturing under-promotion
+     * is not one of them (add_promos). */
+    if (move_kind(m) == MOVE_PROMO) return move_promo(m) == QUEEN;
+    return move_kind(m) == MOVE_EP || (move_kind(m) == MOVE_NORMAL && b->squares[move_to(m)]);
 }

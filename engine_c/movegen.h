@@ -15,8 +15,11 @@ enum { GEN_ALL = 0, GEN_NOISY = 1, GEN_QUIET = 2 };
 /* All legal moves (GEN_ALL), or captures + queen promotions (GEN_NOISY),
  * or the rest (GEN_QUIET). Returns the count appended to `list`. */
 int movegen_legal(const Board *b, MoveList *list, int kind);
-/* Is this (possibly garbage, e.g. from the TT) move legal in b? */
+/* Is this (possibly garbage, e.g. from the TT) move legal in b, i.e. in the
+ * GEN_ALL list? Decided without generating the list. */
 bool movegen_is_legal(const Board *b, Move m);
+/* Is m in the GEN_NOISY list? Also without generating. */
+bool movegen_is_legal_noisy(const Board *b, Move m);
 /* Count of legal moves (no list needed). */
 int movegen_count(const Board *b);
 

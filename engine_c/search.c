@@ -1,5 +1,5 @@
 /* search.c — iterative deepening, aspiration windows, PVS, quiescence,
- * pruning/reductions and move ordering; Lazy SMP thread driver. */
+ * pruning/reductions; Lazy SMP thread driver. Move ordering: movepicker.c. */
 #include "search.h"
 #include "search_params.h"
 #include "search_tune.h"
@@ -7,6 +7,7 @@
 #include "bitboard.h"
 #include "eval.h"
 #include "movegen.h"
+#include "movepicker.h"
 #include "see.h"
 #include "tt.h"
 
@@ -47,22 +48,6 @@ uint64_t search_nodes(const SearchShared *sh) {
 }
 
 /* ---------- helpers ---------- */
-
-static inline bool is_capture(const Board *b, Move m) {
-    int k = move_kind(m);
-    if (k == MOVE_EP) return true;
-    if (k == MOVE_CASTLE) return false;  /* encoded as king takes own rook */
-    return board_piece_on(b, move_to(m)) != NO_PIECE;
-}
-
-static inline bool is_noisy(const Board *b, Move m) {
-    return is_capture(b, m) || (move_kind(m) == MOVE_PROMO && move_promo(m) == QUEEN);
-}
-
-static inline int captured_type(const Board *b, Move m) {
-    return move_kind(m) == MOVE_EP ? PAWN : piece_type(board_piece_on(b, move_to(m)));
-}
-
 
 /* Main thread only: after a ponderhit our clock runs from the moment the
  * ponderhit arrived (stamped by pb_engine_ponderhit), not from when this
@@ -166,75 +151,30 @@ static void update_correction(SearchThread *t, int depth, int diff) {
     *e = (int16_t)(v > CORR_MAX ? CORR_MAX : v < -CORR_MAX ? -CORR_MAX : v);
 }
 
+/* Record the move about to be made at `ply` (MOVE_NULL for a null move):
+ * the plies below read it for the countermove and continuation history. */
+static inline void stack_push(SearchThread *t, int ply, Move m, int piece) {
+    SearchStack *s = &t->stack[ply];
+    s->move = m;
+    s->piece = piece;
+    s->cont = m == MOVE_NULL ? &t->cont[0][0] : &t->cont[piece][move_to(m)];
+}
+
+/* Does the TT entry's bound make its score this node's result for the window? */
+static inline bool tt_bound_cuts(const TTHit *h, int alpha, int beta) {
+    return h->bound == BOUND_EXACT || (h->bound == BOUND_LOWER && h->score >= beta) ||
+           (h->bound == BOUND_UPPER && h->score <= alpha);
+}
+
+/* Is the TT score a better guess than the static eval v (its bound points past v)? */
+static inline bool tt_refines(const TTHit *h, int v) {
+    return (h->bound == BOUND_LOWER && h->score > v) || (h->bound == BOUND_UPPER && h->score < v);
+}
+
 /* board_make_move plus the NNUE delta for the child's accumulator. */
 static inline bool make_move(SearchThread *t, int ply, Move m) {
     if (t->sh->net) nnue_push_move(t->nnue, ply, &t->board, m);
     return board_make_move(&t->board, m);
-}
-
-/* ---------- move picker: score everything, select best lazily ---------- */
-
-typedef struct {
-    MoveList list;
-    int scores[MAX_MOVES];
-    int next;
-} Picker;
-
-enum { SC_TT = 30000000, SC_GOOD_CAP = 20000000, SC_KILLER1 = 19000000, SC_KILLER2 = 18999999,
-       SC_COUNTER = 18000000, SC_BAD_CAP = -20000000 };
-
-static const int MvvValue[8] = {0, 100, 300, 310, 500, 900, 0, 0};
-
-static void picker_init(Picker *p, SearchThread *t, int ply, Move tt_move, int gen) {
-    const Board *b = &t->board;
-    p->list.count = 0;
-    p->next = 0;
-    movegen_legal(b, &p->list, gen);
-    Move k1 = t->killers[ply][0], k2 = t->killers[ply][1];
-    Move cm = MOVE_NONE;
-    ContHist *c1 = ply >= 1 ? t->stack[ply - 1].cont : &t->cont[0][0];
-    ContHist *c2 = ply >= 2 ? t->stack[ply - 2].cont : &t->cont[0][0];
-    if (ply > 0) {
-        const SearchStack *prev = &t->stack[ply - 1];
-        if (prev->move != MOVE_NONE && prev->move != MOVE_NULL)
-            cm = t->counter[prev->piece][move_to(prev->move)];
-    }
-    for (int i = 0; i < p->list.count; i++) {
-        Move m = p->list.moves[i];
-        int s;
-        if (m == tt_move) s = SC_TT;
-        else if (is_noisy(b, m)) {
-            int victim = is_capture(b, m) ? MvvValue[captured_type(b, m)] : 0;
-            if (move_kind(m) == MOVE_PROMO) victim += MvvValue[QUEEN];
-            int attacker = piece_type(board_piece_on(b, move_from(m)));
-            s = victim * 16 - attacker;
-            s += see_ge(b, m, 0) ? SC_GOOD_CAP : SC_BAD_CAP;
-        } else if (m == k1) s = SC_KILLER1;
-        else if (m == k2) s = SC_KILLER2;
-        else if (m == cm) s = SC_COUNTER;
-        else {
-            int pc = board_piece_on(b, move_from(m)), to = move_to(m);
-            s = t->history[b->side][move_from(m)][to] + (*c1)[pc][to] + (*c2)[pc][to];
-        }
-        p->scores[i] = s;
-    }
-}
-
-/* Next move in score order, or MOVE_NONE. Writes its score to *score. */
-static Move picker_next(Picker *p, int *score) {
-    if (p->next >= p->list.count) return MOVE_NONE;
-    int best = p->next;
-    for (int i = p->next + 1; i < p->list.count; i++)
-        if (p->scores[i] > p->scores[best]) best = i;
-    Move m = p->list.moves[best];
-    int s = p->scores[best];
-    p->list.moves[best] = p->list.moves[p->next];
-    p->scores[best] = p->scores[p->next];
-    p->list.moves[p->next] = m;
-    p->scores[p->next] = s;
-    p->next++;
-    if (score) *score = s;
-    return m;
 }
 
 /* ---------- quiescence ---------- */
@@ -256,42 +196,38 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
     /* As in negamax: the key ignores the fifty-move counter, so near a
      * fifty-move draw a stored score may be a win that can no longer be had. */
     bool tt_score_ok = found && b->rule50 < TT_CUT_MAX_RULE50;
-    if (tt_score_ok &&
-        (hit.bound == BOUND_EXACT || (hit.bound == BOUND_LOWER && hit.score >= beta) ||
-         (hit.bound == BOUND_UPPER && hit.score <= alpha)))
-        return hit.score;
+    if (tt_score_ok && tt_bound_cuts(&hit, alpha, beta)) return hit.score;
 
     int best = -SCORE_INF, stand = SCORE_NONE, raw_eval = SCORE_NONE;
     if (!in_check) {
         raw_eval = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply);
         stand = corrected_eval(t, raw_eval);
         best = stand;
-        if (tt_score_ok && ((hit.bound == BOUND_LOWER && hit.score > stand) ||
-                            (hit.bound == BOUND_UPPER && hit.score < stand)))
-            best = hit.score;  /* the TT score is a better guess than the eval */
+        if (tt_score_ok && tt_refines(&hit, stand)) best = hit.score;
         if (best >= beta) return best;
         if (best > alpha) alpha = best;
     }
 
-    Picker p;
-    picker_init(&p, t, ply, found ? hit.move : MOVE_NONE, in_check ? GEN_ALL : GEN_NOISY);
+    MovePicker p;
+    mp_init_qsearch(&p, t, ply, found ? hit.move : MOVE_NONE, in_check);
     Move m, best_move = MOVE_NONE;
     int sc, legal = 0, old_alpha = alpha;
-    while ((m = picker_next(&p, &sc)) != MOVE_NONE) {
+    while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
         legal++;
         if (!in_check) {
             /* Losing captures cannot raise a quiet stand-pat score. */
-            if (sc < SC_GOOD_CAP - QS_BAD_CAPTURE_SLACK && sc != SC_TT) continue;
+            /* Scores only fall from here: every move left is one too. */
+            if (sc < SC_GOOD_CAP - QS_BAD_CAPTURE_SLACK && sc != SC_TT) break;
             if (sc == SC_TT && !see_ge(b, m, 0)) continue;
             /* Delta pruning: even winning the piece leaves us far below alpha. */
             if (move_kind(m) != MOVE_PROMO &&
-                stand + MvvValue[captured_type(b, m)] + QS_DELTA_MARGIN <= alpha) continue;
+                stand + MpMvvValue[mp_captured_type(b, m)] + QS_DELTA_MARGIN <= alpha) continue;
         }
-        t->stack[ply].move = m;
-        t->stack[ply].piece = board_piece_on(b, move_from(m));
-        t->stack[ply].cont = &t->cont[t->stack[ply].piece][move_to(m)];
+        /* Most captures here are pruned above, so the prefetch waits for
+         * them; the child's TT bucket still loads during make_move. */
+        tt_prefetch(t->sh->tt, board_key_after(b, m));
+        stack_push(t, ply, m, board_piece_on(b, move_from(m)));
         if (!make_move(t, ply, m)) continue;
-        tt_prefetch(t->sh->tt, b->key);
         int score = -qsearch(t, -beta, -alpha, ply + 1);
         board_unmake_move(b);
         if (stopped(t)) return 0;
@@ -347,8 +283,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     /* The key ignores the fifty-move counter: near the draw, no TT score. */
     bool tt_score_ok = found && b->rule50 < TT_CUT_MAX_RULE50;
     if (tt_score_ok && !pv_node && !excluded && hit.depth >= depth &&
-        (hit.bound == BOUND_EXACT || (hit.bound == BOUND_LOWER && hit.score >= beta) ||
-         (hit.bound == BOUND_UPPER && hit.score <= alpha)))
+        tt_bound_cuts(&hit, alpha, beta))
         return hit.score;
 
     /* The TT keeps the raw eval; the correction is applied afresh. */
@@ -370,10 +305,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     bool improving = !in_check && ply >= 2 && t->stack[ply - 2].eval != SCORE_NONE &&
                      eval > t->stack[ply - 2].eval;
     /* The TT score refines the static eval when its bound points the right way. */
-    int adj_eval = eval;
-    if (!in_check && tt_score_ok && ((hit.bound == BOUND_LOWER && hit.score > eval) ||
-                                     (hit.bound == BOUND_UPPER && hit.score < eval)))
-        adj_eval = hit.score;
+    int adj_eval = !in_check && tt_score_ok && tt_refines(&hit, eval) ? hit.score : eval;
 
     if (!pv_node && !in_check && !excluded) {
         /* Reverse futility: far above beta at low depth, assume a cutoff. */
@@ -385,9 +317,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
             int r = NMP_BASE_R + depth / NMP_DEPTH_DIV +
                     ((adj_eval - beta) / NMP_EVAL_DIV < NMP_EVAL_MAX_R
                          ? (adj_eval - beta) / NMP_EVAL_DIV : NMP_EVAL_MAX_R);
-            t->stack[ply].move = MOVE_NULL;
-            t->stack[ply].piece = 0;
-            t->stack[ply].cont = &t->cont[0][0];
+            stack_push(t, ply, MOVE_NULL, 0);
             if (t->sh->net) nnue_push_null(t->nnue, ply);
             board_make_null(b);
             int score = -negamax(t, -beta, -beta + 1, depth - 1 - r, ply + 1, !cut_node);
@@ -397,19 +327,27 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         }
     }
 
-    Picker p;
-    picker_init(&p, t, ply, tt_move, GEN_ALL);
-    if (p.list.count == 0) return in_check ? -MATE + ply : 0;
+    MovePicker p;
+    mp_init_main(&p, t, ply, tt_move);
+    if (mp_no_moves(&p)) return in_check ? -MATE + ply : 0;
 
     int best = -SCORE_INF, old_alpha = alpha, moves = 0, quiets_tried = 0, sc;
     Move best_move = MOVE_NONE, m;
     Move quiets[MAX_MOVES];
     bool skip_quiets = false;
 
-    while ((m = picker_next(&p, &sc)) != MOVE_NONE) {
+    while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
         if (m == excluded) continue;
-        bool noisy = is_noisy(b, m);
-        if (skip_quiets && !noisy && sc < SC_COUNTER) continue;
+        bool noisy = mp_is_noisy(b, m);
+        if (skip_quiets && !noisy && sc < SC_COUNTER) {
+            /* Scores only fall, so every move left below is skipped too
+             * unless it is a capture: without one left, we are done. */
+            if (!mp_noisy_left(&p)) break;
+            continue;
+        }
+        /* The child's TT bucket starts loading now, while the pruning, the
+         * singular search and the NNUE update run. */
+        tt_prefetch(t->sh->tt, board_key_after(b, m));
         /* Pruning of late moves once we have a non-losing line. */
         if (!root && best > -MATE_IN_MAX && has_non_pawn_material(b, b->side)) {
             if (!noisy) {
@@ -444,13 +382,9 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
             }
         }
 
-        int piece = board_piece_on(b, move_from(m));
         t->stack[ply].doubles = base_doubles + (se_ext == 2);  /* for this move's subtree */
-        t->stack[ply].move = m;
-        t->stack[ply].piece = piece;
-        t->stack[ply].cont = &t->cont[piece][move_to(m)];
+        stack_push(t, ply, m, board_piece_on(b, move_from(m)));
         if (!make_move(t, ply, m)) continue;
-        tt_prefetch(t->sh->tt, b->key);
         moves++;
         if (!noisy && quiets_tried < MAX_MOVES) quiets[quiets_tried++] = m;
 
@@ -508,7 +442,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         return in_check ? -MATE + ply : (eval != SCORE_NONE ? eval : 0);
     }
 
-    if (best >= beta && best_move != MOVE_NONE && !is_noisy(b, best_move)) {
+    if (best >= beta && best_move != MOVE_NONE && !mp_is_noisy(b, best_move)) {
         int bonus = depth * depth > HIST_BONUS_MAX ? HIST_BONUS_MAX : depth * depth;
         if (t->killers[ply][0] != best_move) {
             t->killers[ply][1] = t->killers[ply][0];
@@ -516,8 +450,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         }
         if (ply > 0 && t->stack[ply - 1].move != MOVE_NULL && t->stack[ply - 1].move != MOVE_NONE)
             t->counter[t->stack[ply - 1].piece][move_to(t->stack[ply - 1].move)] = best_move;
-        ContHist *c1 = ply >= 1 ? t->stack[ply - 1].cont : &t->cont[0][0];
-        ContHist *c2 = ply >= 2 ? t->stack[ply - 2].cont : &t->cont[0][0];
+        ContHist *c1 = search_cont_row(t, ply, 1), *c2 = search_cont_row(t, ply, 2);
         for (int i = 0; i < quiets_tried; i++) {
             Move q = quiets[i];
             int v = q == best_move ? bonus * HIST_BONUS_SCALE : -bonus * HIST_BONUS_SCALE;
@@ -532,7 +465,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
     /* Teach the correction history what the search found, where the bound
      * says which way the eval was off and no capture explains the gap. */
-    if (!in_check && (best_move == MOVE_NONE || !is_noisy(b, best_move)) &&
+    if (!in_check && (best_move == MOVE_NONE || !mp_is_noisy(b, best_move)) &&
         !(bound == BOUND_LOWER && best <= eval) && !(bound == BOUND_UPPER && best >= eval) &&
         best > -MATE_IN_MAX && best < MATE_IN_MAX)
         update_correction(t, depth, best - eval);

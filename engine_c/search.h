@@ -72,6 +72,12 @@ typedef struct SearchThread {
     pthread_t handle;
 } SearchThread;
 
+/* The continuation-history row of the move `back` plies before `ply`, or
+ * the row of "no move" before the root (a null move's row is that one too). */
+static inline ContHist *search_cont_row(SearchThread *t, int ply, int back) {
+    return ply >= back ? t->stack[ply - back].cont : &t->cont[0][0];
+}
+
 /* Progress report of the main thread (copied out by the engine). */
 typedef struct {
     int depth, seldepth, score, bound;

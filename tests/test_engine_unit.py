@@ -12,7 +12,7 @@ import pytest
 from test_c_builds import ENGINE, build
 
 CHECKS = ["repetition_root", "tt_age_refresh", "api_free_during_search", "api_stop_race",
-          "api_setters_race", "nnue_walk", "nnue_parse", "nnue_search"]
+          "api_setters_race", "nnue_walk", "nnue_parse", "nnue_search", "key_after", "is_legal"]
 
 
 @pytest.fixture(scope="module", params=["magic", "san"])

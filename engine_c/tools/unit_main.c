@@ -8,6 +8,7 @@
  */
 #include "../board.h"
 #include "../engine.h"
+#include "../movegen.h"
 #include "../search.h"
 #include "../tt.h"
 #include "../nnue.h"
@@ -276,6 +277,83 @@ static void check_nnue_search(void) {
     CHECK(ok == 3);
 }
 
+/* ---- board/movegen: what the search computes without making or generating ---- */
+
+/* Positions with castling (standard and Chess960), en passant (also the
+ * horizontally pinned kind), promotions with and without capture, checks. */
+static const struct { const char *fen; bool chess960; } WalkFens[] = {
+    {"rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", false},
+    {"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 1", false},
+    {"8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 1", false},
+    {"r3k2r/Pppp1ppp/1b3nbN/nP6/BBP1P3/q4N2/Pp1P2PP/R2Q1RK1 w kq - 0 1", false},
+    {"rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8", false},
+    {"rnbqkbnr/ppp1p1pp/8/3pPp2/8/8/PPPP1PPP/RNBQKBNR w KQkq f6 0 3", false},
+    {"n1n5/PPPk4/8/8/8/8/4Kppp/5N1N b - - 0 1", false},
+    {"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", true},
+};
+enum { WALKS_PER_FEN = 4, WALK_PLIES = 30 };
+
+/* Calls fn on every position of random games from each WalkFens entry
+ * (a fixed seed: the same positions every run). */
+static void walk_positions(void (*fn)(Board *b, int ply)) {
+    static Board b;
+    uint64_t seed = 0x9E3779B97F4A7C15ULL;
+    for (size_t f = 0; f < sizeof WalkFens / sizeof WalkFens[0]; f++) {
+        for (int w = 0; w < WALKS_PER_FEN; w++) {
+            char err[128];
+            if (board_set_fen(&b, WalkFens[f].fen, WalkFens[f].chess960, err, sizeof err) != PB_OK) {
+                failure = "a walk FEN does not parse";
+                return;
+            }
+            for (int ply = 0; ply < WALK_PLIES && !failure; ply++) {
+                fn(&b, ply);
+                MoveList list;
+                list.count = 0;
+                movegen_legal(&b, &list, GEN_ALL);
+                if (list.count == 0) break;
+                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+                board_make_move(&b, list.moves[(seed >> 33) % (uint64_t)list.count]);
+            }
+        }
+    }
+}
+
+static void key_after_at(Board *b, int ply) {
+    MoveList list;
+    list.count = 0;
+    movegen_legal(b, &list, GEN_ALL);
+    for (int i = 0; i < list.count && !failure; i++) {
+        uint64_t predicted = board_key_after(b, list.moves[i]);
+        board_make_move(b, list.moves[i]);
+        if (predicted != b->key) failure = "board_key_after differs from the key after the move";
+        board_unmake_move(b);
+    }
+}
+
+/* The search prefetches the child's TT bucket with board_key_after. */
+static void check_key_after(void) { walk_positions(key_after_at); }
+
+static void is_legal_at(Board *b, int ply) {
+    if (ply % 2) return;  /* every 16-bit move is 65536 calls: every other position */
+    static uint8_t in_list[65536];  /* bit 0: in the GEN_ALL list, bit 1: in GEN_NOISY */
+    memset(in_list, 0, sizeof in_list);
+    MoveList all, noisy;
+    all.count = noisy.count = 0;
+    movegen_legal(b, &all, GEN_ALL);
+    movegen_legal(b, &noisy, GEN_NOISY);
+    for (int i = 0; i < all.count; i++) in_list[all.moves[i]] |= 1;
+    for (int i = 0; i < noisy.count; i++) in_list[noisy.moves[i]] |= 2;
+    for (int m = 0; m < 65536 && !failure; m++) {
+        if (movegen_is_legal(b, (Move)m) != ((in_list[m] & 1) != 0))
+            failure = "movegen_is_legal differs from membership in movegen_legal's list";
+        else if (movegen_is_legal_noisy(b, (Move)m) != ((in_list[m] & 2) != 0))
+            failure = "movegen_is_legal_noisy differs from membership in the GEN_NOISY list";
+    }
+}
+
+/* The move picker trusts movegen_is_legal(_noisy) for TT moves, garbage included. */
+static void check_is_legal(void) { walk_positions(is_legal_at); }
+
 /* ---- registry ---- */
 
 typedef struct {
@@ -292,6 +370,8 @@ static const Check CHECKS[] = {
     {"nnue_walk", check_nnue_walk},
     {"nnue_parse", check_nnue_parse},
     {"nnue_search", check_nnue_search},
+    {"key_after", check_key_after},
+    {"is_legal", check_is_legal},
 };
 
 int main(int argc, char **argv) {

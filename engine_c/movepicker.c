@@ -1,0 +1,172 @@
+/* movepicker.c — staged, lazy move ordering (see movepicker.h).
+ *
+ * Why the order is exactly that of the eager picker it replaced (which
+ * scored every move, SEE included, then selection-sorted: pick the FIRST
+ * index of maximal score among those left, swap it with `next`):
+ *
+ * Lazy SEE. A capture (or queen promotion) whose SEE is not known yet
+ * carries the score it has if the SEE is good, MVV-LVA + SC_GOOD_CAP,
+ * which is >= its true score (a losing one scores MVV-LVA + SC_BAD_CAP).
+ * So every entry's provisional score is >= its true score, and equal for
+ * every resolved entry. mp_next scans for the first index of maximal
+ * provisional score. If that entry is resolved (or its SEE turns out good,
+ * so its provisional score was its true one), call it b with score S:
+ * every index i has true(i) <= prov(i) <= S, and every i < b has
+ * true(i) <= prov(i) < S (b is the first maximum), so b is also the first
+ * index of maximal TRUE score: the eager pick. If its SEE turns out bad,
+ * its score drops to the true one in place and the scan is repeated; each
+ * repeat resolves one entry, so it ends. Moves are swapped exactly as the
+ * eager picker swapped them (the flag travels with its move), so the
+ * arrays agree index for index after every pick, ties included, and the
+ * score handed back is the true one. SEE reads only the board, which is
+ * the same whenever it is called.
+ *
+ * TT move first. SC_TT is the unique maximum, so the eager picker's first
+ * pick was the TT move's index j, swapped with index 0: the lists here are
+ * generated and scored the same way and then get that one swap.
+ */
+#include "movepicker.h"
+#include "movegen.h"
+#include "search_params.h"
+#include "see.h"
+
+/* Quiet moves score a sum of three history entries: far from both capture
+ * ranges (and below SC_COUNTER), so a score tells a capture from a quiet move. */
+_Static_assert(3 * HIST_GRAVITY < SC_COUNTER && 3 * HIST_GRAVITY < -(SC_BAD_CAP / 2) &&
+                   SC_BAD_CAP + 16 * 2 * 900 < SC_BAD_CAP / 2,
+               "quiet and capture score ranges must not meet");
+
+const int MpMvvValue[8] = {0, 100, 300, 310, 500, 900, 0, 0};
+
+static inline void swap_to_next(MovePicker *p, int i) {
+    int n = p->next;
+    Move m = p->list.moves[i];
+    int s = p->scores[i];
+    uint8_t f = p->see_pending[i];
+    p->list.moves[i] = p->list.moves[n];
+    p->scores[i] = p->scores[n];
+    p->see_pending[i] = p->see_pending[n];
+    p->list.moves[n] = m;
+    p->scores[n] = s;
+    p->see_pending[n] = f;
+}
+
+/* Score the whole list; captures get their optimistic score, SEE pending. */
+static void score_moves(MovePicker *p) {
+    SearchThread *t = p->t;
+    const Board *b = &t->board;
+    int ply = p->ply;
+    Move k1 = t->killers[ply][0], k2 = t->killers[ply][1];
+    Move cm = MOVE_NONE;
+    const ContHist *c1 = search_cont_row(t, ply, 1), *c2 = search_cont_row(t, ply, 2);
+    if (ply > 0) {
+        const SearchStack *prev = &t->stack[ply - 1];
+        if (prev->move != MOVE_NONE && prev->move != MOVE_NULL)
+            cm = t->counter[prev->piece][move_to(prev->move)];
+    }
+    p->tt_index = -1;
+    int noisy = 0;
+    for (int i = 0; i < p->list.count; i++) {
+        Move m = p->list.moves[i];
+        int s;
+        p->see_pending[i] = 0;
+        if (m == p->tt_move) {
+            s = SC_TT;
+            p->tt_index = i;
+            noisy += mp_is_noisy(b, m);
+        } else if (mp_is_noisy(b, m)) {
+            noisy++;
+            int victim = mp_is_capture(b, m) ? MpMvvValue[mp_captured_type(b, m)] : 0;
+            if (move_kind(m) == MOVE_PROMO) victim += MpMvvValue[QUEEN];
+            int attacker = piece_type(board_piece_on(b, move_from(m)));
+            s = victim * 16 - attacker + SC_GOOD_CAP;
+            p->see_pending[i] = 1;
+        } else if (m == k1) s = SC_KILLER1;
+        else if (m == k2) s = SC_KILLER2;
+        else if (m == cm) s = SC_COUNTER;
+        else {
+            int pc = board_piece_on(b, move_from(m)), to = move_to(m);
+            s = t->history[b->side][move_from(m)][to] + (*c1)[pc][to] + (*c2)[pc][to];
+        }
+        p->scores[i] = s;
+    }
+    p->noisy_left = noisy;
+}
+
+/* Move the TT move (already handed out) to index 0, as the first pick did. */
+static void tt_move_first(MovePicker *p) {
+    swap_to_next(p, p->tt_index);
+    p->next = 1;
+    p->noisy_left -= mp_is_noisy(&p->t->board, p->tt_move);
+}
+
+static void generate(MovePicker *p) {
+    p->list.count = 0;
+    p->next = 0;
+    movegen_legal(&p->t->board, &p->list, p->gen);
+    score_moves(p);
+    p->stage = MP_STAGE_PICK;
+}
+
+void mp_init_main(MovePicker *p, SearchThread *t, int ply, Move tt_move) {
+    p->t = t;
+    p->ply = ply;
+    p->gen = GEN_ALL;
+    p->tt_move = tt_move;
+    generate(p);
+}
+
+void mp_init_qsearch(MovePicker *p, SearchThread *t, int ply, Move tt_move, bool in_check) {
+    p->t = t;
+    p->ply = ply;
+    p->gen = in_check ? GEN_ALL : GEN_NOISY;
+    p->list.count = 0;
+    p->next = 0;
+    const Board *b = &t->board;
+    bool legal = in_check ? movegen_is_legal(b, tt_move) : movegen_is_legal_noisy(b, tt_move);
+    p->tt_move = legal ? tt_move : MOVE_NONE;
+    if (p->tt_move != MOVE_NONE)
+        p->stage = MP_STAGE_TT;
+    else
+        generate(p);
+}
+
+Move mp_next(MovePicker *p, int *score) {
+    if (p->stage == MP_STAGE_TT) {
+        p->stage = MP_STAGE_PICK;
+        p->tt_index = MP_TT_SENT;  /* generate on the next call */
+        *score = SC_TT;
+        return p->tt_move;
+    }
+    if (p->tt_index == MP_TT_SENT) {
+        /* The TT move went out first: the state after the eager first pick. */
+        generate(p);
+        if (p->tt_index >= 0) tt_move_first(p);  /* always: the move was checked legal */
+    } else if (p->next == 0 && p->tt_index >= 0) {
+        /* SC_TT is the unique maximum: no scan needed for the first pick. */
+        tt_move_first(p);
+        *score = SC_TT;
+        return p->tt_move;
+    }
+    const Board *b = &p->t->board;
+    for (;;) {
+        int n = p->next, count = p->list.count;
+        if (n >= count) return MOVE_NONE;
+        int best = n;
+        for (int i = n + 1; i < count; i++)
+            if (p->scores[i] > p->scores[best]) best = i;
+        if (p->see_pending[best]) {
+            p->see_pending[best] = 0;
+            if (!see_ge(b, p->list.moves[best], 0)) {
+                p->scores[best] += SC_BAD_CAP - SC_GOOD_CAP;  /* its true score; look again */
+                continue;
+            }
+        }
+        Move m = p->list.moves[best];
+        *score = p->scores[best];
+        swap_to_next(p, best);
+        p->next++;
+        p->noisy_left -= *score > SC_KILLER1 || *score < SC_BAD_CAP / 2;  /* a capture's range */
+        return m;
+    }
+}
