@@ -30,6 +30,11 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
         outcome = "draw" if not g["winner"] else (
             "win" if g["winner"] == g["bot_color"] else "loss")
         results[f"{outcome} ({g['status']})"] += 1
+    declined: Counter[str] = Counter()
+    in_pause: Counter[str] = Counter()
+    for r in reports:
+        declined.update(r.get("challenges_declined", {}))
+        in_pause.update(r.get("sent_within_429_pause", {}))
     polled: dict[str, int] = {}
     for r in reports:
         for route, n in r["polled_more_than_once_a_minute"].items():
@@ -45,6 +50,12 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
         "minutes": round(sum(r["minutes"] for r in reports), 1),
         "faults_fired": sum(r["faults_fired"] for r in reports),
         "results": dict(sorted(results.items())),
+        # "later": the driver challenged before the bot had seen the last game end;
+        # "canceled": withdrawn by the emulator's expiry before an answer was due;
+        # "created": no answer within 25 s, an answer dropped or held too long.
+        "challenges_declined": dict(sorted(declined.items())),
+        "challenges_unanswered": declined.get("created", 0),
+        "sent_within_429_pause": dict(sorted(in_pause.items())),
         "time_losses": sum(r["time_losses"] for r in reports),
         "games_lost_through_faults": sum(r["games_lost_through_faults"] for r in reports),
         "illegal_moves": sum(r["illegal_moves"] for r in reports),
@@ -83,7 +94,8 @@ def main() -> int:
     pooled = merge(reports)
     print(json.dumps(pooled, indent=2))
     ok = (pooled["time_losses"] == 0 and pooled["games_lost_through_faults"] == 0
-          and pooled["illegal_moves"] == 0 and not pooled["polled_more_than_once_a_minute"])
+          and pooled["illegal_moves"] == 0 and not pooled["polled_more_than_once_a_minute"]
+          and pooled["challenges_unanswered"] == 0 and not pooled["sent_within_429_pause"])
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 
