@@ -404,7 +404,7 @@ int pb_engine_eval(PbEngine *e, int *out) {
         NnueAcc *a = aligned_alloc(64, sizeof *a);
         if (!a) { pthread_mutex_unlock(&e->ctl_lock); return PB_ERR_NOMEM; }
         nnue_refresh(e->net, a, &e->root);
-        int v = nnue_output(e->net, a, e->root.side);
+        int v = nnue_output(e->net, a, &e->root);
         *out = v > NNUE_EVAL_LIMIT ? NNUE_EVAL_LIMIT : v < -NNUE_EVAL_LIMIT ? -NNUE_EVAL_LIMIT : v;
         free(a);
     } else {

@@ -22,15 +22,35 @@ static uint32_t rd32(const uint8_t *p) {
 static uint64_t rd64(const uint8_t *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
 static int16_t rd16(const uint8_t *p) { return (int16_t)(uint16_t)(p[0] | p[1] << 8); }
 
-int nnue_parse(NnueNet *net, const uint8_t *data, size_t len) {
+static int bucket_bytes(int buckets) {
+    return NNUE_HEADER_BYTES + NNUE_FT_BYTES + buckets * NNUE_BUCKET_BYTES;
+}
+
+int nnue_parse_why(NnueNet *net, const uint8_t *data, size_t len, char *why, size_t whylen) {
+    if (why && whylen) why[0] = '\0';
     if (len < 8 || memcmp(data, Magic, 8) != 0) return PB_ERR_NET_MAGIC;
     if (len < NNUE_HEADER_BYTES) return PB_ERR_NET_SIZE;
-    if (rd32(data + 8) != NNUE_VERSION) return PB_ERR_NET_VERSION;
+    uint32_t version = rd32(data + 8);
+    if (version != NNUE_VERSION && version != NNUE_VERSION_BUCKETS) return PB_ERR_NET_VERSION;
     if (rd32(data + 12) != NNUE_INPUTS || rd32(data + 16) != NNUE_HIDDEN ||
         rd32(data + 20) != NNUE_ACT_SCRELU || (int32_t)rd32(data + 24) != NNUE_QA ||
         (int32_t)rd32(data + 28) != NNUE_QB || (int32_t)rd32(data + 32) != NNUE_SCALE)
         return PB_ERR_NET_FORMAT;
-    if (len != NNUE_FILE_BYTES) return PB_ERR_NET_SIZE;
+    /* v1: the reserved word is ignored (one bucket); v2: it is the bucket count. */
+    uint32_t buckets = version == NNUE_VERSION ? 1 : rd32(data + 36);
+    if (buckets < 1 || buckets > NNUE_MAX_BUCKETS) {
+        if (why && whylen)
+            snprintf(why, whylen, "bad output bucket count %u in the v2 header (1..%d allowed)",
+                     (unsigned)buckets, NNUE_MAX_BUCKETS);
+        return PB_ERR_NET_FORMAT;
+    }
+    if (len != (size_t)bucket_bytes((int)buckets)) {
+        if (why && whylen && version == NNUE_VERSION_BUCKETS)
+            snprintf(why, whylen, "wrong file size (a v2 net with %u output buckets is %d "
+                     "bytes; truncated, extra bytes or a wrong bucket count)",
+                     (unsigned)buckets, bucket_bytes((int)buckets));
+        return PB_ERR_NET_SIZE;
+    }
     uint64_t sum = rd64(data + 40);
     if (nnue_fnv1a(data + NNUE_HEADER_BYTES, len - NNUE_HEADER_BYTES) != sum)
         return PB_ERR_NET_CHECKSUM;
@@ -46,11 +66,15 @@ int nnue_parse(NnueNet *net, const uint8_t *data, size_t len) {
         int a = abs(net->ft_bias[i]);
         if (a > max_b) max_b = a;
     }
-    for (int i = 0; i < 2 * NNUE_HIDDEN; i++, p += 2) {
-        net->out_weight[i] = rd16(p);
-        if (abs(net->out_weight[i]) > NNUE_MAX_OUT_WEIGHT) return PB_ERR_NET_FORMAT;
-    }
-    net->out_bias = (int32_t)rd32(p);
+    net->buckets = (int)buckets;
+    memset(net->out_weight, 0, sizeof net->out_weight);
+    memset(net->out_bias, 0, sizeof net->out_bias);
+    for (int k = 0; k < net->buckets; k++)      /* bucket-major: each bucket's 512 weights */
+        for (int i = 0; i < 2 * NNUE_HIDDEN; i++, p += 2) {
+            net->out_weight[k][i] = rd16(p);
+            if (abs(net->out_weight[k][i]) > NNUE_MAX_OUT_WEIGHT) return PB_ERR_NET_FORMAT;
+        }
+    for (int k = 0; k < net->buckets; k++, p += 4) net->out_bias[k] = (int32_t)rd32(p);
     /* int16 accumulators must not overflow with 32 pieces on the board. */
     if (max_b + 32 * max_w > INT16_MAX) return PB_ERR_NET_FORMAT;
     net->checksum = sum;
@@ -58,13 +82,18 @@ int nnue_parse(NnueNet *net, const uint8_t *data, size_t len) {
     return PB_OK;
 }
 
+int nnue_parse(NnueNet *net, const uint8_t *data, size_t len) {
+    return nnue_parse_why(net, data, len, NULL, 0);
+}
+
 const char *nnue_strerror(int code) {
     switch (code) {
     case PB_ERR_NET_MAGIC: return "not a pibot NNUE file (bad magic; expected a .pbnn file)";
-    case PB_ERR_NET_VERSION: return "unsupported .pbnn format version (this engine reads version 1)";
+    case PB_ERR_NET_VERSION:
+        return "unsupported .pbnn format version (this engine reads versions 1 and 2)";
     case PB_ERR_NET_FORMAT:
-        return "unsupported net shape (expected 768->256x2->1 SCReLU, QA 255, QB 64, "
-               "scale 400, |out weight| <= 127, accumulators within int16)";
+        return "unsupported net shape (expected 768->256x2->1 SCReLU, 1..8 output buckets, "
+               "QA 255, QB 64, scale 400, |out weight| <= 127, accumulators within int16)";
     case PB_ERR_NET_SIZE: return "wrong file size (truncated or extra bytes; a v1 net is 394804 bytes)";
     case PB_ERR_NET_CHECKSUM: return "checksum mismatch (the file is corrupt)";
     case PB_ERR_IO: return "cannot read the file";
@@ -82,28 +111,29 @@ void nnue_free(NnueNet *net) { free(net); }
 
 int nnue_load_file(const char *path, NnueNet **out, char *err, size_t errlen) {
     *out = NULL;
+    char why[160] = "";
     if (err && errlen) err[0] = '\0';
     FILE *f = path ? fopen(path, "rb") : NULL;
     if (!f) {
         if (err && errlen) snprintf(err, errlen, "%s: %s", path ? path : "(null)", nnue_strerror(PB_ERR_IO));
         return PB_ERR_IO;
     }
-    /* Read at most one byte more than a net: enough to tell "too long". */
-    uint8_t *buf = malloc(NNUE_FILE_BYTES + 1);
+    /* Read at most one byte more than the largest net: enough to tell "too long". */
+    uint8_t *buf = malloc(NNUE_MAX_FILE_BYTES + 1);
     NnueNet *net = alloc_net();
     int rc = PB_OK;
     if (!buf || !net) {
         rc = PB_ERR_NOMEM;
     } else {
-        size_t n = fread(buf, 1, NNUE_FILE_BYTES + 1, f);
+        size_t n = fread(buf, 1, NNUE_MAX_FILE_BYTES + 1, f);
         if (ferror(f)) rc = PB_ERR_IO;
-        else rc = nnue_parse(net, buf, n);
+        else rc = nnue_parse_why(net, buf, n, why, sizeof why);
     }
     fclose(f);
     free(buf);
     if (rc != PB_OK) {
         free(net);
-        if (err && errlen) snprintf(err, errlen, "%s: %s", path, nnue_strerror(rc));
+        if (err && errlen) snprintf(err, errlen, "%s: %s", path, why[0] ? why : nnue_strerror(rc));
         return rc;
     }
     *out = net;
@@ -243,9 +273,11 @@ static int32_t screlu_dot(const int16_t *acc, const int16_t *w) {
     return sum;
 }
 
-int nnue_output(const NnueNet *net, const NnueAcc *a, int side) {
-    int64_t sum = (int64_t)screlu_dot(a->acc[side], net->out_weight)
-                + screlu_dot(a->acc[!side], net->out_weight + NNUE_HIDDEN);
-    int64_t v = sum / NNUE_QA + net->out_bias;          /* C division truncates toward 0 */
+int nnue_output(const NnueNet *net, const NnueAcc *a, const Board *b) {
+    int side = b->side;
+    int k = nnue_bucket(__builtin_popcountll(b->by_type[0]), net->buckets);
+    const int16_t *w = net->out_weight[k];
+    int64_t sum = (int64_t)screlu_dot(a->acc[side], w) + screlu_dot(a->acc[!side], w + NNUE_HIDDEN);
+    int64_t v = sum / NNUE_QA + net->out_bias[k];       /* C division truncates toward 0 */
     return (int)(v * NNUE_SCALE / (NNUE_QA * NNUE_QB));
 }

@@ -1,10 +1,12 @@
-/* nnue.h — NNUE evaluation: 768 -> 256x2 -> 1, SCReLU, int16 (net format v1).
+/* nnue.h — NNUE evaluation: 768 -> 256x2 -> 1 of B output buckets, SCReLU, int16
+ * (net formats v1 = one bucket, and v2).
  *
  * Data layout. NnueNet holds the quantised weights of one .pbnn file:
  * ft_weight is feature-major (feature f's 256 int16 weights are one
  * contiguous 512-byte row, so adding or removing a piece is one row add),
- * then ft_bias[256], out_weight[512] (first 256 for the side to move, next
- * 256 for the other side) and out_bias. Feature of a piece of colour c and
+ * then ft_bias[256], and per output bucket out_weight[512] (first 256 for the
+ * side to move, next 256 for the other side) and out_bias; the bucket of a
+ * position is chosen by its piece count (nnue_bucket). Feature of a piece of colour c and
  * type t (0 pawn .. 5 king) on square s, for perspective p:
  *     idx = (c == p ? 0 : 384) + 64 * t + (p == WHITE ? s : s ^ 56)
  * An NnueAcc is one ply of a search: acc[WHITE] and acc[BLACK] (int16[256]
@@ -26,10 +28,13 @@
 enum {
     NNUE_INPUTS = 768, NNUE_HIDDEN = 256,
     NNUE_QA = 255, NNUE_QB = 64, NNUE_SCALE = 400,
-    NNUE_VERSION = 1, NNUE_ACT_SCRELU = 1,
+    NNUE_VERSION = 1, NNUE_VERSION_BUCKETS = 2, NNUE_ACT_SCRELU = 1,
+    NNUE_MAX_BUCKETS = 8,
     NNUE_HEADER_BYTES = 48,
-    NNUE_FILE_BYTES = NNUE_HEADER_BYTES + NNUE_INPUTS * NNUE_HIDDEN * 2 + NNUE_HIDDEN * 2
-                      + 2 * NNUE_HIDDEN * 2 + 4,
+    NNUE_FT_BYTES = NNUE_INPUTS * NNUE_HIDDEN * 2 + NNUE_HIDDEN * 2,
+    NNUE_BUCKET_BYTES = 2 * NNUE_HIDDEN * 2 + 4,     /* one bucket's out_weight + out_bias */
+    NNUE_FILE_BYTES = NNUE_HEADER_BYTES + NNUE_FT_BYTES + NNUE_BUCKET_BYTES,   /* v1 */
+    NNUE_MAX_FILE_BYTES = NNUE_HEADER_BYTES + NNUE_FT_BYTES + NNUE_MAX_BUCKETS * NNUE_BUCKET_BYTES,
     NNUE_MAX_OUT_WEIGHT = 127,   /* |out_weight| bound: keeps v * w within int16 */
     NNUE_STACK = MAX_PLY + 8     /* search plies 0..MAX_PLY plus slack */
 };
@@ -37,8 +42,9 @@ enum {
 typedef struct {
     alignas(64) int16_t ft_weight[NNUE_INPUTS * NNUE_HIDDEN];
     alignas(64) int16_t ft_bias[NNUE_HIDDEN];
-    alignas(64) int16_t out_weight[2 * NNUE_HIDDEN];
-    int32_t out_bias;
+    alignas(64) int16_t out_weight[NNUE_MAX_BUCKETS][2 * NNUE_HIDDEN];
+    int32_t out_bias[NNUE_MAX_BUCKETS];
+    int buckets;                /* 1 (a v1 file) .. NNUE_MAX_BUCKETS */
     uint64_t checksum;
     char name[16];              /* "pbnn-" + first 8 hex digits of the checksum */
 } NnueNet;
@@ -52,10 +58,14 @@ typedef struct {
 
 /* FNV-1a 64 of a byte range (the file's checksum). */
 uint64_t nnue_fnv1a(const uint8_t *data, size_t len);
-/* Parse and validate a whole .pbnn file image into *net. Returns PB_OK or
- * PB_ERR_NET_MAGIC / _VERSION / _FORMAT / _SIZE / _CHECKSUM (checked in that
- * order); *net is unspecified on failure. */
+/* Parse and validate a whole .pbnn file image (v1 or v2) into *net. Returns
+ * PB_OK or PB_ERR_NET_MAGIC / _VERSION / _FORMAT / _SIZE / _CHECKSUM (checked
+ * in that order); *net is unspecified on failure. */
 int nnue_parse(NnueNet *net, const uint8_t *data, size_t len);
+/* As nnue_parse; on failure `why` (if non-NULL) gets a one-line reason more
+ * precise than nnue_strerror's where there is one (a bad bucket count, the
+ * size a v2 file of its bucket count must have), else "". */
+int nnue_parse_why(NnueNet *net, const uint8_t *data, size_t len, char *why, size_t whylen);
 /* Read, parse and validate a file into a new 64-byte aligned net (free with
  * nnue_free). PB_ERR_IO when it cannot be read; err gets a one-line reason. */
 int nnue_load_file(const char *path, NnueNet **out, char *err, size_t errlen);
@@ -75,12 +85,21 @@ void nnue_push_null(NnueAcc *stack, int ply);
 /* Make stack[ply] computed (lazy update from the nearest computed ancestor;
  * stack[0] must be computed). */
 void nnue_update(const NnueNet *net, NnueAcc *stack, int ply);
-/* Output layer: centipawns from `side`'s (the side to move's) view. */
-int nnue_output(const NnueNet *net, const NnueAcc *a, int side);
+/* Output bucket of a position with `pieces` pieces (kings included) for a net
+ * of `buckets` buckets: (pieces - 2) * buckets / 31, clamped to 0..buckets-1
+ * (docs/nnue.md; the same rule in tools/nnue/pbnn.py, reference.py, train.py). */
+static inline int nnue_bucket(int pieces, int buckets) {
+    int n = pieces < 2 ? 0 : pieces - 2;
+    int k = n * buckets / 31;
+    return k < buckets ? k : buckets - 1;
+}
+/* Output layer for the board `b` whose accumulators `a` holds: centipawns
+ * from the side to move's view (the bucket from b's piece count). */
+int nnue_output(const NnueNet *net, const NnueAcc *a, const Board *b);
 /* nnue_update + nnue_output for the board at stack[ply]. */
 static inline int nnue_evaluate(const NnueNet *net, NnueAcc *stack, int ply, const Board *b) {
     nnue_update(net, stack, ply);
-    return nnue_output(net, &stack[ply], b->side);
+    return nnue_output(net, &stack[ply], b);
 }
 
 #endif

@@ -167,7 +167,7 @@ int pb_nnue_check_walk(PbEngine *e, const char *fen, int chess960, int steps, ui
         nnue_refresh(net, fresh, b);
         st.checked++;
         if (memcmp(stack[ply].acc, fresh->acc, sizeof fresh->acc) != 0 ||
-            nnue_output(net, &stack[ply], b->side) != nnue_output(net, fresh, b->side))
+            nnue_output(net, &stack[ply], b) != nnue_output(net, fresh, b))
             mismatches++;
     }
     rc = mismatches;
@@ -226,7 +226,7 @@ int pb_eval_speed(const char *fen, int iters, PbEvalSpeed *out) {
         for (int i = 0; i < SPEED_POSITIONS; i++) sink += eval_evaluate(&boards[i]);
     double t1 = now_ns();
     for (int k = 0; k < n; k++)
-        for (int i = 0; i < SPEED_POSITIONS; i++) sink += nnue_output(net, &accs[i], boards[i].side);
+        for (int i = 0; i < SPEED_POSITIONS; i++) sink += nnue_output(net, &accs[i], &boards[i]);
     double t2 = now_ns();
     for (int k = 0; k < n; k++)
         for (int i = 0; i < SPEED_POSITIONS; i++) {

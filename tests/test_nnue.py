@@ -108,7 +108,7 @@ def _strong_net(seed: int) -> pbnn.Net:
         array("h", (rng.randint(-120, 120) for _ in range(pbnn.INPUTS * pbnn.HIDDEN))),
         array("h", (rng.randint(-150, 400) for _ in range(pbnn.HIDDEN))),
         array("h", (rng.randint(-6, 6) for _ in range(2 * pbnn.HIDDEN))),
-        rng.randint(-50000, 50000))
+        [rng.randint(-50000, 50000)])
 
 
 @pytest.mark.parametrize("which", ["default", "strong"])
@@ -138,6 +138,100 @@ def test_c_eval_equals_python_reference(tmp_path: Path, which: str) -> None:
         assert min(acc) < 0 and max(acc) > pbnn.QA
 
 
+# ---- (b2) output buckets (format v2) ----
+
+# The built-in (v1) net's evals of WALK_FENS before output buckets existed.
+DEFAULT_NET_EVALS = [40, -32, 64, 149, 6, 107, -111]
+
+
+def _bucket_fens(n: int, seed: int) -> list[str]:
+    """Random games that prefer captures, each stopped at a random piece count: every
+    count from 32 down to a few pieces."""
+    rng = random.Random(seed)
+    fens = []
+    while len(fens) < n:
+        board = chess.Board()
+        target = rng.randint(3, 32)
+        for _ in range(400):
+            moves = list(board.legal_moves)
+            if not moves or len(board.piece_map()) <= target:
+                break
+            captures = [m for m in moves if board.is_capture(m)]
+            board.push(rng.choice(captures if captures and rng.random() < 0.7 else moves))
+        fens.append(board.fen())
+    return fens
+
+
+def test_v1_net_gives_the_evals_it_gave_before_buckets() -> None:
+    with Engine(hash_mb=1, threads=1) as eng:
+        eng.set_eval("nnue")
+        assert [_engine_eval(eng, fen) for fen in WALK_FENS] == DEFAULT_NET_EVALS
+    net = pbnn.parse(DEFAULT_NET.read_bytes())
+    assert net.buckets == 1
+    assert [pbnn.evaluate(net, fen) for fen in WALK_FENS] == DEFAULT_NET_EVALS
+
+
+def test_c_eval_with_output_buckets_equals_python_reference(tmp_path: Path) -> None:
+    net = make_net(5, 8)   # eight distinct random output heads
+    data = net.to_bytes()
+    assert data[8:12] == struct.pack("<I", 2) and data[36:40] == struct.pack("<I", 8)
+    assert len(data) == pbnn.file_bytes(8) == 48 + 768 * 256 * 2 + 256 * 2 + 8 * 512 * 2 + 8 * 4
+    path = tmp_path / "ob8.pbnn"
+    path.write_bytes(data)
+    fens = _bucket_fens(48, 11)
+    pieces = [len(pbnn.features(fen)[0]) for fen in fens]
+    assert {pbnn.bucket(p, 8) for p in pieces} == set(range(8))
+    # The same net with bucket 0's head for every position: the heads do matter.
+    head0 = pbnn.Net(net.ft_weight, net.ft_bias, net.out_weight[:2 * pbnn.HIDDEN],
+                     net.out_bias[:1])
+    differ = 0
+    with Engine(hash_mb=1, threads=1) as eng:
+        eng.load_net(str(path))
+        eng.set_eval("nnue")
+        assert eng.net_name == pbnn.name_of(data) == sb.check_net_file(str(path))
+        for fen, p in zip(fens, pieces, strict=True):
+            expected = pbnn.evaluate(net, fen)
+            assert abs(expected) < EVAL_LIMIT
+            assert _engine_eval(eng, fen) == expected, (fen, p)
+            differ += expected != pbnn.evaluate(head0, fen)
+    assert differ >= len(fens) * 3 // 4
+
+
+def test_bad_v2_headers_are_one_line_named_errors(tmp_path: Path) -> None:
+    v1 = DEFAULT_NET.read_bytes()
+    v8 = make_net(5, 8).to_bytes()
+
+    def v2(data: bytes, buckets: int) -> bytes:
+        head = data[:8] + struct.pack("<I", 2) + data[12:36] + struct.pack("<I", buckets)
+        return head + data[40:]
+
+    cases = {
+        "b0": (v2(v1, 0), "bad output bucket count 0 in the v2 header (1..8 allowed)"),
+        "b9": (v2(v8, 9), "bad output bucket count 9 in the v2 header (1..8 allowed)"),
+        "v1_size": (v2(v1, 8), "wrong file size (a v2 net with 8 output buckets is 402000"),
+        "b2_of_8": (v2(v8, 2), "wrong file size (a v2 net with 2 output buckets is 395832"),
+        "short": (v8[:-4], "wrong file size (a v2 net with 8 output buckets is 402000"),
+    }
+    with Engine(hash_mb=1, threads=1) as eng:
+        eng.set_eval("nnue")
+        for name, (data, why) in cases.items():
+            path = tmp_path / f"{name}.pbnn"
+            path.write_bytes(data)
+            for load in (eng.load_net, sb.check_net_file):
+                with pytest.raises(NetFileError) as info:
+                    load(str(path))
+                msg = str(info.value)
+                assert str(path) in msg and why in msg and "\n" not in msg, (name, msg)
+            with pytest.raises(ValueError):
+                pbnn.parse(data)
+        assert eng.net_name == pbnn.name_of(v1)
+        # One bucket in a v2 file is the v1 net.
+        path = tmp_path / "v2b1.pbnn"
+        path.write_bytes(v2(v1, 1))
+        eng.load_net(str(path))
+        assert [_engine_eval(eng, fen) for fen in WALK_FENS] == DEFAULT_NET_EVALS
+
+
 # ---- (c) bad net files ----
 
 def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
@@ -145,7 +239,7 @@ def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     flipped = bytearray(good)
     flipped[1000] ^= 0x40
     magic = b"NOTANNET" + good[8:]
-    version = good[:8] + struct.pack("<I", 2) + good[12:]
+    version = good[:8] + struct.pack("<I", 3) + good[12:]
     hidden = good[:16] + struct.pack("<I", 512) + good[20:]
     big_out = make_net(1)
     big_out.out_weight[3] = 300

@@ -240,6 +240,49 @@ def test_trainer_trains_on_records(datagen: Path, tmp_path: Path) -> None:
     ref.read_pbnn(net)  # a valid net file: checksum and dimensions
 
 
+def test_trainer_buckets_init_from_a_v1_net_keeps_its_evals(datagen: Path,
+                                                            tmp_path: Path) -> None:
+    """--buckets 8 --init NET.pbnn (v1), no epoch: a v2 net whose 8 heads are the v1
+    net's one, so every eval is the v1 net's; a one-bucket .pt spreads the same way."""
+    torch = pytest.importorskip("torch")
+    import train
+    data = tmp_path / "d.bin"
+    run(datagen, data, "--openings", OPENINGS, "--games", 10, "--nodes", 200)
+    v1_path = ROOT / "engine_c" / "nets" / "default.pbnn"
+    net = tmp_path / "ob8.pbnn"
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "nnue" / "train.py"), str(data),
+                           "--out", str(net), "--epochs", "0", "--buckets", "8", "--init",
+                           str(v1_path), "--device", "cpu"], capture_output=True, text=True,
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "8 output bucket(s)" in proc.stderr
+    raw = net.read_bytes()
+    assert raw[8:12] == struct.pack("<I", 2) and raw[36:40] == struct.pack("<I", 8)
+    v1, v2 = ref.read_pbnn(v1_path), ref.read_pbnn(net)
+    assert v2.buckets == 8 and v2.out_bias == v1.out_bias * 8
+    assert all(np.array_equal(row, v1.out_weight[0]) for row in v2.out_weight)
+    _, recs = posdata.open_records(data)
+    fens = [posdata.record_fen(r) for r in recs[::max(1, len(recs) // 40)]]
+    fens += ["8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 b - - 0 1", "6k1/8/8/8/8/8/8/3QK3 w - - 0 1"]
+    assert len({ref.bucket(len(ref.features(f)[0]), 8) for f in fens}) >= 3
+    assert [ref.evaluate(v2, f) for f in fens] == [ref.evaluate(v1, f) for f in fens]
+    # A one-bucket checkpoint (.pt) as --init: the same spread into 8 heads.
+    pt = tmp_path / "one.pt"
+    one = train.Net(1)
+    train.load_pbnn(one, v1_path)
+    torch.save(one.state_dict(), pt)
+    eight = train.Net(8)
+    train.load_checkpoint(eight, pt)
+    assert torch.equal(eight.out.weight, one.out.weight.expand(8, -1))
+    assert torch.equal(eight.out.bias, one.out.bias.expand(8))
+    with pytest.raises(ref.NetError, match="has 8 output buckets; --buckets must be 8"):
+        train.load_pbnn(train.Net(4), net)
+    bad = subprocess.run([sys.executable, str(ROOT / "tools" / "nnue" / "train.py"), str(data),
+                          "--out", str(tmp_path / "x.pbnn"), "--buckets", "9"],
+                         capture_output=True, text=True, timeout=120)
+    assert bad.returncode == 2 and "--buckets 9: use 1..8" in bad.stderr
+
+
 def test_trainer_streams_every_position_once_and_reads_text(datagen: Path, tmp_path: Path,
                                                             monkeypatch: pytest.MonkeyPatch
                                                             ) -> None:

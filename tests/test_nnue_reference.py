@@ -7,6 +7,7 @@ format and checksum tests need only numpy.
 
 from __future__ import annotations
 
+import struct
 import sys
 from pathlib import Path
 
@@ -32,8 +33,8 @@ def random_net(seed: int) -> ref.QuantNet:
     rng = np.random.default_rng(seed)
     return ref.QuantNet(rng.integers(-60, 61, (768, 256)).astype(np.int16),
                         rng.integers(-60, 200, 256).astype(np.int16),
-                        rng.integers(-127, 128, 512).astype(np.int16),
-                        int(rng.integers(-50000, 50000)))
+                        rng.integers(-127, 128, (1, 512)).astype(np.int16),
+                        [int(rng.integers(-50000, 50000))])
 
 
 def test_features_follow_the_contract() -> None:
@@ -84,6 +85,39 @@ def test_corrupted_or_truncated_file_is_rejected(tmp_path: Path) -> None:
         ref.read_pbnn(path)
 
 
+def test_bucket_rule() -> None:
+    """docs/nnue.md: b = (pieces - 2) * B / 31 clamped to 0..B-1; for B = 8 that is
+    the common (pieces - 2) / 4, and B = 1 is always bucket 0 (a v1 net)."""
+    assert [ref.bucket(n, 8) for n in range(2, 33)] == [(n - 2) // 4 for n in range(2, 33)]
+    assert {ref.bucket(n, 1) for n in range(0, 33)} == {0}
+    assert [ref.bucket(n, 3) for n in (2, 12, 13, 22, 23, 32)] == [0, 0, 1, 1, 2, 2]
+    assert ref.bucket(0, 8) == 0 and ref.bucket(40, 8) == 7
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "nnue"))
+    import pbnn
+    for b in range(1, 9):
+        assert [pbnn.bucket(n, b) for n in range(33)] == [ref.bucket(n, b) for n in range(33)]
+
+
+def test_v2_write_read_and_bad_headers(tmp_path: Path) -> None:
+    rng = np.random.default_rng(6)
+    base = random_net(6)
+    net = ref.QuantNet(base.ft_weight, base.ft_bias,
+                       rng.integers(-127, 128, (5, 512)).astype(np.int16),
+                       [int(x) for x in rng.integers(-50000, 50000, 5)])
+    path = tmp_path / "v2.pbnn"
+    ref.write_pbnn(path, net)
+    data = path.read_bytes()
+    assert len(data) == 48 + 768 * 256 * 2 + 256 * 2 + 5 * 512 * 2 + 5 * 4 == ref.file_size(5)
+    assert data[8:12] == b"\2\0\0\0" and data[36:40] == b"\5\0\0\0"
+    back = ref.read_pbnn(path)
+    assert np.array_equal(back.out_weight, net.out_weight) and back.out_bias == net.out_bias
+    for b, why in ((0, "bad output bucket count 0"), (9, "bad output bucket count 9"),
+                   (4, "a v2 net with 4 output bucket")):
+        path.write_bytes(data[:36] + struct.pack("<I", b) + data[40:])
+        with pytest.raises(ref.NetError, match=why):
+            ref.read_pbnn(path)
+
+
 def test_colour_flip_symmetry() -> None:
     net = random_net(3)
     for fen in FENS:
@@ -99,31 +133,42 @@ def test_integer_eval_matches_exact_arithmetic() -> None:
     accs = [[int(net.ft_bias[i]) + sum(int(net.ft_weight[f][i]) for f in feats)
              for i in range(256)] for feats in (fw, fb)]
     us, them = accs[stm], accs[1 - stm]
-    total = sum(min(max(x, 0), 255) ** 2 * int(net.out_weight[i]) for i, x in enumerate(us))
-    total += sum(min(max(x, 0), 255) ** 2 * int(net.out_weight[256 + i])
-                 for i, x in enumerate(them))
-    v = int(total / 255) + net.out_bias          # exact enough: |total| < 2^53
+    ow = net.out_weight[0]
+    total = sum(min(max(x, 0), 255) ** 2 * int(ow[i]) for i, x in enumerate(us))
+    total += sum(min(max(x, 0), 255) ** 2 * int(ow[256 + i]) for i, x in enumerate(them))
+    v = int(total / 255) + net.out_bias[0]       # exact enough: |total| < 2^53
     expected = int(v * 400 / (255 * 64))
     assert ref.evaluate(net, fen) == expected
 
 
-def test_exporter_round_trip_matches_float_model(tmp_path: Path) -> None:
+@pytest.mark.parametrize("buckets", [1, 8])
+def test_exporter_round_trip_matches_float_model(tmp_path: Path, buckets: int) -> None:
+    """With 8 output buckets (distinct random heads) the trainer must pick each
+    position's bucket as the reference does, or the evals differ by far more."""
     torch = pytest.importorskip("torch")
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "nnue"))
     import train
 
     torch.manual_seed(5)
-    model = train.Net()
+    model = train.Net(buckets)
     with torch.no_grad():  # a net with real spread in its evals, inside the clip range
         model.ft.weight.normal_(0.0, 0.08)
         model.ft.weight[train.PAD].zero_()
         model.ft_bias.uniform_(0.0, 0.5)
         model.out.weight.uniform_(-0.5, 0.5)
         model.out.bias.fill_(0.05)
+        if buckets > 1:
+            model.out.bias.uniform_(-0.3, 0.3)
     model.clip()
     path = tmp_path / "n.pbnn"
     train.export(model, path)
+    data = path.read_bytes()
+    assert data[8:12] == (b"\1\0\0\0" if buckets == 1 else b"\2\0\0\0")  # v1 / v2
+    assert len(data) == ref.file_size(buckets)
     net = ref.read_pbnn(path)
+    assert net.buckets == buckets
+    used = {ref.bucket(len(ref.features(fen)[0]), buckets) for fen in FENS}
+    assert len(used) == (1 if buckets == 1 else 3)
     ft_w, ft_b, out_w, out_b = model.float_weights()
     evals = []
     for fen in FENS:
@@ -136,7 +181,9 @@ def test_exporter_round_trip_matches_float_model(tmp_path: Path) -> None:
         accs = [(net.ft_bias + net.ft_weight[f].astype(np.int64).sum(0)) / ref.QA
                 for f in (fw, fb)]
         a = np.concatenate([np.clip(accs[stm], 0, 1) ** 2, np.clip(accs[1 - stm], 0, 1) ** 2])
-        deq_cp = (a @ (net.out_weight / ref.QB) + net.out_bias / (ref.QA * ref.QB)) * ref.SCALE
+        k = ref.bucket(len(fw), buckets)
+        deq_cp = (a @ (net.out_weight[k] / ref.QB)
+                  + net.out_bias[k] / (ref.QA * ref.QB)) * ref.SCALE
         got = ref.evaluate(net, fen)
         assert abs(got - deq_cp) <= 1.0, (fen, got, deq_cp)
         # Against the float weights: the output weights' 1/64 steps over 512 terms
@@ -163,3 +210,25 @@ def test_trainer_starts_from_a_shipped_net(tmp_path: Path) -> None:
     bad.write_bytes(b"PIBOTNN\0" + bytes(10))
     with pytest.raises(ref.NetError, match="bytes"):
         train.load_pbnn(train.Net(), bad)
+
+
+def test_only_a_positions_own_bucket_learns_from_it() -> None:
+    """The trainer selects one output head per position by its piece count: the
+    gradient reaches exactly the heads of the batch's buckets."""
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "nnue"))
+    import train
+
+    torch.manual_seed(7)
+    model = train.Net(8)
+    feats = [ref.features(fen) for fen in FENS]
+    pad = max(len(f[0]) for f in feats)
+    fw = torch.tensor([f[0] + [train.PAD] * (pad - len(f[0])) for f in feats])
+    fb = torch.tensor([f[1] + [train.PAD] * (pad - len(f[1])) for f in feats])
+    stm = torch.tensor([bool(f[2]) for f in feats])
+    model(fw, fb, stm).sum().backward()
+    used = {ref.bucket(len(f[0]), 8) for f in feats}
+    assert used == {1, 2, 7}
+    for k in range(8):
+        assert (model.out.weight.grad[k].abs().sum() > 0) == (k in used), k
+        assert (model.out.bias.grad[k] != 0) == (k in used), k

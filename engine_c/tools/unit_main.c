@@ -246,8 +246,19 @@ static void check_nnue_parse(void) {
     blob[5000] ^= 1;
     bad += nnue_parse(net, blob, n) != PB_ERR_NET_CHECKSUM;
     blob[5000] ^= 1;
-    blob[8] = 2;
+    blob[8] = 3;
     bad += nnue_parse(net, blob, n) != PB_ERR_NET_VERSION;
+    /* v2 with the v1 file's bytes: bucket count 0 or 9 is a format error, 2
+     * buckets want a larger file. */
+    blob[8] = 2;
+    bad += nnue_parse(net, blob, n) != PB_ERR_NET_FORMAT;
+    blob[36] = 9;
+    bad += nnue_parse(net, blob, n) != PB_ERR_NET_FORMAT;
+    blob[36] = 2;
+    bad += nnue_parse(net, blob, n) != PB_ERR_NET_SIZE;
+    blob[36] = 1;   /* v2 with one bucket: the v1 payload */
+    bad += nnue_parse(net, blob, n) != PB_OK;
+    blob[36] = 0;
     blob[8] = 1;
     blob[0] = 'X';
     bad += nnue_parse(net, blob, n) != PB_ERR_NET_MAGIC;

@@ -92,7 +92,7 @@ def main() -> int:
     except (ref.NetError, OSError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 1
-    out(f"net {net.name} ({args.net})")
+    out(f"net {net.name} ({args.net}), {net.buckets} output bucket(s)")
     ok = fixed(net)
     if args.data:
         against_data(net, args.data)

@@ -1,7 +1,10 @@
 """Write a deterministic test net (small pseudo-random weights, fixed seed) in the .pbnn
 format, as a stand-in for engine_c/nets/default.pbnn until the trainer ships a real one.
 
-    python3 tools/nnue/make_random_net.py [OUT] [--seed N]
+    python3 tools/nnue/make_random_net.py [OUT] [--seed N] [--buckets B]
+
+--buckets B > 1 writes a v2 net with B output buckets (each its own random weights);
+the default, 1, writes the same v1 file as before buckets existed.
 
 The weights mean nothing for chess strength; they exercise every code path with values
 inside the contract's ranges (|ft| <= 505, |out| <= 127).
@@ -16,25 +19,30 @@ from array import array
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pbnn import HIDDEN, INPUTS, Net, name_of  # noqa: E402
+from pbnn import HIDDEN, INPUTS, MAX_BUCKETS, Net, name_of  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def make(seed: int) -> Net:
+def make(seed: int, buckets: int = 1) -> Net:
     rng = random.Random(seed)
     ft_w = array("h", (rng.randint(-12, 12) for _ in range(INPUTS * HIDDEN)))
     ft_b = array("h", (rng.randint(20, 120) for _ in range(HIDDEN)))
-    out_w = array("h", (rng.randint(-40, 40) for _ in range(2 * HIDDEN)))
-    return Net(ft_w, ft_b, out_w, rng.randint(-2000, 2000))
+    # (In this order one bucket draws exactly what the v1-only version drew.)
+    out_w = array("h", (rng.randint(-40, 40) for _ in range(buckets * 2 * HIDDEN)))
+    return Net(ft_w, ft_b, out_w, [rng.randint(-2000, 2000) for _ in range(buckets)])
 
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("out", nargs="?", default=str(ROOT / "engine_c/nets/default.pbnn"))
     ap.add_argument("--seed", type=int, default=20261123)
+    ap.add_argument("--buckets", type=int, default=1,
+                    help=f"output buckets, 1..{MAX_BUCKETS} (1: a v1 file, more: v2)")
     args = ap.parse_args()
-    data = make(args.seed).to_bytes()
+    if not 1 <= args.buckets <= MAX_BUCKETS:
+        ap.error(f"--buckets {args.buckets}: use 1..{MAX_BUCKETS}")
+    data = make(args.seed, args.buckets).to_bytes()
     Path(args.out).write_bytes(data)
     sys.stdout.write(f"{args.out}: {len(data)} bytes, {name_of(data)}\n")
     return 0

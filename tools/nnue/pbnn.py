@@ -1,5 +1,6 @@
-"""The .pbnn net file (docs: /work/notes/nnue_format.md, engine_c/nnue.h): read, write, and
-evaluate it in pure Python with exactly the integer arithmetic the C engine uses.
+"""The .pbnn net file (docs/nnue.md, engine_c/nnue.h): read, write, and evaluate it in
+pure Python with exactly the integer arithmetic the C engine uses. Format v1 has one
+output bucket; v2 has B (1..8), chosen per position by its piece count.
 
 The reference evaluator ties the C engine to the trainer's contract: tests compare
 engine_c/nnue.c against `evaluate()` here on the same file.
@@ -12,14 +13,27 @@ from array import array
 from dataclasses import dataclass
 
 MAGIC = b"PIBOTNN\0"
-VERSION = 1
+VERSION = 1          # one output bucket
+VERSION_BUCKETS = 2  # B output buckets; the header's reserved word holds B
+MAX_BUCKETS = 8
 INPUTS = 768
 HIDDEN = 256
 ACT_SCRELU = 1
 QA, QB, SCALE = 255, 64, 400
 HEADER = struct.Struct("<8sIIIIiiiIQ")  # 48 bytes
-PAYLOAD_BYTES = INPUTS * HIDDEN * 2 + HIDDEN * 2 + 2 * HIDDEN * 2 + 4
-FILE_BYTES = HEADER.size + PAYLOAD_BYTES  # 394,804
+BUCKET_BYTES = 2 * HIDDEN * 2 + 4  # one bucket's out_weight and out_bias
+PAYLOAD_BYTES = INPUTS * HIDDEN * 2 + HIDDEN * 2 + BUCKET_BYTES
+FILE_BYTES = HEADER.size + PAYLOAD_BYTES  # 394,804: a v1 net
+
+
+def file_bytes(buckets: int) -> int:
+    """Size of a net with `buckets` output buckets (v1 when 1, else v2)."""
+    return FILE_BYTES + (buckets - 1) * BUCKET_BYTES
+
+
+def bucket(pieces: int, buckets: int) -> int:
+    """Output bucket of a position with `pieces` pieces (kings included): docs/nnue.md."""
+    return min(max(pieces - 2, 0) * buckets // 31, buckets - 1)
 
 
 def fnv1a64(data: bytes) -> int:
@@ -33,17 +47,23 @@ def fnv1a64(data: bytes) -> int:
 class Net:
     ft_weight: array   # int16, INPUTS * HIDDEN, feature-major
     ft_bias: array     # int16, HIDDEN
-    out_weight: array  # int16, 2 * HIDDEN (side to move first)
-    out_bias: int
+    out_weight: array  # int16, buckets * 2 * HIDDEN: bucket-major, side to move first
+    out_bias: list[int]  # int32, one per bucket
+
+    @property
+    def buckets(self) -> int:
+        return len(self.out_bias)
 
     def payload(self) -> bytes:
         return (self.ft_weight.tobytes() + self.ft_bias.tobytes() + self.out_weight.tobytes()
-                + struct.pack("<i", self.out_bias))
+                + struct.pack(f"<{self.buckets}i", *self.out_bias))
 
     def to_bytes(self) -> bytes:
+        """A v1 file for one bucket (as every net before buckets), else v2."""
         body = self.payload()
-        head = HEADER.pack(MAGIC, VERSION, INPUTS, HIDDEN, ACT_SCRELU, QA, QB, SCALE, 0,
-                           fnv1a64(body))
+        b = self.buckets
+        head = HEADER.pack(MAGIC, VERSION if b == 1 else VERSION_BUCKETS, INPUTS, HIDDEN,
+                           ACT_SCRELU, QA, QB, SCALE, 0 if b == 1 else b, fnv1a64(body))
         return head + body
 
 
@@ -56,13 +76,17 @@ def parse(data: bytes) -> Net:
     """A .pbnn file's weights; ValueError naming the problem if it is not one."""
     if len(data) < HEADER.size or data[:8] != MAGIC:
         raise ValueError("bad magic")
-    magic, version, inputs, hidden, act, qa, qb, scale, _res, checksum = HEADER.unpack_from(data)
-    if version != VERSION:
+    magic, version, inputs, hidden, act, qa, qb, scale, res, checksum = HEADER.unpack_from(data)
+    if version not in (VERSION, VERSION_BUCKETS):
         raise ValueError(f"version {version}")
     if (inputs, hidden, act, qa, qb, scale) != (INPUTS, HIDDEN, ACT_SCRELU, QA, QB, SCALE):
         raise ValueError("unsupported dims/activation/quantisation")
-    if len(data) != FILE_BYTES:
-        raise ValueError(f"size {len(data)}")
+    buckets = 1 if version == VERSION else res
+    if not 1 <= buckets <= MAX_BUCKETS:
+        raise ValueError(f"bad output bucket count {buckets} (1..{MAX_BUCKETS} allowed)")
+    if len(data) != file_bytes(buckets):
+        raise ValueError(f"size {len(data)}, a net with {buckets} output buckets has "
+                         f"{file_bytes(buckets)}")
     body = data[HEADER.size:]
     if fnv1a64(body) != checksum:
         raise ValueError("checksum")
@@ -71,9 +95,9 @@ def parse(data: bytes) -> Net:
     o += INPUTS * HIDDEN * 2
     ft_b = array("h", body[o:o + HIDDEN * 2])
     o += HIDDEN * 2
-    out_w = array("h", body[o:o + 4 * HIDDEN])
-    o += 4 * HIDDEN
-    (out_b,) = struct.unpack_from("<i", body, o)
+    out_w = array("h", body[o:o + buckets * 4 * HIDDEN])
+    o += buckets * 4 * HIDDEN
+    out_b = list(struct.unpack_from(f"<{buckets}i", body, o))
     return Net(ft_w, ft_b, out_w, out_b)
 
 
@@ -108,8 +132,10 @@ def _trunc_div(a: int, b: int) -> int:
 
 
 def evaluate(net: Net, fen: str) -> int:
-    """Centipawns from the side to move's view, as nnue_format.md specifies."""
+    """Centipawns from the side to move's view, as docs/nnue.md specifies."""
     white, black, stm = features(fen)
+    k = bucket(len(white), net.buckets)
+    ow = net.out_weight[k * 2 * HIDDEN:(k + 1) * 2 * HIDDEN]
     accs = []
     for feats in (white, black):
         acc = list(net.ft_bias)
@@ -120,7 +146,7 @@ def evaluate(net: Net, fen: str) -> int:
     us, them = accs[stm], accs[1 - stm]
     total = 0
     for i in range(HIDDEN):
-        total += min(max(us[i], 0), QA) ** 2 * net.out_weight[i]
-        total += min(max(them[i], 0), QA) ** 2 * net.out_weight[HIDDEN + i]
-    v = _trunc_div(total, QA) + net.out_bias
+        total += min(max(us[i], 0), QA) ** 2 * ow[i]
+        total += min(max(them[i], 0), QA) ** 2 * ow[HIDDEN + i]
+    v = _trunc_div(total, QA) + net.out_bias[k]
     return _trunc_div(v * SCALE, QA * QB)

@@ -7,7 +7,8 @@ contract (docs/tuning.md, "NNUE") exactly:
 * features  idx(p, c, t, s) = (c == p ? 0 : 384) + 64 t + (p == 0 ? s : s ^ 56)
 * accumulators int16 (wrapping, as C's int16 stores would), SCReLU clamp(x, 0, QA)^2,
 * v = sum / QA + out_bias, eval_cp = v * SCALE / (QA * QB), both divisions truncating
-  toward zero, side to move's view;
+  toward zero, side to move's view; out_weight and out_bias those of the position's
+  output bucket (`bucket`: by its piece count; one bucket in a v1 file);
 * file: 48-byte little-endian header, FNV-1a 64 checksum over the payload.
 
     python3 tools/nnue/reference.py engine_c/nets/candidate.pbnn "<FEN>" ...
@@ -23,13 +24,16 @@ from pathlib import Path
 import numpy as np
 
 MAGIC = b"PIBOTNN\0"
-VERSION = 1
+VERSION = 1          # one output bucket
+VERSION_BUCKETS = 2  # B output buckets; the header's reserved word holds B
+MAX_BUCKETS = 8
 INPUTS = 768
 HIDDEN = 256
 ACTIVATION_SCRELU = 1
 QA, QB, SCALE = 255, 64, 400
 HEADER = struct.Struct("<8sIIIIiiiIQ")  # magic .. reserved, checksum
-FILE_SIZE = HEADER.size + INPUTS * HIDDEN * 2 + HIDDEN * 2 + 2 * HIDDEN * 2 + 4
+BUCKET_SIZE = 2 * HIDDEN * 2 + 4  # one bucket's out_weight and out_bias
+FILE_SIZE = HEADER.size + INPUTS * HIDDEN * 2 + HIDDEN * 2 + BUCKET_SIZE  # a v1 net
 FNV_BASIS, FNV_PRIME, MASK64 = 0xCBF29CE484222325, 0x100000001B3, (1 << 64) - 1
 PIECES = "pnbrqk"
 
@@ -38,12 +42,26 @@ class NetError(ValueError):
     """A .pbnn file that is not a valid net of this format."""
 
 
+def file_size(buckets: int) -> int:
+    """Bytes of a net with `buckets` output buckets (v1 when 1, else v2)."""
+    return FILE_SIZE + (buckets - 1) * BUCKET_SIZE
+
+
+def bucket(pieces: int, buckets: int) -> int:
+    """Output bucket of a position with `pieces` pieces (kings included): docs/nnue.md."""
+    return min(max(pieces - 2, 0) * buckets // 31, buckets - 1)
+
+
 @dataclass
 class QuantNet:
     ft_weight: np.ndarray   # int16 [768, 256]
     ft_bias: np.ndarray     # int16 [256]
-    out_weight: np.ndarray  # int16 [512]: side to move, then other side
-    out_bias: int           # int32
+    out_weight: np.ndarray  # int16 [B, 512]: per bucket, side to move, then other side
+    out_bias: list[int]     # int32 [B]
+
+    @property
+    def buckets(self) -> int:
+        return len(self.out_bias)
 
     @property
     def checksum(self) -> int:
@@ -55,7 +73,8 @@ class QuantNet:
 
     def payload(self) -> bytes:
         return (self.ft_weight.astype("<i2").tobytes() + self.ft_bias.astype("<i2").tobytes()
-                + self.out_weight.astype("<i2").tobytes() + struct.pack("<i", self.out_bias))
+                + self.out_weight.astype("<i2").tobytes()
+                + struct.pack(f"<{self.buckets}i", *self.out_bias))
 
 
 def fnv1a64(data: bytes) -> int:
@@ -65,35 +84,50 @@ def fnv1a64(data: bytes) -> int:
     return h
 
 
-def quantise(ft_w: np.ndarray, ft_b: np.ndarray, out_w: np.ndarray, out_b: float) -> QuantNet:
-    """Float weights (ft_w [768, 256], ft_b [256], out_w [512], out_b) -> integers."""
+def quantise(ft_w: np.ndarray, ft_b: np.ndarray, out_w: np.ndarray, out_b: np.ndarray
+             ) -> QuantNet:
+    """Float weights (ft_w [768, 256], ft_b [256], out_w [B, 512], out_b [B]) -> integers."""
     def q16(x: np.ndarray, scale: int) -> np.ndarray:
         r = np.rint(np.asarray(x, dtype=np.float64) * scale)
         if np.abs(r).max(initial=0) > 32767:
             raise NetError("a weight does not fit int16 after quantisation; clip the weights")
         return r.astype(np.int16)
+    biases = np.atleast_1d(np.asarray(out_b, dtype=np.float64))
     return QuantNet(q16(ft_w, QA).reshape(INPUTS, HIDDEN), q16(ft_b, QA).reshape(HIDDEN),
-                    q16(out_w, QB).reshape(2 * HIDDEN), int(np.rint(out_b * QA * QB)))
+                    q16(out_w, QB).reshape(len(biases), 2 * HIDDEN),
+                    [int(x) for x in np.rint(biases * QA * QB)])
 
 
 def write_pbnn(path: Path, net: QuantNet) -> None:
+    """A v1 file for one output bucket (as every net before buckets), else v2."""
+    if not 1 <= net.buckets <= MAX_BUCKETS:
+        raise NetError(f"{net.buckets} output buckets; a net has 1..{MAX_BUCKETS}")
     payload = net.payload()
-    header = HEADER.pack(MAGIC, VERSION, INPUTS, HIDDEN, ACTIVATION_SCRELU, QA, QB, SCALE, 0,
+    v2 = net.buckets > 1
+    header = HEADER.pack(MAGIC, VERSION_BUCKETS if v2 else VERSION, INPUTS, HIDDEN,
+                         ACTIVATION_SCRELU, QA, QB, SCALE, net.buckets if v2 else 0,
                          fnv1a64(payload))
     Path(path).write_bytes(header + payload)
 
 
 def read_pbnn(path: Path) -> QuantNet:
     data = Path(path).read_bytes()
-    if len(data) != FILE_SIZE:
+    if len(data) < HEADER.size:
         raise NetError(f"{path}: {len(data)} bytes, a v1 net has {FILE_SIZE}")
-    magic, version, inputs, hidden, act, qa, qb, scale, _res, checksum = HEADER.unpack_from(data)
+    magic, version, inputs, hidden, act, qa, qb, scale, res, checksum = HEADER.unpack_from(data)
     if magic != MAGIC:
         raise NetError(f"{path}: not a pibot net (bad magic {magic!r})")
-    if (version, inputs, hidden, act, qa, qb, scale) != (
-            VERSION, INPUTS, HIDDEN, ACTIVATION_SCRELU, QA, QB, SCALE):
+    if version not in (VERSION, VERSION_BUCKETS) or (inputs, hidden, act, qa, qb, scale) != (
+            INPUTS, HIDDEN, ACTIVATION_SCRELU, QA, QB, SCALE):
         raise NetError(f"{path}: unsupported net (version {version}, {inputs}x{hidden}, "
                        f"activation {act}, QA {qa}, QB {qb}, SCALE {scale})")
+    buckets = 1 if version == VERSION else res
+    if not 1 <= buckets <= MAX_BUCKETS:
+        raise NetError(f"{path}: bad output bucket count {buckets} in the v2 header "
+                       f"(1..{MAX_BUCKETS} allowed)")
+    if len(data) != file_size(buckets):
+        raise NetError(f"{path}: {len(data)} bytes, a v{version} net with {buckets} output "
+                       f"bucket(s) has {file_size(buckets)}")
     payload = data[HEADER.size:]
     if fnv1a64(payload) != checksum:
         raise NetError(f"{path}: checksum mismatch (file corrupted or truncated)")
@@ -102,9 +136,9 @@ def read_pbnn(path: Path) -> QuantNet:
     o += INPUTS * HIDDEN * 2
     ft_b = np.frombuffer(payload, "<i2", HIDDEN, o)
     o += HIDDEN * 2
-    out_w = np.frombuffer(payload, "<i2", 2 * HIDDEN, o)
-    o += 2 * HIDDEN * 2
-    (out_b,) = struct.unpack_from("<i", payload, o)
+    out_w = np.frombuffer(payload, "<i2", buckets * 2 * HIDDEN, o).reshape(buckets, 2 * HIDDEN)
+    o += buckets * 2 * HIDDEN * 2
+    out_b = list(struct.unpack_from(f"<{buckets}i", payload, o))
     return QuantNet(ft_w.astype(np.int16), ft_b.astype(np.int16), out_w.astype(np.int16), out_b)
 
 
@@ -155,10 +189,11 @@ def evaluate(net: QuantNet, fen: str) -> int:
         acc = net.ft_bias.astype(np.int64) + net.ft_weight[feats].astype(np.int64).sum(axis=0)
         accs.append(acc.astype(np.int16).astype(np.int64))  # int16 wraparound, as in C
     us, them = accs[stm], accs[1 - stm]
-    ow = net.out_weight.astype(np.int64)
+    k = bucket(len(fw), net.buckets)
+    ow = net.out_weight[k].astype(np.int64)
     total = int((np.clip(us, 0, QA) ** 2 * ow[:HIDDEN]).sum()
                 + (np.clip(them, 0, QA) ** 2 * ow[HIDDEN:]).sum())
-    v = _trunc_div(total, QA) + net.out_bias
+    v = _trunc_div(total, QA) + net.out_bias[k]
     return _trunc_div(v * SCALE, QA * QB)
 
 
@@ -173,7 +208,7 @@ def main(argv: list[str]) -> int:
     except (NetError, ValueError, OSError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 1
-    sys.stdout.write(f"net {net.name}\n")
+    sys.stdout.write(f"net {net.name}, {net.buckets} output bucket(s)\n")
     return 0
 
 

@@ -1,4 +1,5 @@
-"""Train pibot's NNUE (768 -> 256x2 -> 1, SCReLU) with PyTorch and export a .pbnn.
+"""Train pibot's NNUE (768 -> 256x2 -> 1 of B output buckets, SCReLU) with PyTorch and export
+a .pbnn.
 
 Data, either format (told apart by the first bytes):
 * binary records from engine_c/tools/datagen.c (tools/nnue/posdata.py): read
@@ -12,8 +13,13 @@ Both give score in cp and result 1.0/0.5/0.0 from White's view.
 
 Model (float; the quantisation of tools/nnue/reference.py and the net contract):
     acc_p = ft_b + sum ft_w[idx(p, piece)]     (shared weights, both perspectives)
-    out   = screlu(acc_stm) . w[:256] + screlu(acc_other) . w[256:] + b,
-    screlu(x) = clamp(x, 0, 1)^2, eval_cp = out * SCALE (side to move's view).
+    out   = screlu(acc_stm) . w_k[:256] + screlu(acc_other) . w_k[256:] + b_k,
+    screlu(x) = clamp(x, 0, 1)^2, eval_cp = out * SCALE (side to move's view),
+    k = the position's output bucket of B (`--buckets`, default 1): by its piece count,
+    the number of active features of one perspective (reference.bucket, docs/nnue.md).
+B = 1 exports a v1 net, exactly as before buckets; B > 1 a v2 net. `--init` from a
+one-bucket net (.pbnn or .pt) with B > 1 copies its output layer into every bucket,
+so epoch 0 is the old net's eval.
 Loss: mean (sigmoid(out * SCALE / K) - (lambda * sigmoid(score / K) + (1 - lambda) * result))^2
 with score and result from the side to move's view, K = 400. After every optimiser
 step the weights are clipped to [-1.98, 1.98] (int16 accumulators cannot overflow,
@@ -45,10 +51,12 @@ import posdata  # noqa: E402
 from reference import (  # noqa: E402
     HIDDEN,
     INPUTS,
+    MAX_BUCKETS,
     QA,
     QB,
     SCALE,
     NetError,
+    bucket,
     fen_pieces,
     quantise,
     read_pbnn,
@@ -248,12 +256,19 @@ def split_rows(fullmove: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 # ---------------------------------------------------------------- model
 
+def bucket_table(buckets: int) -> torch.Tensor:
+    """Output bucket by piece count 0..MAX_PIECES (reference.bucket, the contract's rule)."""
+    return torch.tensor([bucket(n, buckets) for n in range(MAX_PIECES + 1)])
+
+
 class Net(nn.Module):
-    def __init__(self) -> None:
+    def __init__(self, buckets: int = 1) -> None:
         super().__init__()
+        self.buckets = buckets
         self.ft = nn.EmbeddingBag(INPUTS + 1, HIDDEN, mode="sum", padding_idx=PAD)
         self.ft_bias = nn.Parameter(torch.zeros(HIDDEN))
-        self.out = nn.Linear(2 * HIDDEN, 1)
+        self.out = nn.Linear(2 * HIDDEN, buckets)  # one output per bucket
+        self.register_buffer("bucket_of", bucket_table(buckets), persistent=False)
         with torch.no_grad():
             # ~30 pieces: accumulators start with spread ~0.3, inside SCReLU's [0, 1].
             nn.init.normal_(self.ft.weight, 0.0, 0.05)
@@ -266,7 +281,11 @@ class Net(nn.Module):
         s = stm.unsqueeze(1)
         us, them = torch.where(s, ab, aw), torch.where(s, aw, ab)
         a = torch.cat([us.clamp(0, 1) ** 2, them.clamp(0, 1) ** 2], dim=1)
-        return self.out(a).squeeze(1)
+        out = self.out(a)
+        if self.buckets == 1:
+            return out.squeeze(1)
+        k = self.bucket_of[(fw != PAD).sum(dim=1)]   # pieces on the board, kings included
+        return out.gather(1, k.unsqueeze(1)).squeeze(1)
 
     @torch.no_grad()
     def clip(self) -> None:
@@ -274,11 +293,23 @@ class Net(nn.Module):
             p.clamp_(-CLIP, CLIP)
         # The output bias is stored as int32 (x QA x QB): no clip needed.
 
-    def float_weights(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, float]:
+    def float_weights(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """ft_w [768, 256], ft_b [256], out_w [B, 512], out_b [B]."""
         return (self.ft.weight[:INPUTS].detach().cpu().double().numpy(),
                 self.ft_bias.detach().cpu().double().numpy(),
-                self.out.weight[0].detach().cpu().double().numpy(),
-                float(self.out.bias.detach()[0]))
+                self.out.weight.detach().cpu().double().numpy(),
+                self.out.bias.detach().cpu().double().numpy())
+
+
+def _spread(w: torch.Tensor, buckets: int, what: str) -> torch.Tensor:
+    """Output weights or biases of 1 or `buckets` buckets -> `buckets` (one bucket is
+    copied into all, so the model evaluates as the one-bucket net did)."""
+    if len(w) == buckets:
+        return w
+    if len(w) == 1:
+        return w.expand(buckets, *w.shape[1:]).clone()
+    raise NetError(f"{what} has {len(w)} output buckets; --buckets must be {len(w)} or "
+                   "it must have one bucket")
 
 
 @torch.no_grad()
@@ -289,8 +320,19 @@ def load_pbnn(model: Net, path: Path) -> None:
     model.ft.weight[:INPUTS] = torch.from_numpy(net.ft_weight.astype(np.float32) / QA)
     model.ft.weight[PAD].zero_()
     model.ft_bias.copy_(torch.from_numpy(net.ft_bias.astype(np.float32) / QA))
-    model.out.weight[0] = torch.from_numpy(net.out_weight.astype(np.float32) / QB)
-    model.out.bias[0] = net.out_bias / (QA * QB)
+    out_w = torch.from_numpy(net.out_weight.astype(np.float32) / QB)
+    out_b = torch.tensor(net.out_bias, dtype=torch.float64) / (QA * QB)
+    model.out.weight.copy_(_spread(out_w, model.buckets, str(path)))
+    model.out.bias.copy_(_spread(out_b, model.buckets, str(path)).float())
+
+
+def load_checkpoint(model: Net, path: Path) -> None:
+    """A .pt of this trainer; a one-bucket one's output layer goes into every bucket."""
+    state = torch.load(path, map_location="cpu")
+    for key in ("out.weight", "out.bias"):
+        if key in state:
+            state[key] = _spread(state[key], model.buckets, str(path))
+    model.load_state_dict(state)
 
 
 def export(model: Net, path: Path) -> str:
@@ -347,6 +389,9 @@ def main() -> int:
                     help="weight of the search score in the target (the rest: game result)")
     ap.add_argument("--mirror", type=int, default=1,
                     help="1: mirror half of each batch a-h <-> h-a (augmentation); 0: off")
+    ap.add_argument("--buckets", type=int, default=1,
+                    help=f"output buckets by piece count, 1..{MAX_BUCKETS} (default 1: a v1 "
+                         "net as before; more: a v2 net)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1, help="CPU threads of torch")
     ap.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
@@ -355,6 +400,8 @@ def main() -> int:
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     if not args.data.is_file():
         ap.error(f"data file {args.data} not found; make it with engine_c/tools/datagen.c")
+    if not 1 <= args.buckets <= MAX_BUCKETS:
+        ap.error(f"--buckets {args.buckets}: use 1..{MAX_BUCKETS}")
     if args.init and not args.init.is_file():  # before the data: parsing takes a while
         ap.error(f"--init: {args.init} not found (a .pt checkpoint or a .pbnn net)")
     device = pick_device(args.device)
@@ -374,17 +421,17 @@ def main() -> int:
         ap.error(f"{args.data}: {data.n_train} training and {data.n_val} validation "
                  "positions; generate more games")
     log.info("positions: %d train, %d validation (%s); lambda %.2f; val loss of the search "
-             "score itself %.6f; device %s", data.n_train, data.n_val, type(data).__name__,
-             args.lam, data.score_loss, device)
+             "score itself %.6f; device %s; %d output bucket(s)", data.n_train, data.n_val,
+             type(data).__name__, args.lam, data.score_loss, device, args.buckets)
 
-    model = Net()
-    if args.init and args.init.suffix == ".pbnn":
-        try:
+    model = Net(args.buckets)
+    try:
+        if args.init and args.init.suffix == ".pbnn":
             load_pbnn(model, args.init)
-        except (OSError, NetError) as e:
-            ap.error(f"--init: {e}")
-    elif args.init:
-        model.load_state_dict(torch.load(args.init, map_location="cpu"))
+        elif args.init:
+            load_checkpoint(model, args.init)
+    except (OSError, NetError) as e:
+        ap.error(f"--init: {e}")
     model.to(device)
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.wd)
     drops = {math.ceil(args.epochs * 0.6), math.ceil(args.epochs * 0.85)}
