@@ -32,6 +32,8 @@ import pbnn  # noqa: E402
 from make_random_net import make as make_net  # noqa: E402
 
 DEFAULT_NET = ROOT / "engine_c" / "nets" / "default.pbnn"
+# The round-2 net, built in before the 8-bucket net: the v1 file the format tests need.
+V1_NET = ROOT / "tests" / "data" / "pbnn-de0aaeab.pbnn"
 EVAL_LIMIT = 20000  # NNUE_EVAL_LIMIT in engine_c/search.h
 
 WALK_FENS = [
@@ -140,8 +142,8 @@ def test_c_eval_equals_python_reference(tmp_path: Path, which: str) -> None:
 
 # ---- (b2) output buckets (format v2) ----
 
-# The built-in (v1) net's evals of WALK_FENS before output buckets existed.
-DEFAULT_NET_EVALS = [40, -32, 64, 149, 6, 107, -111]
+# pbnn-de0aaeab's (a v1 net) evals of WALK_FENS, taken before output buckets existed.
+V1_NET_EVALS = [40, -32, 64, 149, 6, 107, -111]
 
 
 def _bucket_fens(n: int, seed: int) -> list[str]:
@@ -164,11 +166,12 @@ def _bucket_fens(n: int, seed: int) -> list[str]:
 
 def test_v1_net_gives_the_evals_it_gave_before_buckets() -> None:
     with Engine(hash_mb=1, threads=1) as eng:
+        eng.load_net(str(V1_NET))
         eng.set_eval("nnue")
-        assert [_engine_eval(eng, fen) for fen in WALK_FENS] == DEFAULT_NET_EVALS
-    net = pbnn.parse(DEFAULT_NET.read_bytes())
+        assert [_engine_eval(eng, fen) for fen in WALK_FENS] == V1_NET_EVALS
+    net = pbnn.parse(V1_NET.read_bytes())
     assert net.buckets == 1
-    assert [pbnn.evaluate(net, fen) for fen in WALK_FENS] == DEFAULT_NET_EVALS
+    assert [pbnn.evaluate(net, fen) for fen in WALK_FENS] == V1_NET_EVALS
 
 
 def test_c_eval_with_output_buckets_equals_python_reference(tmp_path: Path) -> None:
@@ -198,7 +201,7 @@ def test_c_eval_with_output_buckets_equals_python_reference(tmp_path: Path) -> N
 
 
 def test_bad_v2_headers_are_one_line_named_errors(tmp_path: Path) -> None:
-    v1 = DEFAULT_NET.read_bytes()
+    v1 = V1_NET.read_bytes()
     v8 = make_net(5, 8).to_bytes()
 
     def v2(data: bytes, buckets: int) -> bytes:
@@ -224,12 +227,12 @@ def test_bad_v2_headers_are_one_line_named_errors(tmp_path: Path) -> None:
                 assert str(path) in msg and why in msg and "\n" not in msg, (name, msg)
             with pytest.raises(ValueError):
                 pbnn.parse(data)
-        assert eng.net_name == pbnn.name_of(v1)
+        assert eng.net_name == pbnn.name_of(DEFAULT_NET.read_bytes())   # still the built-in
         # One bucket in a v2 file is the v1 net.
         path = tmp_path / "v2b1.pbnn"
         path.write_bytes(v2(v1, 1))
         eng.load_net(str(path))
-        assert [_engine_eval(eng, fen) for fen in WALK_FENS] == DEFAULT_NET_EVALS
+        assert [_engine_eval(eng, fen) for fen in WALK_FENS] == V1_NET_EVALS
 
 
 # ---- (c) bad net files ----
@@ -392,9 +395,11 @@ def test_nnue_bench_is_deterministic_and_differs_from_hce() -> None:
 
 def test_the_net_file_is_the_contracts_size_and_valid() -> None:
     data = DEFAULT_NET.read_bytes()
-    assert len(data) == pbnn.FILE_BYTES == 394_804
-    pbnn.parse(data)
+    net = pbnn.parse(data)
+    assert len(data) == pbnn.file_bytes(net.buckets)
+    assert (net.buckets, len(data)) == (8, 402_000)   # the built-in net: v2, 8 output buckets
     assert sb.default_net_name() == pbnn.name_of(data)
+    assert pbnn.parse(V1_NET.read_bytes()).buckets == 1 and pbnn.FILE_BYTES == 394_804
 
 
 def test_config_engine_eval_reaches_the_pool_engines() -> None:

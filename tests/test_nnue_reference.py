@@ -200,12 +200,15 @@ def test_trainer_starts_from_a_shipped_net(tmp_path: Path) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "nnue"))
     import train
 
-    shipped = Path(__file__).resolve().parents[1] / "engine_c" / "nets" / "default.pbnn"
-    model = train.Net()
-    train.load_pbnn(model, shipped)
-    path = tmp_path / "again.pbnn"
-    train.export(model, path)
-    assert path.read_bytes() == shipped.read_bytes()
+    root = Path(__file__).resolve().parents[1]
+    # The built-in net (8 output buckets) and the round-2 net it replaced (a v1 file).
+    for shipped, buckets in ((root / "engine_c" / "nets" / "default.pbnn", 8),
+                             (root / "tests" / "data" / "pbnn-de0aaeab.pbnn", 1)):
+        model = train.Net(buckets)
+        train.load_pbnn(model, shipped)
+        path = tmp_path / "again.pbnn"
+        train.export(model, path)
+        assert path.read_bytes() == shipped.read_bytes(), shipped
     bad = tmp_path / "bad.pbnn"
     bad.write_bytes(b"PIBOTNN\0" + bytes(10))
     with pytest.raises(ref.NetError, match="bytes"):
