@@ -227,8 +227,9 @@ static void check_nnue_walk(void) {
 }
 
 static void check_nnue_parse(void) {
-    /* Every prefix of a header and single-byte corruptions are clean codes. */
-    static uint8_t blob[NNUE_FILE_BYTES];
+    /* Every prefix of a header and single-byte corruptions are clean codes,
+     * whatever the built-in net's format (v1, or v2 with B output buckets). */
+    static uint8_t blob[NNUE_MAX_FILE_BYTES];
     NnueNet *net = aligned_alloc(64, (sizeof *net + 63) / 64 * 64);
     CHECK(net != NULL);
     FILE *f = fopen("nets/default.pbnn", "rb");
@@ -238,6 +239,8 @@ static void check_nnue_parse(void) {
     fclose(f);
     int rc_ok = nnue_parse(net, blob, n);
     int bad = rc_ok != PB_OK;
+    const uint8_t version = blob[8], reserved = blob[36];
+    const int buckets = rc_ok == PB_OK ? net->buckets : 1;
     for (size_t len = 0; len < 64; len++) {
         int rc = nnue_parse(net, blob, len);
         bad += rc == PB_OK || rc == PB_ERR_NET_CHECKSUM;
@@ -248,18 +251,20 @@ static void check_nnue_parse(void) {
     blob[5000] ^= 1;
     blob[8] = 3;
     bad += nnue_parse(net, blob, n) != PB_ERR_NET_VERSION;
-    /* v2 with the v1 file's bytes: bucket count 0 or 9 is a format error, 2
-     * buckets want a larger file. */
+    /* As v2: bucket count 0 or 9 is a format error, a count the size does not
+     * fit is a size error, and the file's own count (1 for a v1 payload) loads. */
     blob[8] = 2;
+    blob[36] = 0;
     bad += nnue_parse(net, blob, n) != PB_ERR_NET_FORMAT;
     blob[36] = 9;
     bad += nnue_parse(net, blob, n) != PB_ERR_NET_FORMAT;
-    blob[36] = 2;
+    blob[36] = (uint8_t)(buckets == NNUE_MAX_BUCKETS ? buckets - 1 : buckets + 1);
     bad += nnue_parse(net, blob, n) != PB_ERR_NET_SIZE;
-    blob[36] = 1;   /* v2 with one bucket: the v1 payload */
+    blob[36] = (uint8_t)buckets;
     bad += nnue_parse(net, blob, n) != PB_OK;
-    blob[36] = 0;
-    blob[8] = 1;
+    blob[36] = reserved;
+    blob[8] = version;
+    bad += nnue_parse(net, blob, n) != PB_OK;
     blob[0] = 'X';
     bad += nnue_parse(net, blob, n) != PB_ERR_NET_MAGIC;
     free(net);
