@@ -287,7 +287,7 @@ step_pages16k() {
     want=$(grep -v '^#' "$REPO/bench/signature.txt" | grep -m 1 '[0-9]')
     EXTRA_ENV=(QEMU_PAGESIZE=16384)
     in_root "cd $TESTS_IN_ROOT &&
-        /opt/pibot-test/bin/python -c 'from bot import platform_info as pi
+        /opt/pibot-test/bin/python -c 'from bot.host import platform_info as pi
 ps = pi.report()[\"page_size\"]
 print(\"page size seen by pibot:\", ps)
 assert ps == 16384' &&
