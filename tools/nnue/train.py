@@ -183,17 +183,18 @@ class TextData:
 
 
 class RecordData:
-    """Binary records (engine_c/tools/datagen.c), streamed from a memmap: at most one
-    chunk of CHUNK records and its decoded slices are in RAM at a time."""
+    """Binary records (engine_c/tools/datagen.c) from one or more files (the chunks of
+    tools/nnue/datastore.py), streamed from memmaps: at most one slice of CHUNK
+    records and its decoded tensors are in RAM at a time."""
 
-    def __init__(self, path: Path, lam: float) -> None:
-        self.header, self.recs = posdata.open_records(path)
+    def __init__(self, paths: list[Path], lam: float) -> None:
+        self.files = [posdata.open_records(p)[1] for p in paths]
         self.lam = lam
-        n = len(self.recs)
-        self.chunks = [(s, min(s + CHUNK, n)) for s in range(0, n, CHUNK)]
-        self.n_val = sum(int(np.count_nonzero(self._is_val(self.recs["game"][s:e])))
-                         for s, e in self.chunks)
-        self.n_train = n - self.n_val
+        self.chunks = [(f, s, min(s + CHUNK, len(recs)))
+                       for f, recs in enumerate(self.files) for s in range(0, len(recs), CHUNK)]
+        self.n_val = sum(int(np.count_nonzero(self._is_val(self.files[f]["game"][s:e])))
+                         for f, s, e in self.chunks)
+        self.n_train = sum(len(recs) for recs in self.files) - self.n_val
         total, count = 0.0, 0
         for _fw, _fb, _stm, target, score in self._stream(val=True, batch=DECODE):
             total += float(((torch.sigmoid(score / K) - target) ** 2).sum())
@@ -220,8 +221,8 @@ class RecordData:
         order = (torch.randperm(len(self.chunks), generator=gen).tolist() if gen is not None
                  else range(len(self.chunks)))
         for c in order:
-            s, e = self.chunks[c]
-            recs = np.asarray(self.recs[s:e])
+            f, s, e = self.chunks[c]
+            recs = np.asarray(self.files[f][s:e])
             mask = self._is_val(recs["game"])
             recs = recs[mask] if val else recs[~mask]
             if gen is not None:
@@ -372,8 +373,9 @@ def pick_device(name: str) -> torch.device | None:
 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("data", type=Path,
-                    help="binary records (engine_c/tools/datagen.c) or text lines "
+    ap.add_argument("data", type=Path, nargs="+",
+                    help="binary records (engine_c/tools/datagen.c; several files, e.g. "
+                         "`tools/nnue/datastore.py paths ...`) or one file of text lines "
                          "(tools/nnue/datagen.py)")
     ap.add_argument("--out", type=Path, required=True, help=".pbnn to write (best epoch)")
     ap.add_argument("--checkpoint", type=Path, help="float weights (.pt) to save; default OUT.pt")
@@ -398,8 +400,9 @@ def main() -> int:
                     help="auto (default): cuda when torch sees a GPU, else cpu")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
-    if not args.data.is_file():
-        ap.error(f"data file {args.data} not found; make it with engine_c/tools/datagen.c")
+    for path in args.data:
+        if not path.is_file():
+            ap.error(f"data file {path} not found; make it with engine_c/tools/datagen.c")
     if not 1 <= args.buckets <= MAX_BUCKETS:
         ap.error(f"--buckets {args.buckets}: use 1..{MAX_BUCKETS}")
     if args.init and not args.init.is_file():  # before the data: parsing takes a while
@@ -413,13 +416,18 @@ def main() -> int:
     gen = torch.Generator().manual_seed(args.seed)  # on the CPU: batches are made there
 
     try:
-        data: Data = (RecordData(args.data, args.lam) if posdata.is_records(args.data)
-                      else TextData(args.data, args.lam))
+        records = [posdata.is_records(p) for p in args.data]
+        if all(records):
+            data: Data = RecordData(args.data, args.lam)
+        elif len(args.data) == 1:
+            data = TextData(args.data[0], args.lam)
+        else:
+            ap.error("several data files must all be datagen records (text data: one file)")
     except posdata.DataError as exc:
         ap.error(str(exc))
     if data.n_train == 0 or data.n_val == 0:
-        ap.error(f"{args.data}: {data.n_train} training and {data.n_val} validation "
-                 "positions; generate more games")
+        ap.error(f"{' '.join(map(str, args.data))}: {data.n_train} training and "
+                 f"{data.n_val} validation positions; generate more games")
     log.info("positions: %d train, %d validation (%s); lambda %.2f; val loss of the search "
              "score itself %.6f; device %s; %d output bucket(s)", data.n_train, data.n_val,
              type(data).__name__, args.lam, data.score_loss, device, args.buckets)
