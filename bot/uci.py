@@ -501,7 +501,7 @@ class UciSession:
             self._engine.ponderhit()
 
     def cmd_bench(self, args: list[str]) -> None:
-        from bot.commands.bench import DEFAULT_DEPTH, format_result, run_bench
+        from bot.engine.bench import DEFAULT_DEPTH, format_result, run_bench
 
         self._finish_search()
         depth = _int_arg("bench depth", args[0], 1, 64) if args else DEFAULT_DEPTH

@@ -115,6 +115,14 @@ async def _check_latency(api: Lichess, cfg: Config, rep: Report) -> None:
         rep.ok(line)
 
 
+def _engine_backend() -> str | None:
+    try:
+        from bot.engine import backend
+    except ImportError:  # engine not built (e.g. a docs-only checkout)
+        return None
+    return backend()
+
+
 def _check_engine(cfg: Config, rep: Report) -> None:
     try:
         from bot.engine import backend
@@ -144,7 +152,7 @@ def _check_engine(cfg: Config, rep: Report) -> None:
         rep.bad(f"{what}: {problem}")
     else:
         rep.ok(f"{what} fits in memory")
-    for key, value in platform_info.report().items():
+    for key, value in platform_info.report(_engine_backend()).items():
         rep.ok(f"platform {key}: {value}")
 
 
