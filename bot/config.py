@@ -22,6 +22,7 @@ from typing import Any, Literal
 import yaml
 
 from bot.errors import UserError, read_user_file
+from bot.host.machine import EngineSizing
 from bot.lichess_bot_keys import foreign_key_note
 from bot.lichess_limits import API_CLOCK_LIMITS_S, MODES, SPEEDS, ULTRABULLET_BELOW_S, VARIANTS
 
@@ -315,7 +316,8 @@ class Config:
     status_page: StatusPageConfig = field(default_factory=StatusPageConfig)
     source: str = field(default="<defaults>", compare=False, metadata=_meta(doc="internal"))
     # How engine.hash_mb / engine.threads were decided (auto or set), for the log and check.
-    sizing: Any = field(default=None, compare=False, metadata=_meta(doc="internal"))
+    sizing: EngineSizing | None = field(default=None, compare=False,
+                                        metadata=_meta(doc="internal"))
 
     def __post_init__(self) -> None:
         if self.sizing is not None:
@@ -329,6 +331,14 @@ class Config:
         object.__setattr__(self, "engine", dataclasses.replace(
             e, hash_mb=sizing.hash_mb, threads=sizing.threads))
         object.__setattr__(self, "sizing", sizing)
+
+    @property
+    def sized(self) -> EngineSizing:
+        """engine.hash_mb and engine.threads as numbers ('auto' resolved against this
+        machine when the Config was built), with how each was decided."""
+        if self.sizing is None:  # never: __post_init__ sizes every Config
+            raise RuntimeError("the engine of this Config was not sized")
+        return self.sizing
 
 
 _INTERNAL = {"source", "sizing"}  # Config-level only (engine...explorer.source is a key)
@@ -585,7 +595,7 @@ def _children(node: Any) -> list[Any]:
 
 def parse_config(data: Any, source: str = "<memory>") -> Config:
     """Validate an already-parsed YAML document."""
-    cfg = _build(Config, data)
+    cfg: Config = _build(Config, data)
     _cross_checks(cfg)
     return dataclasses.replace(cfg, source=source)
 

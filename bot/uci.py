@@ -580,7 +580,7 @@ def _parse_go(args: list[str]) -> SearchLimits:
         values["depth"] = 2 * mate + 1  # a mate in n is found by depth 2n-1
     movestogo = values.pop("movestogo", None) or None
     return SearchLimits(movestogo=movestogo, infinite=infinite, ponder=ponder,
-                        **values)  # type: ignore[arg-type]
+                        **values)
 
 
 _COMMANDS = {
