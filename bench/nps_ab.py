@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bot.commands.bench import BENCH_FENS, DEFAULT_DEPTH  # noqa: E402
+from bot.engine.bench import BENCH_FENS, DEFAULT_DEPTH  # noqa: E402
 
 # What `make` needs besides engine_c/: build_engine.py decides PEXT.
 BUILD_FILES = ["engine_c", "build_engine.py"]

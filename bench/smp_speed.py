@@ -22,8 +22,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bot.commands.bench import BENCH_FENS  # noqa: E402
 from bot.engine import Engine, SearchLimits  # noqa: E402
+from bot.engine.bench import BENCH_FENS  # noqa: E402
 
 
 def run(threads: int, depth: int, hash_mb: int, fens: list[str]) -> tuple[float, int]:

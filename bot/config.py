@@ -22,18 +22,9 @@ from typing import Any, Literal
 import yaml
 
 from bot.errors import UserError, read_user_file
-
-VARIANTS = ("standard", "chess960", "fromPosition")
-SPEEDS = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
-MODES = ("rated", "casual")
-
-# Lichess refuses UltraBullet for BOT accounts, both ways (lila ChallengeGranter:
-# BotUltraBullet; ApiConfig.validSpeed: a bot's challenge must be >= Bullet).
-# Speed comes from the estimated duration base + 40 * increment; < 30 s is UltraBullet.
-ULTRABULLET_BELOW_S = 30
-# clock.limit values the challenge API takes (lila ApiConfig.clockLimitSeconds):
-# 0, 15, 30, 45, 60, 90 s, then whole minutes up to 180 min.
-API_CLOCK_LIMITS_S = (0, 15, 30, 45, 60, 90, *range(120, 10801, 60))
+from bot.host.machine import EngineSizing
+from bot.lichess_bot_keys import foreign_key_note
+from bot.lichess_limits import API_CLOCK_LIMITS_S, MODES, SPEEDS, ULTRABULLET_BELOW_S, VARIANTS
 
 # Lichess personal tokens: lip_ (personal) / lio_ (OAuth) + alphanumerics.
 _TOKEN_LIKE = re.compile(r"^li[po]_[A-Za-z0-9]{8,}$")
@@ -325,7 +316,8 @@ class Config:
     status_page: StatusPageConfig = field(default_factory=StatusPageConfig)
     source: str = field(default="<defaults>", compare=False, metadata=_meta(doc="internal"))
     # How engine.hash_mb / engine.threads were decided (auto or set), for the log and check.
-    sizing: Any = field(default=None, compare=False, metadata=_meta(doc="internal"))
+    sizing: EngineSizing | None = field(default=None, compare=False,
+                                        metadata=_meta(doc="internal"))
 
     def __post_init__(self) -> None:
         if self.sizing is not None:
@@ -339,6 +331,14 @@ class Config:
         object.__setattr__(self, "engine", dataclasses.replace(
             e, hash_mb=sizing.hash_mb, threads=sizing.threads))
         object.__setattr__(self, "sizing", sizing)
+
+    @property
+    def sized(self) -> EngineSizing:
+        """engine.hash_mb and engine.threads as numbers ('auto' resolved against this
+        machine when the Config was built), with how each was decided."""
+        if self.sizing is None:  # never: __post_init__ sizes every Config
+            raise RuntimeError("the engine of this Config was not sized")
+        return self.sizing
 
 
 _INTERNAL = {"source", "sizing"}  # Config-level only (engine...explorer.source is a key)
@@ -447,8 +447,6 @@ def _build(cls: Any, data: Any, prefix: str = "") -> Any:
                                 f"{where}; remove it and keep the token in token_file")
             # A lichess-bot key gets its own note: spelling hints mislead there
             # (challenge_timeout is minutes, challenge_timeout_s seconds).
-            from bot.config_import import foreign_key_note
-
             note = foreign_key_note(f"{prefix}{key}")
             hint = difflib.get_close_matches(str(key), list(fields), n=1)
             extra = note or (f"did you mean '{prefix}{hint[0]}'?" if hint else
@@ -597,7 +595,7 @@ def _children(node: Any) -> list[Any]:
 
 def parse_config(data: Any, source: str = "<memory>") -> Config:
     """Validate an already-parsed YAML document."""
-    cfg = _build(Config, data)
+    cfg: Config = _build(Config, data)
     _cross_checks(cfg)
     return dataclasses.replace(cfg, source=source)
 

@@ -27,6 +27,10 @@ from bot.engine.bindings import PerftStop
 from bot.engine.board import Board
 from bot.engine.engine import (
     DEFAULT_EVAL,
+    MAX_HASH_MB,
+    MAX_MS,
+    MAX_NODES,
+    MAX_THREADS,
     Engine,
     SearchInfo,
     SearchLimits,
@@ -42,10 +46,8 @@ from bot.sources.uci_sources import MAX_BOOK_DEPTH, MAX_SEED, UciSources, option
 
 log = logging.getLogger(__name__)
 
-_MAX_MS = 1 << 40
-_MAX_NODES = 1 << 62
-_MAX_HASH_MB = 1 << 20
-_MAX_THREADS = 256
+# UCI's own cap on `go perft` (docs/uci.md), below the binding's
+# bindings.MAX_PERFT_DEPTH; not one of the engine's limits.
 _MAX_PERFT_DEPTH = 15
 
 
@@ -191,8 +193,8 @@ class UciSession:
         for line in (
             f"id name pibot {__version__}",
             "id author the pibot authors",
-            f"option name Hash type spin default {o.hash_mb} min 1 max {_MAX_HASH_MB}",
-            f"option name Threads type spin default {o.threads} min 1 max {_MAX_THREADS}",
+            f"option name Hash type spin default {o.hash_mb} min 1 max {MAX_HASH_MB}",
+            f"option name Threads type spin default {o.threads} min 1 max {MAX_THREADS}",
             f"option name Move Overhead type spin default {o.move_overhead_ms} min 0 max 5000",
             "option name Ponder type check default false",
             "option name Clear Hash type button",
@@ -233,7 +235,7 @@ class UciSession:
         if name == "hash":
             self._set_hash(_int_arg("Hash", value or None, 1, 1 << 62))
         elif name == "threads":
-            n = _int_arg("Threads", value or None, 1, _MAX_THREADS)
+            n = _int_arg("Threads", value or None, 1, MAX_THREADS)
             if eng is not None:
                 eng.set_option(threads=n)
             self._opts.threads = n
@@ -288,10 +290,10 @@ class UciSession:
         (naming one that fits) and the current table stays in use."""
         old = self._opts.hash_mb
         free = platform_info.free_for_hash_mb()
-        cap = _MAX_HASH_MB if free is None else min(_MAX_HASH_MB, free)
+        cap = MAX_HASH_MB if free is None else min(MAX_HASH_MB, free)
         if mb > cap:
             room = f"about {cap} MB of memory is free" if free is not None and free < \
-                _MAX_HASH_MB else f"the maximum is {_MAX_HASH_MB} MB"
+                MAX_HASH_MB else f"the maximum is {MAX_HASH_MB} MB"
             self.info_string(f"Hash {mb} MB does not fit: {room}; keeping Hash {old} MB "
                              f"(set Hash to {platform_info.round_down_mb(max(cap, 1))} or less)")
             return
@@ -501,7 +503,7 @@ class UciSession:
             self._engine.ponderhit()
 
     def cmd_bench(self, args: list[str]) -> None:
-        from bot.commands.bench import DEFAULT_DEPTH, format_result, run_bench
+        from bot.engine.bench import DEFAULT_DEPTH, format_result, run_bench
 
         self._finish_search()
         depth = _int_arg("bench depth", args[0], 1, 64) if args else DEFAULT_DEPTH
@@ -547,9 +549,9 @@ def _bool_arg(name: str, value: str) -> bool:
 _SOURCE_OPTIONS = ("ownbook", "bookfile", "bookselection", "bookdepth", "bookseed",
                    "syzygypath", "syzygyprobelimit")
 
-_GO_INT = {"wtime": (0, _MAX_MS), "btime": (0, _MAX_MS), "winc": (0, _MAX_MS),
-           "binc": (0, _MAX_MS), "movestogo": (0, 10_000), "movetime": (0, _MAX_MS),
-           "depth": (1, 10_000), "nodes": (1, _MAX_NODES), "mate": (1, 1000)}
+_GO_INT = {"wtime": (0, MAX_MS), "btime": (0, MAX_MS), "winc": (0, MAX_MS),
+           "binc": (0, MAX_MS), "movestogo": (0, 10_000), "movetime": (0, MAX_MS),
+           "depth": (1, 10_000), "nodes": (1, MAX_NODES), "mate": (1, 1000)}
 
 
 def _parse_go(args: list[str]) -> SearchLimits:
@@ -578,7 +580,7 @@ def _parse_go(args: list[str]) -> SearchLimits:
         values["depth"] = 2 * mate + 1  # a mate in n is found by depth 2n-1
     movestogo = values.pop("movestogo", None) or None
     return SearchLimits(movestogo=movestogo, infinite=infinite, ponder=ponder,
-                        **values)  # type: ignore[arg-type]
+                        **values)
 
 
 _COMMANDS = {

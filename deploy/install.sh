@@ -378,7 +378,8 @@ if [ "$DO_BUILD" = 1 ]; then
     mkdir "$WORK/src"
     tar -C "$REPO" --exclude=.git --exclude=build --exclude=dist --exclude='*.egg-info' \
         --exclude=venv --exclude=.venv --exclude=__pycache__ --exclude='*.so' \
-        --exclude=engine_c/out --exclude=.pytest_cache --exclude=.ruff_cache -cf - . |
+        --exclude=engine_c/out --exclude=.pytest_cache --exclude=.ruff_cache \
+        --exclude=.mypy_cache -cf - . |
         tar -C "$WORK/src" -xf -
 
     step "building the engine and installing pibot into $VENV, $build_desc (1-3 min)" \

@@ -184,7 +184,8 @@ open_overlay() {
     mkdir -p -- "$W$SRC_IN_ROOT"
     tar -C "$REPO" --exclude=.git --exclude=build --exclude=dist --exclude='*.egg-info' \
         --exclude=venv --exclude=.venv --exclude=__pycache__ --exclude='*.so' \
-        --exclude=engine_c/out --exclude=.pytest_cache --exclude=.ruff_cache -cf - . |
+        --exclude=engine_c/out --exclude=.pytest_cache --exclude=.ruff_cache \
+        --exclude=.mypy_cache -cf - . |
         tar -C "$W$SRC_IN_ROOT" -xf -
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Set up .venv with the test tools and run the whole test suite: ruff, then
+# Set up .venv with the test tools and run the whole test suite: ruff, mypy, then
 # pytest (engine, emulator, bot service, deployment). Installs the Debian
 # packages the tests use: stockfish (benchmark reference), the aarch64 cross
 # compiler and qemu-user (the Pi build), systemd (systemd-analyze), shellcheck and
@@ -12,6 +12,8 @@ PIBOT_PIP_EXTRAS="test" setup_venv stockfish qemu-user gcc-aarch64-linux-gnu \
     libc6-dev-arm64-cross systemd shellcheck make chromium
 echo "==> ruff check"
 ruff check .
+echo "==> mypy (bot/, strict: [tool.mypy] in pyproject.toml)"
+mypy
 echo "==> pibot bench (signature recorded in bench/signature.txt)"
 pibot bench
 # Most tests wait on the emulator or a clock, not the CPU: several workers per core

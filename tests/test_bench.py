@@ -15,7 +15,7 @@ from pathlib import Path
 from conftest import ROOT
 from test_c_builds import build, need, run
 
-from bot.commands.bench import BENCH_FENS, DEFAULT_DEPTH
+from bot.engine.bench import BENCH_FENS, DEFAULT_DEPTH
 from bot.engine.search_bindings import DEFAULT_EVAL
 
 

@@ -1,28 +1,84 @@
-"""The wings' import rules (issue 27), as each wing's __init__.py states them.
+"""The import rules of every package of bot/ (issues 27 and 33), and no cycles.
 
-Data flows service -> play -> sources -> lichess, with the host at the ground; a
-module may import only downwards.  Every import counts, lazy and TYPE_CHECKING
-ones included, because a cycle hidden behind one still couples the modules.
+A package is a directory of bot/ (`bot/play/`) or a top-level module
+(`bot/config.py`).  RULES names, for each, the packages it may import besides
+itself; a package of bot/ without a rule, or a rule for a package that is gone,
+fails.  Adding a package is one entry.  Every import counts, lazy and
+TYPE_CHECKING ones included, because a cycle hidden behind one still couples
+the modules.  The wings (service -> play -> sources -> lichess, the host at the
+ground) and the engine and emulator state their rules in their __init__.py too.
 """
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterable
 from pathlib import Path
 
 import pytest
 
 BOT = Path(__file__).resolve().parent.parent / "bot"
-SHARED = ("bot.config", "bot.errors", "bot.engine")
-# What each wing may import besides itself (prefixes of module names).
-ALLOWED = {
-    "host": ("bot.errors", "bot.engine"),
-    "lichess": (*SHARED, "bot.host"),
-    "sources": (*SHARED, "bot.host", "bot.lichess"),
-    "play": (*SHARED, "bot.host", "bot.lichess", "bot.sources"),
+ROOT = "bot"  # bot/__init__.py: the version; anyone may import it
+COMPILED = {"_engine"}  # the C core, bot/_engine.*.so (build_engine.py)
+TOP = "*"  # may import every package but the entry points (cli, __main__)
+ENTRY_POINTS = ("cli", "__main__")
+
+# What each package may import besides itself and bot/__init__.py.
+RULES: dict[str, tuple[str, ...] | str] = {
+    ROOT: (),
+    "errors": (),
+    "lichess_limits": (),
+    "_engine": (),
+    "lichess_bot_keys": ("lichess_limits",),
+    "host": ("errors",),
+    "engine": ("_engine", "errors", "host"),
+    # Independent of the bot it is the oracle for: its own errors derive from
+    # bot.errors, nothing else.
+    "emulator": ("errors",),
+    "config": ("errors", "host", "lichess_bot_keys", "lichess_limits"),
+    "config_import": ("config", "lichess_bot_keys"),
+    "lichess": ("config", "errors", "host"),
+    "sources": ("config", "errors", "host", "lichess"),
+    "play": ("config", "engine", "errors", "host", "lichess", "sources"),
+    "uci": ("engine", "errors", "host", "sources"),
+    "policy": ("config", "lichess"),
+    "blocklist": ("errors", "lichess"),
+    "matchmaking": ("blocklist", "config", "errors", "lichess", "play", "policy"),
+    "service": ("blocklist", "config", "engine", "errors", "host", "lichess",
+                "matchmaking", "play", "policy", "sources"),
+    "commands": TOP,
+    "cli": ("errors",),  # the commands load by name (importlib), at run time
+    "__main__": ("cli",),
 }
 
 
+def packages_on_disk() -> set[str]:
+    found = {ROOT, *COMPILED}
+    for path in BOT.iterdir():
+        if path.is_dir() and (path / "__init__.py").is_file():
+            found.add(path.name)
+        elif path.suffix == ".py" and path.name != "__init__.py":
+            found.add(path.stem)
+    return found
+
+
+def files_of(package: str) -> list[Path]:
+    if package == ROOT:
+        return [BOT / "__init__.py"]
+    if package in COMPILED:
+        return []
+    if (BOT / package).is_dir():
+        return sorted((BOT / package).rglob("*.py"))
+    return [BOT / f"{package}.py"]
+
+
+def package_of(module: str) -> str:
+    """bot.play.game -> play; bot -> the root."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ROOT
+
+
 def imports_of(path: Path) -> set[str]:
+    """The bot modules `path` imports (`from bot import X` counts only a module X)."""
     found: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
@@ -32,30 +88,106 @@ def imports_of(path: Path) -> set[str]:
             elif node.module.startswith("bot."):
                 found.add(node.module)
         elif isinstance(node, ast.Import):
-            found |= {a.name for a in node.names if a.name.startswith("bot.")}
+            found |= {a.name for a in node.names if a.name == "bot" or a.name.startswith("bot.")}
     return found
 
 
-def under(name: str, prefix: str) -> bool:
-    return name == prefix or name.startswith(prefix + ".")
+def allowed(package: str) -> set[str]:
+    rule = RULES[package]
+    if rule == TOP:
+        return set(RULES) - set(ENTRY_POINTS)
+    return {package, ROOT, *rule}
 
 
-@pytest.mark.parametrize("wing", sorted(ALLOWED))
-def test_a_wing_imports_only_downwards(wing: str) -> None:
-    files = sorted((BOT / wing).rglob("*.py"))
-    assert files, f"bot/{wing}/ is missing"
-    ok = (f"bot.{wing}", *ALLOWED[wing])
+def package_graph() -> dict[str, set[str]]:
+    """package -> the other packages it imports, as the code stands."""
+    return {pkg: {package_of(m) for p in files_of(pkg) for m in imports_of(p)} - {pkg}
+            for pkg in RULES}
+
+
+def rule_graph() -> dict[str, set[str]]:
+    return {pkg: allowed(pkg) - {pkg, ROOT} for pkg in RULES}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle as a path (a -> b -> a), or None."""
+    state: dict[str, int] = {}  # 1: on the path, 2: done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state and (found := visit(nxt)):
+                return found
+        path.pop()
+        state[node] = 2
+        return None
+
+    for start in sorted(graph):
+        if start not in state and (found := visit(start)):
+            return found
+    return None
+
+
+def test_every_package_has_a_rule() -> None:
+    on_disk = packages_on_disk()
+    assert not on_disk - set(RULES), f"packages of bot/ without a rule: {on_disk - set(RULES)}"
+    assert not set(RULES) - on_disk, f"rules for packages that are gone: {set(RULES) - on_disk}"
+    unknown = {f"{pkg} -> {name}" for pkg, rule in RULES.items() if rule != TOP
+               for name in rule if name not in RULES}
+    assert not unknown, f"rules naming no package: {sorted(unknown)}"
+
+
+@pytest.mark.parametrize("package", sorted(set(RULES) - COMPILED))
+def test_a_package_imports_only_what_its_rule_allows(package: str) -> None:
+    files = files_of(package)
+    assert files and all(p.is_file() for p in files), f"bot/{package} is missing"
+    ok = allowed(package)
     breaks = [f"{p.relative_to(BOT.parent)} imports {m}"
-              for p in files for m in sorted(imports_of(p))
-              if not any(under(m, prefix) for prefix in ok)]
+              for p in files for m in sorted(imports_of(p)) if package_of(m) not in ok]
     assert not breaks, "\n".join(breaks)
 
 
-def test_a_wing_says_what_it_may_import() -> None:
-    for wing in ALLOWED:
-        doc = ast.get_docstring(ast.parse((BOT / wing / "__init__.py").read_text()))
-        assert doc and "import" in doc, f"bot/{wing}/__init__.py needs its docstring"
+def test_the_package_import_graph_has_no_cycle() -> None:
+    cycle = find_cycle(package_graph())
+    assert cycle is None, "import cycle: " + " -> ".join(f"bot.{p}" for p in cycle)
+
+
+def test_the_rules_allow_no_cycle() -> None:
+    # Stronger than the code's graph: no two packages may even be allowed each other.
+    cycle = find_cycle(rule_graph())
+    assert cycle is None, "the rules allow a cycle: " + " -> ".join(cycle)
+
+
+def test_the_cycle_check_finds_one() -> None:
+    assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"a": {"b"}, "b": set(), "c": {"a", "b"}}) is None
+
+
+def _named(doc: str, packages: Iterable[str]) -> list[str]:
+    return [p for p in packages if f"`bot.{p}`" not in doc]
+
+
+@pytest.mark.parametrize("package", sorted(p for p in RULES if (BOT / p).is_dir()))
+def test_a_package_says_what_it_may_import(package: str) -> None:
+    doc = ast.get_docstring(ast.parse((BOT / package / "__init__.py").read_text()))
+    assert doc and "import" in doc, f"bot/{package}/__init__.py needs its docstring"
+    rule = RULES[package]
+    if rule != TOP:
+        missing = _named(doc, sorted(set(rule) - {ROOT}))
+        assert not missing, (f"bot/{package}/__init__.py does not name what it may import: "
+                             + ", ".join(f"`bot.{m}`" for m in missing))
 
 
 def test_the_stream_module_does_not_need_the_client_back() -> None:
     assert "bot.lichess.client" not in imports_of(BOT / "lichess" / "streams.py")
+
+
+def test_only_the_engine_touches_the_c_core() -> None:
+    # bindings.py and search_bindings.py are the raw layer; board.py, engine.py and
+    # everything above go through them (bot/engine/bindings.py's layering).
+    raw = {p.name for p in BOT.rglob("*.py") if "bot._engine" in imports_of(p)}
+    assert raw == {"bindings.py", "search_bindings.py"}

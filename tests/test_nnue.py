@@ -386,7 +386,7 @@ def test_pibot_version_names_the_net_and_the_default() -> None:
 
 
 def test_nnue_bench_is_deterministic_and_differs_from_hce() -> None:
-    from bot.commands.bench import run_bench
+    from bot.engine.bench import run_bench
     a = run_bench(depth=5, eval_name="nnue")
     b = run_bench(depth=5, eval_name="nnue")
     h = run_bench(depth=5, eval_name="hce")

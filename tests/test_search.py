@@ -6,7 +6,7 @@ from __future__ import annotations
 import chess
 import pytest
 
-from bot.commands.bench import BENCH_FENS, run_bench
+from bot.engine.bench import BENCH_FENS, run_bench
 from bot.engine.engine import Engine, SearchLimits
 
 

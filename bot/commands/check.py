@@ -115,6 +115,14 @@ async def _check_latency(api: Lichess, cfg: Config, rep: Report) -> None:
         rep.ok(line)
 
 
+def _engine_backend() -> str | None:
+    try:
+        from bot.engine import backend
+    except ImportError:  # engine not built (e.g. a docs-only checkout)
+        return None
+    return backend()
+
+
 def _check_engine(cfg: Config, rep: Report) -> None:
     try:
         from bot.engine import backend
@@ -128,7 +136,7 @@ def _check_engine(cfg: Config, rep: Report) -> None:
             rep.warn("memory is tight: engine.hash_mb auto fell to its floor; free memory "
                      "or lower challenge.concurrency")
     cores = os.cpu_count() or 1
-    total = cfg.engine.threads * cfg.challenge.concurrency
+    total = cfg.sized.threads * cfg.challenge.concurrency
     line = f"engine.threads={cfg.engine.threads} x concurrency={cfg.challenge.concurrency} " \
            f"= {total} search thread(s) on {cores} core(s)"
     (rep.warn if total > cores else rep.ok)(line + (" (oversubscribed)" if total > cores else ""))
@@ -138,13 +146,13 @@ def _check_engine(cfg: Config, rep: Report) -> None:
         rep.warn(f"platform report unavailable ({exc})")
         return
     # The same test `pibot run` refuses to start on: one table per game.
-    problem = platform_info.check_hash_fits(cfg.engine.hash_mb, cfg.challenge.concurrency)
+    problem = platform_info.check_hash_fits(cfg.sized.hash_mb, cfg.challenge.concurrency)
     what = f"hash {cfg.engine.hash_mb} MiB x {cfg.challenge.concurrency} game(s)"
     if problem:
         rep.bad(f"{what}: {problem}")
     else:
         rep.ok(f"{what} fits in memory")
-    for key, value in platform_info.report().items():
+    for key, value in platform_info.report(_engine_backend()).items():
         rep.ok(f"platform {key}: {value}")
 
 

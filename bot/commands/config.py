@@ -13,8 +13,9 @@ from typing import Any
 import yaml
 
 from bot.config import load_config
-from bot.config_import import Result, import_config, ordered
+from bot.config_import import import_config, ordered
 from bot.errors import PibotError, UserError, read_user_file
+from bot.lichess_bot_keys import Result
 
 # The shape bot.lichess.token accepts; lichess-bot's placeholder (all x) is not a token.
 _TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_\-.]{8,256}")

@@ -14,10 +14,11 @@ from typing import Any
 
 import chess
 
-from bot.config import ULTRABULLET_BELOW_S, parse_config
+from bot.config import parse_config
 from bot.errors import UserError
 from bot.host.logsetup import setup_logging
 from bot.lichess.token import Token
+from bot.lichess_limits import ULTRABULLET_BELOW_S
 
 DEMO_TIMEOUT_S = 600
 INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C

@@ -50,7 +50,7 @@ def _run(args: argparse.Namespace) -> int:
     token = load_token(cfg.token_file)
     if cfg.sizing is None or not cfg.sizing.hash_auto:
         # A hand-set size is checked; auto is sized within the same budget already.
-        _check_memory(cfg.engine.hash_mb, cfg.challenge.concurrency)
+        _check_memory(cfg.sized.hash_mb, cfg.challenge.concurrency)
     if cfg.pgn_directory:
         from bot.play.records import directory_problem
 

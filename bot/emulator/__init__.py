@@ -7,6 +7,9 @@
         emu.wait_game_over(cid, timeout=60)
 
 See docs/emulator.md for the endpoints, the /emu control API and fault knobs.
+
+Independent of the bot it tests: it may import `bot.errors` (its usage errors
+derive from it) and nothing else of bot/.
 """
 
 from bot.emulator.config import (

@@ -171,7 +171,8 @@ class ChallengeOps(CoreState):
             out = [dict(c.json()) for c in listed if c.challenger.id == me]
         return {"in": inc, "out": out}
 
-    def create_outgoing(self, account: AccountSpec, username: str, params: dict[str, Any]) -> dict:
+    def create_outgoing(self, account: AccountSpec, username: str,
+                        params: dict[str, Any]) -> dict[str, Any]:
         """POST /api/challenge/{username}: the bot challenges someone."""
         with self.lock:
             if username.lower() == account.username.lower():

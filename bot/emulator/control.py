@@ -99,7 +99,7 @@ def build_control_routes(emu: Emulator) -> list[Route]:
                 f"/emu/game/{{id}}/spectator: unknown keys {unknown}; known: text, username"
             )
         emu.spectator_say(
-            req.params["id"], req.body.get("text"), req.body.get("username", "spectator1")
+            req.params["id"], req.body.get("text", ""), req.body.get("username", "spectator1")
         )
         return Reply()
 

@@ -10,6 +10,7 @@ import logging
 import threading
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from bot.emulator.challenge_ops import ChallengeOps
@@ -186,7 +187,7 @@ class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
                 finished_at=game.finished_at,
             )
 
-    def wait_for(self, predicate: Any, timeout: float) -> bool:
+    def wait_for(self, predicate: Callable[[], bool], timeout: float) -> bool:
         with self.lock:
             return self.changed.wait_for(predicate, timeout)
 

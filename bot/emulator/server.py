@@ -126,8 +126,9 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
     _one_way_s = 0.0  # this request's one-way network latency (EmulatorConfig.rtt_ms)
 
     def setup(self) -> None:
-        self.timeout = self.server.core.config.handler_timeout_s
         super().setup()
+        # StreamRequestHandler.timeout is per class: this server's is per config.
+        self.connection.settimeout(self.server.core.config.handler_timeout_s)
         self.server.track(self.connection, True)
 
     def finish(self) -> None:
@@ -224,8 +225,8 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
             ):
                 # Control input the checks missed: still the caller's mistake, not a 500.
                 status = 400
-                body = {"error": f"bad control input for {method} {path}: {exc}"}
-                payload, ctype = json.dumps(body).encode(), "application/json"
+                error = {"error": f"bad control input for {method} {path}: {exc}"}
+                payload, ctype = json.dumps(error).encode(), "application/json"
             else:
                 log.exception("emulator: internal error on %s %s", method, path)
                 status = 500

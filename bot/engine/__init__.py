@@ -2,6 +2,12 @@
 
 Public API: Board (rules, FEN, perft), backend() ("pext" or "magic"), and the
 search Engine (see engine.py) with its limits/result types.
+`bench.py` is the fixed-depth bench, `pool.py` the service's warm engines.
+
+Below everything that plays: it may import the compiled core `bot._engine` (only
+bindings.py and search_bindings.py do), `bot.errors`, and `bot.host` (the
+status file's slot type, in pool.py); nothing from the config, the wings or the
+service.
 """
 
 from __future__ import annotations

@@ -10,7 +10,13 @@ from __future__ import annotations
 from typing import Any
 
 from bot._engine import ffi, lib
-from bot.engine.exceptions import ERRORS, EngineError, EngineMemoryError, PerftInterrupted
+from bot.engine.exceptions import (
+    ERRORS,
+    EngineArgumentError,
+    EngineError,
+    EngineMemoryError,
+    PerftInterrupted,
+)
 
 _init_done = False
 
@@ -23,18 +29,35 @@ def ensure_init() -> None:
         _init_done = True
 
 
+def c_text(value: str, what: str) -> bytes:
+    """`value` as a C string argument; EngineArgumentError if it holds a NUL (C would
+    stop reading there), TypeError if it is not a str."""
+    if not isinstance(value, str):
+        raise TypeError(f"{what} must be a str, not {type(value).__name__}")
+    data = value.encode("utf-8", "replace")
+    if b"\0" in data:
+        raise EngineArgumentError(f"{what} contains a NUL character; remove it")
+    return data
+
+
+def c_str(cdata: Any, limit: int | None = None, errors: str = "strict") -> str:
+    """A C string (char * or char[]) as a str: up to its NUL, or `limit` chars."""
+    raw: bytes = ffi.string(cdata) if limit is None else ffi.string(cdata, limit)
+    return raw.decode(errors=errors)
+
+
 def check(code: int, detail: str = "") -> int:
     """Raise the exception for a negative C return code; pass others through."""
     if code >= 0:
         return code
     exc = ERRORS.get(code, EngineError)
-    message = ffi.string(lib.pb_strerror(code)).decode()
+    message = c_str(lib.pb_strerror(code))
     raise exc(f"{message}: {detail}" if detail else message)
 
 
 def backend() -> str:
     ensure_init()
-    return ffi.string(lib.pb_backend()).decode()
+    return c_str(lib.pb_backend())
 
 
 def attacks_selftest(samples: int) -> int:
@@ -59,30 +82,21 @@ def board_copy(board: Any) -> Any:
     return ffi.gc(ptr, lib.pb_board_free)
 
 
-def _text(value: str, what: str) -> bytes:
-    if not isinstance(value, str):
-        raise TypeError(f"{what} must be a str, not {type(value).__name__}")
-    data = value.encode("utf-8", "replace")
-    if b"\0" in data:
-        raise ERRORS[-4](f"{what} contains a NUL character")
-    return data
-
-
 def board_set_fen(board: Any, fen: str, chess960: bool) -> None:
     err = ffi.new("char[256]")
-    code = lib.pb_board_set_fen(board, _text(fen, "FEN"), int(chess960), err, 256)
+    code = lib.pb_board_set_fen(board, c_text(fen, "FEN"), int(chess960), err, 256)
     shown = fen if len(fen) <= 120 else fen[:100] + "..."  # a pasted file is no message
-    check(code, f"{ffi.string(err).decode()} (FEN: {shown!r})")
+    check(code, f"{c_str(err)} (FEN: {shown!r})")
 
 
 def board_fen(board: Any) -> str:
     out = ffi.new("char[128]")
     check(lib.pb_board_get_fen(board, out, 128))
-    return ffi.string(out).decode()
+    return c_str(out)
 
 
 def board_push_uci(board: Any, uci: str) -> None:
-    check(lib.pb_board_push_uci(board, _text(uci, "move")),
+    check(lib.pb_board_push_uci(board, c_text(uci, "move")),
           f"{uci!r} is not a legal move in {board_fen(board)}")
 
 
@@ -93,7 +107,7 @@ def board_pop(board: Any) -> None:
 def board_legal_moves(board: Any) -> list[str]:
     out = ffi.new("char[2048]")
     check(lib.pb_board_legal_moves(board, out, 2048))
-    text = ffi.string(out).decode()
+    text = c_str(out)
     return text.split() if text else []
 
 

@@ -31,6 +31,9 @@ _POLL_S = 0.01  # progress poll period; also how fast a missed stop is re-sent
 # Evaluations ("hce", "nnue") and the one a new Engine uses (pibot_nnue_api.h).
 EVALS: tuple[str, ...] = tuple(sb.EVALS)
 DEFAULT_EVAL: str = sb.DEFAULT_EVAL
+# The C engine's ceilings (pibot_engine_api.h): hash MiB and threads per engine.
+MAX_HASH_MB: int = sb.MAX_HASH_MB
+MAX_THREADS: int = sb.MAX_THREADS
 
 
 def default_net_name() -> str:
@@ -59,8 +62,8 @@ def time_budget(limits: SearchLimits, white_to_move: bool,
     return sb.time_budget(limits.raw(), white_to_move, overhead_ms, moves_played)
 
 
-_MAX_MS = 1 << 40  # ~35 years: anything larger is a typo, not a clock
-_MAX_NODES = 1 << 62
+MAX_MS = 1 << 40  # ~35 years: anything larger is a typo, not a clock
+MAX_NODES = 1 << 62
 
 
 def _check_int(name: str, value: int | None, lo: int, hi: int) -> None:
@@ -92,10 +95,10 @@ class SearchLimits:
 
     def __post_init__(self) -> None:
         for name in ("wtime", "btime", "winc", "binc", "movetime"):
-            _check_int(name, getattr(self, name), 0, _MAX_MS)
+            _check_int(name, getattr(self, name), 0, MAX_MS)
         _check_int("movestogo", self.movestogo, 1, 10_000)
         _check_int("depth", self.depth, 1, 10_000)
-        _check_int("nodes", self.nodes, 1, _MAX_NODES)
+        _check_int("nodes", self.nodes, 1, MAX_NODES)
 
     def raw(self) -> sb.RawLimits:
         def ms(v: int | None) -> int:

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any, TypedDict
 
 from bot._engine import ffi, lib
-from bot.engine.bindings import check, ensure_init
+from bot.engine.bindings import c_str, c_text, check, ensure_init
 from bot.engine.exceptions import EngineArgumentError, EngineError, EngineMemoryError
 
 MAX_THREADS = int(lib.PB_ENGINE_MAX_THREADS)
@@ -59,13 +59,6 @@ class RawResult(TypedDict):
     pv: str
 
 
-def _text(value: str, what: str) -> bytes:
-    data = value.encode("utf-8", "replace")
-    if b"\0" in data:
-        raise EngineArgumentError(f"{what} contains a NUL character; remove it")
-    return data
-
-
 def engine_new(hash_mb: int, threads: int) -> Any:
     ensure_init()
     err = ffi.new("int *")
@@ -113,10 +106,10 @@ def hurry_clear(ptr: Any, on: bool) -> None:
 
 def set_position(ptr: Any, fen: str | None, moves: list[str], chess960: bool) -> None:
     err = ffi.new("char[256]")
-    fen_arg = ffi.NULL if fen is None else _text(fen, "FEN")
-    move_text = _text(" ".join(moves), "move list")
+    fen_arg = ffi.NULL if fen is None else c_text(fen, "FEN")
+    move_text = c_text(" ".join(moves), "move list")
     code = lib.pb_engine_set_position(ptr, fen_arg, move_text, int(chess960), err, 256)
-    detail = ffi.string(err).decode(errors="replace")
+    detail = c_str(err, errors="replace")
     if code == -1 and fen is not None:
         detail = f"{detail} (FEN: {fen!r})"
     check(code, detail)
@@ -139,10 +132,10 @@ def search(ptr: Any, limits: RawLimits, start_us: int = 0) -> RawResult:
     # API-mode cffi releases the GIL for the whole call.
     check(lib.pb_engine_search(ptr, lim, out), "stop the running search first")
     return RawResult(
-        bestmove=ffi.string(out.bestmove).decode(), ponder=ffi.string(out.ponder).decode(),
+        bestmove=c_str(out.bestmove), ponder=c_str(out.ponder),
         score_cp=int(out.score_cp), mate=int(out.mate), is_mate=bool(out.is_mate),
         depth=int(out.depth), seldepth=int(out.seldepth), nodes=int(out.nodes),
-        time_ms=int(out.time_ms), pv=ffi.string(out.pv, _PV_CHARS).decode())
+        time_ms=int(out.time_ms), pv=c_str(out.pv, _PV_CHARS))
 
 
 def stop(ptr: Any) -> None:
@@ -164,7 +157,7 @@ def get_info(ptr: Any) -> tuple[int, RawInfo]:
         depth=int(out.depth), seldepth=int(out.seldepth), score_cp=int(out.score_cp),
         mate=int(out.mate), is_mate=bool(out.is_mate), bound=int(out.bound),
         nodes=int(out.nodes), nps=int(out.nps), hashfull=int(out.hashfull),
-        time_ms=int(out.time_ms), pv=ffi.string(out.pv, _PV_CHARS).decode())
+        time_ms=int(out.time_ms), pv=c_str(out.pv, _PV_CHARS))
 
 
 def hashfull(ptr: Any) -> int:
@@ -178,7 +171,7 @@ def is_searching(ptr: Any) -> bool:
 def fen(ptr: Any) -> str:
     out = ffi.new("char[128]")
     check(lib.pb_engine_get_fen(ptr, out, 128))
-    return ffi.string(out).decode()
+    return c_str(out)
 
 
 def evaluate(ptr: Any) -> int:
@@ -190,7 +183,7 @@ def evaluate(ptr: Any) -> int:
 def legal_moves(ptr: Any) -> list[str]:
     out = ffi.new("char[2048]")
     lib.pb_engine_legal_moves(ptr, out, 2048)
-    return ffi.string(out).decode().split()
+    return c_str(out).split()
 
 
 def time_budget(limits: RawLimits, white_to_move: bool, overhead_ms: int,
@@ -220,24 +213,24 @@ def default_net_name() -> str:
     """'pbnn-xxxxxxxx' of the net built into the engine; EngineError if it is damaged."""
     ensure_init()
     check(lib.pb_nnue_default_status(), "the NNUE net built into the engine is damaged")
-    return ffi.string(lib.pb_nnue_default_name()).decode()
+    return c_str(lib.pb_nnue_default_name())
 
 
 def check_net_file(path: str) -> str:
     """Validate a .pbnn file; its name, or NetFileError naming the file and the problem."""
     ensure_init()
     name, err = ffi.new("char[32]"), ffi.new("char[512]")
-    code = lib.pb_nnue_check_file(_text(path, "net path"), name, 32, err, 512)
+    code = lib.pb_nnue_check_file(c_text(path, "net path"), name, 32, err, 512)
     if code < 0:
         raise _net_error(code, err)
-    return ffi.string(name).decode()
+    return c_str(name)
 
 
 def _net_error(code: int, err: Any) -> EngineError:
     try:
         check(code, "")
     except EngineError as exc:
-        text = ffi.string(err).decode(errors="replace")
+        text = c_str(err, errors="replace")
         return type(exc)(text or str(exc))
     return EngineError(f"unexpected code {code}")
 
@@ -255,7 +248,7 @@ def get_eval(ptr: Any) -> str:
 def load_net(ptr: Any, path: str | None) -> None:
     """Use the net in `path` (None or "" = the built-in one); NetFileError if bad."""
     err = ffi.new("char[512]")
-    arg = ffi.NULL if not path else _text(path, "net path")
+    arg = ffi.NULL if not path else c_text(path, "net path")
     code = lib.pb_engine_load_net(ptr, arg, err, 512)
     if code < 0:
         raise _net_error(code, err)
@@ -264,7 +257,7 @@ def load_net(ptr: Any, path: str | None) -> None:
 def net_name(ptr: Any) -> str:
     out = ffi.new("char[32]")
     check(lib.pb_engine_net_name(ptr, out, 32))
-    return ffi.string(out).decode()
+    return c_str(out)
 
 
 class CheckStats(TypedDict):
@@ -282,7 +275,7 @@ def nnue_check_walk(ptr: Any, fen: str, chess960: bool, steps: int,
                     seed: int) -> tuple[int, CheckStats]:
     """(mismatches, what was played) of the C accumulator self-check (tests)."""
     st = ffi.new("PbNnueCheckStats *")
-    code = check(lib.pb_nnue_check_walk(ptr, _text(fen, "FEN"), int(chess960), steps, seed, st),
+    code = check(lib.pb_nnue_check_walk(ptr, c_text(fen, "FEN"), int(chess960), steps, seed, st),
                  f"FEN: {fen!r}")
     stats = CheckStats(makes=int(st.makes), unmakes=int(st.unmakes), nulls=int(st.nulls),
                        checked=int(st.checked), captures=int(st.captures),
@@ -302,7 +295,7 @@ def eval_speed(fen: str, iters: int) -> EvalSpeed:
     """ns per call of the HCE and of the NNUE steps, timed in C (bench/eval_speed.py)."""
     ensure_init()
     out = ffi.new("PbEvalSpeed *")
-    check(lib.pb_eval_speed(_text(fen, "FEN"), iters, out), f"FEN: {fen!r}")
+    check(lib.pb_eval_speed(c_text(fen, "FEN"), iters, out), f"FEN: {fen!r}")
     return EvalSpeed(hce_ns=float(out.hce_ns), nnue_output_ns=float(out.nnue_output_ns),
                      nnue_update_ns=float(out.nnue_update_ns),
                      nnue_refresh_ns=float(out.nnue_refresh_ns))

@@ -5,7 +5,7 @@
 thermal watch), `sdnotify.py` (systemd's notify socket), `status_file.py` (the
 status file `pibot status` reads), `logsetup.py` (logging to the journal or a
 terminal) and the read-only status page (`status_page.py`, with the history it
-shows in `status_history.py`).  At the ground: every wing may import it, and it
-imports nothing from `bot.lichess`, `bot.play` or `bot.sources` (only
-`bot.errors`, and `bot.engine` for the engine's build).
+shows in `status_history.py`).  At the ground: every wing and the engine may
+import it, and it imports only `bot.errors` (the engine's build, in the platform
+report, comes from the caller).
 """

@@ -134,15 +134,10 @@ def cgroup_memory_max_mb() -> int | None:
     return machine.Machine().memory_max_mb()
 
 
-def _engine_backend() -> str | None:
-    try:
-        from bot.engine import backend
-    except ImportError:  # engine not built (e.g. a docs-only checkout)
-        return None
-    return backend()
-
-
-def report() -> PlatformReport:
+def report(engine_backend: str | None = None) -> PlatformReport:
+    """The platform as `pibot check` lists it.  `engine_backend` is the engine's
+    move generation (bot.engine.backend(); None: not built), from the caller: the
+    host is below the engine and does not import it."""
     mach = machine.Machine()
     heat = mach.heat()
     flags = machine.throttle_flags(heat.throttled) if heat.throttled is not None else None
@@ -155,7 +150,7 @@ def report() -> PlatformReport:
         cpu_model=cpu_model(),
         cpu_cores=os.cpu_count() or 1,
         cpus_usable=mach.facts().usable_cpus,
-        engine_backend=_engine_backend(),
+        engine_backend=engine_backend,
         page_size=_page_size(),
         huge_page_size=huge_page_size(),
         thp_mode=thp_mode(),

@@ -24,6 +24,7 @@ import math
 import socket
 import threading
 import time
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -91,7 +92,7 @@ def _svg(body: str, title: str, cls: str, w: int = PLOT_W) -> str:
             f'height="{PLOT_H - 1}"/>{body}</svg></figure>')
 
 
-def _points(xs: list[float], ys: list[float], x0: float, x1: float, y0: float,
+def _points(xs: Sequence[float], ys: Sequence[float], x0: float, x1: float, y0: float,
             y1: float, w: int = PLOT_W) -> str:
     """Data -> 'x,y x,y' in the plot box (y up)."""
     pad = 4.0

@@ -147,7 +147,7 @@ POLICIES: dict[str, EndpointPolicy] = {
 
 def backoff_s(attempt: int, base: float, cap: float) -> float:
     """Exponential backoff with jitter (half to full), so restarts don't stampede."""
-    return min(cap, base * (2 ** min(attempt, 20))) * random.uniform(0.5, 1.0)
+    return min(cap, base * (2.0 ** min(attempt, 20))) * random.uniform(0.5, 1.0)
 
 
 def _next_utc_midnight() -> float:

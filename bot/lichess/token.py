@@ -14,6 +14,7 @@ import re
 import stat
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import NoReturn
 
 from bot.errors import UserError, read_user_file
 
@@ -43,7 +44,7 @@ class Token:
 
     __str__ = __repr__
 
-    def __reduce__(self) -> None:  # never pickle the secret into a file
+    def __reduce__(self) -> NoReturn:  # never pickle the secret into a file
         raise TypeError("Token cannot be pickled")
 
 
