@@ -65,7 +65,7 @@ static double lin_eval(const Pos *p, const Entry *ent, double (*w)[2]) {
     return mg * p->phase_mg + eg * p->phase_eg;
 }
 
-enum { REC_SIZE = 32, HEADER_SIZE = 32, REC_VERSION = 1, VAL_EVERY = 10, MAX_FILES = 4096 };
+enum { REC_SIZE = 32, HEADER_SIZE = 32, REC_VERSION = 1, VAL_EVERY = 10 };
 static const char MAGIC[8] = {'P', 'I', 'B', 'O', 'T', 'P', 'O', 'S'};
 
 static uint32_t le32(const uint8_t *p) {
