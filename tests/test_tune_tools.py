@@ -41,6 +41,17 @@ def _mse(stderr: str, line: str) -> float:
     return float(match.group(1))
 
 
+def test_build_script_builds_the_tuner_from_core_and_eval_only(tuner: Path) -> None:
+    # tools/tune/build.sh compiles tune.c with attacks/board/movegen/eval only (no
+    # search), so the tuner builds while search files change; `tuner` took make and cc.
+    with (ENGINE / "out" / ".build.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(["sh", str(ROOT / "tools" / "tune" / "build.sh")], check=True,
+                       capture_output=True, timeout=600)
+    proc = run(ENGINE / "out" / "tune" / "tune", "--help")
+    assert proc.stdout.startswith("usage: tune DATA... --out HEADER")
+
+
 def test_tuner_tunes_from_datagen_records(datagen: Path, tuner: Path,  # noqa: F811
                                           tmp_path: Path) -> None:
     # HCE self-play, as the committed weights' data was; 20 games, so games 9 and 19
