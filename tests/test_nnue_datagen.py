@@ -235,9 +235,17 @@ def test_trainer_trains_on_records(datagen: Path, tmp_path: Path) -> None:
                            "--out", str(net), "--epochs", "1", "--batch", "256",
                            "--device", "cpu"], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
-    assert "(RecordData)" in proc.stderr and "device cpu" in proc.stderr
+    assert "(1 file(s))" in proc.stderr and "device cpu" in proc.stderr
     assert "epoch 1 train " in proc.stderr
     ref.read_pbnn(net)  # a valid net file: checksum and dimensions
+    # Text lines (the retired Python generators' format) are one error line naming the file.
+    text = tmp_path / "d.txt"
+    text.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 | 0 | 0.5\n")
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "nnue" / "train.py"), str(data),
+                           str(text), "--out", str(tmp_path / "x.pbnn"), "--device", "cpu"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and f"{text} is not a datagen file" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_trainer_buckets_init_from_a_v1_net_keeps_its_evals(datagen: Path,
@@ -283,9 +291,8 @@ def test_trainer_buckets_init_from_a_v1_net_keeps_its_evals(datagen: Path,
     assert bad.returncode == 2 and "--buckets 9: use 1..8" in bad.stderr
 
 
-def test_trainer_streams_every_position_once_and_reads_text(datagen: Path, tmp_path: Path,
-                                                            monkeypatch: pytest.MonkeyPatch
-                                                            ) -> None:
+def test_trainer_streams_every_position_once(datagen: Path, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
     torch = pytest.importorskip("torch")
     import train
     data = tmp_path / "d.bin"
@@ -294,7 +301,7 @@ def test_trainer_streams_every_position_once_and_reads_text(datagen: Path, tmp_p
     # Chunks and decode slices far smaller than the file: the streaming path.
     monkeypatch.setattr(train, "CHUNK", 100)
     monkeypatch.setattr(train, "DECODE", 37)
-    stream = train.RecordData(data, 1.0)
+    stream = train.RecordData([data], 1.0)
     val_games = recs["game"] % 10 == 9
     assert (stream.n_train, stream.n_val) == (int((~val_games).sum()), int(val_games.sum()))
     assert stream.n_val > 0
@@ -307,9 +314,3 @@ def test_trainer_streams_every_position_once_and_reads_text(datagen: Path, tmp_p
     assert len(seen) == len(want), (len(seen), len(want))
     # (sigmoid rounds differently in SIMD lanes and tails: equal to float precision)
     assert torch.allclose(seen.sort().values, want.sort().values, rtol=0, atol=1e-6)
-    # The old text format still trains: the same positions as text lines.
-    text = tmp_path / "d.txt"
-    text.write_text("".join(f"{posdata.record_fen(r)} | {int(r['score'])} | "
-                            f"{int(r['result']) / 2}\n" for r in recs))
-    old = train.TextData(text, 1.0)
-    assert old.n_train + old.n_val == len(recs)

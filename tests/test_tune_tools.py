@@ -1,13 +1,131 @@
-"""tools/tune: the variant builder that A/B matches (docs/strength.md) rely on."""
+"""The tuning tools: the Texel tuner (engine_c/tools/tune.c) on the records of the one data
+generator (engine_c/tools/datagen.c), the variant builder that A/B matches (docs/strength.md)
+rely on, and the paired score of two gauntlets."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
-from conftest import ROOT
+import chess
+import pytest
+from conftest import DATA, ROOT
+
+from tests.test_nnue_datagen import OPENINGS, datagen, run  # noqa: F401  (datagen: a fixture)
+
+sys.path.insert(0, str(ROOT / "tools" / "nnue"))
+
+import posdata  # noqa: E402
+
+ENGINE = ROOT / "engine_c"
+
+
+@pytest.fixture(scope="module")
+def tuner(datagen: Path) -> Path:  # noqa: F811  (datagen checked make and cc)
+    out = ENGINE / "out"
+    # The lock of tests/test_c_builds.py: one make at a time in engine_c/out.
+    with (out / ".build.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(["make", "-s", "VARIANT=auto", "out/auto/tune"], cwd=ENGINE, check=True,
+                       timeout=600)
+    return out / "auto" / "tune"
+
+
+def _mse(stderr: str, line: str) -> float:
+    match = re.search(line + r".*?train mse ([0-9.]+)", stderr)
+    assert match, stderr
+    return float(match.group(1))
+
+
+def test_build_script_builds_the_tuner_from_core_and_eval_only(tuner: Path) -> None:
+    # tools/tune/build.sh compiles tune.c with attacks/board/movegen/eval only (no
+    # search), so the tuner builds while search files change; `tuner` took make and cc.
+    with (ENGINE / "out" / ".build.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        subprocess.run(["sh", str(ROOT / "tools" / "tune" / "build.sh")], check=True,
+                       capture_output=True, timeout=600)
+    proc = run(ENGINE / "out" / "tune" / "tune", "--help")
+    assert proc.stdout.startswith("usage: tune DATA... --out HEADER")
+
+
+def test_tuner_tunes_from_datagen_records(datagen: Path, tuner: Path,  # noqa: F811
+                                          tmp_path: Path) -> None:
+    # HCE self-play, as the committed weights' data was; 20 games, so games 9 and 19
+    # are the held-out ones. Two files: the tuner reads them as one data set.
+    a, b = tmp_path / "a.bin", tmp_path / "b.bin"
+    common = ("--openings", OPENINGS, "--eval", "hce", "--nodes", 200, "--games", 10)
+    run(datagen, a, *common)
+    run(datagen, b, *common, "--first", 10)
+    n = len(posdata.open_records(a)[1]) + len(posdata.open_records(b)[1])
+    header = tmp_path / "evalparams.h"
+    proc = run(tuner, a, b, "--out", header, "--epochs", 40)
+    assert f"positions {n}," in proc.stderr
+    model_error = re.search(r"model error ([0-9.]+) cp", proc.stderr)
+    assert model_error and float(model_error.group(1)) < 1.0, proc.stderr  # eval is linear
+    # Gradient descent lowers the training error from the starting weights' (K line).
+    assert _mse(proc.stderr, "epoch 40 ") < _mse(proc.stderr, r"K = [0-9.]+ ")
+    text = header.read_text()
+    assert f"Tuned on {n} positions (a.bin and 1 more file(s))" in text
+    start = (ENGINE / "evalparams.h").read_text()
+    fields = re.findall(r"^    \.(\w+) =", start, re.M)
+    assert fields and re.findall(r"^    \.(\w+) =", text, re.M) == fields
+
+
+def test_tuner_reads_each_record_as_the_python_reader_does(datagen: Path, tuner: Path,  # noqa: F811
+                                                           tmp_path: Path) -> None:
+    fens = [line.split(";")[0].strip() for line in (DATA / "standard.epd").read_text()
+            .splitlines() if line.strip() and not line.startswith("#")]
+    fens += ["r3k2r/8/8/8/3pP3/8/8/R3K2R b Kq e3 0 17",   # en passant, partial rights
+             "4k3/8/8/8/8/8/8/4K2R w K - 99 80"]
+    src = tmp_path / "fens.epd"
+    src.write_text("\n".join(fens) + "\n")
+    packed = tmp_path / "p.bin"
+    run(datagen, "--pack", src, packed)  # result of line i: (i + 1) % 3
+    lines = run(tuner, "--fens", packed).stdout.splitlines()
+    _, recs = posdata.open_records(packed)
+    assert len(lines) == len(recs) == len(fens)
+    for i, (line, rec) in enumerate(zip(lines, recs, strict=True)):
+        fen, result = line.split(" | ")
+        assert chess.Board(fen).fen() == chess.Board(posdata.record_fen(rec)).fen() \
+            == chess.Board(fens[i]).fen()
+        assert result == ("0.0", "0.5", "1.0")[(i + 1) % 3]
+
+
+def test_tuner_bad_input_is_one_line(datagen: Path, tuner: Path,  # noqa: F811
+                                     tmp_path: Path) -> None:
+    data = tmp_path / "d.bin"
+    run(datagen, data, "--openings", OPENINGS, "--games", 2, "--nodes", 200)
+    text = tmp_path / "old.txt"   # the retired generators' text lines
+    text.write_text("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1 | 0.5\n")
+    corrupt = tmp_path / "corrupt.bin"
+    raw = bytearray(data.read_bytes()[:32 + 64])
+    raw[32 + 8] |= 7   # piece code 7 does not exist
+    corrupt.write_bytes(bytes(raw))
+    out = tmp_path / "o.h"
+    cases = [
+        ((text, "--out", out), 1, f"tune: {text} is not a datagen record file"),
+        ((tmp_path / "missing.bin", "--out", out), 1, "missing.bin: No such file"),
+        ((corrupt, "--out", out), 1, f"tune: {corrupt}: record 0 is not a datagen position"),
+        ((data, "--out", data), 2, "holds datagen records: not overwriting it"),
+        ((data,), 2, "--out HEADER is required"),
+        ((data, "--out", out, "--epochs"), 2, "--epochs needs a value"),
+        ((data, "--out", out, "--frobnicate", "1"), 2, "unknown option --frobnicate"),
+        ((data, "--out", out), 1, "generate more games first"),   # 2 games: none held out
+    ]
+    for args, code, msg in cases:
+        proc = run(tuner, *args, ok=False)
+        assert proc.returncode == code and msg in proc.stderr, (args, proc.stderr)
+        assert proc.stderr.count("\n") == 1, proc.stderr
+    assert not out.exists() and data.stat().st_size > 32 + 64
+    # A torn last record (a generator killed mid-write) is left out with a warning.
+    torn = tmp_path / "torn.bin"
+    torn.write_bytes(data.read_bytes()[:32 + 64 + 5])
+    proc = run(tuner, "--fens", torn)
+    assert len(proc.stdout.splitlines()) == 2 and "ignoring a torn last record" in proc.stderr
 
 
 def test_build_variant_makes_a_working_uci_engine(tmp_path: Path) -> None:

@@ -1,21 +1,31 @@
 /* tune.c — Texel tuner for the evaluation weights (EvalParams).
  *
- * Reads positions labelled with game results ("<FEN> | 1.0", White's view,
- * as written by tune_datagen), records for each the coefficient trace of
- * eval_evaluate_with() (sparse: weight index, white-minus-black count), the
- * game phase and the endgame scale, then
+ * Reads the position records of engine_c/tools/datagen.c (one or more files,
+ * e.g. the chunks of tools/nnue/datastore.py; the format is documented at the
+ * top of datagen.c and in tools/nnue/posdata.py) and uses of each record the
+ * position and the game result (White's view); the search score is not used.
+ * datagen keeps only quiet positions (side to move not in check, the
+ * engine's best move neither a capture nor a promotion, no mate score), which
+ * is the filter Texel tuning needs: the static eval of a quiet position is
+ * what the search would trust. For each position it records the coefficient
+ * trace of eval_evaluate_with() (sparse: weight index, white-minus-black
+ * count), the game phase and the endgame scale, then
  *   1. fits the logistic constant K with the starting weights
  *      (minimise mean (result - sigmoid(K * eval / 400))^2),
  *   2. minimises the same error over all weights (mg and eg halves
  *      separately) by full-batch gradient descent with momentum on the exact
  *      linear model of the eval, then rescales to centipawn units,
- *   3. writes the rounded weights as engine_c/evalparams.h.
- * Every 5th block of 500 positions (whole games) is held out to report
- * validation error (overfitting shows as it rising while training falls).
+ *   3. writes the rounded weights as an evalparams.h.
+ * The games whose number (record byte 31, mod 256) is 9 mod 10 are held out
+ * to report validation error (overfitting shows as it rising while training
+ * falls): whole games, the same ones the NNUE trainer holds out.
  *
- * usage: tune DATA OUT_HEADER [--epochs N] [--lr X] [--limit N] [--k K] [--l2 X]
+ * usage: tune DATA... --out HEADER [--epochs N] [--lr X] [--limit N] [--k K] [--l2 X]
  *            [--freeze name,name,...]   (EvalParams fields kept as they are)
+ *            [--keep-last 1]
+ *        tune --fens DATA...   (each record as "<FEN> | <result>", for checks)
  */
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,6 +44,7 @@ typedef struct {
     float phase_eg;      /* (24-phase)/24 * scale/128 */
     float result;
     int eval;            /* the engine's own integer eval, White's view */
+    bool val;            /* held out (validation) */
 } Pos;
 
 typedef struct {
@@ -54,87 +65,238 @@ static double lin_eval(const Pos *p, const Entry *ent, double (*w)[2]) {
     return mg * p->phase_mg + eg * p->phase_eg;
 }
 
-static int load(const char *path, Data *d, long limit) {
-    FILE *f = fopen(path, "r");
-    if (!f) {
-        fprintf(stderr, "cannot open data file %s\n", path);
-        return -1;
-    }
-    Board *b = malloc(sizeof(*b));
-    EvalTrace *t = malloc(sizeof(*t));
-    if (!b || !t) {
-        fprintf(stderr, "out of memory\n");
-        fclose(f);
-        free(b);
-        free(t);
-        return -1;
-    }
-    char line[512];
-    long lineno = 0, bad = 0;
-    while (fgets(line, sizeof(line), f) && (limit <= 0 || d->npos < limit)) {
-        lineno++;
-        char *bar = strchr(line, '|');
-        if (!bar) { bad++; continue; }
-        *bar = 0;
-        double r = strtod(bar + 1, NULL);
-        if (board_set_fen(b, line, false, NULL, 0) != PB_OK || (r != 0.0 && r != 0.5 && r != 1.0)) {
-            bad++;
-            continue;
-        }
-        int v = eval_evaluate_with(b, &EvalDefaultParams, t);
-        (void)v;
-        if (d->npos == d->cap_pos) {
-            d->cap_pos = d->cap_pos ? d->cap_pos * 2 : 1 << 16;
-            void *p = realloc(d->pos, (size_t)d->cap_pos * sizeof(Pos));
-            if (!p) goto oom;
-            d->pos = p;
-        }
-        if (d->nent + EVAL_NPARAMS > d->cap_ent) {
-            d->cap_ent = d->cap_ent ? d->cap_ent * 2 : 1 << 22;
-            void *p = realloc(d->ent, (size_t)d->cap_ent * sizeof(Entry));
-            if (!p) goto oom;
-            d->ent = p;
-        }
-        Pos *p = &d->pos[d->npos++];
-        p->first = d->nent;
-        p->n = 0;
-        for (int i = 0; i < EVAL_NPARAMS; i++) {
-            int c = t->coef[i][WHITE] - t->coef[i][BLACK];
-            if (c) {
-                d->ent[d->nent].idx = (int16_t)i;
-                d->ent[d->nent].coef = (int16_t)c;
-                d->nent++;
-                p->n++;
-            }
-        }
-        p->phase_mg = (float)(t->phase / 24.0 * t->scale / 128.0);
-        p->phase_eg = (float)((24 - t->phase) / 24.0 * t->scale / 128.0);
-        p->result = (float)r;
-        p->eval = t->eval;
-    }
-    fclose(f);
-    free(b);
-    free(t);
-    if (bad) fprintf(stderr, "skipped %ld malformed lines (expected '<FEN> | 1.0|0.5|0.0')\n", bad);
-    return 0;
-oom:
-    fprintf(stderr, "out of memory at line %ld\n", lineno);
-    fclose(f);
-    free(b);
-    free(t);
-    return -1;
+enum { REC_SIZE = 32, HEADER_SIZE = 32, REC_VERSION = 1, VAL_EVERY = 10 };
+static const char MAGIC[8] = {'P', 'I', 'B', 'O', 'T', 'P', 'O', 'S'};
+
+static uint32_t le32(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
-/* Validation: every 5th block of 500 consecutive positions. The data file
- * holds games in order, so this holds out whole games (positions of one
- * game are too alike to tell fitting from overfitting). */
-static inline int is_val(int i) { return (i / 500) % 5 == 2; }
+/* One record -> FEN (written into fen) and result 0/1/2; false if the bytes
+ * cannot be a record (the Board parser checks the rest). A castling right is
+ * K/Q/k/q for a corner rook beside an e-file king, else the rook's file
+ * (Shredder-FEN), and then *chess960 is set: the parser accepts those only in
+ * Chess960 mode. */
+static bool record_fen(const uint8_t *r, char *fen, size_t len, bool *chess960, int *result) {
+    uint64_t occ = 0;
+    for (int i = 7; i >= 0; i--) occ = occ << 8 | r[i];
+    if (__builtin_popcountll(occ) > 32 || r[30] > 2) return false;
+    int code[64];
+    int n = 0;
+    for (int sq = 0; sq < 64; sq++) {
+        code[sq] = -1;
+        if (!(occ >> sq & 1)) continue;
+        int c = r[8 + n / 2] >> (4 * (n & 1)) & 15;
+        if ((c & 7) == 7) return false;
+        code[sq] = c;
+        n++;
+    }
+    size_t k = 0;
+    for (int rank = 7; rank >= 0; rank--) {
+        int empty = 0;
+        for (int file = 0; file < 8; file++) {
+            int c = code[rank * 8 + file];
+            if (c < 0) { empty++; continue; }
+            if (empty) fen[k++] = (char)('0' + empty);
+            empty = 0;
+            char ch = "pnbrqkr"[c & 7];
+            fen[k++] = c & 8 ? ch : (char)(ch - 32);
+        }
+        if (empty) fen[k++] = (char)('0' + empty);
+        if (rank) fen[k++] = '/';
+    }
+    int stm = r[24] >> 7, ep = r[24] & 127;
+    if (ep > 64) return false;
+    fen[k++] = ' ';
+    fen[k++] = stm ? 'b' : 'w';
+    fen[k++] = ' ';
+    size_t rights = k;
+    *chess960 = false;
+    for (int colour = 0; colour < 2; colour++) {
+        int king = -1;
+        for (int sq = 0; sq < 64; sq++)
+            if (code[sq] == (5 | colour << 3)) king = sq;
+        int rooks = 0;
+        for (int sq = 63; sq >= 0; sq--) {   /* king side first: KQkq, HAha */
+            if (code[sq] != (6 | colour << 3)) continue;
+            /* a right needs the king on the back rank beside the rook: at most two */
+            if (king < 0 || sq / 8 != 7 * colour || king / 8 != sq / 8 || sq == king ||
+                ++rooks > 2)
+                return false;
+            bool corner = king % 8 == 4 && (sq % 8 == 0 || sq % 8 == 7);
+            char ch = corner ? (sq % 8 ? 'K' : 'Q') : (char)('A' + sq % 8);
+            fen[k++] = colour ? (char)(ch + 32) : ch;
+            *chess960 |= !corner;
+        }
+    }
+    if (k == rights) fen[k++] = '-';
+    fen[k] = '\0';
+    unsigned fullmove = (unsigned)r[26] | (unsigned)r[27] << 8;
+    if (ep == 64) snprintf(fen + k, len - k, " - %u %u", r[25], fullmove);
+    else snprintf(fen + k, len - k, " %c%c %u %u", 'a' + ep % 8, '1' + ep / 8, r[25], fullmove);
+    *result = r[30];
+    return true;
+}
+
+/* Opens a datagen file and checks its header; NULL (and one line on stderr
+ * naming the file) if it is not one this tuner reads. *count: whole records. */
+static FILE *open_records(const char *path, long *count) {
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        fprintf(stderr, "tune: cannot open %s: %s\n", path, strerror(errno));
+        return NULL;
+    }
+    uint8_t h[HEADER_SIZE];
+    if (fread(h, 1, HEADER_SIZE, f) != HEADER_SIZE || memcmp(h, MAGIC, 8)) {
+        fprintf(stderr, "tune: %s is not a datagen record file (no PIBOTPOS header; make it "
+                        "with engine_c/tools/datagen.c)\n", path);
+        fclose(f);
+        return NULL;
+    }
+    if (le32(h + 8) != REC_VERSION || le32(h + 12) != REC_SIZE) {
+        fprintf(stderr, "tune: %s: datagen format version %u with %u-byte records; this tuner "
+                        "reads version %d (%d bytes)\n", path, le32(h + 8), le32(h + 12),
+                REC_VERSION, REC_SIZE);
+        fclose(f);
+        return NULL;
+    }
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    if (size < 0 || fseek(f, HEADER_SIZE, SEEK_SET)) {
+        fprintf(stderr, "tune: cannot read %s: %s\n", path, strerror(errno));
+        fclose(f);
+        return NULL;
+    }
+    *count = (size - HEADER_SIZE) / REC_SIZE;
+    if ((size - HEADER_SIZE) % REC_SIZE)   /* a run killed mid-write */
+        fprintf(stderr, "tune: %s: ignoring a torn last record (%ld bytes)\n", path,
+                (size - HEADER_SIZE) % REC_SIZE);
+    return f;
+}
+
+/* Calls fn(fen, chess960, result, game, ctx) for each record of path (at most
+ * limit in all when limit > 0, counted by *seen); -1 after one error line. */
+typedef int (*RecordFn)(const char *fen, bool chess960, int result, int game, void *ctx);
+
+static int each_record(const char *path, long limit, long *seen, RecordFn fn, void *ctx) {
+    long count;
+    FILE *f = open_records(path, &count);
+    if (!f) return -1;
+    uint8_t buf[256 * REC_SIZE];
+    int rc = 0;
+    for (long i = 0; i < count && !rc && (limit <= 0 || *seen < limit);) {
+        size_t want = (size_t)(count - i < 256 ? count - i : 256);
+        if (fread(buf, REC_SIZE, want, f) != want) {
+            fprintf(stderr, "tune: cannot read %s: %s\n", path, ferror(f) ? strerror(errno)
+                                                                          : "file shrank");
+            rc = -1;
+            break;
+        }
+        for (size_t j = 0; j < want && !rc && (limit <= 0 || *seen < limit); j++, i++) {
+            char fen[128];
+            bool c960;
+            int result;
+            const uint8_t *r = buf + j * REC_SIZE;
+            if (!record_fen(r, fen, sizeof fen, &c960, &result)) {
+                fprintf(stderr, "tune: %s: record %ld is not a datagen position record\n",
+                        path, i);
+                rc = -1;
+                break;
+            }
+            rc = fn(fen, c960, result, r[31], ctx);
+            if (rc) fprintf(stderr, "tune: %s: record %ld: %s\n", path, i,
+                            rc == -2 ? "out of memory" : "not a legal position");
+            (*seen)++;
+        }
+    }
+    fclose(f);
+    return rc ? -1 : 0;
+}
+
+typedef struct {
+    Data *d;
+    Board *b;
+    EvalTrace *t;
+} LoadCtx;
+
+/* Does path exist and start with the datagen magic? */
+static bool is_records(const char *path) {
+    FILE *f = fopen(path, "rb");
+    char magic[sizeof MAGIC];
+    bool yes = f && fread(magic, 1, sizeof magic, f) == sizeof magic && !memcmp(magic, MAGIC, 8);
+    if (f) fclose(f);
+    return yes;
+}
+
+static int load_one(const char *fen, bool chess960, int result, int game, void *ctx) {
+    LoadCtx *c = ctx;
+    Data *d = c->d;
+    if (board_set_fen(c->b, fen, chess960, NULL, 0) != PB_OK) return -1;
+    eval_evaluate_with(c->b, &EvalDefaultParams, c->t);
+    if (d->npos == d->cap_pos) {
+        int cap = d->cap_pos ? d->cap_pos * 2 : 1 << 16;
+        void *p = realloc(d->pos, (size_t)cap * sizeof(Pos));
+        if (!p) return -2;
+        d->pos = p;
+        d->cap_pos = cap;
+    }
+    if (d->nent + EVAL_NPARAMS > d->cap_ent) {
+        int cap = d->cap_ent ? d->cap_ent * 2 : 1 << 22;
+        void *p = realloc(d->ent, (size_t)cap * sizeof(Entry));
+        if (!p) return -2;
+        d->ent = p;
+        d->cap_ent = cap;
+    }
+    const EvalTrace *t = c->t;
+    Pos *p = &d->pos[d->npos++];
+    p->first = d->nent;
+    p->n = 0;
+    for (int i = 0; i < EVAL_NPARAMS; i++) {
+        int coef = t->coef[i][WHITE] - t->coef[i][BLACK];
+        if (coef) {
+            d->ent[d->nent].idx = (int16_t)i;
+            d->ent[d->nent].coef = (int16_t)coef;
+            d->nent++;
+            p->n++;
+        }
+    }
+    p->phase_mg = (float)(t->phase / 24.0 * t->scale / 128.0);
+    p->phase_eg = (float)((24 - t->phase) / 24.0 * t->scale / 128.0);
+    p->result = (float)(result / 2.0);
+    p->eval = t->eval;
+    /* Whole games: positions of one game share a result and are too alike to
+     * tell fitting from overfitting. */
+    p->val = game % VAL_EVERY == VAL_EVERY - 1;
+    return 0;
+}
+
+static int load(char **paths, int npaths, Data *d, long limit) {
+    LoadCtx c = {d, malloc(sizeof(Board)), malloc(sizeof(EvalTrace))};
+    long seen = 0;
+    int rc = c.b && c.t ? 0 : -1;
+    if (rc) fprintf(stderr, "tune: out of memory\n");
+    for (int i = 0; i < npaths && !rc && (limit <= 0 || seen < limit); i++)
+        rc = each_record(paths[i], limit, &seen, load_one, &c);
+    free(c.b);
+    free(c.t);
+    return rc;
+}
+
+/* --fens: the position as the engine's parser read it (board_get_fen), so a
+ * check against another reader covers the tuner's whole decoding. */
+static int print_one(const char *fen, bool chess960, int result, int game, void *ctx) {
+    (void)game;
+    char out[128];
+    if (board_set_fen(ctx, fen, chess960, NULL, 0) != PB_OK) return -1;
+    board_get_fen(ctx, out, sizeof out);
+    printf("%s | %s\n", out, result == 2 ? "1.0" : result == 1 ? "0.5" : "0.0");
+    return 0;
+}
 
 static double mse(const Data *d, double k, double (*w)[2], int want_val) {
     double sum = 0;
     long n = 0;
     for (int i = 0; i < d->npos; i++) {
-        if (is_val(i) != want_val) continue;
+        if (d->pos[i].val != want_val) continue;
         double s = sigmoid(k, w ? lin_eval(&d->pos[i], d->ent, w) : d->pos[i].eval);
         double e = d->pos[i].result - s;
         sum += e * e;
@@ -196,7 +358,7 @@ static void write_row(FILE *f, double (*w)[2], int off, int n, const char *inden
 static int write_header(const char *path, double (*w)[2], const char *note) {
     FILE *f = fopen(path, "w");
     if (!f) {
-        fprintf(stderr, "cannot write %s\n", path);
+        fprintf(stderr, "tune: cannot write %s: %s\n", path, strerror(errno));
         return -1;
     }
     fprintf(f, "/* evalparams.h — evaluation weights, S(mg, eg); included only by eval.c.\n"
@@ -226,35 +388,85 @@ static int write_header(const char *path, double (*w)[2], const char *note) {
     return fclose(f) == 0 ? 0 : -1;
 }
 
+static const char USAGE[] =
+    "usage: tune DATA... --out HEADER [--epochs N] [--lr X] [--limit N] [--k K] [--l2 X]\n"
+    "            [--freeze name,name,...] [--keep-last 1]\n"
+    "       tune --fens DATA...\n"
+    "DATA: position records of engine_c/tools/datagen.c\n";
+
 int main(int argc, char **argv) {
-    if (argc < 3) {
-        fprintf(stderr, "usage: %s DATA OUT_HEADER [--epochs N] [--lr X] [--limit N] [--k K] [--l2 X]"
-                        " [--freeze name,name,...] [--keep-last 1]\n", argv[0]);
-        return 2;
+    if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+        fputs(USAGE, stdout);
+        return 0;
+    }
+    board_init_tables();
+    if (argc > 1 && !strcmp(argv[1], "--fens")) {
+        long seen = 0;
+        if (argc < 3) {
+            fprintf(stderr, "tune: --fens needs one or more datagen files\n");
+            return 2;
+        }
+        Board *b = malloc(sizeof *b);
+        int rc = b ? 0 : 1;
+        for (int i = 2; i < argc && !rc; i++)
+            rc = each_record(argv[i], 0, &seen, print_one, b) ? 1 : 0;
+        free(b);
+        return fflush(stdout) || rc ? 1 : 0;
     }
     int epochs = 1000;
     double lr = 10000.0, kfix = 0, l2 = 0;
-    const char *freeze = "";
+    const char *freeze = "", *out = NULL;
     bool keep_last = false;   /* write the last epoch, not the best validated one */
     long limit = 0;
-    for (int i = 3; i + 1 < argc; i += 2) {
-        if (!strcmp(argv[i], "--epochs")) epochs = atoi(argv[i + 1]);
-        else if (!strcmp(argv[i], "--lr")) lr = atof(argv[i + 1]);
-        else if (!strcmp(argv[i], "--limit")) limit = atol(argv[i + 1]);
-        else if (!strcmp(argv[i], "--k")) kfix = atof(argv[i + 1]);
-        else if (!strcmp(argv[i], "--l2")) l2 = atof(argv[i + 1]);
-        else if (!strcmp(argv[i], "--freeze")) freeze = argv[i + 1];
-        else if (!strcmp(argv[i], "--keep-last")) keep_last = atoi(argv[i + 1]) != 0;
+    /* the data files, in order (argv outlives them) */
+    char **data = malloc((size_t)argc * sizeof *data);
+    int ndata = 0;
+    if (!data) {
+        fprintf(stderr, "tune: out of memory\n");
+        return 1;
+    }
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (strncmp(a, "--", 2)) {
+            data[ndata++] = argv[i];
+            continue;
+        }
+        if (i + 1 >= argc) {
+            fprintf(stderr, "tune: %s needs a value (tune --help)\n", a);
+            return 2;
+        }
+        const char *v = argv[++i];
+        if (!strcmp(a, "--out")) out = v;
+        else if (!strcmp(a, "--epochs")) epochs = atoi(v);
+        else if (!strcmp(a, "--lr")) lr = atof(v);
+        else if (!strcmp(a, "--limit")) limit = atol(v);
+        else if (!strcmp(a, "--k")) kfix = atof(v);
+        else if (!strcmp(a, "--l2")) l2 = atof(v);
+        else if (!strcmp(a, "--freeze")) freeze = v;
+        else if (!strcmp(a, "--keep-last")) keep_last = atoi(v) != 0;
         else {
-            fprintf(stderr, "unknown option %s (expected --epochs, --lr, --limit, --k, --l2, --freeze or --keep-last)\n", argv[i]);
+            fprintf(stderr, "tune: unknown option %s (expected --out, --epochs, --lr, --limit, "
+                            "--k, --l2, --freeze or --keep-last)\n", a);
             return 2;
         }
     }
-    board_init_tables();
+    if (!ndata || !out) {
+        fprintf(stderr, "tune: %s (tune --help)\n", !ndata ? "no data files given"
+                                                           : "--out HEADER is required");
+        return 2;
+    }
+    /* A slip of the arguments must not overwrite data that took hours to make. */
+    if (is_records(out)) {
+        fprintf(stderr, "tune: --out %s holds datagen records: not overwriting it\n", out);
+        return 2;
+    }
     Data d = {0};
-    if (load(argv[1], &d, limit) != 0) return 1;
-    if (d.npos < 100) {
-        fprintf(stderr, "only %d positions in %s: generate more data first\n", d.npos, argv[1]);
+    if (load(data, ndata, &d, limit) != 0) return 1;
+    long nval = 0;
+    for (int i = 0; i < d.npos; i++) nval += d.pos[i].val;
+    if (d.npos < 100 || nval == 0) {
+        fprintf(stderr, "tune: %d positions, %ld of them held out (games 9 mod 10): generate "
+                        "more games first\n", d.npos, nval);
         return 1;
     }
     static double best_w[EVAL_NPARAMS][2], init_w[EVAL_NPARAMS][2], w[EVAL_NPARAMS][2], m[EVAL_NPARAMS][2], g[EVAL_NPARAMS][2];
@@ -312,11 +524,11 @@ int main(int argc, char **argv) {
     int best_epoch = 0;
     memcpy(best_w, w, sizeof(best_w));
     long ntrain = 0;
-    for (int i = 0; i < d.npos; i++) ntrain += !is_val(i);
+    for (int i = 0; i < d.npos; i++) ntrain += !d.pos[i].val;
     for (int ep = 1; ep <= epochs; ep++) {
         memset(g, 0, sizeof(g));
         for (int i = 0; i < d.npos; i++) {
-            if (is_val(i)) continue;
+            if (d.pos[i].val) continue;
             const Pos *p = &d.pos[i];
             double s = sigmoid(k, lin_eval(p, d.ent, w));
             double ge = 2 * (s - p->result) * s * (1 - s) * k * ln10 / 400.0 / ntrain;
@@ -366,14 +578,17 @@ int main(int argc, char **argv) {
     fprintf(stderr, "normalised by %.3f (effective K %.4f): val mse %.6f\n", c, k / c,
             mse(&d, k / c, w, 1));
     k /= c;
-    char note[160];
-    snprintf(note, sizeof(note), "Tuned on %d positions (%s), K=%.4f, lr %g, l2 %g, epoch %d of %d.",
-             d.npos, strrchr(argv[1], '/') ? strrchr(argv[1], '/') + 1 : argv[1], k, lr, l2, best_epoch, epochs);
-    if (write_header(argv[2], w, note) != 0) return 1;
-    fprintf(stderr, "wrote %s\n", argv[2]);
+    char note[320], more[32] = "";
+    const char *name = strrchr(data[0], '/') ? strrchr(data[0], '/') + 1 : data[0];
+    if (ndata > 1) snprintf(more, sizeof more, " and %d more file(s)", ndata - 1);
+    snprintf(note, sizeof(note), "Tuned on %d positions (%.100s%s), K=%.4f, lr %g, l2 %g, epoch %d of %d.",
+             d.npos, name, more, k, lr, l2, best_epoch, epochs);
+    if (write_header(out, w, note) != 0) return 1;
+    fprintf(stderr, "wrote %s\n", out);
     for (int pt = PAWN; pt <= QUEEN; pt++)
         fprintf(stderr, "material[%d] %+.0f %+.0f\n", pt, w[pt][0], w[pt][1]);
     free(d.pos);
     free(d.ent);
+    free(data);
     return 0;
 }

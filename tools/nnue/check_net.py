@@ -3,12 +3,13 @@
 1. Evals of fixed positions: the start position (near 0), a queen up for
    either side (strongly positive for the side with the queen), and colour
    symmetry (every position and its colour-flipped twin evaluate the same).
-2. With a data file (tools/nnue/datagen.py): on every 10th position of the
-   validation games (every 10th game, as train.py splits them), the mean
-   absolute difference from the labelling search's score, for the net and for
-   the engine's static HCE (the built engine, through cffi).
+2. With a data file (position records of engine_c/tools/datagen.c): on every
+   10th position of the validation games (game number 9 mod 10, as train.py
+   splits them), the mean absolute difference from the labelling search's
+   score, for the net and for the engine's static HCE (the built engine,
+   through cffi).
 
-    python3 tools/nnue/check_net.py engine_c/nets/candidate.pbnn [--data /tmp/nnue/train.txt]
+    python3 tools/nnue/check_net.py engine_c/nets/candidate.pbnn [--data /tmp/nnue/data.bin]
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import posdata  # noqa: E402
 import reference as ref  # noqa: E402
 
 FIXED = {
@@ -63,19 +65,18 @@ def fixed(net: ref.QuantNet) -> bool:
 def against_data(net: ref.QuantNet, data: Path) -> None:
     from bot.engine import search_bindings as sb
 
-    lines = data.read_text().splitlines()
-    fullmove = np.array([int(line.split("|")[0].split()[5]) for line in lines])
-    games = np.concatenate([[0], np.cumsum(np.diff(fullmove) < 0)])  # as train.game_ids
-    rows = np.flatnonzero(games % 10 == 9)[::10]
+    _header, recs = posdata.open_records(data)
+    rows = np.flatnonzero(recs["game"] % 10 == 9)[::10]
     engine = sb.engine_new(16, 1)
+    sb.set_eval(engine, "hce")  # the default eval is the embedded net since pbnn-1580058a
     hce, nnue, score = [], [], []
     for i in rows:
-        fen, sc, _ = (part.strip() for part in lines[i].split("|"))
+        fen = posdata.record_fen(recs[i])
         sign = 1 if fen.split()[1] == "w" else -1
         sb.set_position(engine, fen, [], False)
         hce.append(sb.evaluate(engine))
         nnue.append(ref.evaluate(net, fen))
-        score.append(int(sc) * sign)
+        score.append(int(recs[i]["score"]) * sign)  # White's view -> side to move's
     h, n, s = np.array(hce), np.array(nnue), np.array(score)
     out(f"{len(rows)} validation positions, mean |eval - search score|: "
         f"net {np.abs(n - s).mean():.1f} cp, static HCE {np.abs(h - s).mean():.1f} cp; "
@@ -85,7 +86,8 @@ def against_data(net: ref.QuantNet, data: Path) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("net", type=Path)
-    ap.add_argument("--data", type=Path, help="datagen output to compare against")
+    ap.add_argument("--data", type=Path,
+                    help="position records of engine_c/tools/datagen.c to compare against")
     args = ap.parse_args()
     try:
         net = ref.read_pbnn(args.net)
@@ -95,7 +97,11 @@ def main() -> int:
     out(f"net {net.name} ({args.net}), {net.buckets} output bucket(s)")
     ok = fixed(net)
     if args.data:
-        against_data(net, args.data)
+        try:
+            against_data(net, args.data)
+        except (posdata.DataError, OSError) as exc:
+            sys.stderr.write(f"error: {exc}\n")
+            return 1
     return 0 if ok else 1
 
 

@@ -471,7 +471,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dir", type=Path, required=True)
     p.add_argument("--verify", action="store_true", help="also check every chunk's sha256")
     p.set_defaults(fn=cmd_status)
-    p = sub.add_parser("paths", help="the chunk files, in order (for train.py)")
+    p = sub.add_parser("paths", help="the chunk files, in order (for train.py and the Texel tuner)")
     p.add_argument("manifest", type=Path)
     p.add_argument("--dir", type=Path, required=True)
     p.set_defaults(fn=cmd_paths)

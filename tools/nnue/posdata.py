@@ -44,12 +44,6 @@ class Header:
     eval: str  # "hce" or "nnue"
 
 
-def is_records(path: Path) -> bool:
-    """Does the file start with the datagen magic (versus the old text format)?"""
-    with path.open("rb") as fh:
-        return fh.read(len(MAGIC)) == MAGIC
-
-
 def open_records(path: Path) -> tuple[Header, np.ndarray]:
     """The header and a read-only memmap of the whole records (a torn last record,
     from a run killed mid-write, is left out with a warning)."""
@@ -81,8 +75,8 @@ def _nibbles(recs: np.ndarray) -> np.ndarray:
 
 
 def features(recs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """White-perspective feature indices (n, 32), PAD-filled, as the trainer's text
-    path makes them (colour * 384 + 64 * type + square), and the side to move (0/1)."""
+    """White-perspective feature indices (n, 32), PAD-filled (colour * 384 + 64 * type +
+    square, reference.fen_pieces' order of terms), and the side to move (0/1)."""
     n = len(recs)
     occ = np.ascontiguousarray(recs["occ"])
     bits = ((occ[:, None] >> _SHIFTS) & np.uint64(1)).astype(bool)

@@ -1,15 +1,11 @@
 """Train pibot's NNUE (768 -> 256x2 -> 1 of B output buckets, SCReLU) with PyTorch and export
 a .pbnn.
 
-Data, either format (told apart by the first bytes):
-* binary records from engine_c/tools/datagen.c (tools/nnue/posdata.py): read
-  streaming from a memmap, a chunk of 1M positions (32 MB) at a time, so the file
-  may be far larger than RAM; chunks are visited in random order and shuffled
-  within; validation = the games whose number is 9 mod 10 (mod 256: ~10%);
-* the old text lines `<FEN> | <score> | <result>` of tools/nnue/datagen.py, parsed
-  once into a numpy cache next to it (`<data>.npz`) and held in RAM; validation =
-  every 10th game (games are told apart by the fullmove number starting again).
-Both give score in cp and result 1.0/0.5/0.0 from White's view.
+Data: the binary records of engine_c/tools/datagen.c (tools/nnue/posdata.py), one or
+more files (e.g. the chunks of tools/nnue/datastore.py), read streaming from memmaps, a
+chunk of 1M positions (32 MB) at a time, so the data may be far larger than RAM; chunks
+are visited in random order and shuffled within; validation = the games whose number is
+9 mod 10 (mod 256: ~10%). Score in cp and result from White's view.
 
 Model (float; the quantisation of tools/nnue/reference.py and the net contract):
     acc_p = ft_b + sum ft_w[idx(p, piece)]     (shared weights, both perspectives)
@@ -57,7 +53,6 @@ from reference import (  # noqa: E402
     SCALE,
     NetError,
     bucket,
-    fen_pieces,
     quantise,
     read_pbnn,
     write_pbnn,
@@ -75,46 +70,6 @@ DECODE = 1 << 16  # records decoded to features at a time
 
 
 # ---------------------------------------------------------------- data
-
-def parse_text(path: Path) -> dict[str, np.ndarray]:
-    """The text data -> arrays; White-perspective features, PAD-filled to 32 slots."""
-    lines = path.read_text().splitlines()
-    n = len(lines)
-    feats = np.full((n, MAX_PIECES), PAD, dtype=np.int16)
-    stm = np.zeros(n, dtype=np.int8)
-    score = np.zeros(n, dtype=np.int16)
-    result = np.zeros(n, dtype=np.float32)
-    fullmove = np.zeros(n, dtype=np.int16)
-    for i, line in enumerate(lines):
-        try:
-            fen, sc, res = (part.strip() for part in line.split("|"))
-            pieces, side = fen_pieces(fen)
-            if len(pieces) > MAX_PIECES:
-                raise ValueError(f"{len(pieces)} pieces")
-            for j, (c, t, s) in enumerate(pieces):
-                feats[i, j] = c * 384 + 64 * t + s
-            stm[i], score[i], result[i] = side, int(sc), float(res)
-            fullmove[i] = int(fen.split()[5]) if len(fen.split()) > 5 else 1
-        except ValueError as exc:
-            raise SystemExit(f"{path}:{i + 1}: not '<FEN> | <score> | <result>' ({exc})") from None
-    return {"feats": feats, "stm": stm, "score": score, "result": result, "fullmove": fullmove}
-
-
-def load(path: Path) -> dict[str, np.ndarray]:
-    cache = path.with_name(path.name + ".npz")
-    if cache.is_file() and cache.stat().st_mtime >= path.stat().st_mtime:
-        with np.load(cache) as z:
-            data = {k: z[k] for k in z.files}
-        if int(data["source_size"]) == path.stat().st_size:
-            return data
-    t0 = time.monotonic()
-    data = parse_text(path)
-    data["source_size"] = np.array(path.stat().st_size)
-    np.savez(cache, **data)
-    log.info("parsed %d positions in %.1f s -> %s", len(data["stm"]), time.monotonic() - t0,
-             cache)
-    return data
-
 
 def black_view(fw: torch.Tensor) -> torch.Tensor:
     """White-perspective features -> Black's: swap colours, mirror ranks (s ^ 56)."""
@@ -143,43 +98,6 @@ def mirror(fw: torch.Tensor, fb: torch.Tensor, gen: torch.Generator
 
 
 Batch = tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]  # fw, fb, stm, target
-
-
-class Batches:
-    """Tensors of one split of the text data, in RAM; targets precomputed."""
-
-    def __init__(self, data: dict[str, np.ndarray], rows: np.ndarray, lam: float) -> None:
-        self.fw = torch.from_numpy(data["feats"][rows].astype(np.int64))
-        self.fb = black_view(self.fw)
-        self.stm = torch.from_numpy(data["stm"][rows].astype(np.bool_))
-        score = torch.from_numpy(data["score"][rows].astype(np.float32))
-        self.target, score = targets(score, torch.from_numpy(data["result"][rows]), self.stm,
-                                     lam)
-        # Loss of the labelling search's own score as the prediction: a yardstick.
-        self.score_loss = float(((torch.sigmoid(score / K) - self.target) ** 2).mean())
-        self.n = len(rows)
-
-    def batch(self, idx: torch.Tensor) -> Batch:
-        return self.fw[idx], self.fb[idx], self.stm[idx], self.target[idx]
-
-
-class TextData:
-    """The old text format: parsed once (npz cache), held in RAM."""
-
-    def __init__(self, path: Path, lam: float) -> None:
-        data = load(path)
-        tr_rows, va_rows = split_rows(data["fullmove"])
-        self.train, self.val = Batches(data, tr_rows, lam), Batches(data, va_rows, lam)
-        self.n_train, self.n_val, self.score_loss = self.train.n, self.val.n, self.val.score_loss
-
-    def train_batches(self, batch: int, gen: torch.Generator) -> Iterator[Batch]:
-        perm = torch.randperm(self.train.n, generator=gen)
-        for i in range(0, self.train.n, batch):
-            yield self.train.batch(perm[i:i + batch])
-
-    def val_batches(self, batch: int) -> Iterator[Batch]:
-        for i in range(0, self.val.n, batch):
-            yield self.val.batch(torch.arange(i, min(i + batch, self.val.n)))
 
 
 class RecordData:
@@ -239,20 +157,6 @@ class RecordData:
     def val_batches(self, batch: int) -> Iterator[Batch]:
         for fw, fb, stm, target, _score in self._stream(True, batch):
             yield fw, fb, stm, target
-
-
-def game_ids(fullmove: np.ndarray) -> np.ndarray:
-    """Game number of each position: the datagen writes games in order, and within a
-    game the fullmove number never decreases, while the next game starts again at
-    its opening's."""
-    return np.concatenate([[0], np.cumsum(np.diff(fullmove.astype(np.int32)) < 0)])
-
-
-def split_rows(fullmove: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Every 10th game is validation: whole games, because the positions of one
-    game share a result and are too alike to tell fitting from overfitting."""
-    val = game_ids(fullmove) % VAL_EVERY == VAL_EVERY - 1
-    return np.flatnonzero(~val), np.flatnonzero(val)
 
 
 # ---------------------------------------------------------------- model
@@ -347,11 +251,8 @@ def loss_fn(out: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
     return ((torch.sigmoid(out * SCALE / K) - target) ** 2).mean()
 
 
-Data = TextData | RecordData
-
-
 @torch.no_grad()
-def evaluate_loss(model: Net, data: Data, device: torch.device) -> float:
+def evaluate_loss(model: Net, data: RecordData, device: torch.device) -> float:
     total = 0.0
     for fw, fb, stm, target in data.val_batches(16384):
         out = model(fw.to(device), fb.to(device), stm.to(device))
@@ -374,9 +275,8 @@ def pick_device(name: str) -> torch.device | None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("data", type=Path, nargs="+",
-                    help="binary records (engine_c/tools/datagen.c; several files, e.g. "
-                         "`tools/nnue/datastore.py paths ...`) or one file of text lines "
-                         "(tools/nnue/datagen.py)")
+                    help="binary records of engine_c/tools/datagen.c (several files, e.g. "
+                         "`tools/nnue/datastore.py paths ...`)")
     ap.add_argument("--out", type=Path, required=True, help=".pbnn to write (best epoch)")
     ap.add_argument("--checkpoint", type=Path, help="float weights (.pt) to save; default OUT.pt")
     ap.add_argument("--init", type=Path,
@@ -416,21 +316,15 @@ def main() -> int:
     gen = torch.Generator().manual_seed(args.seed)  # on the CPU: batches are made there
 
     try:
-        records = [posdata.is_records(p) for p in args.data]
-        if all(records):
-            data: Data = RecordData(args.data, args.lam)
-        elif len(args.data) == 1:
-            data = TextData(args.data[0], args.lam)
-        else:
-            ap.error("several data files must all be datagen records (text data: one file)")
+        data = RecordData(args.data, args.lam)
     except posdata.DataError as exc:
         ap.error(str(exc))
     if data.n_train == 0 or data.n_val == 0:
         ap.error(f"{' '.join(map(str, args.data))}: {data.n_train} training and "
                  f"{data.n_val} validation positions; generate more games")
-    log.info("positions: %d train, %d validation (%s); lambda %.2f; val loss of the search "
-             "score itself %.6f; device %s; %d output bucket(s)", data.n_train, data.n_val,
-             type(data).__name__, args.lam, data.score_loss, device, args.buckets)
+    log.info("positions: %d train, %d validation (%d file(s)); lambda %.2f; val loss of the "
+             "search score itself %.6f; device %s; %d output bucket(s)", data.n_train,
+             data.n_val, len(args.data), args.lam, data.score_loss, device, args.buckets)
 
     model = Net(args.buckets)
     try:

@@ -1,8 +1,11 @@
 """Match openings from a Polyglot book: weighted random walks of a fixed number
 of plies, distinct, written as a PGN that engine_match.py and match.py read.
 
-Useful as a check independent of 8moves_v3.pgn, whose positions also seed the
-NNUE training data (tools/nnue/datagen.py). Deterministic for a book and seed:
+Openings other than 8moves_v3.pgn's. The NNUE training data of rounds 3 and 4
+(engine_c/tools/datagen.c) starts from 8moves_v3 positions and from up to 8-ply
+walks through performance.bin, so walks through that book are no longer openings
+the data never saw (they were for the first nets, whose data started from 8moves_v3
+only). Deterministic for a book and seed:
 
     python3 tools/tune/polyglot_openings.py /work/shared/books/performance.bin \\
         --plies 10 --count 300 --seed 1 > /tmp/book10.pgn
