@@ -175,5 +175,7 @@ def render(g: StoredGame, moves: list[MoveRecord]) -> str:
         if m.clock_after_ms is not None:
             parts.append(f"[%clk {format_clock(m.clock_after_ms)}]")
         node = node.add_variation(move, comment=" ".join(parts))
-    exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=True)
+    # One line of movetext, as Lichess writes it (python-chess wraps at 80 otherwise).
+    exporter = chess.pgn.StringExporter(columns=None, headers=True, variations=False,
+                                        comments=True)
     return game.accept(exporter) + "\n\n"
