@@ -22,6 +22,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("bot.commands.check", "validate config, token, account, engine build and platform"),
     "config": ("bot.commands.config", "convert a lichess-bot config.yml (config import FILE)"),
     "status": ("bot.commands.status", "what the running bot service is doing now"),
+    "history": ("bot.commands.history", "results, opponents and rating over months (records)"),
+    "export": ("bot.commands.export", "the games of a period as one PGN file (records)"),
     "upgrade": ("bot.commands.upgrade", "upgrade the Lichess account to a BOT account"),
     "uci": ("bot.commands.uci", "speak UCI on stdin/stdout (for GUIs and match tools)"),
     "bench": ("bot.commands.bench", "fixed-depth search benchmark (node-count signature)"),

@@ -41,7 +41,14 @@ def connect_readonly(path: str | Path) -> sqlite3.Connection:
     p = Path(path)
     if not p.is_file():
         raise FileNotFoundError(str(p))
-    conn = sqlite3.connect(f"{p.resolve().as_uri()}?mode=ro", uri=True,
+    # With the service running, its -wal and -shm files exist and a read-only reader
+    # shares them.  Without it they do not, and a reader would create them -- owned by
+    # whoever runs `sudo pibot history`, which would then lock the service out of its
+    # own database.  No -wal means no writer has the file open: read it immutable,
+    # which creates nothing.
+    wal = p.with_name(p.name + "-wal")
+    mode = "mode=ro" if wal.exists() else "mode=ro&immutable=1"
+    conn = sqlite3.connect(f"{p.resolve().as_uri()}?{mode}", uri=True,
                            timeout=BUSY_TIMEOUT_MS / 1000)
     try:
         have = schema.version(conn)
