@@ -120,3 +120,19 @@ def test_history_reads_the_configured_database_without_writing_it(records: Path)
     assert r.returncode == 0, r.stderr
     assert json.loads(r.stdout)["total"]["games"] == 12
     assert {p.name: p.stat().st_mtime_ns for p in records.parent.iterdir()} == before
+
+
+def test_check_reports_the_records_database_and_alerts(records: Path) -> None:
+    cfg = records.parent / "c.yml"
+    cfg.write_text("url: http://127.0.0.1:9\nrecords:\n  db: pibot.db\n"
+                   "alerts:\n  url: https://owner:pw123456@ntfy.sh/topic?auth=abcdefgh\n")
+    r = _pibot("check", "--config", str(cfg), "--json", cwd=records.parent, timeout=120)
+    texts = {f["text"]: f["level"] for f in json.loads(r.stdout)["findings"]}
+    assert texts[f"records database {records} is readable and writable"] == "ok"
+    assert texts["alerts go to https://ntfy.sh/topic"] == "ok"
+    assert "pw123456" not in r.stdout and "abcdefgh" not in r.stdout
+    records.write_bytes(b"damaged" * 1000)
+    r = _pibot("check", "--config", str(cfg), "--json", cwd=records.parent, timeout=120)
+    bad = [f["text"] for f in json.loads(r.stdout)["findings"] if f["level"] == "problem"]
+    assert any(t.startswith(f"records database {records} cannot be read") and
+               "move it aside" in t for t in bad), bad

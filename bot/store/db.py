@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from pathlib import Path
 
@@ -64,3 +65,33 @@ def connect_readonly(path: str | Path) -> sqlite3.Connection:
         conn.close()
         raise
     return conn
+
+
+def problem(path: str | Path) -> str | None:
+    """Why the service could not keep records in this existing file (None: it can).
+
+    For `pibot check`: reads only (an integrity check of the whole file: seconds
+    for years of games), and probes that the file and its directory, where
+    SQLite puts its -wal and -shm files, are writable."""
+    p = Path(path)
+    try:
+        conn = connect_readonly(p)
+    except schema.SchemaTooNew as exc:
+        return f"records database {p}: {exc}; upgrade pibot or set records.db to another file"
+    except (sqlite3.Error, OSError) as exc:
+        return f"records database {p} cannot be read ({exc}); if it is damaged, move it " \
+               f"aside and restart: a new one is made"
+    try:
+        verdict = conn.execute("PRAGMA quick_check").fetchone()[0]
+    except sqlite3.Error as exc:
+        verdict = str(exc)
+    finally:
+        conn.close()
+    if verdict != "ok":
+        return f"records database {p} is damaged ({verdict}); move it aside and restart: " \
+               f"a new one is made"
+    for what in (p, p.parent):
+        if not os.access(what, os.W_OK):
+            return f"records database {p}: {what} is not writable by this user; the " \
+                   f"service keeps no records (fix the owner: chown pibot)"
+    return None
