@@ -24,6 +24,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "status": ("bot.commands.status", "what the running bot service is doing now"),
     "history": ("bot.commands.history", "results, opponents and rating over months (records)"),
     "export": ("bot.commands.export", "the games of a period as one PGN file (records)"),
+    "alert": ("bot.commands.alert", "send a test alert, or a failure alert for systemd OnFailure="),
     "upgrade": ("bot.commands.upgrade", "upgrade the Lichess account to a BOT account"),
     "uci": ("bot.commands.uci", "speak UCI on stdin/stdout (for GUIs and match tools)"),
     "bench": ("bot.commands.bench", "fixed-depth search benchmark (node-count signature)"),

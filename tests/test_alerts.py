@@ -248,3 +248,25 @@ def test_bad_values_are_one_clear_line(data: dict[str, Any], wanted: str) -> Non
         parse_config(data)
     assert wanted in str(exc.value) and "\n" not in str(exc.value)
     assert TOKEN not in str(exc.value)
+
+
+def test_pibot_alert_sends_and_reports(receiver: Receiver, tmp_path: Any) -> None:
+    from test_robustness_cli import _pibot
+
+    cfg = tmp_path / "c.yml"
+    cfg.write_text(f"alerts:\n  url: {receiver.url}/topic\n  format: ntfy\n")
+    r = _pibot("alert", "--config", str(cfg), "--test")
+    assert r.returncode == 0 and "alert delivered" in r.stdout, r.stderr
+    r = _pibot("alert", "--config", str(cfg), "--failing", "pibot@alice")
+    assert r.returncode == 0, r.stderr
+    got = receiver.wait(2)
+    assert got[0]["headers"]["Title"] == "pibot test alert"
+    assert got[1]["headers"]["Title"] == "pibot@alice has failed"
+    assert got[1]["headers"]["Priority"] == "5"
+    cfg.write_text(f"alerts:\n  url: http://127.0.0.1:{closed_port()}/x\n")
+    r = _pibot("alert", "--config", str(cfg), "--test", "--timeout", "3")
+    assert r.returncode == 1 and "not delivered" in r.stdout and "refused" in r.stdout
+    assert r.stderr == ""
+    cfg.write_text("log_level: info\n")
+    r = _pibot("alert", "--config", str(cfg), "--test")
+    assert r.returncode == 2 and "alerts.url is not set" in r.stderr
