@@ -12,6 +12,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -49,7 +50,7 @@ def play(w: RecordWriter, gid: str, ucis: list[str], winner: str | None = "white
 
 
 @pytest.fixture
-def writer(tmp_path: Path) -> RecordWriter:
+def writer(tmp_path: Path) -> Iterator[RecordWriter]:
     w = RecordWriter(tmp_path / "pibot.db")
     w.start()
     yield w
@@ -82,6 +83,23 @@ def test_an_old_database_is_migrated_with_its_rows(tmp_path: Path) -> None:
     assert queries.starts_since(conn, NOW - 1) == 1
     conn.close()
     assert schema.migrate(sqlite3.connect(path, isolation_level=None)) == 2  # nothing to do
+
+
+def test_the_service_s_start_up_read_upgrades_an_old_file_too(tmp_path: Path) -> None:
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    schema.migrate(conn, target=1)
+    conn.close()
+    # The writer thread and load_memory may both find the old version at start.
+    w = RecordWriter(path)
+    w.start()
+    w.put(ServiceEvent("start", at=NOW))
+    memory = queries.load_memory(path, NOW)
+    assert w.flush(10) and w.problem is None
+    w.close()
+    assert memory.problem is None and memory.farming == []
+    assert schema.version(sqlite3.connect(path)) == schema.VERSION
+    assert queries.load_memory(path, NOW + 1).starts_last_hour == 1
 
 
 def test_a_database_from_a_newer_pibot_is_left_alone(tmp_path: Path,
@@ -198,6 +216,7 @@ def test_put_never_blocks_and_a_full_queue_drops_with_one_line(
     w.start()
     assert w.flush(10) and w.written == 3
     w.close()
+    assert not w.put(MoveRecord("q", 99, "white", "e2e4")) and w.dropped == 48
 
 
 def test_a_full_database_is_one_log_line_and_the_game_goes_on(

@@ -163,12 +163,14 @@ class Memory:
 def load_memory(path: str | Path, now: float) -> Memory:
     """Farming lines, today's counts and the daily limit, for the service's start.
 
-    Never raises: a missing file is a first start, anything else one log line."""
+    Never raises: a missing file is a first start, anything else one log line.
+    Opens the file as the writer does (and so may migrate it): the service's
+    own process only, never the CLI."""
     p = Path(path).expanduser()
     if not p.exists():
         return Memory()
     try:
-        conn = db.connect_readonly(p)
+        conn = db.connect(p)  # the service's own file: an older schema is upgraded here
     except (sqlite3.Error, OSError) as exc:
         log.error("records database %s: cannot read it (%s); starting without the "
                   "memory of earlier games", p, exc)

@@ -97,13 +97,20 @@ def migrate(conn: sqlite3.Connection, target: int = VERSION) -> int:
     """Bring the database to `target` (default: the newest); returns the old version.
 
     Each step runs in its own transaction with its version bump (SQLite's DDL is
-    transactional), so an interrupted upgrade resumes from the last whole step."""
+    transactional), so an interrupted upgrade resumes from the last whole step.
+    The version is read again inside each step's write lock: two connections
+    migrating at once (the writer thread and the service's start-up read) take
+    turns instead of applying a step twice."""
     old = version(conn)
     if old > VERSION:
         raise SchemaTooNew(f"schema version {old} is newer than this pibot's {VERSION}")
-    for v in range(old, target):
+    while True:
         conn.execute("BEGIN IMMEDIATE")
         try:
+            v = version(conn)
+            if v >= target:
+                conn.execute("COMMIT")
+                return old
             for statement in MIGRATIONS[v]:
                 conn.execute(statement)
             conn.execute(f"PRAGMA user_version = {v + 1}")  # no bound parameters here
@@ -112,4 +119,3 @@ def migrate(conn: sqlite3.Connection, target: int = VERSION) -> int:
             conn.execute("ROLLBACK")
             raise
         log.info("records database: schema version %d -> %d", v, v + 1)
-    return old

@@ -94,6 +94,7 @@ class RecordWriter:
         self._conn: sqlite3.Connection | None = None
         self._next_open = 0.0
         self._thread: threading.Thread | None = None
+        self._closed = False
 
     # -- the service's side ------------------------------------------------------------
 
@@ -106,7 +107,14 @@ class RecordWriter:
             self._thread.start()
 
     def put(self, record: Record) -> bool:
-        """Hand a record over; never blocks.  False: dropped (the queue is full)."""
+        """Hand a record over; never blocks.  False: dropped (the queue is full, or
+        the writer is closed: a game that ends after the service's shutdown)."""
+        if self._closed:
+            with self._lock:
+                self._dropped += 1
+            log.warning("records database %s: %s after close, dropped", self.path,
+                        type(record).__name__)
+            return False
         try:
             self._queue.put_nowait(record)
         except queue.Full:
@@ -137,6 +145,7 @@ class RecordWriter:
 
     def close(self, timeout: float = 5.0) -> None:
         """Write what is queued (within `timeout`), then close the file."""
+        self._closed = True
         if self._thread is None:
             return
         try:
