@@ -339,3 +339,14 @@ def test_game_start_from_a_game_full() -> None:
                                  "daysPerTurn": 3}, "pibot", "https://lichess.org", now=5.0)
     assert (corr.speed, corr.opponent, corr.days_per_turn, corr.started_at) == \
         ("correspondence", "AI level 3", 3, 5.0)
+
+
+def test_a_record_that_breaks_the_writer_is_skipped_not_fatal(
+        writer: RecordWriter, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.ERROR, logger="bot.store.writer"):
+        writer.put("not a record")  # type: ignore[arg-type]
+        writer.put(MoveRecord("x", 0, "white", object()))  # type: ignore[arg-type]
+        writer.put(start("after"))
+        assert writer.flush(10)
+    assert writer.written == 1 and writer.dropped == 2 and writer.problem is None
+    assert queries.game(db.connect_readonly(writer.path), "after") is not None

@@ -188,7 +188,11 @@ class RecordWriter:
                 record = self._queue.get()
                 if record is None:
                     return
-                ok = self._write(record)
+                try:
+                    ok = self._write(record)
+                except Exception:  # a bug must not end the thread and, with it, all records
+                    log.exception("records database: %s skipped", type(record).__name__)
+                    ok = False
                 with self._lock:
                     self._done += 1
                     if ok:
