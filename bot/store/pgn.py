@@ -28,7 +28,7 @@ import logging
 import chess
 import chess.pgn
 
-from bot.store.model import MoveRecord
+from bot.store.model import GameEnd, GameStart, MoveRecord, result_for
 from bot.store.queries import StoredGame
 
 log = logging.getLogger(__name__)
@@ -118,6 +118,25 @@ def _diff(before: int | None, after: int | None) -> str | None:
         return None
     d = after - before
     return f"+{d}" if d >= 0 else str(d)
+
+
+def stored_game(start: GameStart, end: GameEnd | None = None) -> StoredGame:
+    """The game as the database would hold it, from the records the runner built:
+    its PGN file is written the same way when the database cannot be."""
+    return StoredGame(
+        game_id=start.game_id, account=start.account, color=start.color,
+        opponent=start.opponent, opponent_title=start.opponent_title,
+        my_rating=start.my_rating, opponent_rating=start.opponent_rating,
+        my_rating_after=end.my_rating_after if end else None,
+        opponent_rating_after=end.opponent_rating_after if end else None,
+        speed=start.speed, variant=start.variant, initial_fen=start.initial_fen,
+        clock_initial_ms=start.clock_initial_ms, clock_increment_ms=start.clock_increment_ms,
+        days_per_turn=start.days_per_turn, rated=start.rated,
+        tournament_id=start.tournament_id, tournament_name=start.tournament_name,
+        site=start.site, started_at=start.started_at,
+        ended_at=end.ended_at if end else None, status=end.status if end else None,
+        winner=end.winner if end else None,
+        result=result_for(start.color, end.status, end.winner) if end else None)
 
 
 def render(g: StoredGame, moves: list[MoveRecord]) -> str:
