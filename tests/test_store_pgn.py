@@ -13,10 +13,12 @@ from pathlib import Path
 import chess
 import chess.pgn
 import pytest
+from test_store import start
 
-from bot.store import pgn, retention
-from bot.store.model import MoveRecord
+from bot.store import db, pgn, queries, retention
+from bot.store.model import GameEnd, MoveRecord
 from bot.store.queries import StoredGame
+from bot.store.writer import RecordWriter
 
 NOW = 1_790_000_000.0  # 2026-09-21 14:13:20 UTC
 
@@ -194,29 +196,22 @@ def test_a_failed_compression_keeps_the_original(tmp_path: Path,
     assert [p.name for p in tmp_path.iterdir()] == ["g.pgn"]  # no temporary left behind
 
 
-def test_the_runner_s_own_records_render_as_the_database_s() -> None:
+def test_the_runner_s_own_records_render_as_the_database_s(tmp_path: Path) -> None:
     """A PGN file written from the records in memory (the database may be down)
     is the one `pibot export` writes from the database."""
-    import tempfile
-
-    from test_store import start
-
-    from bot.store import db, queries
-    from bot.store.model import GameEnd
-    from bot.store.writer import RecordWriter
-
     g0, end = start("abcd1234"), GameEnd("abcd1234", "resign", "black", ended_at=NOW + 60,
                                          my_rating_after=1490, plies=9)
     moves = random_game(9, plies=9)
-    with tempfile.TemporaryDirectory() as d:
-        w = RecordWriter(Path(d) / "r.db")
-        w.start()
-        for r in (g0, *moves, end):
-            w.put(r)
-        assert w.flush(10)
-        w.close()
-        conn = db.connect_readonly(Path(d) / "r.db")
-        from_db = pgn.render(queries.game(conn, "abcd1234"), queries.moves_of(conn, "abcd1234"))
-        conn.close()
+    w = RecordWriter(tmp_path / "r.db")
+    w.start()
+    for r in (g0, *moves, end):
+        w.put(r)
+    assert w.flush(10)
+    w.close()
+    conn = db.connect_readonly(tmp_path / "r.db")
+    stored_game = queries.game(conn, "abcd1234")
+    assert stored_game is not None
+    from_db = pgn.render(stored_game, queries.moves_of(conn, "abcd1234"))
+    conn.close()
     assert pgn.render(pgn.stored_game(g0, end), moves) == from_db
     assert '[Result "0-1"]' in from_db and '[WhiteRatingDiff "-10"]' in from_db
