@@ -298,6 +298,55 @@ class StatusPageConfig:
                                         "(127.0.0.1:8080); empty = off")
 
 
+# -- records and alerts (issue 35) ---------------------------------------------------
+# One self-contained block: the checks that span keys live in __post_init__, so the
+# generic loader reports them with the same one-line UserError as a bad value.
+
+@dataclass(frozen=True)
+class RecordsConfig:
+    """Every game, move and service event in one SQLite file (bot/store/)."""
+
+    db: str | None = _val("pibot.db", doc="SQLite file of games, moves and service events; "
+                                          "relative = in the state directory; null = off")
+    keep_days: int | None = _val(None, lo=1, hi=36500,
+                                 doc="gzip PGN files older than this many days; null = never")
+    max_mb: int | None = _val(None, lo=1, hi=1048576,
+                              doc="cap on the database's size (MiB): past it, records stop "
+                                  "(one log line) and games go on; null = the disk's size")
+
+    def __post_init__(self) -> None:
+        if self.db is not None and not self.db.strip():
+            raise UserError("config key 'records.db' is empty; give a file name "
+                            "(pibot.db) or null to keep no records")
+
+
+@dataclass(frozen=True)
+class AlertsConfig:
+    """Messages to the owner's phone when something is wrong (bot/alerts/); off by default."""
+
+    url: str | None = _val(None, doc="ntfy topic URL (https://ntfy.sh/TOPIC) or a webhook "
+                                     "taking a JSON POST; null = no alerts")
+    format: str = _val("auto", choices=("auto", "ntfy", "json"),
+                       doc="auto = ntfy when the host name holds 'ntfy', else JSON")
+    throttle_minutes: float = _val(30.0, lo=1, hi=10080,
+                                   doc="alert when the CPU stays throttled this long")
+    repeat_minutes: float = _val(60.0, lo=1, hi=10080,
+                                 doc="the same alert at most once per this many minutes")
+    failing_restarts: int = _val(3, lo=1, hi=1000,
+                                 doc="alert when the service started this often within an hour")
+    daily_summary_hour: int | None = _val(20, lo=0, hi=23,
+                                          doc="UTC hour of the daily summary; null = none")
+
+    def __post_init__(self) -> None:
+        if self.url is None:
+            return
+        parts = urllib.parse.urlsplit(self.url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise UserError(f"config key 'alerts.url': {_show(self.url)} is not an http:// "
+                            f"or https:// URL; write e.g. https://ntfy.sh/my-pibot-topic, "
+                            f"or null for no alerts")
+
+
 @dataclass(frozen=True)
 class Config:
     url: str = _val("https://lichess.org")
@@ -314,6 +363,8 @@ class Config:
     matchmaking: MatchmakingConfig = field(default_factory=MatchmakingConfig)
     network: NetworkConfig = field(default_factory=NetworkConfig)
     status_page: StatusPageConfig = field(default_factory=StatusPageConfig)
+    records: RecordsConfig = field(default_factory=RecordsConfig)
+    alerts: AlertsConfig = field(default_factory=AlertsConfig)
     source: str = field(default="<defaults>", compare=False, metadata=_meta(doc="internal"))
     # How engine.hash_mb / engine.threads were decided (auto or set), for the log and check.
     sizing: EngineSizing | None = field(default=None, compare=False,

@@ -174,6 +174,30 @@ def _check_records(cfg: Config, rep: Report) -> None:
         rep.ok(f"pgn_directory {cfg.pgn_directory} is writable")
 
 
+def _check_memory_and_alerts(cfg: Config, rep: Report) -> None:
+    """The records database (issue 35) and where alerts go."""
+    from bot.alerts.scrub import public_url
+    from bot.store import db, paths
+
+    if cfg.records.db is None:
+        rep.ok("records.db is null: no history is kept (pibot history has nothing to show)")
+    else:
+        found = paths.find(cfg.records.db)
+        if found is None:
+            rep.ok(f"records.db {cfg.records.db}: no database yet; the service makes it in "
+                   f"its working directory at the first start")
+        else:
+            problem = db.problem(found)
+            if problem:
+                rep.bad(problem)
+            else:
+                rep.ok(f"records database {found} is readable and writable")
+    if cfg.alerts.url:
+        rep.ok(f"alerts go to {public_url(cfg.alerts.url)}")
+    else:
+        rep.ok("alerts are off (alerts.url is null)")
+
+
 def run(args: argparse.Namespace) -> int:
     rep = Report(as_json=args.json)
     path = resolve_config_path(args.config)
@@ -194,6 +218,7 @@ def run(args: argparse.Namespace) -> int:
     except PibotError as exc:
         rep.bad(str(exc))
     _check_records(cfg, rep)
+    _check_memory_and_alerts(cfg, rep)
     _check_engine(cfg, rep)
     _check_move_sources(cfg, rep)
     return rep.summary()

@@ -1,0 +1,140 @@
+"""The records the service hands to the RecordWriter.
+
+Plain frozen dataclasses: built on the event loop from what the game stream
+said, written later on the writer's thread.  Fields that a caller may not know
+yet are optional; a later record for the same game or ply fills them in (a
+move's row is merged, column by column, with what is already there).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+SOURCES = ("book", "tablebase", "online", "engine", "opponent")
+EVENT_KINDS = ("start", "stop", "reload", "rate_limit", "daily_limit", "throttled",
+               "failure", "token")
+
+# Lichess speed from an estimated duration (base + 40 * increment), as lila's Speed.
+_SPEED_LIMITS = ((29, "ultraBullet"), (179, "bullet"), (479, "blitz"), (1499, "rapid"))
+
+
+def speed_of(initial_s: float, increment_s: float) -> str:
+    total = initial_s + 40 * increment_s
+    for limit, name in _SPEED_LIMITS:
+        if total <= limit:
+            return name
+    return "classical"
+
+
+@dataclass(frozen=True)
+class GameStart:
+    game_id: str
+    account: str
+    color: str                      # ours: white | black
+    opponent: str
+    opponent_title: str | None
+    my_rating: int | None
+    opponent_rating: int | None
+    speed: str                      # Lichess key: bullet, blitz, correspondence, ...
+    variant: str                    # Lichess key: standard, chess960, fromPosition
+    rated: bool
+    site: str                       # https://lichess.org
+    started_at: float               # Unix time
+    initial_fen: str | None = None  # None: the standard start
+    clock_initial_ms: int | None = None
+    clock_increment_ms: int | None = None
+    days_per_turn: int | None = None
+    tournament_id: str | None = None
+    tournament_name: str | None = None
+
+
+@dataclass(frozen=True)
+class MoveRecord:
+    game_id: str
+    ply: int                        # 0 = the game's first move
+    color: str                      # who played it
+    uci: str
+    san: str | None = None
+    clock_before_ms: int | None = None
+    clock_after_ms: int | None = None   # the mover's clock after it (what %clk shows)
+    think_ms: int | None = None
+    score_cp: int | None = None     # eval after the move, from the MOVER's side
+    mate: int | None = None         # mate in N for the mover (negative: mated)
+    depth: int | None = None
+    nodes: int | None = None
+    source: str | None = None       # one of SOURCES
+    latency_ms: float | None = None
+    at: float = field(default_factory=time.time)
+
+
+@dataclass(frozen=True)
+class GameEnd:
+    game_id: str
+    status: str                     # Lichess status: mate, resign, outoftime, aborted, ...
+    winner: str | None              # white | black | None
+    ended_at: float = field(default_factory=time.time)
+    my_rating_after: int | None = None
+    opponent_rating_after: int | None = None
+    plies: int | None = None        # moves in the final game: rows past it were taken back
+
+
+@dataclass(frozen=True)
+class ServiceEvent:
+    kind: str                       # one of EVENT_KINDS
+    detail: str = ""
+    until: float | None = None      # end of a pause or limit (Unix time)
+    game_id: str | None = None
+    at: float = field(default_factory=time.time)
+
+
+Record = GameStart | MoveRecord | GameEnd | ServiceEvent
+
+
+def result_for(color: str, status: str, winner: str | None) -> str | None:
+    """win | draw | loss from our side; None for a game that counts for nothing."""
+    if status in ("aborted", "noStart", "created", "started"):
+        return None
+    if winner is None:
+        return "draw"
+    return "win" if winner == color else "loss"
+
+
+def _int(value: Any) -> int | None:
+    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) \
+        else None
+
+
+def game_start_from_full(full: dict[str, Any], account: str, site: str,
+                         tournament_name: str | None = None,
+                         now: float | None = None) -> GameStart:
+    """A GameStart from the game stream's gameFull (what the runner already holds)."""
+    white, black = full.get("white") or {}, full.get("black") or {}
+    mine_white = str(white.get("id") or white.get("name") or "").lower() == account.lower()
+    me, them = (white, black) if mine_white else (black, white)
+    clock = full.get("clock") or {}
+    variant = (full.get("variant") or {}).get("key") or "standard"
+    speed = full.get("speed")
+    if not isinstance(speed, str):
+        speed = speed_of(int(clock.get("initial", 0)) / 1000,
+                         int(clock.get("increment", 0)) / 1000) if clock else "correspondence"
+    created = full.get("createdAt")
+    started = float(created) / 1000 if isinstance(created, int | float) else \
+        (now if now is not None else time.time())
+    fen = full.get("initialFen")
+    return GameStart(
+        game_id=str(full.get("id", "")), account=account,
+        color="white" if mine_white else "black",
+        opponent=str(them.get("name") or them.get("id")
+                     or f"AI level {them.get('aiLevel', '?')}"),
+        opponent_title=them.get("title") or None,
+        my_rating=_int(me.get("rating")), opponent_rating=_int(them.get("rating")),
+        speed=speed, variant=variant, rated=bool(full.get("rated")), site=site.rstrip("/"),
+        started_at=started,
+        initial_fen=None if fen in (None, "", "startpos") else str(fen),
+        clock_initial_ms=_int(clock.get("initial")),
+        clock_increment_ms=_int(clock.get("increment")),
+        days_per_turn=_int(full.get("daysPerTurn")),
+        tournament_id=full.get("tournamentId") or None,
+        tournament_name=tournament_name)
