@@ -45,6 +45,8 @@ RULES: dict[str, tuple[str, ...] | str] = {
     "matchmaking": ("blocklist", "config", "errors", "lichess", "play", "policy"),
     "service": ("blocklist", "config", "engine", "errors", "host", "lichess",
                 "matchmaking", "play", "policy", "sources"),
+    "store": (),
+    "alerts": ("config", "store"),
     "commands": TOP,
     "cli": ("errors",),  # the commands load by name (importlib), at run time
     "__main__": ("cli",),

@@ -5,4 +5,7 @@
   unreachable or silent URL never delays a move or a challenge answer;
 - `rules`: Alerts, what the service calls when something happens (a restart
   loop, a 401, the daily bot-game limit, a long throttle, the daily summary).
+
+It may import only `bot.config` (its settings) and `bot.store` (the daily
+summary's figures); the service and the commands import it.
 """

@@ -11,4 +11,7 @@
 - `pgn`: a game from the database as Lichess exports it (%eval, %clk);
 - `retention`: old PGN files gzipped (records.keep_days);
 - `paths`: where the database is when `pibot history` looks for it.
+
+It imports no other package of the bot (plain records in, rows out), so the
+service, the game runner and the commands may all import it.
 """
