@@ -1,7 +1,8 @@
 """The wings' import rules (issue 27), as each wing's __init__.py states them.
 
-Data flows service -> play -> sources -> lichess, with the host at the ground; a
-module may import only downwards.  Every import counts, lazy and TYPE_CHECKING
+Data flows service -> play -> sources -> lichess, with the host at the ground,
+and service -> challenges -> lichess beside the games (issue 33); a module may
+import only downwards.  Every import counts, lazy and TYPE_CHECKING
 ones included, because a cycle hidden behind one still couples the modules.
 """
 from __future__ import annotations
@@ -19,7 +20,11 @@ ALLOWED = {
     "lichess": (*SHARED, "bot.host"),
     "sources": (*SHARED, "bot.host", "bot.lichess"),
     "play": (*SHARED, "bot.host", "bot.lichess", "bot.sources"),
+    "challenges": (*SHARED, "bot.host", "bot.lichess"),
+    "service": (*SHARED, "bot.host", "bot.lichess", "bot.sources", "bot.play",
+                "bot.challenges"),
 }
+MAX_METHODS = 20  # per class in the service, play and challenges (issue 33)
 
 
 def imports_of(path: Path) -> set[str]:
@@ -59,3 +64,41 @@ def test_a_wing_says_what_it_may_import() -> None:
 
 def test_the_stream_module_does_not_need_the_client_back() -> None:
     assert "bot.lichess.client" not in imports_of(BOT / "lichess" / "streams.py")
+
+
+def test_only_the_root_wires_the_service_together() -> None:
+    """The supervisor, the event stream and the other helpers of the service are
+    rooms of their own: only the composition root (root.py) imports them."""
+    breaks = [f"bot/service/{p.name} imports {m}"
+              for p in sorted((BOT / "service").glob("*.py"))
+              if p.name not in ("root.py", "__init__.py")
+              for m in sorted(imports_of(p)) if under(m, "bot.service")]
+    assert not breaks, "\n".join(breaks)
+
+
+def test_the_supervisor_knows_games_not_challenges() -> None:
+    """Challenges are the desk's: the supervisor shares only their slots."""
+    found = {m for m in imports_of(BOT / "service" / "supervisor.py")
+             if under(m, "bot.challenges")}
+    assert found <= {"bot.challenges.slots"}, found
+
+
+def test_nothing_below_the_service_imports_it() -> None:
+    breaks = [f"{p.relative_to(BOT.parent)} imports {m}"
+              for p in sorted(BOT.rglob("*.py"))
+              if p.parent.name not in ("service", "commands")
+              for m in sorted(imports_of(p)) if under(m, "bot.service")]
+    assert not breaks, "\n".join(breaks)
+
+
+@pytest.mark.parametrize("package", ["service", "play", "challenges"])
+def test_no_class_has_too_many_methods(package: str) -> None:
+    big = []
+    for path in sorted((BOT / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                n = sum(isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+                        for f in node.body)
+                if n > MAX_METHODS:
+                    big.append(f"{path.relative_to(BOT.parent)}: {node.name} has {n} methods")
+    assert not big, "\n".join(big)

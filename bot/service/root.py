@@ -1,17 +1,14 @@
 """The bot service's composition root: it builds the rooms and runs the loop.
 
-Everything is one asyncio loop; blocking HTTP runs in threads.  Every
-long-lived task is supervised (restarted with backoff when it dies) and the
-loop pings the systemd watchdog, so a hung loop is restarted by systemd.
-Each watchdog tick also reads the CPU's heat (fewer search threads over
-engine.thermal_limit_c) and rewrites the status file for `pibot status`,
-whose one-line summary is the systemd STATUS= line.
+Everything is one asyncio loop; blocking HTTP runs in threads.  Every long-lived
+task is supervised (tasks.py) and the loop pings the systemd watchdog, so a hung
+loop is restarted by systemd.  Each watchdog tick also reads the CPU's heat
+(fewer search threads over engine.thermal_limit_c) and rewrites the status file
+for `pibot status`, whose one-line summary is the systemd STATUS= line.
 
-The event stream's events go to the challenge desk (bot/challenges) and the
-game supervisor (supervisor.py); both are built once the account is known.
-Engines live in an EnginePool, one per concurrency slot, created and cleared
-in the background at start-up and after each game, so no game pays for a
-table clear on its clock.
+The event stream's events go to the challenge desk (bot/challenges) and the game
+supervisor (supervisor.py), both built once the account is known.  Engines live
+in an EnginePool, one per concurrency slot, warmed in the background (tables.py).
 """
 
 from __future__ import annotations
@@ -38,7 +35,7 @@ from bot.lichess.streams import StreamStatus
 from bot.lichess.token import Token
 from bot.play import records
 from bot.play.farming import RecentGames
-from bot.play.game import GameHooks
+from bot.play.game_state import GameHooks
 from bot.service import status, tables
 from bot.service.event_stream import EventStream
 from bot.service.login import check_bot, login
@@ -275,21 +272,16 @@ class Service:
             await asyncio.to_thread(self.heat.poll)
             if self.saver.pending:
                 await asyncio.to_thread(self.saver.retry)
-            self.summary = await self._publish_status()
+            state = "connecting" if self.waiting_for else \
+                ("draining" if self.draining else "accepting")
             runners = list(self.supervisor.runners.values()) if self.supervisor else []
+            self.summary = await status.publish(
+                self.status_writer, self.me, self.api.url, state, self.cfg, self.pool,
+                self.heat, runners, self.slots, self.tally, self.saver)
             if self.page is not None:
                 self.page.history.tick(self.status_writer.last, boards(runners))
             sdnotify.status(self.waiting_for or self.summary)
             await asyncio.sleep(period)
-
-    async def _publish_status(self) -> str:
-        assert self.status_writer is not None
-        state = "connecting" if self.waiting_for else \
-            ("draining" if self.draining else "accepting")
-        runners = list(self.supervisor.runners.values()) if self.supervisor else []
-        return await status.publish(self.status_writer, self.me, self.api.url, state, self.cfg,
-                                    self.pool, self.heat, runners, self.slots, self.tally,
-                                    self.saver)
 
     # -- the event stream ------------------------------------------------------
     def _stream_opened(self) -> None:

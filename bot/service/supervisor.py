@@ -32,7 +32,8 @@ from bot.lichess.events import GameInfo
 from bot.play.context import GameContext
 from bot.play.correspondence import Parked
 from bot.play.farming import RecentGames
-from bot.play.game import GameHooks, GameRunner
+from bot.play.game import GameRunner
+from bot.play.game_state import GameHooks
 from bot.play.records import Saver
 from bot.sources.chain import MoveSources
 
