@@ -507,7 +507,7 @@ def test_a_post_right_after_a_finished_stream_is_not_lost() -> None:
             return got
 
         got = asyncio.run(stream_then_chat())
-        assert [type(x).__name__ for x in got] == ["StreamOpened", "dict", "StreamClosed"]
+        assert [type(x).__name__ for x in got] == ["StreamOpened", "GameState", "StreamClosed"]
         assert server.answered == ["POST /api/bot/game/g1/chat"]
         assert server.unanswered == []
     finally:
