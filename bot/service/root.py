@@ -21,12 +21,11 @@ import time
 
 from bot.challenges.desk import ChallengeDesk
 from bot.challenges.slots import Slots
-from bot.config import Config, load_config, restart_keys_changed
+from bot.config import Config
 from bot.engine.pool import EnginePool
-from bot.errors import PibotError, UserError
+from bot.errors import UserError
 from bot.host import sdnotify, status_file
 from bot.host.heat import HeatMonitor
-from bot.host.logsetup import set_level
 from bot.host.status_history import boards
 from bot.host.status_page import StatusPage
 from bot.lichess import events
@@ -36,7 +35,7 @@ from bot.lichess.token import Token
 from bot.play import records
 from bot.play.farming import RecentGames
 from bot.play.game_state import GameHooks
-from bot.service import status, tables
+from bot.service import reload, status, tables
 from bot.service.event_stream import EventStream
 from bot.service.login import check_bot, login
 from bot.service.supervisor import GameSupervisor
@@ -111,23 +110,10 @@ class Service:
             return
         sdnotify.reloading()
         try:
-            new = load_config(self.config_path)
-            tables.check_tables_fit(new, self.pool)
-        except PibotError as exc:
-            log.error("config reload failed, keeping the old config: %s", exc)
-        except Exception as exc:  # noqa: BLE001 - whatever it was, the service keeps running
-            log.error("config reload failed, keeping the old config: %s: %s",
-                      type(exc).__name__, exc)
-        else:
-            stale = restart_keys_changed(self.cfg, new)
-            self.cfg = new
-            set_level(new.log_level)
-            tables.apply_engine_config(new, self.pool, self.heat)
-            log.info("config reloaded from %s (applies to new challenges and games)",
-                     self.config_path)
-            if stale:
-                log.warning("config reload: %s changed but take effect only after a "
-                            "restart (systemctl restart pibot)", ", ".join(stale))
+            new = reload.read(self.config_path, self.pool)
+            if new is not None:
+                reload.switch(self.cfg, new, self.config_path, self.pool, self.heat)
+                self.cfg = new
         finally:
             sdnotify.ready()  # systemd waits for READY=1 after RELOADING=1, always
 
@@ -200,12 +186,15 @@ class Service:
                                   self.corr_slots, lambda: self.draining, self.recent_games,
                                   self.stream, self.tasks.spawn)
         stream = EventStream(self.api, lambda: self.cfg, self.stream, self._dispatch,
-                             self._stream_opened, self._stream_waiting, sup.check_in_soon)
+                             self._stream_opened, self._closed_for, sup.check_in_soon)
         self.tasks.supervise("events", stream.run)
         for name, factory in self.desk.tasks().items():
             self.tasks.supervise(name, factory)
         self.tasks.supervise("checkin", sup.checkins)
         self.tasks.spawn(sup.resume_playing(), "resume")
+
+    def _closed_for(self, why: str) -> None:
+        self.waiting_for = f"event stream closed ({why}); re-opening"
 
     def _fatal_error(self, exc: UserError) -> None:
         self._fatal = exc
@@ -272,12 +261,11 @@ class Service:
             await asyncio.to_thread(self.heat.poll)
             if self.saver.pending:
                 await asyncio.to_thread(self.saver.retry)
-            state = "connecting" if self.waiting_for else \
-                ("draining" if self.draining else "accepting")
             runners = list(self.supervisor.runners.values()) if self.supervisor else []
             self.summary = await status.publish(
-                self.status_writer, self.me, self.api.url, state, self.cfg, self.pool,
-                self.heat, runners, self.slots, self.tally, self.saver)
+                self.status_writer, self.me, self.api.url, status.state_of(
+                    self.waiting_for, self.draining), self.cfg, self.pool, self.heat,
+                runners, self.slots, self.tally, self.saver)
             if self.page is not None:
                 self.page.history.tick(self.status_writer.last, boards(runners))
             sdnotify.status(self.waiting_for or self.summary)
@@ -290,9 +278,6 @@ class Service:
             self.ready.set()
             sdnotify.ready()
             log.info("event stream connected; ready")
-
-    def _stream_waiting(self, why: str) -> None:
-        self.waiting_for = f"event stream closed ({why}); re-opening"
 
     async def _dispatch(self, ev: events.Event) -> None:
         """Each event of the stream to its room: challenges to the desk, games to the

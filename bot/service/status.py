@@ -15,6 +15,10 @@ from bot.play.game import GameRunner
 from bot.play.records import Saver
 
 
+def state_of(waiting_for: str, draining: bool) -> str:
+    return "connecting" if waiting_for else ("draining" if draining else "accepting")
+
+
 async def publish(writer: status_file.Writer, me: str, url: str, state: str, cfg: Config,
                   pool: EnginePool | None, heat: HeatMonitor, runners: list[GameRunner],
                   slots: Slots, tally: status_file.DailyTally, saver: Saver) -> str:
