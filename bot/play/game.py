@@ -31,7 +31,6 @@ from bot.play.timers import GameTimers
 
 log = logging.getLogger(__name__)
 
-ONGOING = ("created", "started")
 MAX_STREAM_FAILURES = 30  # consecutive re-open failures before giving a game up
 # Floors of the low-clock silence limits (see _watch_stream): an echo takes one
 # round trip; a healthy stream is quiet for up to a keep-alive gap (7 s).
@@ -284,7 +283,7 @@ class GameRunner:
         st.moves = played
         if self.track.posted_at is not None and len(played) != self.track.moved_ply:
             self.track.posted_at = None  # the echo (or anything newer) arrived
-        if st.status not in ONGOING:
+        if not st.ongoing():
             self.over = True
             if self.thinker is not None:
                 await self.thinker.stop()

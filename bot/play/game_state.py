@@ -13,6 +13,8 @@ from bot.lichess.events import GameFull
 from bot.play import records
 from bot.play.clock import Clock
 
+ONGOING = ("created", "started")  # game statuses of a game still being played
+
 
 @dataclass
 class GameHooks:
@@ -38,6 +40,9 @@ class GameState:
     clock: Clock | None = None
     full: GameFull | None = None  # the stream's last gameFull
     comments: dict[int, str] = field(default_factory=dict)  # ply -> PGN comment (book, ...)
+
+    def ongoing(self) -> bool:
+        return self.status in ONGOING
 
     def to_move(self) -> str:
         other = "black" if self.first_to_move == "white" else "white"

@@ -83,7 +83,8 @@ async def choose(ctx: GameContext, st: GameState, thinker: Thinker, rules: DrawR
                  latency: LatencyEstimate, moves: list[str], clock: Clock,
                  correspondence: bool, accept_draw: bool) -> Choice | Resign | None:
     """The move to play after `moves`; None when there is none any more (the game
-    moved on while we thought, or the position is unreadable).  Sends nothing."""
+    moved on or ended while we thought, or the position is unreadable).  Sends
+    nothing."""
     cfg, gid = ctx.cfg, ctx.game_id
     t0 = time.monotonic()
     hit = variation(ctx, st, moves)
@@ -108,7 +109,7 @@ async def choose(ctx: GameContext, st: GameState, thinker: Thinker, rules: DrawR
             log.error("game %s: engine failed (%s); playing a fallback move", gid, exc)
             res = None
     think_ms = (time.monotonic() - t0) * 1000.0  # includes a ponderhit's remainder
-    if st.moves != moves:
+    if st.moves != moves or not st.ongoing():
         return None
     offer = False
     if hit is not None:
