@@ -102,7 +102,8 @@ async def one_size(hash_mb: int, args: argparse.Namespace) -> list[dict[str, flo
             await asyncio.to_thread(emu.opponent_action, cid, "resign")
             await asyncio.to_thread(emu.wait_game_over, cid, 30)
             deadline = time.monotonic() + 60
-            while service.games and time.monotonic() < deadline:
+            while service.supervisor is not None and service.supervisor.games \
+                    and time.monotonic() < deadline:
                 await asyncio.sleep(0.05)  # the slot is free once the game task ended
             await asyncio.sleep(args.gap)
     finally:

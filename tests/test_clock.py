@@ -1,32 +1,20 @@
-"""Clock normalisation and arithmetic (pure, no I/O)."""
+"""Clock snapshots and arithmetic (pure, no I/O)."""
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
 
-from bot.play.clock import NO_CLOCK_MS, Clock, silence_limit_s, to_ms
+from bot.lichess.events import GameState
+from bot.play.clock import NO_CLOCK_MS, Clock, silence_limit_s
 
 
-def test_to_ms_normalises_berserk_types() -> None:
-    assert to_ms(1500) == 1500
-    assert to_ms(1500.7) == 1500
-    assert to_ms(dt.timedelta(seconds=2, milliseconds=5)) == 2005
-    assert to_ms(None, 7) == 7
-    assert to_ms(dt.datetime(1970, 1, 1, 0, 0, 1, tzinfo=dt.UTC)) == 1000
-    with pytest.raises(TypeError):
-        to_ms("12")
-    with pytest.raises(TypeError):
-        to_ms(True)
-
-
-def test_mixed_state_types() -> None:
-    # gameFull.state keeps ints, top-level gameState has timedeltas: same result.
-    a = Clock.from_state({"wtime": 60000, "btime": 59000, "winc": 1000, "binc": 1000}, 10.0)
-    b = Clock.from_state({"wtime": dt.timedelta(seconds=60), "btime": dt.timedelta(seconds=59),
-                          "winc": dt.timedelta(seconds=1), "binc": dt.timedelta(seconds=1)}, 10.0)
-    assert a == b
+def test_clock_from_a_parsed_state() -> None:
+    state = GameState.parse({"type": "gameState", "wtime": 60000, "btime": 59000,
+                             "winc": 1000, "binc": 1000}, 10.0)
+    assert Clock.from_state(state, 10.0) == Clock(60000, 59000, 1000, 1000, 10.0)
+    # A state without times (none sent yet) counts as a generous clock, not zero.
+    empty = Clock.from_state(GameState(), 3.0)
+    assert (empty.wtime, empty.btime, empty.winc) == (NO_CLOCK_MS, NO_CLOCK_MS, 0)
 
 
 def test_only_side_to_move_ticks() -> None:
@@ -46,7 +34,7 @@ def test_budget_and_after_move() -> None:
 
 
 def test_no_clock() -> None:
-    c = Clock.from_state({"wtime": 1, "btime": 1}, 0.0, has_clock=False)
+    c = Clock.from_state(GameState(wtime=1, btime=1), 0.0, has_clock=False)
     assert c.wtime == NO_CLOCK_MS and not c.has_clock
 
 

@@ -11,12 +11,13 @@ from typing import Any, cast
 import chess
 import pytest
 
+from bot.challenges.matchmaking import Matchmaker
+from bot.challenges.policy import RecentChallenges, decide
 from bot.config import Config, parse_config
 from bot.errors import UserError
 from bot.lichess.client import Lichess
-from bot.matchmaking import Matchmaker
+from bot.lichess.events import Challenge, Profile
 from bot.play.farming import BLACK_REPLIES, SAME_PLIES, WHITE_FIRST, RecentGames, avoided, vary
-from bot.policy import RecentChallenges, decide
 
 LINE = ("e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6")
 
@@ -58,9 +59,9 @@ def _matchmaker(recent: RecentGames, **mm: Any) -> Matchmaker:
     return Matchmaker(cast(Lichess, None), "pibot", lambda: cfg, lambda: True, recent=recent)
 
 
-def _bot(name: str, rating: int | None = 1500, games: int = 50) -> dict[str, Any]:
+def _bot(name: str, rating: int | None = 1500, games: int = 50) -> Profile:
     perfs = {} if rating is None else {"blitz": {"rating": rating, "games": games}}
-    return {"id": name.lower(), "username": name, "perfs": perfs}
+    return Profile.parse({"id": name.lower(), "username": name, "perfs": perfs})
 
 
 def test_matchmaking_prefers_opponents_without_a_recent_game() -> None:
@@ -91,24 +92,26 @@ def test_challenge_filter_remembers_declines(mode: str, key: str,
                                              blocked: list[tuple[str, bool]],
                                              free: list[tuple[str, bool]]) -> None:
     mm = _matchmaker(RecentGames(), challenge_filter=mode)
-    mm.declined({"challenger": {"id": "pibot"}, "destUser": {"id": "picky"},
-                 "speed": "blitz", "rated": False, "variant": {"key": "standard"},
-                 "declineReasonKey": key})
-    bullet = {"id": "picky", "username": "picky",
-              "perfs": {s: {"rating": 1500, "games": 9} for s in ("bullet", "blitz")}}
+    mm.declined(Challenge.parse({"id": "c1", "challenger": {"id": "pibot"},
+                                 "destUser": {"id": "picky"}, "speed": "blitz",
+                                 "rated": False, "variant": {"key": "standard"},
+                                 "declineReasonKey": key}))
+    bullet = Profile.parse({"id": "picky", "username": "picky",
+                            "perfs": {s: {"rating": 1500, "games": 9}
+                                      for s in ("bullet", "blitz")}})
     for speed, rated in blocked:
         assert mm._pick([bullet], speed, rated) is None, (speed, rated)
     for speed, rated in free:
         assert mm._pick([bullet], speed, rated) == "picky", (speed, rated)
 
 
-def _challenge(rating: int | None, title: str | None = None) -> Any:
+def _challenge(rating: int | None, title: str | None = None) -> Challenge:
     challenger: dict[str, Any] = {"id": "newbie", "name": "newbie", "title": title}
     if rating is not None:
         challenger["rating"] = rating
-    return {"id": "c1", "challenger": challenger, "variant": {"key": "standard"},
-            "rated": False, "speed": "blitz",
-            "timeControl": {"type": "clock", "limit": 180, "increment": 2}}
+    return Challenge.parse({"id": "c1", "challenger": challenger,
+                            "variant": {"key": "standard"}, "rated": False, "speed": "blitz",
+                            "timeControl": {"type": "clock", "limit": 180, "increment": 2}})
 
 
 def test_unknown_challenger_rating_is_not_1500() -> None:

@@ -40,17 +40,16 @@ RULES: dict[str, tuple[str, ...] | str] = {
     "sources": ("config", "errors", "host", "lichess"),
     "play": ("config", "engine", "errors", "host", "lichess", "sources"),
     "uci": ("engine", "errors", "host", "sources"),
-    "policy": ("config", "lichess"),
-    "blocklist": ("errors", "lichess"),
-    "matchmaking": ("blocklist", "config", "errors", "lichess", "play", "policy"),
-    "service": ("blocklist", "config", "engine", "errors", "host", "lichess",
-                "matchmaking", "play", "policy", "sources"),
+    "challenges": ("config", "engine", "errors", "host", "lichess"),
+    "service": ("challenges", "config", "engine", "errors", "host", "lichess", "play",
+                "sources"),
     "store": (),
     "alerts": ("config", "store"),
     "commands": TOP,
     "cli": ("errors",),  # the commands load by name (importlib), at run time
     "__main__": ("cli",),
 }
+MAX_METHODS = 20  # per class in the service, play and challenges (issue 33)
 
 
 def packages_on_disk() -> set[str]:
@@ -77,6 +76,10 @@ def package_of(module: str) -> str:
     """bot.play.game -> play; bot -> the root."""
     parts = module.split(".")
     return parts[1] if len(parts) > 1 else ROOT
+
+
+def under(name: str, prefix: str) -> bool:
+    return name == prefix or name.startswith(prefix + ".")
 
 
 def imports_of(path: Path) -> set[str]:
@@ -193,3 +196,44 @@ def test_only_the_engine_touches_the_c_core() -> None:
     # everything above go through them (bot/engine/bindings.py's layering).
     raw = {p.name for p in BOT.rglob("*.py") if "bot._engine" in imports_of(p)}
     assert raw == {"bindings.py", "search_bindings.py"}
+
+
+def test_only_the_root_wires_the_service_together() -> None:
+    """The composition root (root.py) imports the service's other modules; none of
+    them imports it back, and the game supervisor is a room of its own: it
+    imports nothing else of the service."""
+    service = sorted((BOT / "service").glob("*.py"))
+    back = [f"bot/service/{p.name} imports {m}" for p in service
+            if p.name not in ("root.py", "__init__.py")
+            for m in sorted(imports_of(p)) if under(m, "bot.service.root") or m == "bot.service"]
+    assert not back, "\n".join(back)
+    assert not [m for m in imports_of(BOT / "service" / "supervisor.py")
+                if under(m, "bot.service")]
+
+
+def test_the_supervisor_knows_games_not_challenges() -> None:
+    """Challenges are the desk's: the supervisor shares only their slots."""
+    found = {m for m in imports_of(BOT / "service" / "supervisor.py")
+             if under(m, "bot.challenges")}
+    assert found <= {"bot.challenges.slots"}, found
+
+
+def test_nothing_below_the_service_imports_it() -> None:
+    breaks = [f"{p.relative_to(BOT.parent)} imports {m}"
+              for p in sorted(BOT.rglob("*.py"))
+              if p.parent.name not in ("service", "commands")
+              for m in sorted(imports_of(p)) if under(m, "bot.service")]
+    assert not breaks, "\n".join(breaks)
+
+
+@pytest.mark.parametrize("package", ["service", "play", "challenges"])
+def test_no_class_has_too_many_methods(package: str) -> None:
+    big = []
+    for path in sorted((BOT / package).rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                n = sum(isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
+                        for f in node.body)
+                if n > MAX_METHODS:
+                    big.append(f"{path.relative_to(BOT.parent)}: {node.name} has {n} methods")
+    assert not big, "\n".join(big)

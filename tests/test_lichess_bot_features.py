@@ -35,7 +35,7 @@ def test_challenge_rules_from_lichess_bot(tmp_path: Path) -> None:
             bot_and_emulator(tmp_path, challenge={**challenge, "online_block_list": [lists.url]},
                              network={"block_list_refresh_s": 0.2}) as (emu, bot):
         svc = bot.service
-        assert svc is not None and wait_until(lambda: svc.blocked_online.loaded >= 1, 5)
+        assert svc is not None and wait_until(lambda: svc.desk.blocked_online.loaded >= 1, 5)
 
         def challenge(name: str, base: int = 60, inc: int = 1, **kw: object) -> str:
             return emu.challenge_bot(challenger=name, challenger_title="BOT", rated=False,
@@ -60,8 +60,8 @@ def test_challenge_rules_from_lichess_bot(tmp_path: Path) -> None:
         assert emu.decline_reason(again) == "later"
         # The list is re-read (If-None-Match; a change replaces the old names).
         lists.body = "otherbot\n"
-        seen = svc.blocked_online.loaded
-        assert wait_until(lambda: svc.blocked_online.loaded >= seen + 2, 5)
+        seen = svc.desk.blocked_online.loaded
+        assert wait_until(lambda: svc.desk.blocked_online.loaded >= seen + 2, 5)
         cid = challenge("otherbot")
         assert emu.wait_challenge_answered(cid, 10) == "declined"
         assert emu.decline_reason(cid) == "generic"

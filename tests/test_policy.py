@@ -6,9 +6,10 @@ from typing import Any
 
 import pytest
 
+from bot.challenges.policy import decide
+from bot.challenges.slots import Slots
 from bot.config import ChallengeConfig, parse_config
 from bot.lichess.events import Challenge
-from bot.policy import Slots, decide
 
 
 def ch(**kw: Any) -> Challenge:
@@ -18,7 +19,7 @@ def ch(**kw: Any) -> Challenge:
         "timeControl": {"type": "clock", "limit": 180, "increment": 2},
     }
     base.update(kw)
-    return base  # type: ignore[return-value]
+    return Challenge.parse(base)
 
 
 def cc(**kw: Any) -> ChallengeConfig:

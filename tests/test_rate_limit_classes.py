@@ -179,7 +179,7 @@ def test_abort_and_claim_are_retried_until_they_land(tmp_path: Path, what: str) 
         statuses = [r.status for r in emu.requests(pattern)]
         assert statuses[0] == 429 and statuses[-1] == 200, statuses
         assert statuses.count(503) == 6 and statuses.count(429) == 1, statuses
-        assert wait_until(lambda: cid not in bot.service.games, 5)
+        assert wait_until(lambda: cid not in bot.service.supervisor.games, 5)
 
 
 # ---------------------------------------------------------------- 4. rematch, draw
@@ -195,7 +195,7 @@ def test_a_rematch_within_a_second_is_not_declined_later(tmp_path: Path) -> None
         emu.wait_game_started(cid, 10)
         emu.wait_game_over(cid, 30)
         assert bot.service is not None
-        runners = bot.service.runners
+        runners = bot.service.supervisor.runners
         assert wait_until(lambda: cid not in runners or runners[cid].over, 10)  # bot saw it
         time.sleep(0.5)  # the opponent sees the result and clicks "rematch"
         again = emu.challenge_bot(challenger="rema", rated=False, clock_limit_s=60,

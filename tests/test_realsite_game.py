@@ -196,7 +196,8 @@ def test_final_game_stream_answer_releases_the_slot_at_once(tmp_path: Path, stat
         cid = emu.challenge_bot(challenger="nina", rated=False, clock_limit_s=180,
                                 increment_s=0, color="white", opponent=opp)  # bot is black
         emu.wait_game_started(cid, 10)
-        assert wait_until(lambda: bot.service is not None and cid in bot.service.games, 10)
+        assert wait_until(lambda: bot.service is not None
+                          and cid in bot.service.supervisor.games, 10)
         # The game's stream must be open first (on a loaded machine it may not be yet).
         assert wait_until(lambda: any(r.status == 200 for r in emu.requests(
             f"GET /api/bot/game/stream/{cid}")), 10)
@@ -204,7 +205,7 @@ def test_final_game_stream_answer_releases_the_slot_at_once(tmp_path: Path, stat
                    error=error, count=None)
         emu.inject("drop_stream", f"game:{cid}")
         assert wait_until(lambda: emu.count(f"GET /api/bot/game/stream/{cid}") >= 2, 10)
-        assert wait_until(lambda: cid not in bot.service.games, 3)
+        assert wait_until(lambda: cid not in bot.service.supervisor.games, 3)
         time.sleep(1.0)
         refused = [r for r in emu.requests(f"GET /api/bot/game/stream/{cid}")
                    if r.status == status]

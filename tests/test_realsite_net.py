@@ -30,11 +30,11 @@ from test_service_helpers import (
     wait_until,
 )
 
+from bot.challenges.matchmaking import valid_clock
 from bot.config import parse_config
 from bot.emulator import AccountSpec, Emulator, OpponentSpec, UserSpec
 from bot.lichess.client import Lichess
 from bot.lichess.token import Token
-from bot.matchmaking import valid_clock
 
 MOVE = "POST /api/bot/game/*/move/*"
 EVENT = "GET /api/stream/event"
@@ -153,7 +153,7 @@ def test_quiet_game_polls_nothing(tmp_path: Path) -> None:
         assert counts.get("GET /api/bot/game/stream/{id}", 0) == 1, counts
         assert counts.get(EVENT, 0) == 0, counts  # opened before the reset, never again
         assert bot.service is not None
-        runner = bot.service.runners.get(cid)
+        runner = bot.service.supervisor.runners.get(cid)
         stream = getattr(runner, "stream", None)
         if stream is not None:  # game.py keeps its StreamThread: liveness from keep-alives
             assert stream.last_seen > t0 + 15
@@ -327,9 +327,9 @@ def test_outgoing_challenge_holds_a_slot(tmp_path: Path) -> None:
         assert emu.wait_challenge_answered(cid, 10) == "declined"
         assert emu.decline_reason(cid) == "later"
         assert bot.service is not None
-        assert wait_until(lambda: len(bot.service.games) == 1, 10)
+        assert wait_until(lambda: len(bot.service.supervisor.games) == 1, 10)
         time.sleep(1)
-        assert len(bot.service.games) == 1
+        assert len(bot.service.supervisor.games) == 1
 
 
 
@@ -350,12 +350,12 @@ def test_finished_game_is_not_resumed_from_a_cached_playing_list(tmp_path: Path)
         emu.wait_game_over(gid, 20)
         assert wait_until(lambda: ends == [gid], 10)
         assert bot.service is not None
-        assert wait_until(lambda: gid not in bot.service.games, 5)
+        assert wait_until(lambda: gid not in bot.service.supervisor.games, 5)
         opens = emu.count("GET /api/stream/event")
         emu.inject("drop_stream", "event")
         assert wait_until(lambda: emu.count("GET /api/stream/event") > opens, 10)
         time.sleep(2)
-        assert ends == [gid] and gid not in bot.service.games
+        assert ends == [gid] and gid not in bot.service.supervisor.games
     finally:
         try:
             bot.stop()
@@ -507,7 +507,7 @@ def test_a_post_right_after_a_finished_stream_is_not_lost() -> None:
             return got
 
         got = asyncio.run(stream_then_chat())
-        assert [type(x).__name__ for x in got] == ["StreamOpened", "dict", "StreamClosed"]
+        assert [type(x).__name__ for x in got] == ["StreamOpened", "GameState", "StreamClosed"]
         assert server.answered == ["POST /api/bot/game/g1/chat"]
         assert server.unanswered == []
     finally:

@@ -43,4 +43,4 @@ def test_burst_respects_concurrency(tmp_path: Path) -> None:
                  if s == "declined"]
         assert later == ["later"] * 4
         assert bot.service is not None
-        assert wait_until(lambda: len(bot.service.games) == 2, 5)
+        assert wait_until(lambda: len(bot.service.supervisor.games) == 2, 5)

@@ -81,7 +81,8 @@ def test_idle_game_is_parked_and_checked_back_in(tmp_path: Path,
         svc = bot.service
         assert svc is not None
         # The opponent thinks for 5 s: after 1 s idle the game's stream is closed.
-        assert wait_until(lambda: gid in svc.parked and gid not in svc.games, 4), \
+        assert wait_until(lambda: gid in svc.supervisor.parked
+                          and gid not in svc.supervisor.games, 4), \
             "idle game not parked"
         assert len(emu.game(gid).moves) == 1
         streams = emu.count("GET /api/bot/game/stream/*")
@@ -91,7 +92,8 @@ def test_idle_game_is_parked_and_checked_back_in(tmp_path: Path,
         # The opponent resigns while the game is parked again: a check-in notices it.
         snap = emu.wait_game_over(gid, 30)
         assert snap.status == "resign"
-        assert wait_until(lambda: gid not in svc.parked and svc.corr_slots.used() == 0, 10)
+        assert wait_until(lambda: gid not in svc.supervisor.parked
+                          and svc.corr_slots.used() == 0, 10)
         # Recorded although it ended while parked; the book move made before parking
         # is still marked.
         pgn = tmp_path / "games" / f"{gid}.pgn"
@@ -123,7 +125,7 @@ def test_waiting_game_at_startup_is_parked_without_a_stream(
         try:
             svc = bot.service
             assert svc is not None
-            assert wait_until(lambda: gid in svc.parked, 5)
+            assert wait_until(lambda: gid in svc.supervisor.parked, 5)
             assert emu.count("GET /api/bot/game/stream/*") == 0
             assert wait_until(lambda: len(emu.game(gid).moves) >= 3, 20), emu.game(gid).moves
             assert emu.wait_game_over(gid, 20).status == "resign"

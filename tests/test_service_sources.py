@@ -121,14 +121,16 @@ def test_slow_or_failing_online_source_falls_back_to_the_engine(tmp_path: Path,
             assert comments(pgn_of(tmp_path, cid))[0] == ""  # searched
             # Answering quickly again, the same source supplies the move, marked as such.
             emu.clear_faults()
-            assert wait_until(lambda: bot.service is not None and not bot.service.games, 15)
+            assert wait_until(lambda: bot.service is not None
+                              and not bot.service.supervisor.games, 15)
             cid = emu.challenge_bot(challenger="bob", rated=False, clock_limit_s=60,
                                     increment_s=0, color="black", opponent=opp)
             emu.wait_game_started(cid, 10)
             snap = emu.wait_game_over(cid, 90)
             assert snap.moves[0] == "a2a3"
             assert comments(pgn_of(tmp_path, cid))[0] == "lichess_cloud_analysis"
-            assert wait_until(lambda: bot.service is not None and not bot.service.games, 15)
+            assert wait_until(lambda: bot.service is not None
+                              and not bot.service.supervisor.games, 15)
         finally:
             bot.stop()
     finally:

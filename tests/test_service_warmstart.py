@@ -19,9 +19,9 @@ from test_book import write_book
 from test_service_helpers import bot_and_emulator, needs_engine, wait_until
 from test_service_sources import play
 
-from bot import service as service_module
 from bot.emulator import OpponentSpec
 from bot.engine.pool import EnginePool
+from bot.service import root as service_module
 
 pytestmark = needs_engine
 

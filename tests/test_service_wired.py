@@ -45,7 +45,7 @@ def _slot0_ready(svc: Service) -> bool:
 
 
 def _engine_of(svc: Service, gid: str) -> Any:
-    runner = svc.runners.get(gid)
+    runner = svc.supervisor.runners.get(gid)
     if runner is None or runner.thinker is None:
         return None
     return runner.thinker.engine
@@ -72,7 +72,8 @@ def test_tables_are_warm_and_reused_between_games(tmp_path: Path) -> None:
         emu.wait_game_over(g1, 15)
         # Game over: the engine is back and its table is cleared in the background,
         # before any next game exists -- not on that game's clock.
-        assert wait_until(lambda: not svc.games and _slot0_ready(svc), 30), svc.pool.info()
+        assert wait_until(lambda: not svc.supervisor.games and _slot0_ready(svc), 30), \
+            svc.pool.info()
         assert svc.pool.info()[0].last_clear_s is not None
         g2 = _play_one_move(emu, "second", think_time_s=30)
         assert _engine_of(svc, g2) is first  # the same warm engine, not a new one
@@ -168,7 +169,7 @@ def test_hot_machine_logs_throttling_and_searches_with_fewer_threads(
         svc = _svc(bot)
         assert wait_until(lambda: svc.heat.threads_now == 1, 10)
         gid = _play_one_move(emu, "erin", think_time_s=30)
-        thinker = svc.runners[gid].thinker
+        thinker = svc.supervisor.runners[gid].thinker
         assert thinker is not None
         assert thinker._threads == 1  # what the game's search was given
         assert "searching with 1 thread(s) instead of 2" in caplog.text

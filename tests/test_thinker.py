@@ -22,13 +22,13 @@ MOVES = ["e2e4", "e7e5", "g1f3"]
 def late_starting_thinker() -> Thinker:
     """The job sits in its thread for 0.3 s before the engine search begins: the
     window a loaded machine opens between submitting a search and starting it."""
-    cfg = bot_config("http://127.0.0.1:9", engine={"hash_mb": 8, "threads": 1}).engine
+    cfg = bot_config("http://127.0.0.1:9", engine={"hash_mb": 8, "threads": 1})
 
     def slow_threads() -> int:
         time.sleep(0.3)
         return 1
 
-    return Thinker("g1", cfg, None, False, threads_now=slow_threads)
+    return Thinker("g1", cfg.engine, cfg.sized, None, False, threads_now=slow_threads)
 
 
 @pytest.mark.parametrize("action", ["ponderhit", "stop"])

@@ -83,10 +83,10 @@ async def _check_account(cfg: Config, token: Token, rep: Report) -> None:
     except LichessError as exc:
         rep.bad(f"cannot read the account: {exc}")
         return
-    if account.get("title") == "BOT":
-        rep.ok(f"account {account.get('username')} is a BOT account")
+    if account.is_bot:
+        rep.ok(f"account {account.username} is a BOT account")
     else:
-        rep.bad(f"account {account.get('username')} is not a BOT account: run `pibot upgrade`")
+        rep.bad(f"account {account.username} is not a BOT account: run `pibot upgrade`")
     await _check_latency(api, cfg, rep)
 
 

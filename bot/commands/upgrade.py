@@ -40,8 +40,8 @@ def _confirm(username: str) -> bool:
 
 async def _upgrade(api: Lichess, yes: bool, check: bool) -> int:
     account = await api.account()
-    name = str(account.get("username", "?"))
-    if account.get("title") == "BOT":
+    name = account.username or "?"
+    if account.is_bot:
         print(f"{name} is a BOT account." if check
               else f"{name} is already a BOT account; nothing to do.")
         return 0

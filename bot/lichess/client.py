@@ -36,7 +36,15 @@ import urllib3
 from bot import __version__
 from bot.config import NetworkConfig
 from bot.errors import PibotError
-from bot.lichess.events import Account, ErrorPayload, GameInfo, TokenInfo
+from bot.lichess.events import (
+    Challenge,
+    ErrorPayload,
+    GameInfo,
+    Malformed,
+    Profile,
+    TokenInfo,
+    parse_playing,
+)
 from bot.lichess.streams import StreamThread, error_payload, short_error
 from bot.lichess.token import Token
 
@@ -350,8 +358,14 @@ class Lichess:
             raise NetworkError(name, "answer is not JSON") from None
 
     # -- account / setup --
-    async def account(self) -> Account:
-        return cast(Account, await self._json("account"))
+    async def account(self) -> Profile:
+        body = await self._json("account")
+        try:
+            if not isinstance(body, dict):
+                raise Malformed(f"the answer is {type(body).__name__}, not an object")
+            return Profile.parse(body)
+        except Malformed as exc:
+            raise NetworkError("account", f"malformed answer: {exc}") from None
 
     async def playing(self) -> list[GameInfo]:
         """Games in progress. Fetched at most once a minute per account; within the
@@ -364,8 +378,7 @@ class Lichess:
             if self._playing is not None and now - self._playing[0] < PLAYING_MIN_INTERVAL_S:
                 return list(self._playing[1])
             body = await self._json("playing", params={"nb": 50})
-            games = cast(list[GameInfo], body.get("nowPlaying", []) if isinstance(body, dict)
-                         else [])
+            games = parse_playing(body)
             self._playing = (time.monotonic(), games)
             return list(games)
 
@@ -388,26 +401,34 @@ class Lichess:
                          wanted=wanted)
 
     async def create_challenge(self, username: str, rated: bool, limit_s: int,
-                               increment_s: int) -> dict[str, Any]:
+                               increment_s: int) -> Challenge:
         body = await self._json("challenge", path={"user": username},
                                 data={"rated": str(rated).lower(), "clock.limit": limit_s,
                                       "clock.increment": increment_s})
-        return cast(dict[str, Any], body)
+        try:
+            if not isinstance(body, dict):
+                raise Malformed(f"the answer is {type(body).__name__}, not an object")
+            # lila answers {"challenge": {...}}, or the challenge itself.
+            inner = body.get("challenge")
+            return Challenge.parse(inner if isinstance(inner, dict) else body)
+        except Malformed as exc:
+            raise NetworkError("challenge", f"malformed answer: {exc}") from None
 
     async def cancel_challenge(self, challenge_id: str) -> None:
         await self._call("cancel", path={"id": challenge_id})
 
-    async def online_bots(self, limit: int = 100) -> list[dict[str, Any]]:
+    async def online_bots(self, limit: int = 100) -> list[Profile]:
         resp = await self._call("online_bots", params={"nb": limit})
         out = []
         for line in resp.text.splitlines():
             if line.strip():
                 try:
                     item = json.loads(line)
-                except ValueError:
-                    continue
-                if isinstance(item, dict):
-                    out.append(item)
+                    if not isinstance(item, dict):
+                        raise Malformed(f"a line is {type(item).__name__}, not an object")
+                    out.append(Profile.parse(item))
+                except (ValueError, Malformed) as exc:
+                    log.info("online_bots: skipping a malformed line (%s)", exc)
         return out
 
     # -- in-game --

@@ -1,129 +1,427 @@
-"""TypedDicts for the Lichess bot API payloads we read.
+"""What Lichess sends, parsed once at the edge into frozen dataclasses.
 
-Only the fields pibot uses are declared (total=False: Lichess adds fields over
-time and omits some, e.g. `rating` for anonymous users).  Clock fields are
-typed `Any` because berserk turns some of them into timedelta/datetime and
-leaves others as ints; bot.play.clock normalises them once.
+The streams (bot.lichess.streams) and the client's JSON answers hand every
+payload to a parser here; nothing past this module reads a payload dict.  Only
+the fields pibot uses are kept: unknown fields are ignored, a missing optional
+field takes its default, and a field of the wrong type makes the whole payload
+malformed (`Malformed`).  `parse_event` turns that into one log line and None,
+so a stream skips a bad event instead of raising.
+
+Shapes follow lichess-org/api doc/specs (the emulator's bot/emulator/payloads.py
+writes the same ones).
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal, TypedDict
+import logging
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypedDict
+
+log = logging.getLogger(__name__)
+
+Payload = Mapping[str, Any]
 
 
-class LightUser(TypedDict, total=False):
+class Malformed(ValueError):
+    """A payload whose fields do not have the types Lichess documents."""
+
+
+# -- field readers: None (or absent) is the default, a wrong type is Malformed --
+def _obj(d: Payload, key: str) -> Payload:
+    v = d.get(key)
+    if v is None:
+        return {}
+    if not isinstance(v, Mapping):
+        raise Malformed(f"{key} is {type(v).__name__}, not an object")
+    return v
+
+
+def _str(d: Payload, key: str, default: str = "") -> str:
+    v = d.get(key)
+    if v is None:
+        return default
+    if not isinstance(v, str):
+        raise Malformed(f"{key} is {type(v).__name__}, not a string")
+    return v
+
+
+def _opt_str(d: Payload, key: str) -> str | None:
+    return _str(d, key) or None
+
+
+def _opt_int(d: Payload, key: str) -> int | None:
+    v = d.get(key)
+    if v is None:
+        return None
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        raise Malformed(f"{key} is {type(v).__name__}, not a number")
+    return int(v)
+
+
+def _int(d: Payload, key: str, default: int = 0) -> int:
+    v = _opt_int(d, key)
+    return default if v is None else v
+
+
+def _bool(d: Payload, key: str) -> bool:
+    v = d.get(key)
+    if v is None:
+        return False
+    if not isinstance(v, bool):
+        raise Malformed(f"{key} is {type(v).__name__}, not a boolean")
+    return v
+
+
+def _variant(d: Payload) -> str:
+    """A variant is an object with a key; "standard" when absent."""
+    return _str(_obj(d, "variant"), "key", "standard")
+
+
+# -- people ------------------------------------------------------------------
+@dataclass(frozen=True)
+class User:
+    """A player as challenges, games and game streams name them."""
+
+    id: str = ""
+    name: str = ""
+    title: str | None = None
+    rating: int | None = None
+    ai_level: int | None = None  # Lichess's own AI (game streams only)
+
+    @property
+    def login(self) -> str:
+        """The id, or the name where a payload gives no id (compared case-insensitively)."""
+        return self.id or self.name
+
+    @property
+    def is_bot(self) -> bool:
+        return self.title == "BOT"
+
+    @property
+    def display(self) -> str:
+        """How a PGN or a log names this player."""
+        if self.name:
+            return self.name
+        return f"AI level {self.ai_level}" if self.ai_level else ""
+
+    @staticmethod
+    def parse(d: Payload, name_key: str = "name") -> User:
+        return User(id=_str(d, "id"), name=_str(d, name_key), title=_opt_str(d, "title"),
+                    rating=_opt_int(d, "rating"), ai_level=_opt_int(d, "aiLevel"))
+
+
+@dataclass(frozen=True)
+class Perf:
+    rating: int | None = None
+    games: int | None = None  # None: Lichess did not say
+
+    @property
+    def known(self) -> bool:
+        """A rating that means something (a speed never played has none)."""
+        return self.rating is not None and self.games != 0
+
+
+@dataclass(frozen=True)
+class Profile:
+    """/api/account, and each line of /api/bot/online."""
+
     id: str
-    name: str
-    title: str | None
-    rating: int
-    provisional: bool
+    username: str
+    title: str | None = None
+    perfs: Mapping[str, Perf] = field(default_factory=dict)
+
+    @property
+    def is_bot(self) -> bool:
+        return self.title == "BOT"
+
+    def perf(self, speed: str) -> Perf:
+        return self.perfs.get(speed) or Perf()
+
+    @staticmethod
+    def parse(d: Payload) -> Profile:
+        perfs = {k: Perf(_opt_int(v, "rating"), _opt_int(v, "games"))
+                 for k, v in _obj(d, "perfs").items() if isinstance(v, Mapping)}
+        return Profile(id=_str(d, "id"), username=_str(d, "username"),
+                       title=_opt_str(d, "title"), perfs=perfs)
 
 
-class Variant(TypedDict, total=False):
-    key: str
-    name: str
+# -- challenges ----------------------------------------------------------------
+@dataclass(frozen=True)
+class TimeControl:
+    type: str = "clock"  # clock | correspondence | unlimited
+    limit: int | None = None  # seconds
+    increment: int | None = None  # seconds
+    days_per_turn: int | None = None
+
+    def show(self) -> str:
+        limit = "-" if self.limit is None else str(self.limit)
+        inc = "-" if self.increment is None else str(self.increment)
+        return f"{limit}+{inc}"
 
 
-class TimeControl(TypedDict, total=False):
-    type: Literal["clock", "correspondence", "unlimited"]
-    limit: int  # seconds
-    increment: int  # seconds
-    daysPerTurn: int
-
-
-class Challenge(TypedDict, total=False):
+@dataclass(frozen=True)
+class Challenge:
     id: str
-    status: str
-    challenger: LightUser
-    destUser: LightUser | None
-    variant: Variant
-    rated: bool
-    speed: str
-    timeControl: TimeControl
-    color: str
-    initialFen: str
+    challenger: User
+    dest_user: User | None = None
+    variant: str = "standard"
+    rated: bool = False
+    speed: str = ""
+    time_control: TimeControl = TimeControl()
+    color: str = ""
+    initial_fen: str | None = None
+    decline_reason_key: str = ""  # challengeDeclined only
+
+    @property
+    def correspondence(self) -> bool:
+        return self.speed == "correspondence" or bool(self.time_control.days_per_turn) \
+            or self.time_control.type == "correspondence"
+
+    def describe(self) -> str:
+        return (f"{self.id} from {self.challenger.login} ({self.variant}, {self.speed} "
+                f"{self.time_control.show()}, {'rated' if self.rated else 'casual'})")
+
+    @staticmethod
+    def parse(d: Payload) -> Challenge:
+        cid = _str(d, "id")
+        if not cid:
+            raise Malformed("a challenge without an id")
+        tc = _obj(d, "timeControl")
+        dest = d.get("destUser")
+        return Challenge(
+            id=cid, challenger=User.parse(_obj(d, "challenger")),
+            dest_user=User.parse(_obj(d, "destUser")) if dest is not None else None,
+            variant=_variant(d), rated=_bool(d, "rated"), speed=_str(d, "speed"),
+            time_control=TimeControl(_str(tc, "type", "clock"), _opt_int(tc, "limit"),
+                                     _opt_int(tc, "increment"), _opt_int(tc, "daysPerTurn")),
+            color=_str(d, "color"), initial_fen=_opt_str(d, "initialFen"),
+            decline_reason_key=_str(d, "declineReasonKey"))
 
 
-class ChallengeEvent(TypedDict):
-    type: Literal["challenge", "challengeCanceled", "challengeDeclined"]
+@dataclass(frozen=True)
+class ChallengeEvent:
+    """A challenge to us, or our own echoed back (event stream `challenge`)."""
+
     challenge: Challenge
 
 
-class GameInfo(TypedDict, total=False):
-    gameId: str
+@dataclass(frozen=True)
+class ChallengeCanceled:
+    challenge: Challenge
+
+
+@dataclass(frozen=True)
+class ChallengeDeclined:
+    challenge: Challenge
+
+
+# -- games on the event stream and in /api/account/playing ----------------------
+@dataclass(frozen=True)
+class GameInfo:
     id: str
-    fullId: str
-    color: Literal["white", "black"]
-    fen: str
-    isMyTurn: bool
-    opponent: dict[str, Any]
-    rated: bool
-    speed: str
-    variant: Variant
-    source: str
+    opponent: User = User()
+    color: str = ""
+    is_my_turn: bool = False
+    last_move: str = ""
+    rated: bool = False
+    speed: str = ""
+    variant: str = "standard"
+    days_per_turn: int | None = None
+    tournament_id: str | None = None  # an arena game (lila pairs it; no challenge)
+
+    @property
+    def correspondence(self) -> bool:
+        return self.speed == "correspondence" or bool(self.days_per_turn)
+
+    @staticmethod
+    def parse(d: Payload) -> GameInfo:
+        gid = _str(d, "gameId") or _str(d, "id")
+        if not gid:
+            raise Malformed("a game without an id")
+        return GameInfo(
+            id=gid, opponent=User.parse(_obj(d, "opponent"), name_key="username"),
+            color=_str(d, "color"), is_my_turn=_bool(d, "isMyTurn"),
+            last_move=_str(d, "lastMove"), rated=_bool(d, "rated"), speed=_str(d, "speed"),
+            variant=_variant(d), days_per_turn=_opt_int(d, "daysPerTurn"),
+            tournament_id=_opt_str(d, "tournamentId"))
 
 
-class GameEvent(TypedDict):
-    type: Literal["gameStart", "gameFinish"]
+@dataclass(frozen=True)
+class GameStart:
     game: GameInfo
 
 
-class GameStateEvent(TypedDict, total=False):
-    type: Literal["gameState"]
-    moves: str
-    wtime: Any
-    btime: Any
-    winc: Any
-    binc: Any
-    status: str
-    winner: Literal["white", "black"]
-    wdraw: bool
-    bdraw: bool
-    wtakeback: bool
-    btakeback: bool
+@dataclass(frozen=True)
+class GameFinish:
+    game: GameInfo
 
 
-class GamePlayer(TypedDict, total=False):
+# -- the game stream --------------------------------------------------------------
+@dataclass(frozen=True)
+class GameState:
+    """Moves, clocks (ms, as sent; None without a clock) and offers."""
+
+    moves: tuple[str, ...] = ()
+    status: str = "started"
+    winner: str | None = None
+    wtime: int | None = None
+    btime: int | None = None
+    winc: int = 0
+    binc: int = 0
+    wdraw: bool = False
+    bdraw: bool = False
+    wtakeback: bool = False
+    btakeback: bool = False
+    received_at: float = 0.0  # monotonic, stamped by the stream thread
+
+    def draw_offered_by(self, color: str) -> bool:
+        return self.wdraw if color == "white" else self.bdraw
+
+    def takeback_asked_by(self, color: str) -> bool:
+        return self.wtakeback if color == "white" else self.btakeback
+
+    @staticmethod
+    def parse(d: Payload, received_at: float = 0.0) -> GameState:
+        return GameState(
+            moves=tuple(_str(d, "moves").split()), status=_str(d, "status", "started"),
+            winner=_opt_str(d, "winner"), wtime=_opt_int(d, "wtime"),
+            btime=_opt_int(d, "btime"), winc=_int(d, "winc"), binc=_int(d, "binc"),
+            wdraw=_bool(d, "wdraw"), bdraw=_bool(d, "bdraw"),
+            wtakeback=_bool(d, "wtakeback"), btakeback=_bool(d, "btakeback"),
+            received_at=received_at)
+
+
+@dataclass(frozen=True)
+class GameClock:
+    initial_ms: int
+    increment_ms: int
+
+    def show(self) -> str:
+        return f"{self.initial_ms // 1000}+{self.increment_ms // 1000}"
+
+
+@dataclass(frozen=True)
+class GameFull:
     id: str
-    name: str
-    title: str | None
-    rating: int
-    aiLevel: int
+    white: User
+    black: User
+    state: GameState
+    variant: str = "standard"
+    clock: GameClock | None = None  # None: correspondence or unlimited
+    days_per_turn: int | None = None
+    speed: str = ""
+    rated: bool = False
+    created_at_ms: int | None = None
+    initial_fen: str = "startpos"
+    tournament_id: str | None = None
+    received_at: float = 0.0
+
+    @property
+    def correspondence(self) -> bool:
+        return self.speed == "correspondence" or bool(self.days_per_turn)
+
+    def time_control(self) -> str:
+        if self.clock is not None:
+            return self.clock.show()
+        return f"{self.days_per_turn}d" if self.days_per_turn else "-"
+
+    @staticmethod
+    def parse(d: Payload, received_at: float = 0.0) -> GameFull:
+        gid = _str(d, "id")
+        if not gid:
+            raise Malformed("a game without an id")
+        clock = _obj(d, "clock")
+        return GameFull(
+            id=gid, white=User.parse(_obj(d, "white")), black=User.parse(_obj(d, "black")),
+            state=GameState.parse(_obj(d, "state"), received_at), variant=_variant(d),
+            clock=GameClock(_int(clock, "initial"), _int(clock, "increment")) if clock
+            else None,
+            days_per_turn=_opt_int(d, "daysPerTurn"), speed=_str(d, "speed"),
+            rated=_bool(d, "rated"), created_at_ms=_opt_int(d, "createdAt"),
+            initial_fen=_str(d, "initialFen", "startpos"),
+            tournament_id=_opt_str(d, "tournamentId"), received_at=received_at)
 
 
-class GameClock(TypedDict, total=False):
-    initial: int  # ms
-    increment: int  # ms
-
-
-class GameFullEvent(TypedDict, total=False):
-    type: Literal["gameFull"]
-    id: str
-    variant: Variant
-    clock: GameClock | None
-    daysPerTurn: int
-    speed: str
-    rated: bool
-    createdAt: Any
-    white: GamePlayer
-    black: GamePlayer
-    initialFen: str
-    state: GameStateEvent
-
-
-class ChatLineEvent(TypedDict, total=False):
-    type: Literal["chatLine"]
-    room: Literal["player", "spectator"]
+@dataclass(frozen=True)
+class ChatLine:
+    room: str
     username: str
     text: str
 
+    @staticmethod
+    def parse(d: Payload) -> ChatLine:
+        return ChatLine(_str(d, "room", "player"), _str(d, "username"), _str(d, "text"))
 
-class OpponentGoneEvent(TypedDict, total=False):
-    type: Literal["opponentGone"]
+
+@dataclass(frozen=True)
+class OpponentGone:
     gone: bool
-    claimWinInSeconds: int
+    claim_win_in_seconds: int | None = None
+
+    @staticmethod
+    def parse(d: Payload) -> OpponentGone:
+        return OpponentGone(_bool(d, "gone"), _opt_int(d, "claimWinInSeconds"))
 
 
+Event = (ChallengeEvent | ChallengeCanceled | ChallengeDeclined | GameStart | GameFinish
+         | GameFull | GameState | ChatLine | OpponentGone)
+
+
+def _challenge(d: Payload) -> Challenge:
+    return Challenge.parse(_obj(d, "challenge"))
+
+
+def _game(d: Payload) -> GameInfo:
+    return GameInfo.parse(_obj(d, "game"))
+
+
+def parse_event(payload: Payload, received_at: float = 0.0, where: str = "stream"
+                ) -> Event | None:
+    """One stream line as an event; None (with one log line) for a malformed one
+    or one of a type pibot does not use."""
+    kind = payload.get("type")
+    try:
+        if kind == "challenge":
+            return ChallengeEvent(_challenge(payload))
+        if kind == "challengeCanceled":
+            return ChallengeCanceled(_challenge(payload))
+        if kind == "challengeDeclined":
+            return ChallengeDeclined(_challenge(payload))
+        if kind == "gameStart":
+            return GameStart(_game(payload))
+        if kind == "gameFinish":
+            return GameFinish(_game(payload))
+        if kind == "gameFull":
+            return GameFull.parse(payload, received_at)
+        if kind == "gameState":
+            return GameState.parse(payload, received_at)
+        if kind == "chatLine":
+            return ChatLine.parse(payload)
+        if kind == "opponentGone":
+            return OpponentGone.parse(payload)
+    except Malformed as exc:
+        log.warning("%s: skipping a malformed %s event: %s", where, kind, exc)
+        return None
+    log.debug("%s: ignoring event type %.40r", where, kind)
+    return None
+
+
+def parse_playing(body: Any) -> list[GameInfo]:
+    """/api/account/playing's nowPlaying; a malformed entry is logged and skipped."""
+    entries = body.get("nowPlaying") if isinstance(body, Mapping) else None
+    out: list[GameInfo] = []
+    for entry in entries if isinstance(entries, list) else []:
+        try:
+            if not isinstance(entry, Mapping):
+                raise Malformed(f"an entry is {type(entry).__name__}, not an object")
+            out.append(GameInfo.parse(entry))
+        except Malformed as exc:
+            log.warning("playing: skipping a malformed game: %s", exc)
+    return out
+
+
+# -- the client's own payloads (error bodies and the token test) -------------------
 class RateLimit(TypedDict, total=False):
     key: str
     seconds: int
@@ -139,12 +437,3 @@ class TokenInfo(TypedDict, total=False):
     scopes: str
     expires: Any
 
-
-class Account(TypedDict, total=False):
-    id: str
-    username: str
-    title: str
-    perfs: dict[str, Any]
-
-
-Event = dict[str, Any]  # an event before dispatch on its "type"

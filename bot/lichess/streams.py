@@ -4,9 +4,11 @@ Kept apart from bot.lichess.client (which owns endpoints and retry policy) so ea
 module stays small.  The client hands a thread two callables, one that opens its
 stream and one that books a 429, so this module never imports the client back.
 
-The lines are read here, not by berserk: Lichess sends an empty line as a
+The lines are read here, one chunk at a time: Lichess sends an empty line as a
 keep-alive (every 6-7 s), and only by seeing those can we tell a quiet but
-healthy stream from a dead one without asking the server anything else.
+healthy stream from a dead one without asking the server anything else.  Each
+line is parsed here (bot.lichess.events) and queued as an event; a line that is
+not JSON or not a well-formed event is one log line and is skipped.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from typing import Any, cast
 
 import requests
 
-from bot.lichess.events import ErrorPayload
+from bot.lichess.events import ErrorPayload, parse_event
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +47,15 @@ def short_error(exc: BaseException) -> str:
 @dataclass
 class StreamOpened:
     """Queued when a stream's HTTP response arrived with a 2xx status."""
+
+
+@dataclass
+class StreamStatus:
+    """The event stream as those who wait on it see it (kept by its reader)."""
+
+    opened: int = 0  # streams opened so far
+    opened_at: float = 0.0  # when the last one opened (monotonic)
+    up: bool = False  # one is open now (else cancels go unseen)
 
 
 @dataclass
@@ -99,10 +110,6 @@ class StreamThread(threading.Thread):
     def _put(self, item: Any) -> None:
         if self.stopped.is_set():
             return
-        if isinstance(item, dict):
-            # Stamp arrival here, not when the loop gets to it: clock ageing and the
-            # overhead figures then include the hand-over to the event loop.
-            item["_received_at"] = time.monotonic()
         try:
             self.loop.call_soon_threadsafe(self.queue.put_nowait, item)
         except RuntimeError:  # loop closed during shutdown
@@ -126,8 +133,15 @@ class StreamThread(threading.Thread):
                 except ValueError:
                     log.warning("%s: ignoring a line that is not JSON: %.100r", self.name, line)
                     continue
-                if isinstance(item, dict):
-                    self._put(item)
+                if not isinstance(item, dict):
+                    log.warning("%s: ignoring a line that is not a JSON object: %.100r",
+                                self.name, line)
+                    continue
+                # Stamped here, not when the loop gets to it: clock ageing and the
+                # overhead figures then include the hand-over to the event loop.
+                event = parse_event(item, time.monotonic(), self.name)
+                if event is not None:
+                    self._put(event)
 
     def _read(self, resp: requests.Response) -> StreamClosed:
         if resp.status_code != 200:

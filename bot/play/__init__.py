@@ -1,11 +1,13 @@
 """A game's play: everything one game needs between its stream and its moves.
 
-`game.py` (`GameRunner`, one task per game), its state, clock, rules for draws
-and resigning, the `Thinker` around the engine, the outbox for everything but the
-move, chat, PGN records, correspondence parking, the game's question to the move
-sources (`game_sources.py`), the stream's move spellings (`move_forms.py`) and
-the openings not to repeat (`farming.py`).  Below the service in the data flow
+`game.py` (`GameRunner`, one task per game, built from one `GameContext` of
+`context.py`), choosing a move and delivering it (`moves.py`), the abort and
+claim timers (`timers.py`), its state, clock, rules for draws and resigning, the
+`Thinker` around the engine, the outbox for everything but the move, chat, PGN
+records, correspondence parking, the game's question to the move sources
+(`game_sources.py`), the stream's move spellings (`move_forms.py`) and the
+openings not to repeat (`farming.py`).  Below the service in the data flow
 (service -> play -> sources -> lichess): it may import `bot.sources`,
 `bot.lichess`, `bot.host`, `bot.engine`, `bot.config` and `bot.errors`, never
-the service or the other top-level modules.
+the service, the challenge desk or the other top-level modules.
 """

@@ -1,17 +1,15 @@
 """Pure clock math over monotonic time.
 
-Lichess reports clocks at the moment it sends a gameState; berserk hands them
-to us as int ms (inside gameFull.state), timedelta (top-level gameState) or
-datetime (createdAt).  `to_ms` normalises all of them once, and `Clock` keeps
-the snapshot together with the monotonic time it was received, so every later
-question ("how much time do I have now?") is arithmetic, never I/O.
+Lichess reports clocks (int ms) at the moment it sends a gameState.  `Clock`
+keeps that snapshot together with the monotonic time it was received, so every
+later question ("how much time do I have now?") is arithmetic, never I/O.
 """
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
-from typing import Any
+
+from bot.lichess.events import GameState
 
 # Correspondence/unlimited games have no clock; treat them as a generous but
 # finite budget so the engine still gets a sensible time limit.
@@ -19,21 +17,6 @@ NO_CLOCK_MS = 24 * 3600 * 1000
 # Lichess starts the clocks only after both sides' first moves, so a first move
 # costs no clock time, but the opponent waits for it (and may abort): bound it.
 FIRST_MOVE_CAP_MS = 3_000
-
-
-def to_ms(value: Any, default: int = 0) -> int:
-    """Normalise a clock value (int/float ms, timedelta, None) to integer ms."""
-    if value is None:
-        return default
-    if isinstance(value, dt.timedelta):
-        return int(value.total_seconds() * 1000)
-    if isinstance(value, dt.datetime):
-        return int(value.timestamp() * 1000)
-    if isinstance(value, bool):
-        raise TypeError(f"clock value must be a number, got {value!r}")
-    if isinstance(value, int | float):
-        return int(value)
-    raise TypeError(f"clock value must be a number or timedelta, got {type(value).__name__}")
 
 
 @dataclass(frozen=True)
@@ -48,12 +31,13 @@ class Clock:
     has_clock: bool = True
 
     @classmethod
-    def from_state(cls, state: dict[str, Any], received_at: float,
+    def from_state(cls, state: GameState, received_at: float,
                    has_clock: bool = True) -> Clock:
         if not has_clock:
             return cls(NO_CLOCK_MS, NO_CLOCK_MS, 0, 0, received_at, False)
-        return cls(to_ms(state.get("wtime"), NO_CLOCK_MS), to_ms(state.get("btime"), NO_CLOCK_MS),
-                   to_ms(state.get("winc")), to_ms(state.get("binc")), received_at)
+        wtime = NO_CLOCK_MS if state.wtime is None else state.wtime
+        btime = NO_CLOCK_MS if state.btime is None else state.btime
+        return cls(wtime, btime, state.winc, state.binc, received_at)
 
     def time_of(self, color: str) -> int:
         return self.wtime if color == "white" else self.btime

@@ -13,9 +13,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
 
 
 class Park:
@@ -23,14 +21,6 @@ class Park:
 
 
 PARK = Park()
-
-
-def is_correspondence(info: Mapping[str, Any]) -> bool:
-    """gameFull, gameStart/playing entries and challenges all say it one of these ways."""
-    if info.get("speed") == "correspondence" or info.get("daysPerTurn"):
-        return True
-    tc = info.get("timeControl")
-    return isinstance(tc, Mapping) and tc.get("type") == "correspondence"
 
 
 def should_park(correspondence: bool, over: bool, busy: bool, my_turn: bool,

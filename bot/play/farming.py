@@ -48,8 +48,8 @@ class RecentGames:
     def lines(self, opponent: str) -> list[tuple[str, ...]]:
         return list(self._games.get(opponent.lower(), []))
 
-    def __contains__(self, opponent: str) -> bool:
-        return opponent.lower() in self._games
+    def __contains__(self, opponent: object) -> bool:
+        return isinstance(opponent, str) and opponent.lower() in self._games
 
 
 def avoided(lines: list[tuple[str, ...]], moves: list[str]) -> set[str]:

@@ -41,7 +41,7 @@ async def ask(sources: MoveSources, st: GameState, game_id: str, moves: list[str
         clock_s = 24 * 3600.0  # days per move: the online sources' min_time never binds
     else:
         clock_s = clock.remaining_ms(st.color, st.color, time.monotonic()) / 1000.0
-    variant = str((st.full.get("variant") or {}).get("key") or "standard")
+    variant = st.full.variant if st.full is not None else "standard"
     ctx = MoveContext(game_id, variant, clock_s, budget_s(clock_s, correspondence_move_s))
     try:
         hit = await sources.pick(board, ctx)

@@ -6,12 +6,14 @@ import datetime as dt
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 import chess
 
+from bot.lichess.events import GameFull
 from bot.play import records
 from bot.play.clock import Clock
+
+ONGOING = ("created", "started")  # game statuses of a game still being played
 
 
 @dataclass
@@ -36,8 +38,11 @@ class GameState:
     status: str = "started"
     winner: str | None = None
     clock: Clock | None = None
-    full: dict[str, Any] = field(default_factory=dict)
+    full: GameFull | None = None  # the stream's last gameFull
     comments: dict[int, str] = field(default_factory=dict)  # ply -> PGN comment (book, ...)
+
+    def ongoing(self) -> bool:
+        return self.status in ONGOING
 
     def to_move(self) -> str:
         other = "black" if self.first_to_move == "white" else "white"
@@ -68,21 +73,21 @@ class GameState:
         legal = list(board.legal_moves)
         return legal[0].uci() if legal else None
 
-    def record(self, game_id: str, url: str) -> records.GameRecord:
+    def record(self, game_id: str, url: str) -> records.GameRecord | None:
+        """The PGN record of the game so far; None before its gameFull."""
         full = self.full
-        white, black = full.get("white") or {}, full.get("black") or {}
-        clock = full.get("clock")
-        tc = f"{clock['initial'] // 1000}+{clock['increment'] // 1000}" if clock else "-"
-        created = full.get("createdAt")
-        if not isinstance(created, dt.datetime):  # berserk may or may not convert it
-            created = dt.datetime.fromtimestamp(float(created or time.time() * 1000) / 1000,
-                                                dt.UTC)
+        if full is None:
+            return None
+        white, black = full.white, full.black
+        created_ms = full.created_at_ms if full.created_at_ms is not None \
+            else time.time() * 1000
         return records.GameRecord(
             game_id=game_id, url=url,
-            white=white.get("name") or f"AI level {white.get('aiLevel', '?')}",
-            black=black.get("name") or f"AI level {black.get('aiLevel', '?')}",
-            white_rating=white.get("rating"), black_rating=black.get("rating"),
-            variant=(full.get("variant") or {}).get("key", "standard"),
-            initial_fen=self.initial_fen, time_control=tc, rated=bool(full.get("rated")),
-            moves=self.moves, status=self.status, winner=self.winner, started=created,
+            white=white.name or f"AI level {white.ai_level or '?'}",
+            black=black.name or f"AI level {black.ai_level or '?'}",
+            white_rating=white.rating, black_rating=black.rating,
+            variant=full.variant, initial_fen=self.initial_fen,
+            time_control=full.clock.show() if full.clock else "-", rated=full.rated,
+            moves=self.moves, status=self.status, winner=self.winner,
+            started=dt.datetime.fromtimestamp(created_ms / 1000, dt.UTC),
             comments=dict(self.comments))

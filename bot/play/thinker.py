@@ -27,16 +27,18 @@ from typing import Any
 
 from bot.config import EngineConfig
 from bot.engine.pool import EnginePool, PoolError
+from bot.host.machine import EngineSizing
 
 log = logging.getLogger(__name__)
 
 
 class Thinker:
-    def __init__(self, game_id: str, cfg: EngineConfig, initial_fen: str | None,
-                 chess960: bool, pool: EnginePool | None = None,
+    def __init__(self, game_id: str, cfg: EngineConfig, sizing: EngineSizing,
+                 initial_fen: str | None, chess960: bool, pool: EnginePool | None = None,
                  threads_now: Callable[[], int] | None = None) -> None:
         self.game_id = game_id
         self.cfg = cfg
+        self.sizing = sizing  # engine.hash_mb and engine.threads as numbers
         self.initial_fen = initial_fen
         self.chess960 = chess960
         self.engine: Any = None
@@ -44,7 +46,7 @@ class Thinker:
         self.slot: int | None = None  # the pool slot, for the status file
         self._engine_pool = pool
         # Threads for the next search (the heat monitor lowers it on a hot Pi).
-        self._threads_now = threads_now or (lambda: cfg.threads)
+        self._threads_now = threads_now or (lambda: sizing.threads)
         self._threads: int | None = None  # what the engine was last set to by this game
         self._exec = concurrent.futures.ThreadPoolExecutor(1, f"engine-{game_id}")
         self._job: concurrent.futures.Future[Any] | None = None
@@ -62,8 +64,8 @@ class Thinker:
 
         # No new_game(): a new table is empty already, and faulting it all in
         # would come out of this search's time; its pages fault in as touched.
-        eng, _ = fit_table(lambda mb: Engine(hash_mb=mb, threads=self.cfg.threads),
-                           self.cfg.hash_mb, f"game {self.game_id}")
+        eng, _ = fit_table(lambda mb: Engine(hash_mb=mb, threads=self.sizing.threads),
+                           self.sizing.hash_mb, f"game {self.game_id}")
         eng.set_option(move_overhead_ms=self.cfg.move_overhead_ms)
         return eng
 

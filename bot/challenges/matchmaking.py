@@ -21,10 +21,10 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Container
 
-from bot.blocklist import OnlineBlockList
+from bot.challenges.blocklist import OnlineBlockList
+from bot.challenges.slots import Slots
 from bot.config import Config
 from bot.lichess.client import (
     Lichess,
@@ -32,8 +32,7 @@ from bot.lichess.client import (
     OpponentAtDailyLimit,
     RateLimited,
 )
-from bot.play.farming import RecentGames
-from bot.policy import Slots
+from bot.lichess.events import Challenge, Perf, Profile
 
 log = logging.getLogger(__name__)
 
@@ -77,7 +76,7 @@ def speed_of(base_s: int, inc_s: int) -> str:
 class Matchmaker:
     def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config],
                  is_idle: Callable[[], bool], slots: Slots | None = None,
-                 recent: RecentGames | None = None) -> None:
+                 recent: Container[str] = frozenset()) -> None:
         self.api, self.me = api, me.lower()
         self.get_cfg, self.is_idle = get_cfg, is_idle
         self.slots = slots or Slots()
@@ -87,27 +86,23 @@ class Matchmaker:
         self.idle_since = time.monotonic()
         self.pending: str | None = None  # id of our outstanding challenge
         self._answered = asyncio.Event()
-        self.recent = recent or RecentGames()
+        self.recent = recent  # opponents of recent games (bot/play/farming.py RecentGames)
         self.blocked_online = OnlineBlockList()  # refreshed by the service
         self.declined_until: dict[tuple[str, str], float] = {}  # (bot, aspect) -> time.time()
-        self._my_perfs: dict[str, Any] = {}
+        self._me: Profile | None = None
         self._perfs_at = -ACCOUNT_MAX_AGE_S
 
-    def declined(self, challenge: dict[str, Any]) -> None:
+    def declined(self, challenge: Challenge) -> None:
         """A challengeDeclined event: with challenge_filter, remember who said no to what."""
         mode = self.get_cfg().matchmaking.challenge_filter
-        challenger = challenge.get("challenger") or {}
-        if mode == "none" or str(challenger.get("id") or challenger.get("name") or ""
-                                 ).lower() != self.me:
+        if mode == "none" or challenge.challenger.login.lower() != self.me:
             return
-        dest = challenge.get("destUser") or {}
-        bot = str(dest.get("id") or dest.get("name") or "").lower()
-        key = str(challenge.get("declineReasonKey") or "generic").lower()
+        bot = challenge.dest_user.login.lower() if challenge.dest_user is not None else ""
+        key = (challenge.decline_reason_key or "generic").lower()
         aspect = _DECLINE_ASPECT.get(key, "") if mode == "fine" else ""
-        value = {"speed": str(challenge.get("speed", "")),
-                 "mode": "rated" if challenge.get("rated") else "casual",
-                 "variant": str((challenge.get("variant") or {}).get("key", ""))
-                 }.get(aspect, "")
+        value = {"speed": challenge.speed,
+                 "mode": "rated" if challenge.rated else "casual",
+                 "variant": challenge.variant}.get(aspect, "")
         self.declined_until[(bot, value)] = time.time() + FILTER_S
         log.info("matchmaking: %s declined (%s); not challenging it to %s for a day", bot, key,
                  f"another {value} game" if value else "anything")
@@ -121,20 +116,19 @@ class Matchmaker:
         None when Lichess does not say (then only the absolute range applies)."""
         if time.monotonic() - self._perfs_at >= ACCOUNT_MAX_AGE_S:
             try:
-                self._my_perfs = dict((await self.api.account()).get("perfs") or {})
+                self._me = await self.api.account()
                 self._perfs_at = time.monotonic()
             except LichessError as exc:
                 log.info("matchmaking: cannot read our own ratings: %s", exc)
-        perf = self._my_perfs.get(speed) or {}
-        rating = perf.get("rating")
-        return int(rating) if rating is not None and perf.get("games", 1) else None
+        perf = self._me.perf(speed) if self._me is not None else Perf()
+        return perf.rating if perf.known else None
 
     def challenge_answered(self, challenge_id: str) -> None:
         """Called by the service on gameStart/challengeDeclined/Canceled."""
         if challenge_id == self.pending:
             self._answered.set()
 
-    def _pick(self, bots: list[dict[str, Any]], speed: str, rated: bool = False,
+    def _pick(self, bots: list[Profile], speed: str, rated: bool = False,
               my_rating: int | None = None) -> str | None:
         mm = self.get_cfg().matchmaking
         blocked = {b.lower() for b in mm.block_list}
@@ -145,16 +139,15 @@ class Matchmaker:
         aspects = (speed, "rated" if rated else "casual", "standard")
         choices = []
         for bot in bots:
-            uid = str(bot.get("id") or bot.get("username", "")).lower()
+            uid = (bot.id or bot.username).lower()
             if not uid or uid == self.me or uid in blocked or uid in self.blocked_online or \
                     self.skip_until.get(uid, 0.0) > time.time() or self._filtered(uid, aspects):
                 continue
-            perf = (bot.get("perfs") or {}).get(speed) or {}
-            rating = perf.get("rating")
-            if rating is None or not perf.get("games", 1):
+            perf = bot.perf(speed)
+            if perf.rating is None or not perf.known:
                 continue  # unknown (never played this speed): fits no rating range
-            if lo <= int(rating) <= hi:
-                choices.append(str(bot.get("username") or uid))
+            if lo <= perf.rating <= hi:
+                choices.append(bot.username or uid)
         fresh = [c for c in choices if c not in self.recent]
         return random.choice(fresh or choices) if choices else None
 
@@ -226,7 +219,7 @@ class Matchmaker:
             self.slots.release(key)
             log.info("matchmaking: challenge to %s failed: %s", opponent, exc)
             return
-        cid = str((ch.get("challenge") or ch).get("id", ""))
+        cid = ch.id
         self.slots.rename(key, cid)
         log.info("matchmaking: challenged %s (%d+%d, %s), id %s", opponent, base, inc,
                  "rated" if rated else "casual", cid)

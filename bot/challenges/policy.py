@@ -7,14 +7,12 @@ the challenger sees the matching sentence, so the most specific one wins.
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 from bot.config import ChallengeConfig
-from bot.lichess.events import Challenge
+from bot.lichess.events import Challenge, User
 
 SPEED_ORDER = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
-RESERVATION_TTL_S = 30.0  # accepted challenges that never start free their slot after this
 
 
 @dataclass(frozen=True)
@@ -45,9 +43,9 @@ def _speed_reason(speed: str, allowed: list[str]) -> str:
 
 
 def _time_control(ch: Challenge, cfg: ChallengeConfig, is_bot: bool) -> Decision | None:
-    tc = ch.get("timeControl") or {}
-    speed = ch.get("speed", "")
-    kind = tc.get("type", "clock")
+    tc = ch.time_control
+    speed = ch.speed
+    kind = tc.type
     if kind == "unlimited":
         return Decision.decline("tooSlow", "unlimited games are not played")
     if speed == "ultraBullet":
@@ -58,13 +56,13 @@ def _time_control(ch: Challenge, cfg: ChallengeConfig, is_bot: bool) -> Decision
         return Decision.decline(_speed_reason(speed, cfg.time_controls),
                                 f"speed {speed} not in {cfg.time_controls}")
     if kind == "correspondence":
-        days = int(tc.get("daysPerTurn", 0))
+        days = tc.days_per_turn or 0
         if days < cfg.min_days:
             return Decision.decline("tooFast", f"{days} days/move < min_days")
         if days > cfg.max_days:
             return Decision.decline("tooSlow", f"{days} days/move > max_days")
         return None
-    base, inc = int(tc.get("limit", 0)), int(tc.get("increment", 0))
+    base, inc = tc.limit or 0, tc.increment or 0
     if base < cfg.min_base:
         return Decision.decline("tooFast", f"base {base}s < min_base {cfg.min_base}s")
     if base > cfg.max_base:
@@ -80,15 +78,15 @@ def _time_control(ch: Challenge, cfg: ChallengeConfig, is_bot: bool) -> Decision
     return None
 
 
-def _rating(challenger: dict[str, Any], cfg: ChallengeConfig) -> Decision | None:
+def _rating(challenger: User, cfg: ChallengeConfig) -> Decision | None:
     """min_rating / max_rating. A challenger without a rating is unknown, not 1500:
     it passes only when the range is left wide open (the defaults)."""
-    rating = challenger.get("rating")
+    rating = challenger.rating
     if rating is None:
         if cfg.min_rating > 0 or cfg.max_rating < 5000:
             return Decision.decline("generic", "rating unknown; min_rating / max_rating set")
         return None
-    if not cfg.min_rating <= int(rating) <= cfg.max_rating:
+    if not cfg.min_rating <= rating <= cfg.max_rating:
         return Decision.decline("generic", f"rating {rating} outside "
                                 f"[{cfg.min_rating}, {cfg.max_rating}]")
     return None
@@ -106,9 +104,9 @@ def decide(ch: Challenge, cfg: ChallengeConfig, *, games_with_user: int = 0,
     `recent_from_bot`: challenges accepted from this user within
     recent_bot_challenge_age_s (checked against max_recent_bot_challenges for BOTs).
     """
-    challenger = ch.get("challenger") or {}
-    user = str(challenger.get("id") or challenger.get("name") or "").lower()
-    is_bot = challenger.get("title") == "BOT"
+    challenger = ch.challenger
+    user = challenger.login.lower()
+    is_bot = challenger.is_bot
     if shutting_down:
         return Decision.decline("later", "shutting down")
     if user in _lower(cfg.block_list):
@@ -121,11 +119,11 @@ def decide(ch: Challenge, cfg: ChallengeConfig, *, games_with_user: int = 0,
         return Decision.decline("noBot", "bots not accepted (accept_bot: false)")
     if not is_bot and cfg.only_bot:
         return Decision.decline("onlyBot", "only bots accepted (only_bot: true)")
-    variant = (ch.get("variant") or {}).get("key", "standard")
+    variant = ch.variant
     if variant not in cfg.variants:
         reason = "standard" if "standard" in cfg.variants else "variant"
         return Decision.decline(reason, f"variant {variant} not in {cfg.variants}")
-    rated = bool(ch.get("rated"))
+    rated = ch.rated
     if rated and "rated" not in cfg.modes:
         return Decision.decline("casual", "rated games not accepted")
     if not rated and "casual" not in cfg.modes:
@@ -167,54 +165,3 @@ class RecentChallenges:
 
     def add(self, user: str, now: float | None = None) -> None:
         self._seen.setdefault(user.lower(), []).append(time.monotonic() if now is None else now)
-
-
-@dataclass
-class Slots:
-    """Concurrency accounting: running games plus accepted-but-not-started ones.
-
-    A challenge is reserved *before* the accept request is sent, so a burst
-    of challenges arriving together can never overshoot `concurrency`.
-    """
-
-    running: dict[str, str] = field(default_factory=dict)  # game id -> opponent
-    reserved: dict[str, tuple[str, float]] = field(default_factory=dict)  # id -> (user, expiry)
-
-    def _expire(self, now: float) -> None:
-        for cid, (_, until) in list(self.reserved.items()):
-            if now > until:
-                del self.reserved[cid]
-
-    def used(self, now: float | None = None) -> int:
-        self._expire(time.monotonic() if now is None else now)
-        return len(self.running) + len(self.reserved)
-
-    def free(self, concurrency: int) -> int:
-        return concurrency - self.used()
-
-    def with_user(self, user: str) -> int:
-        user = user.lower()
-        return sum(1 for u in self.running.values() if u == user) + \
-            sum(1 for u, _ in self.reserved.values() if u == user)
-
-    def reserve(self, challenge_id: str, user: str, ttl_s: float = RESERVATION_TTL_S) -> None:
-        """Hold a slot for a challenge we accepted or sent (until started or released)."""
-        self.reserved[challenge_id] = (user.lower(), time.monotonic() + ttl_s)
-
-    def rename(self, old_id: str, new_id: str) -> None:
-        """Our outgoing challenge got its id from the server."""
-        held = self.reserved.pop(old_id, None)
-        if held is not None and new_id not in self.running:  # gameStart may come first
-            self.reserved[new_id] = held
-
-    def release(self, challenge_id: str) -> None:
-        self.reserved.pop(challenge_id, None)
-
-    def start(self, game_id: str, user: str) -> None:
-        # On Lichess a game created from a challenge has the challenge's id.
-        self.reserved.pop(game_id, None)
-        self.running[game_id] = user.lower()
-
-    def finish(self, game_id: str) -> None:
-        self.running.pop(game_id, None)
-        self.reserved.pop(game_id, None)

@@ -1,0 +1,11 @@
+"""The challenge desk: whom pibot plays, and how a game comes about.
+
+`desk.py` (`ChallengeDesk`, what the service talks to), `incoming.py` (answers
+to incoming challenges, held while Lichess may no longer wait for them),
+`policy.py` (accept or decline: a pure decision), `slots.py` (concurrency
+accounting shared with the game supervisor), `matchmaking.py` (our own
+challenges to online bots) and `blocklist.py` (the online block lists).  Beside
+the games in the data flow (service -> challenges -> lichess): it may import
+`bot.lichess`, `bot.host`, `bot.engine`, `bot.config` and `bot.errors`, never
+the service, `bot.play` or `bot.sources`.
+"""

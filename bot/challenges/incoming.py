@@ -1,0 +1,172 @@
+"""Incoming challenges: decide, reserve a slot, and answer while Lichess still waits.
+
+An accepted challenge reserves its slot before any await, so a burst cannot
+overshoot the concurrency.  An answer held by a rate-limit pause, or by a
+closed or just re-opened event stream, goes out only while the challenge is
+still open: not withdrawn, and listed again by the stream opened last (lila
+lists the challenges still waiting when a stream opens; modules/api/src/main/
+EventStream.scala).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from bot.challenges.blocklist import OnlineBlockList
+from bot.challenges.policy import Decision, RecentChallenges, decide
+from bot.challenges.slots import Slots
+from bot.config import Config
+from bot.lichess.client import (
+    ApiRejected,
+    DailyLimitReached,
+    Lichess,
+    LichessError,
+    OpponentAtDailyLimit,
+    RateLimited,
+)
+from bot.lichess.events import Challenge
+from bot.lichess.streams import StreamStatus
+
+log = logging.getLogger(__name__)
+
+CHALLENGE_MEMORY_S = 600.0  # how long an answered challenge's id is remembered
+# After the event stream (re)opens, lila lists the challenges still waiting
+# (modules/api/src/main/EventStream.scala); one not listed by then is gone.
+CHALLENGE_LISTING_S = 3.0
+
+Spawn = Callable[[Coroutine[Any, Any, None], str], "asyncio.Task[Any]"]
+
+
+class Incoming:
+    def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config], slots: Slots,
+                 corr_slots: Slots, draining: Callable[[], bool],
+                 blocked_online: OnlineBlockList, stream: StreamStatus, spawn: Spawn) -> None:
+        self.api, self.me, self.get_cfg, self.stream = api, me, get_cfg, stream
+        self.slots, self.corr_slots, self.draining = slots, corr_slots, draining
+        self.blocked_online, self._spawn = blocked_online, spawn
+        self.recent = RecentChallenges()  # max_recent_bot_challenges
+        self._seen: dict[str, float] = {}  # id -> monotonic arrival
+        self._gone: set[str] = set()  # canceled/declined while an answer waited
+        self._answering: set[str] = set()  # challenges whose answer is pending
+        self._listed: dict[str, int] = {}  # challenge id -> event stream it was last listed on
+
+    # -- events ------------------------------------------------------------------------
+    def arrived(self, ch: Challenge) -> None:
+        cid, user = ch.id, ch.challenger.login
+        if user.lower() == self.me.lower():
+            return  # our own outgoing challenge, echoed on the stream
+        self._listed[cid] = self.stream.opened
+        if cid in self._answering:
+            return  # listed again on a re-opened stream: its answer is on its way
+        self._forget_old()
+        self._seen[cid] = time.monotonic()
+        cfg = self.get_cfg().challenge
+        corr = ch.correspondence
+        slots = self.corr_slots if corr else self.slots
+        limit = cfg.max_correspondence_games if corr else cfg.concurrency
+        d = decide(ch, cfg, games_with_user=self.slots.with_user(user)
+                   + self.corr_slots.with_user(user),
+                   slots_free=slots.free(limit),
+                   shutting_down=self.draining(),
+                   bot_limit_reached=self.api.bot_limit_until > time.time(),
+                   online_blocked=user in self.blocked_online,
+                   recent_from_bot=self.recent.count(user, cfg.recent_bot_challenge_age_s))
+        if d.accept:
+            slots.reserve(cid, user)  # before any await: bursts can't overshoot
+            if ch.challenger.is_bot:  # the limit is for BOTs only
+                self.recent.add(user)
+        self._answering.add(cid)
+        task = self._spawn(self._answer(ch, d), f"challenge-{cid}")
+        task.add_done_callback(lambda _t: self._answering.discard(cid))
+
+    def withdrawn(self, cid: str) -> None:
+        """Canceled by the challenger, or declined: its slot is free, a queued answer dropped."""
+        self.release(cid)
+        if cid in self._seen:
+            self._gone.add(cid)
+
+    def release(self, cid: str) -> None:
+        self.slots.release(cid)
+        self.corr_slots.release(cid)
+
+    def _forget_old(self) -> None:
+        now = time.monotonic()
+        for old, t in list(self._seen.items()):
+            if now - t > CHALLENGE_MEMORY_S and old not in self._answering:
+                del self._seen[old]
+                self._gone.discard(old)
+                self._listed.pop(old, None)
+
+    # -- answers ---------------------------------------------------------------------
+    def _waits(self, cid: str) -> bool:
+        """Lichess still waits for our answer: not withdrawn, and listed by the event
+        stream opened last (lila never expires a challenge whose challenger keeps it
+        alive, and sends no event when it takes one offline: ChallengeApi.sweep)."""
+        if cid in self._gone:
+            return False
+        relisted = self._listed.get(cid) == self.stream.opened
+        return relisted or time.monotonic() - self.stream.opened_at < CHALLENGE_LISTING_S
+
+    async def _hold(self, name: str, cid: str) -> None:
+        """Wait while the answer's class is paused, and while it is unknown whether
+        Lichess still waits for it: the event stream is down, or has just re-opened
+        and may still list it."""
+        while self._waits(cid):
+            if self.api.paused_for(name) > 0:
+                await self.api.wait_unpaused(name, lambda: self._waits(cid))
+                continue
+            if not self.stream.up:
+                await asyncio.sleep(0.2)
+                continue
+            settle = self.stream.opened_at + CHALLENGE_LISTING_S - time.monotonic()
+            if settle <= 0 or self._listed.get(cid) == self.stream.opened:
+                return
+            await asyncio.sleep(settle)
+
+    async def _answer(self, ch: Challenge, d: Decision) -> None:
+        cid = ch.id
+        # While challenge answers are rate-limited the answer waits, and goes out when
+        # the pause ends: Lichess still waits for it, unless the challenge was withdrawn
+        # or the re-opened event stream no longer lists it.
+        def wanted() -> bool:
+            return self._waits(cid)
+
+        if d.accept:
+            log.info("accepting challenge %s", ch.describe())
+        else:
+            log.info("declining challenge %s: %s (%s)", ch.describe(), d.reason, d.detail)
+        try:
+            await self._hold("accept" if d.accept else "decline", cid)
+            if d.accept:
+                await self.api.accept(cid, wanted=wanted)
+            else:
+                await self.api.decline(cid, d.reason, wanted=wanted)
+        except DailyLimitReached as exc:
+            # lila Challenge.apiAccept: a BOT at its daily bot-game limit gets 429.
+            self.release(cid)
+            log.warning("challenge %s: %s; declining bot challenges until then", cid, exc)
+            await self._decline_quietly(cid, "later", wanted)
+        except OpponentAtDailyLimit as exc:
+            self.release(cid)
+            log.info("challenge %s: the challenger is at its daily bot limit (%s)", cid, exc)
+            await self._decline_quietly(cid, "later", wanted)
+        except RateLimited as exc:
+            log.info("challenge %s: answer dropped (%s)", cid, exc)
+            self.release(cid)
+        except ApiRejected as exc:
+            log.info("challenge %s gone before we answered: %s", cid, exc)
+            self.release(cid)
+        except LichessError as exc:
+            log.warning("challenge %s: %s", cid, exc)
+            self.release(cid)
+
+    async def _decline_quietly(self, cid: str, reason: str,
+                               wanted: Callable[[], bool]) -> None:
+        try:
+            await self.api.decline(cid, reason, wanted=wanted)
+        except LichessError as exc:
+            log.info("challenge %s: decline failed: %s", cid, exc)

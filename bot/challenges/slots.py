@@ -1,0 +1,61 @@
+"""Concurrency accounting, shared by the challenge desk (which reserves a slot
+before it accepts or sends a challenge) and the game supervisor (which starts
+and finishes games in them)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+RESERVATION_TTL_S = 30.0  # accepted challenges that never start free their slot after this
+
+
+@dataclass
+class Slots:
+    """Concurrency accounting: running games plus accepted-but-not-started ones.
+
+    A challenge is reserved *before* the accept request is sent, so a burst
+    of challenges arriving together can never overshoot `concurrency`.
+    """
+
+    running: dict[str, str] = field(default_factory=dict)  # game id -> opponent
+    reserved: dict[str, tuple[str, float]] = field(default_factory=dict)  # id -> (user, expiry)
+
+    def _expire(self, now: float) -> None:
+        for cid, (_, until) in list(self.reserved.items()):
+            if now > until:
+                del self.reserved[cid]
+
+    def used(self, now: float | None = None) -> int:
+        self._expire(time.monotonic() if now is None else now)
+        return len(self.running) + len(self.reserved)
+
+    def free(self, concurrency: int) -> int:
+        return concurrency - self.used()
+
+    def with_user(self, user: str) -> int:
+        user = user.lower()
+        return sum(1 for u in self.running.values() if u == user) + \
+            sum(1 for u, _ in self.reserved.values() if u == user)
+
+    def reserve(self, challenge_id: str, user: str, ttl_s: float = RESERVATION_TTL_S) -> None:
+        """Hold a slot for a challenge we accepted or sent (until started or released)."""
+        self.reserved[challenge_id] = (user.lower(), time.monotonic() + ttl_s)
+
+    def rename(self, old_id: str, new_id: str) -> None:
+        """Our outgoing challenge got its id from the server."""
+        held = self.reserved.pop(old_id, None)
+        if held is not None and new_id not in self.running:  # gameStart may come first
+            self.reserved[new_id] = held
+
+    def release(self, challenge_id: str) -> None:
+        self.reserved.pop(challenge_id, None)
+
+    def start(self, game_id: str, user: str) -> None:
+        # On Lichess a game created from a challenge has the challenge's id.
+        self.reserved.pop(game_id, None)
+        self.running[game_id] = user.lower()
+
+    def finish(self, game_id: str) -> None:
+        self.running.pop(game_id, None)
+        self.reserved.pop(game_id, None)

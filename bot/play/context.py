@@ -1,0 +1,31 @@
+"""Everything a game runner needs, handed over once when it is built."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from bot.config import Config
+from bot.engine.pool import EnginePool
+from bot.lichess.client import Lichess
+from bot.play.game_state import GameHooks
+from bot.play.records import Saver
+from bot.sources.chain import MoveSources
+
+
+@dataclass(frozen=True)
+class GameContext:
+    game_id: str
+    api: Lichess
+    cfg: Config  # the config the game started with, kept across a SIGHUP
+    me: str  # our account's name
+    hooks: GameHooks = field(default_factory=GameHooks)
+    pool: EnginePool | None = None  # engines are borrowed from it at the first search
+    threads_now: Callable[[], int] | None = None  # search threads now (the heat monitor's)
+    sources: MoveSources | None = None  # book, tablebase, online
+    # First SAME_PLIES plies of recent games with this opponent (bot/play/farming.py).
+    previous_lines: tuple[tuple[str, ...], ...] = ()
+    saver: Saver = field(default_factory=Saver)  # PGNs the disk refused are retried there
+    # ply -> PGN comment ("book", ...): the supervisor keeps it across a runner's
+    # restarts and a correspondence game's parking, so it is shared, not copied.
+    comments: dict[int, str] = field(default_factory=dict)

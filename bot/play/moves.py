@@ -1,0 +1,201 @@
+"""A move, in two steps: choosing it, then delivering it.
+
+`choose` asks, in order, the opening variation against a recent opponent
+(farming.py), the move sources (book, tablebase, online), a ponder hit, and the
+engine, and applies the draw/resign rules; it sends nothing.  `deliver` posts
+the chosen move (a draw offer travels with it), measures the round trip into
+the latency estimate, and starts pondering on the engine's expected reply.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+from bot.config import Config
+from bot.lichess.client import ApiRejected, Lichess, LichessError
+from bot.lichess.latency import LatencyEstimate, overhead_sample_ms
+from bot.play import farming, game_sources
+from bot.play.clock import Clock, clock_running, first_move_think_ms
+from bot.play.context import GameContext
+from bot.play.game_rules import DrawResign
+from bot.play.game_state import GameState
+from bot.play.thinker import Thinker
+from bot.sources.chain import SourceMove
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Choice:
+    move: str
+    source: str | None = None  # the move source's name ("book", ...), for the PGN
+    result: Any = None  # the engine's SearchResult, when the engine chose
+    offer_draw: bool = False  # offered (or an offer accepted) with the move
+    think_ms: float = 0.0  # from the question to the answer, ponder hit included
+    pondered: bool = False
+    overhead_ms: int = 0  # the move overhead the search was given
+
+
+@dataclass(frozen=True)
+class Resign:
+    """The draw/resign rules say resign instead of moving."""
+
+
+def search_limits(cfg: Config, color: str, clock: Clock, now: float, ponder: bool = False,
+                  plies: int | None = None) -> Any:
+    from bot.engine import SearchLimits  # lazy: the engine library loads only to search
+
+    if not clock.has_clock:
+        # Correspondence: correspondence.move_time per move, whatever the days left.
+        return SearchLimits(movetime=max(1, int(cfg.correspondence.move_time * 1000)),
+                            ponder=ponder)
+    if plies is not None and not clock_running(plies) and not ponder:
+        # Free for our clock, but the opponent waits (and may abort): keep it short.
+        return SearchLimits(movetime=first_move_think_ms(clock.time_of(color)))
+    w, b, wi, bi = clock.search_times(color, now)
+    return SearchLimits(wtime=w, btime=b, winc=wi, binc=bi, ponder=ponder)
+
+
+def ponder_on(cfg: Config, correspondence: bool) -> bool:
+    return cfg.correspondence.ponder if correspondence else cfg.engine.ponder
+
+
+def variation(ctx: GameContext, st: GameState, moves: list[str]) -> SourceMove | None:
+    """A rated game still on a recent game's opening against this opponent
+    leaves it (bot/play/farming.py: lila drops farmed rating results)."""
+    full = st.full
+    if not ctx.previous_lines or full is None or not full.rated or full.variant != "standard":
+        return None
+    uci = farming.vary(list(ctx.previous_lines), moves)
+    if uci is None:
+        return None
+    log.info("game %s: playing %s, off the opening of a recent game with %s",
+             ctx.game_id, uci, st.opponent)
+    return SourceMove(uci, "variation", "varied from a recent game's opening", 0.0)
+
+
+async def choose(ctx: GameContext, st: GameState, thinker: Thinker, rules: DrawResign,
+                 latency: LatencyEstimate, moves: list[str], clock: Clock,
+                 correspondence: bool, accept_draw: bool) -> Choice | Resign | None:
+    """The move to play after `moves`; None when there is none any more (the game
+    moved on or ended while we thought, or the position is unreadable).  Sends
+    nothing."""
+    cfg, gid = ctx.cfg, ctx.game_id
+    t0 = time.monotonic()
+    hit = variation(ctx, st, moves)
+    if hit is None and ctx.sources is not None and ctx.sources.enabled:
+        hit = await game_sources.ask(
+            ctx.sources, st, gid, moves, clock,
+            cfg.correspondence.move_time if correspondence else None)
+        if hit is not None:
+            await thinker.stop()  # a ponder search on another line is moot
+    pondering = ponder_on(cfg, correspondence)
+    res = await thinker.take_ponder(moves) if pondering and hit is None else None
+    pondered = res is not None
+    overhead_ms = latency.overhead_ms()
+    if res is None and hit is None:
+        try:
+            res = await thinker.search(
+                moves, search_limits(cfg, st.color, clock, time.monotonic(), plies=len(moves)),
+                overhead_ms)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # noqa: BLE001 - never lose on time over an engine bug
+            log.error("game %s: engine failed (%s); playing a fallback move", gid, exc)
+            res = None
+    think_ms = (time.monotonic() - t0) * 1000.0  # includes a ponderhit's remainder
+    if st.moves != moves or not st.ongoing():
+        return None
+    offer = False
+    if hit is not None:
+        choice = Choice(hit.uci, source=hit.source)
+    elif res is None:
+        move = st.fallback_move(moves)
+        if move is None:
+            return None
+        choice = Choice(move)
+    else:
+        rules.record(res.score_cp, res.mate)
+        if rules.should_resign():
+            log.info("game %s: eval below resign_score for %d moves; resigning",
+                     gid, cfg.draw_or_resign.resign_moves)
+            return Resign()
+        # A draw offer travels with the move (?offeringDraw=true): no extra request.
+        offer = rules.should_offer(st.pieces(moves + [res.bestmove]))
+        if offer:
+            log.info("game %s: offering a draw with %s", gid, res.bestmove)
+        choice = Choice(res.bestmove, result=res)
+    if accept_draw:
+        offer = True  # accepts the opponent's pending offer with this move
+        log.info("game %s: accepting the draw with %s", gid, choice.move)
+    return replace(choice, offer_draw=offer, think_ms=think_ms, pondered=pondered,
+                   overhead_ms=overhead_ms)
+
+
+@dataclass
+class Delivery:
+    """What the runner learns from a delivery, and what it tracks while one is out."""
+
+    pending: tuple[int, str] | None = None  # (ply, move) being posted
+    moved_ply: int = -1  # ply at which our move was accepted by the server
+    posted_at: float | None = None  # when our last move was accepted, until echoed
+    activity: float = 0.0  # last game event or move of ours (monotonic)
+
+
+async def deliver(ctx: GameContext, api: Lichess, st: GameState, thinker: Thinker,
+                  latency: LatencyEstimate, track: Delivery, choice: Choice,
+                  moves: list[str], clock: Clock, correspondence: bool,
+                  landed: Callable[[int, str], bool]) -> bool:
+    """Post the move; False when it did not land (the caller re-syncs the game).
+    Then measure the round trip and ponder on the expected reply."""
+    gid, move, ply = ctx.game_id, choice.move, len(moves)
+    if choice.source is not None:
+        st.comments[ply] = choice.source
+    track.pending = (ply, move)
+    try:
+        await api.move(gid, move, budget_ms=lambda: clock.move_budget_ms(
+            st.color, time.monotonic(), 0), offering_draw=choice.offer_draw,
+            landed=lambda: landed(ply, move))
+    except LichessError as exc:
+        if not landed(ply, move):
+            # Our view of the game is stale (e.g. a missed takeback), or the post
+            # failed for good: re-read gameFull.
+            if isinstance(exc, ApiRejected):
+                log.warning("game %s: move %s rejected (%s); resyncing", gid, move, exc)
+            else:
+                log.error("game %s: could not post move %s (%s); resyncing", gid, move, exc)
+            return False
+        log.info("game %s: move %s shows in the game stream although its post "
+                 "failed (%s): played", gid, move, exc)
+    finally:
+        track.pending = None
+    # Overhead: position received -> move accepted by the server, minus thinking.
+    acked = time.monotonic()
+    overhead = overhead_sample_ms(clock.received_at, acked, choice.think_ms)
+    if clock_running(ply):
+        # (Moves before the clocks run cost nothing and include the engine's set-up.)
+        latency.add(overhead)
+        if ctx.hooks.on_latency:
+            ctx.hooks.on_latency(gid, overhead, choice.overhead_ms)
+    track.moved_ply = ply
+    track.activity = time.monotonic()
+    if len(st.moves) == ply:
+        track.posted_at = time.monotonic()  # echo not seen yet
+    log.debug("game %s: played %s (think %.0f ms, overhead %.1f ms%s)", gid, move,
+              choice.think_ms, overhead, ", ponderhit" if choice.pondered else "")
+    if ctx.hooks.on_move:
+        ctx.hooks.on_move(gid, overhead, choice.think_ms)
+    res = choice.result
+    if res is not None and ponder_on(ctx.cfg, correspondence) and res.ponder:
+        after = clock.after_our_move(st.color, time.monotonic())
+        await thinker.start_ponder(moves + [move, res.ponder],
+                                   search_limits(ctx.cfg, st.color, after, time.monotonic(),
+                                                 True),
+                                   latency.overhead_ms())
+    return True
+

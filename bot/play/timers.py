@@ -1,0 +1,111 @@
+"""A game's two timers: the no-first-move abort and the claim of victory.
+
+Lichess never expires games from challenges (lila: Source.expirable = Lobby,
+Arena, Pool, Swiss), so aborting a game whose opponent never moves is ours to
+do; and when the opponent leaves, lila lets us claim the win after
+`claimWinInSeconds`.  Both requests go through the game's Outbox and are
+retried until they land or are moot.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+
+from bot.config import GameConfig
+from bot.lichess.client import Lichess
+from bot.lichess.events import OpponentGone
+from bot.play import chat
+from bot.play.game_state import GameState
+from bot.play.outbox import Outbox
+
+log = logging.getLogger(__name__)
+
+
+class GameTimers:
+    def __init__(self, game_id: str, cfg: GameConfig, api: Lichess, outbox: Outbox,
+                 st: GameState, is_over: Callable[[], bool]) -> None:
+        self.game_id, self.cfg, self.api, self.outbox = game_id, cfg, api, outbox
+        self.st, self.is_over = st, is_over
+        self._abort: asyncio.Task[None] | None = None
+        self._abort_ply = -1  # ply at which the no-first-move timer was started
+        self._abort_deadline = 0.0  # when that timer fires (monotonic)
+        self._claim: asyncio.Task[None] | None = None
+
+    def cancel(self) -> None:
+        for t in (self._abort, self._claim):
+            if t is not None and not t.done():
+                t.cancel()
+
+    def update_abort(self, now: float, correspondence: bool) -> None:
+        """The no-first-move abort counts only the opponent's time to their first
+        move: it (re)starts whenever it becomes their turn before they have moved
+        and stops while we think.  Correspondence: none (a first move may take days)."""
+        st = self.st
+        waiting = not self.is_over() and not correspondence and not st.opponent_has_moved() \
+            and st.to_move() != st.color
+        timer = self._abort
+        if not waiting:
+            if timer is not None:
+                timer.cancel()
+                self._abort = None
+            self._abort_ply = -1
+            return
+        ply = len(st.moves)
+        if timer is not None and not timer.done() and self._abort_ply == ply:
+            return  # the same wait (e.g. a re-synced stream): keep counting
+        if timer is not None:
+            timer.cancel()
+        self._abort_ply = ply
+        self._abort_deadline = now + self.cfg.abort_if_no_first_move_s
+        self._abort = asyncio.create_task(self._abort_at(self._abort_deadline, ply))
+
+    def wait_for_first_move(self) -> bool:
+        """!wait: give the opponent WAIT_S more for their first move, if we are waiting."""
+        timer = self._abort
+        if timer is None or timer.done():
+            return False
+        timer.cancel()
+        self._abort_deadline = max(self._abort_deadline, time.monotonic() + chat.WAIT_S)
+        self._abort = asyncio.create_task(self._abort_at(self._abort_deadline, self._abort_ply))
+        log.info("game %s: !wait: waiting %.0f s more for the first move", self.game_id,
+                 chat.WAIT_S)
+        return True
+
+    def opponent_gone(self, ev: OpponentGone) -> None:
+        if self._claim is not None:
+            self._claim.cancel()
+            self._claim = None
+        if ev.gone:
+            secs = float(ev.claim_win_in_seconds or 0)
+            log.info("game %s: opponent gone; claiming victory in %.0f s", self.game_id, secs)
+            self._claim = asyncio.create_task(self._claim_after(secs))
+
+    def _ongoing(self) -> bool:
+        return not self.is_over()
+
+    async def _claim_after(self, secs: float) -> None:
+        await asyncio.sleep(secs)
+        if not self.is_over():
+            log.info("game %s: claiming victory", self.game_id)
+            # Retried until it lands or the game ends (the opponent came back, or
+            # their clock ran out): Lichess waits for it.
+            self.outbox.do("claim victory", lambda: self.api.claim_victory(
+                self.game_id, wanted=self._ongoing), until=self._ongoing)
+
+    async def _abort_at(self, deadline: float, ply: int) -> None:
+        await asyncio.sleep(max(0.0, deadline - time.monotonic()))
+        st = self.st
+        if not self.is_over() and not st.opponent_has_moved() and len(st.moves) == ply:
+            log.info("game %s: opponent made no first move in %.0f s; aborting",
+                     self.game_id, self.cfg.abort_if_no_first_move_s)
+
+            def still_waiting() -> bool:  # the game still waits for the abort
+                return not self.is_over() and not self.st.opponent_has_moved()
+
+            # Retried until it lands or is moot: a game whose opponent never moves
+            # must not hold its slot until a restart.
+            self.outbox.do("abort", lambda: self.api.abort(self.game_id, wanted=still_waiting),
+                           until=still_waiting)

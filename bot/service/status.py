@@ -1,0 +1,58 @@
+"""The service as `pibot status` and the status page see it."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from bot.challenges.slots import Slots
+from bot.config import Config
+from bot.engine.pool import EnginePool
+from bot.host import status_file
+from bot.host.heat import HeatMonitor
+from bot.play.clock import clock_running
+from bot.play.game import GameRunner
+from bot.play.records import Saver
+
+
+def state_of(waiting_for: str, draining: bool) -> str:
+    return "connecting" if waiting_for else ("draining" if draining else "accepting")
+
+
+async def publish(writer: status_file.Writer, me: str, url: str, state: str, cfg: Config,
+                  pool: EnginePool | None, heat: HeatMonitor, runners: list[GameRunner],
+                  slots: Slots, tally: status_file.DailyTally, saver: Saver) -> str:
+    """Rewrite the status file (in a thread); returns its one-line summary."""
+    pool_slots = await asyncio.to_thread(pool.slot_status) if pool else []
+    engine = status_file.EngineStatus(
+        hash_mb=pool.hash_mb if pool else cfg.sized.hash_mb,
+        threads=heat.configured, threads_now=heat.threads_now, slots=pool_slots)
+    games = [game_status(r) for r in runners if r.st.full is not None]
+    return await asyncio.to_thread(
+        writer.publish, account=me, url=url, state=state,
+        concurrency=cfg.challenge.concurrency,
+        free_slots=slots.free(cfg.challenge.concurrency), games=games,
+        engine=engine, heat=heat.status(), today=tally.snapshot(),
+        unsaved_pgns=saver.pending, pgn_problem=saver.problem)
+
+
+def game_status(runner: GameRunner) -> status_file.GameStatus:
+    """One game as the status file shows it."""
+    st = runner.st
+    now = time.monotonic()
+    mine = theirs = None
+    if st.clock is not None and st.clock.has_clock:
+        to_move = st.to_move()
+        running = clock_running(len(st.moves))
+        other = "black" if st.color == "white" else "white"
+        mine = int(st.clock.remaining_ms(st.color, to_move if running else "", now))
+        theirs = int(st.clock.remaining_ms(other, to_move if running else "", now))
+    res = runner.thinker.last if runner.thinker is not None else None
+    recent = runner.latency.recent
+    return status_file.GameStatus(
+        id=runner.game_id, opponent=st.opponent, color=st.color,
+        time_control=st.full.time_control() if st.full is not None else "-",
+        plies=len(st.moves), my_clock_ms=mine,
+        opponent_clock_ms=theirs, eval_cp=res.score_cp if res is not None else None,
+        mate=res.mate if res is not None else None, depth=res.depth if res is not None else None,
+        latency_ms=recent[-1] if recent else None)

@@ -1,0 +1,210 @@
+"""The game supervisor: which games run, in which slots, and what happens to them.
+
+One asyncio task per game runs a GameRunner, restarted with backoff when it
+crashes (MAX_GAME_RESTARTS times at most).  Real-time games take
+`challenge.concurrency` slots, correspondence games slots of their own; a
+correspondence game whose opponent is thinking is parked (no stream, no
+engine, its slot kept) and brought back by a check-in every
+`correspondence.checkin_period`.  After a (re)start, /api/account/playing
+resumes the games the event stream may not have announced.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from bot.challenges.slots import Slots
+from bot.config import Config
+from bot.engine.pool import EnginePool
+from bot.host import status_file
+from bot.lichess.client import (
+    DAILY_BOT_GAMES,
+    PLAYING_MIN_INTERVAL_S,
+    Lichess,
+    LichessError,
+    backoff_s,
+)
+from bot.lichess.events import GameInfo
+from bot.play.context import GameContext
+from bot.play.correspondence import Parked
+from bot.play.farming import RecentGames
+from bot.play.game import GameRunner
+from bot.play.game_state import GameHooks
+from bot.play.records import Saver
+from bot.sources.chain import MoveSources
+
+log = logging.getLogger(__name__)
+
+MAX_GAME_RESTARTS = 5
+
+
+class GameSupervisor:
+    def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config], hooks: GameHooks,
+                 pool: EnginePool | None, threads_now: Callable[[], int],
+                 sources: MoveSources | None, saver: Saver, slots: Slots, corr_slots: Slots,
+                 recent_games: RecentGames, tally: status_file.DailyTally) -> None:
+        self.api, self.me, self.get_cfg, self.hooks = api, me, get_cfg, hooks
+        self.pool, self.threads_now, self.sources, self.saver = pool, threads_now, sources, saver
+        self.slots, self.corr_slots = slots, corr_slots
+        self.recent_games, self.tally = recent_games, tally
+        self.games: dict[str, asyncio.Task[None]] = {}
+        self.runners: dict[str, GameRunner] = {}
+        self.parked = Parked()
+        self._ended: dict[str, float] = {}  # game id -> when its task ended
+        # PGN comments (ply -> "book", ...) per game, kept across a game task's restarts
+        # and a correspondence game's parking.
+        self._comments: dict[str, dict[int, str]] = {}
+        self._tasks: set[asyncio.Task[None]] = set()  # check-ins, goodbyes
+
+    # -- what the event stream says ---------------------------------------------
+    def game_started(self, game: GameInfo) -> None:
+        if game.id in self.parked and not game.is_my_turn:
+            return  # replayed on reconnect for a parked game: the check-ins bring it back
+        if game.correspondence and game.last_move and not game.is_my_turn \
+                and game.id not in self.games:
+            # A correspondence game in progress (replayed when the stream opens)
+            # waiting for the opponent: park it, as the playing list would.
+            self._park_waiting(game.id, game.opponent.name)
+            return
+        self._start(game.id, game.opponent.name, game.correspondence)
+
+    def game_finished(self, game: GameInfo) -> None:
+        runner = self.runners.get(game.id)
+        if runner is not None:
+            runner.poke()
+        elif game.id in self.parked:
+            self._start(game.id, self.parked.games[game.id], True)  # to record the end
+
+    def check_in_soon(self) -> None:
+        """Games whose gameStart we may have missed while the event stream was down
+        (throttled: Lichess also replays gameStart for every game in progress)."""
+        self._spawn(self.resume_playing())
+
+    # -- playing list and check-ins -------------------------------------------------
+    async def resume_playing(self) -> None:
+        try:
+            playing = await self.api.playing()
+        except LichessError as exc:
+            log.warning("could not list ongoing games: %s", exc)
+            return
+        now = time.monotonic()
+        for old, t in list(self._ended.items()):
+            if now - t > 2 * PLAYING_MIN_INTERVAL_S:
+                del self._ended[old]
+        for gid in self.parked.gone({g.id for g in playing}):
+            # Ended while parked (resigned, timed out, ...): its stream's gameFull tells
+            # the runner so, which records the game and frees the slot.
+            self._start(gid, self.parked.games[gid], True)
+        for g in playing:
+            # The list may be up to a minute old: a game that ended since is not resumed.
+            if g.id in self.games or g.id in self._ended:
+                continue
+            if g.correspondence and not g.is_my_turn:
+                self._park_waiting(g.id, g.opponent.name)
+                continue
+            log.info("%s game %s", "checking in to" if g.id in self.parked else "resuming",
+                     g.id)
+            self._start(g.id, g.opponent.name, g.correspondence)
+
+    async def checkins(self) -> None:
+        """Correspondence: every checkin_period, look for parked games where it is our
+        turn (api.playing() asks Lichess at most once a minute)."""
+        while True:
+            await asyncio.sleep(self.get_cfg().correspondence.checkin_period)
+            if self.parked.games:
+                await self.resume_playing()
+
+    def _park_waiting(self, gid: str, opponent: str) -> None:
+        """A correspondence game where it is not our turn: hold its slot, open
+        nothing; a later check-in brings it back."""
+        if gid not in self.parked:
+            self.parked.park(gid, opponent)
+            self.corr_slots.start(gid, opponent)
+
+    # -- game tasks -------------------------------------------------------------------
+    def _start(self, gid: str, opponent: str, corr: bool = False) -> None:
+        if not gid or gid in self.games:
+            return
+        self.parked.unpark(gid)
+        (self.corr_slots if corr else self.slots).start(gid, opponent)
+        cfg = self.get_cfg()  # a game keeps the config it started with, even across SIGHUP
+        self.games[gid] = asyncio.create_task(self._run_game(gid, cfg, opponent),
+                                              name=f"game-{gid}")
+
+    def _context(self, gid: str, cfg: Config, opponent: str) -> GameContext:
+        return GameContext(
+            game_id=gid, api=self.api, cfg=cfg, me=self.me, hooks=self.hooks, pool=self.pool,
+            threads_now=self.threads_now, sources=self.sources,
+            previous_lines=tuple(self.recent_games.lines(opponent)), saver=self.saver,
+            comments=self._comments.setdefault(gid, {}))
+
+    async def _run_game(self, gid: str, cfg: Config, opponent: str) -> None:
+        parked = False
+        try:
+            for attempt in range(MAX_GAME_RESTARTS):
+                runner = GameRunner(self._context(gid, cfg, opponent))
+                self.runners[gid] = runner
+                try:
+                    await runner.run()
+                    if runner.farewell is not None:
+                        # The goodbye chat outlives the game task; shutdown cancels it.
+                        self._tasks.add(runner.farewell)
+                        runner.farewell.add_done_callback(self._tasks.discard)
+                    parked = runner.parked and not runner.over
+                    self._count_result(runner)
+                    return
+                except asyncio.CancelledError:
+                    raise
+                except Exception:
+                    log.exception("game %s task crashed; restarting it", gid)
+                await asyncio.sleep(backoff_s(attempt, cfg.network.backoff_base_s, 10.0))
+            log.error("game %s crashed %d times; leaving it", gid, MAX_GAME_RESTARTS)
+        finally:
+            self.runners.pop(gid, None)
+            self.games.pop(gid, None)
+            self.slots.finish(gid)
+            if parked:
+                self.parked.park(gid, opponent)  # keeps its correspondence slot
+            else:
+                self.corr_slots.finish(gid)
+                self._comments.pop(gid, None)
+                self._ended[gid] = time.monotonic()
+
+    def _count_result(self, runner: GameRunner) -> None:
+        """Today's tally for `pibot status` (an aborted game is no result)."""
+        st = runner.st
+        if not runner.over or st.status == "aborted" or st.full is None:
+            return
+        self.recent_games.record("" if st.opponent == "?" else st.opponent, st.moves)
+        opp = st.full.black if st.color == "white" else st.full.white
+        self.tally.game_over(st.winner, st.color, opponent_is_bot=opp.is_bot)
+        if self.api.bot_limit_until > time.time():
+            # Lichess said stop: whatever we counted, today's bot games are used up.
+            self.tally.bot_games = max(self.tally.bot_games, DAILY_BOT_GAMES)
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro, name="resume")
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    # -- for the drain, the shutdown and the status ------------------------------------
+    def realtime_games(self) -> list[asyncio.Task[None]]:
+        """Games a drain waits for: a correspondence game may last weeks and is
+        simply continued after the restart (check-ins find it)."""
+        return [t for gid, t in self.games.items()
+                if not (gid in self.runners and self.runners[gid].correspondence)]
+
+    def unfinished(self) -> list[str]:
+        return [gid for gid, t in self.games.items()
+                if not t.done() and not (gid in self.runners and self.runners[gid].over)]
+
+    def tasks(self) -> list[asyncio.Task[None]]:
+        """Every task the supervisor runs: the shutdown cancels them."""
+        return list(self._tasks) + list(self.games.values())
+
+    def all_stopped(self) -> bool:
+        return all(t.done() for t in self.games.values())
