@@ -3,6 +3,7 @@
 #include "pibot_api.h"
 #include "attacks.h"
 #include "movegen.h"
+#include "notation.h"
 #include "perft.h"
 #include "nnue.h"
 
@@ -58,7 +59,7 @@ int pb_board_get_fen(const PbBoard *p, char *out, size_t outlen) {
     return PB_OK;
 }
 
-int pb_board_push_uci(PbBoard *p, const char *uci) { return board_push_uci(&p->b, uci); }
+int pb_board_push_uci(PbBoard *p, const char *uci) { return notation_push_uci(&p->b, uci); }
 
 int pb_board_pop(PbBoard *p) {
     if (p->b.ply == 0) return PB_ERR_ARG;
@@ -75,7 +76,7 @@ int pb_board_legal_moves(PbBoard *p, char *out, size_t outlen) {
     size_t pos = 0;
     for (int i = 0; i < n; i++) {
         char uci[6];
-        board_move_to_uci(&p->b, list.moves[i], uci);
+        notation_move_to_uci(&p->b, list.moves[i], uci);
         size_t l = strlen(uci);
         if (i) out[pos++] = ' ';
         memcpy(out + pos, uci, l);

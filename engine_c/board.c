@@ -1,8 +1,7 @@
-/* board.c — FEN, Zobrist keys, make/unmake, draw detection, UCI text. */
+/* board.c — FEN, Zobrist keys, make/unmake, repetition and material draws. */
 #include "board.h"
 #include "attacks.h"
 #include "bitboard.h"
-#include "movegen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +14,6 @@ uint64_t ZobEp[8];
 uint64_t ZobSide;
 
 static const char PieceChars[] = " PNBRQK  pnbrqk";
-static const char *StartFen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 static void init_zobrist(void) {
     uint64_t s = 0x2545F4914F6CDD1DULL;
@@ -291,7 +289,7 @@ fail:
 }
 #undef FEN_FAIL
 
-void board_set_startpos(Board *b) { board_set_fen(b, StartFen, false, NULL, 0); }
+void board_set_startpos(Board *b) { board_set_fen(b, BOARD_START_FEN, false, NULL, 0); }
 
 void board_get_fen(const Board *b, char *out, size_t outlen) {
     char buf[128];
@@ -518,12 +516,6 @@ bool board_is_repetition(const Board *b, int search_root_ply) {
     return false;
 }
 
-bool board_is_draw_50(const Board *b) {
-    if (b->rule50 < 100) return false;
-    if (!b->checkers) return true;
-    return movegen_count(b) > 0;  /* mate on the 100th ply wins */
-}
-
 bool board_insufficient_material(const Board *b) {
     if (b->by_type[PAWN] | b->by_type[ROOK] | b->by_type[QUEEN]) return false;
     Bitboard minors = b->by_type[KNIGHT] | b->by_type[BISHOP];
@@ -545,60 +537,4 @@ void board_compact_history(Board *b) {
     b->fullmove_start += black_moves;
     memmove(b->hist, b->hist + drop, (size_t)keep * sizeof(Undo));
     b->ply = keep;
-}
-
-/* ---------- UCI text ---------- */
-
-void board_move_to_uci(const Board *b, Move m, char out[6]) {
-    int from = move_from(m), to = move_to(m);
-    if (m == MOVE_NONE) { strcpy(out, "0000"); return; }
-    if (move_kind(m) == MOVE_CASTLE && !b->chess960)
-        to = make_sq(to > from ? 6 : 2, sq_rank(from));
-    out[0] = (char)('a' + sq_file(from));
-    out[1] = (char)('1' + sq_rank(from));
-    out[2] = (char)('a' + sq_file(to));
-    out[3] = (char)('1' + sq_rank(to));
-    out[4] = move_kind(m) == MOVE_PROMO ? " pnbrqk"[move_promo(m)] : 0;
-    out[5] = 0;
-}
-
-Move board_parse_uci(Board *b, const char *uci) {
-    if (!uci) return MOVE_NONE;
-    size_t n = strlen(uci);
-    if (n < 4 || n > 5) return MOVE_NONE;
-    if (uci[0] < 'a' || uci[0] > 'h' || uci[2] < 'a' || uci[2] > 'h' ||
-        uci[1] < '1' || uci[1] > '8' || uci[3] < '1' || uci[3] > '8')
-        return MOVE_NONE;
-    int promo = 0;
-    if (n == 5) {
-        const char *p = strchr("nbrq", uci[4]);
-        if (!p || !uci[4]) return MOVE_NONE;
-        promo = KNIGHT + (int)(p - "nbrq");
-    }
-    int from = make_sq(uci[0] - 'a', uci[1] - '1'), to = make_sq(uci[2] - 'a', uci[3] - '1');
-    MoveList list;
-    list.count = 0;
-    movegen_legal(b, &list, GEN_ALL);
-    for (int i = 0; i < list.count; i++) {
-        Move m = list.moves[i];
-        if (move_from(m) != from) continue;
-        if (move_kind(m) == MOVE_PROMO) {
-            if (move_to(m) == to && move_promo(m) == promo) return m;
-            continue;
-        }
-        if (promo) continue;
-        if (move_to(m) == to) return m;   /* normal move, or castling as king-takes-rook */
-        if (move_kind(m) == MOVE_CASTLE && !b->chess960 &&
-            to == make_sq(move_to(m) > from ? 6 : 2, sq_rank(from)))
-            return m;                     /* e1g1 style */
-    }
-    return MOVE_NONE;
-}
-
-int board_push_uci(Board *b, const char *uci) {
-    Move m = board_parse_uci(b, uci);
-    if (m == MOVE_NONE) return PB_ERR_MOVE;
-    if (b->ply >= HIST_COMPACT_AT) board_compact_history(b);
-    if (!board_make_move(b, m)) return PB_ERR_HISTORY;
-    return PB_OK;
 }

@@ -15,6 +15,10 @@
 
 enum { CASTLE_WK = 1, CASTLE_WQ = 2, CASTLE_BK = 4, CASTLE_BQ = 8 };
 
+/* The start position of standard chess (the engine's "startpos"). */
+#define BOARD_START_FEN "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+
 #define HIST_MAX 1280   /* game plies + search plies; see board_compact_history */
 /* History entries kept free above the game for one search: it stops at
  * MAX_PLY - 1 plies (null moves included) from its root; the rest is slack
@@ -95,22 +99,14 @@ uint64_t board_key_after(const Board *b, Move m);
 void board_make_null(Board *b);
 void board_unmake_null(Board *b);
 
-/* Apply a UCI move string after checking legality. PB_ERR_MOVE if illegal. */
-int board_push_uci(Board *b, const char *uci);
-/* Parse UCI text to a legal move of this position (both castling styles are
- * accepted: e1g1 and e1h1). Returns MOVE_NONE if not legal or malformed. */
-Move board_parse_uci(Board *b, const char *uci);
-/* Writes the move as UCI text (e1g1 in standard, king-takes-rook in 960). */
-void board_move_to_uci(const Board *b, Move m, char out[6]);
-
 /* Drop history entries before the last irreversible move so long games fit
  * (only the keys since then matter for repetition). */
 void board_compact_history(Board *b);
 
 /* Draw by repetition (a position repeated strictly after `search_root_ply`,
- * the root, or a threefold overall counting the root and the game history), fifty-move rule, or insufficient material. */
+ * the root, or a threefold overall counting the root and the game history),
+ * or insufficient material. The fifty-move rule needs the legal moves: rules.h. */
 bool board_is_repetition(const Board *b, int search_root_ply);
-bool board_is_draw_50(const Board *b);   /* rule50 >= 100 and not mated */
 int board_fullmove(const Board *b);      /* the FEN's fullmove number of the position */
 bool board_insufficient_material(const Board *b);
 

@@ -6,7 +6,7 @@
  * A Move is 16 bits: from (0-5) | to (6-11) | kind (12-13) | promo (14-15).
  * Castling is encoded internally as "king takes own rook" (to = rook square),
  * which handles standard chess and Chess960 alike; only the UCI text layer
- * (board_move_to_uci / board_parse_uci) knows the e1g1 convention.
+ * (notation.h) knows the e1g1 convention.
  */
 #ifndef PB_TYPES_H
 #define PB_TYPES_H

@@ -8,6 +8,7 @@
 #include "../attacks.h"
 #include "../board.h"
 #include "../movegen.h"
+#include "../notation.h"
 #include "../perft.h"
 
 #include <stdio.h>
@@ -85,7 +86,7 @@ static int cmd_fuzz(void) {
         ok_fens++;
         if (!bar) continue;
         for (char *tok = strtok(bar + 1, " "); tok; tok = strtok(NULL, " ")) {
-            if (board_push_uci(&board, tok) == PB_OK) ok_moves++;
+            if (notation_push_uci(&board, tok) == PB_OK) ok_moves++;
             char fen[128];
             board_get_fen(&board, fen, sizeof fen);
             movegen_count(&board);

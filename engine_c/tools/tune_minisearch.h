@@ -15,6 +15,7 @@
 
 #include "../eval.h"
 #include "../movegen.h"
+#include "../rules.h"
 
 enum { INF = 32000, MATE_SCORE = 31000, MAX_GAME_PLY = 400, ADJ_SCORE = 1200, ADJ_PLIES = 8 };
 
@@ -94,7 +95,7 @@ static int alphabeta(Mini *mi, int depth, int alpha, int beta, int ply, Move fir
     Board *b = mi->b;
     if (mi->nodes >= mi->limit) mi->stop = true;
     if (mi->stop) return 0;
-    if (ply > 0 && (board_is_repetition(b, mi->root_ply) || board_is_draw_50(b)
+    if (ply > 0 && (board_is_repetition(b, mi->root_ply) || rules_is_draw_50(b)
                     || board_insufficient_material(b)))
         return 0;
     if (depth <= 0 || ply >= MAX_PLY - 1) return qsearch(mi, alpha, beta, ply);
@@ -185,7 +186,7 @@ static int mini_play_game(Board *b, const char *fen, uint64_t nodes, const EvalP
         l.count = 0;
         movegen_legal(b, &l, GEN_ALL);
         if (l.count == 0) return board_in_check(b) ? (b->side == WHITE ? 0 : 2) : 1;
-        if (board_is_draw_50(b) || board_insufficient_material(b)
+        if (rules_is_draw_50(b) || board_insufficient_material(b)
             || board_is_repetition(b, b->ply + 1))
             return 1;
         int score;
