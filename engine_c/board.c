@@ -12,6 +12,7 @@ uint64_t ZobPiece[16][64];
 uint64_t ZobCastle[16];
 uint64_t ZobEp[8];
 uint64_t ZobSide;
+uint64_t ZobChecks[2][4];
 
 static const char PieceChars[] = " PNBRQK  pnbrqk";
 
@@ -28,6 +29,9 @@ static void init_zobrist(void) {
     }
     for (int f = 0; f < 8; f++) ZobEp[f] = NEXT();
     ZobSide = NEXT();
+    /* Drawn after the others, which therefore stay what they were. */
+    for (int c = 0; c < 2; c++)
+        for (int n = 0; n < 4; n++) ZobChecks[c][n] = NEXT();
 #undef NEXT
 }
 
@@ -92,6 +96,7 @@ uint64_t board_compute_key(const Board *b) {
     k ^= ZobCastle[b->castling];
     if (b->ep != SQ_NONE) k ^= ZobEp[sq_file(b->ep)];
     if (b->side == BLACK) k ^= ZobSide;
+    if (b->variant == VAR_THREECHECK) k ^= ZobChecks[WHITE][b->checks_left[WHITE]] ^ ZobChecks[BLACK][b->checks_left[BLACK]];
     return k;
 }
 
@@ -136,8 +141,31 @@ static int parse_uint(const char *s, long maxv, long *out) {
     return 0;
 }
 
+/* "N+M" (python-chess: checks left) or "+N+M" (Lichess: checks given) into
+ * checks left per side; -1 if malformed. */
+static int parse_checks(const char *s, bool given, uint8_t out[2]) {
+    if (given && *s++ != '+') return -1;
+    if (s[0] < '0' || s[0] > '3' || s[1] != '+' || s[2] < '0' || s[2] > '3' || s[3]) return -1;
+    int w = s[0] - '0', k = s[2] - '0';
+    out[WHITE] = (uint8_t)(given ? 3 - w : w);
+    out[BLACK] = (uint8_t)(given ? 3 - k : k);
+    return 0;
+}
+
+bool board_variant_supported(int v) {
+    return v == VAR_STANDARD || v == VAR_KOTH || v == VAR_THREECHECK || v == VAR_RACINGKINGS;
+}
+
 int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t errlen) {
+    return board_set_fen_variant(out, fen, VAR_STANDARD, chess960, err, errlen);
+}
+
+int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess960, char *err, size_t errlen) {
     board_init_tables();
+    if (!board_variant_supported(variant)) {
+        if (err && errlen) snprintf(err, errlen, "variant %d is not supported", variant);
+        return PB_ERR_VARIANT;
+    }
     if (!fen) FEN_FAIL("empty FEN");
     char buf[256];
     size_t n = strlen(fen);
@@ -145,11 +173,23 @@ int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t 
     if (n >= sizeof buf) FEN_FAIL("FEN too long (%zu characters)", n);
     memcpy(buf, fen, n + 1);
 
-    char *fields[7];
+    char *fields[8], *save = NULL;
     int nf = 0;
-    for (char *tok = strtok(buf, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
-        if (nf == 6) FEN_FAIL("too many fields (a FEN has 6: placement, side, castling, en passant, halfmove, fullmove)");
+    int max_fields = variant == VAR_THREECHECK ? 7 : 6;
+    for (char *tok = strtok_r(buf, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
+        if (nf == max_fields) FEN_FAIL("too many fields (a FEN has 6: placement, side, castling, en passant, halfmove, fullmove)");
         fields[nf++] = tok;
+    }
+    uint8_t checks_left[2] = {3, 3};
+    if (variant == VAR_THREECHECK) {
+        if (nf == 7 && fields[6][0] == '+') {
+            if (parse_checks(fields[6], true, checks_left)) FEN_FAIL("invalid check counts '%s' (Lichess: +N+M, checks given)", fields[6]);
+            nf = 6;
+        } else if (nf >= 5 && strchr(fields[4], '+')) {
+            if (parse_checks(fields[4], false, checks_left)) FEN_FAIL("invalid check counts '%s' (N+M, checks left)", fields[4]);
+            for (int i = 4; i + 1 < nf; i++) fields[i] = fields[i + 1];
+            nf--;
+        }
     }
     if (nf != 4 && nf != 6)
         FEN_FAIL("expected 6 fields (placement, side, castling, en passant, halfmove, fullmove; "
@@ -160,6 +200,9 @@ int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t 
     Board *b = malloc(sizeof *b);
     if (!b) return PB_ERR_NOMEM;
     *b = zero;
+    b->variant = (uint8_t)variant;
+    b->checks_left[WHITE] = checks_left[WHITE];
+    b->checks_left[BLACK] = checks_left[BLACK];
     int rc = PB_ERR_FEN;
 #undef FEN_FAIL
 #define FEN_FAIL(...) do { if (err && errlen) snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
@@ -198,6 +241,7 @@ int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t 
         if (popcount(b->by_color[c]) > 16) FEN_FAIL("%s has more than 16 pieces", name);
     }
     if (b->by_type[PAWN] & (RANK_1_BB | RANK_8_BB)) FEN_FAIL("pawn on the first or last rank");
+    if (variant == VAR_RACINGKINGS && b->by_type[PAWN]) FEN_FAIL("racing kings has no pawns");
 
     /* 2. side */
     if (!strcmp(fields[1], "w")) b->side = WHITE;
@@ -208,6 +252,7 @@ int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t 
     memset(b->castle_rook, SQ_NONE, sizeof b->castle_rook);
     memset(b->castle_mask, 0xF, sizeof b->castle_mask);
     b->chess960 = chess960;
+    if (strcmp(fields[2], "-") && variant == VAR_RACINGKINGS) FEN_FAIL("racing kings has no castling");
     if (strcmp(fields[2], "-")) {
         for (const char *p = fields[2]; *p; p++) {
             char ch = *p;
@@ -277,6 +322,7 @@ int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t 
             FEN_FAIL("the side not to move (%s) is in check", b->side == WHITE ? "black" : "white");
         b->checkers = compute_checkers(b);
         if (popcount(b->checkers) > 2) FEN_FAIL("the king is attacked by more than two pieces");
+        if (variant == VAR_RACINGKINGS && b->checkers) FEN_FAIL("a king in check (racing kings has no checks)");
     }
     b->key = board_compute_key(b);
     b->pawn_key = compute_pawn_key(b);
@@ -326,6 +372,12 @@ void board_get_fen(const Board *b, char *out, size_t outlen) {
     buf[n++] = ' ';
     if (b->ep == SQ_NONE) buf[n++] = '-';
     else { buf[n++] = (char)('a' + sq_file(b->ep)); buf[n++] = (char)('1' + sq_rank(b->ep)); }
+    if (b->variant == VAR_THREECHECK) {   /* checks left, as python-chess writes them */
+        buf[n++] = ' ';
+        buf[n++] = (char)('0' + b->checks_left[WHITE]);
+        buf[n++] = '+';
+        buf[n++] = (char)('0' + b->checks_left[BLACK]);
+    }
     buf[n] = 0;
     snprintf(out, outlen, "%s %d %d", buf, b->rule50, board_fullmove(b));
 }
@@ -351,6 +403,25 @@ static inline Undo *push_undo(Board *b, Move m) {
     u->rule50 = (uint16_t)b->rule50;
     u->captured = NO_PIECE;
     return u;
+}
+
+/* After a variant's move (b->side is the side to move now): what standard
+ * chess leaves to compute_checkers, plus the variant's own state. Out of
+ * line: board_make_move stays as it was for standard chess. */
+static __attribute__((noinline)) void variant_after_make(Board *b) {
+    b->checkers = compute_checkers(b);
+    if (b->variant == VAR_THREECHECK && b->checkers) {
+        int c = !b->side;
+        if (b->checks_left[c]) {
+            b->key ^= ZobChecks[c][b->checks_left[c]] ^ ZobChecks[c][b->checks_left[c] - 1];
+            b->checks_left[c]--;
+        }
+    }
+}
+
+/* Before undoing a variant's move (b->side: the side that did not make it). */
+static __attribute__((noinline)) void variant_before_unmake(Board *b) {
+    if (b->variant == VAR_THREECHECK && b->checkers) b->checks_left[!b->side]++;
 }
 
 bool board_make_move(Board *b, Move m) {
@@ -411,7 +482,8 @@ bool board_make_move(Board *b, Move m) {
     }
     b->key = key;
     b->side = them;
-    b->checkers = compute_checkers(b);
+    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) variant_after_make(b);
+    else b->checkers = compute_checkers(b);
     return true;
 }
 
@@ -446,6 +518,7 @@ uint64_t board_key_after(const Board *b, Move m) {
 }
 
 void board_unmake_move(Board *b) {
+    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) variant_before_unmake(b);
     Undo *u = &b->hist[--b->ply];
     Move m = u->move;
     b->side = !b->side;
@@ -518,6 +591,8 @@ bool board_is_repetition(const Board *b, int search_root_ply) {
 
 bool board_insufficient_material(const Board *b) {
     if (b->by_type[PAWN] | b->by_type[ROOK] | b->by_type[QUEEN]) return false;
+    if (b->variant != VAR_STANDARD)   /* a king can still reach the hill or the goal; a minor can check */
+        return b->variant == VAR_THREECHECK && b->by_type[0] == b->by_type[KING];
     Bitboard minors = b->by_type[KNIGHT] | b->by_type[BISHOP];
     if (popcount(minors) <= 1) return true;
     if (b->by_type[KNIGHT]) return false;

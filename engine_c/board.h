@@ -58,6 +58,8 @@ typedef struct Board {
     uint64_t pawn_key;
     Bitboard checkers;
     bool chess960;
+    uint8_t variant;            /* VAR_* (types.h); VAR_STANDARD = 0 */
+    uint8_t checks_left[2];     /* three-check: checks each side still has to give */
     uint8_t castle_rook[4];     /* rook square for WK, WQ, BK, BQ (SQ_NONE if none) */
     uint8_t castle_mask[64];    /* rights kept when a move touches the square */
     Bitboard castle_path[4];    /* squares that must be empty (except king and rook) */
@@ -69,6 +71,7 @@ extern uint64_t ZobPiece[16][64];
 extern uint64_t ZobCastle[16];
 extern uint64_t ZobEp[8];
 extern uint64_t ZobSide;
+extern uint64_t ZobChecks[2][4];   /* three-check: [side][checks left] */
 
 /* One-time init of attack tables and Zobrist keys; thread-safe. */
 void board_init_tables(void);
@@ -77,6 +80,13 @@ void board_init_tables(void);
  * On failure returns PB_ERR_FEN, writes a message to err (if non-NULL) and
  * leaves *b unchanged. chess960 selects the UCI castling convention. */
 int board_set_fen(Board *b, const char *fen, bool chess960, char *err, size_t errlen);
+/* The same for a variant's position (VAR_*; PB_ERR_VARIANT if its rules are
+ * not built in): three-check takes its check counts as python-chess writes
+ * them ("3+3" after the en-passant field: checks left) or as Lichess does
+ * ("+0+0" after the fullmove number: checks given). */
+int board_set_fen_variant(Board *b, const char *fen, int variant, bool chess960, char *err, size_t errlen);
+/* Are the rules of this VAR_* built in (move generation, game end)? */
+bool board_variant_supported(int variant);
 void board_set_startpos(Board *b);
 /* Writes the FEN (Shredder/X-FEN castling when chess960 needs it). */
 void board_get_fen(const Board *b, char *out, size_t outlen);

@@ -30,6 +30,13 @@ enum {
 #define MOVE_NONE ((Move)0)
 #define MOVE_NULL ((Move)65) /* from=1,to=1: never a legal move */
 
+/* The rule set of a Board (variant.h names them). Standard is 0 so that
+ * one test of `variant` sends every other rule set off the hot paths. */
+enum {
+    VAR_STANDARD = 0, VAR_KOTH, VAR_THREECHECK, VAR_RACINGKINGS, VAR_HORDE,
+    VAR_ANTICHESS, VAR_ATOMIC, VAR_CRAZYHOUSE, VAR_COUNT
+};
+
 #define MAX_MOVES 256
 #define MAX_PLY 128
 
@@ -72,7 +79,8 @@ enum {
     PB_ERR_NET_FORMAT = -10,  /* NNUE file: other dims/activation/quantisation, weights out of range */
     PB_ERR_NET_SIZE = -11,    /* NNUE file: wrong size (truncated or trailing bytes) */
     PB_ERR_NET_CHECKSUM = -12,/* NNUE file: checksum mismatch (corrupt) */
-    PB_ERR_IO = -13           /* a file could not be read */
+    PB_ERR_IO = -13,          /* a file could not be read */
+    PB_ERR_VARIANT = -14      /* unknown variant, or one whose rules are not built in */
 };
 
 #endif

@@ -75,6 +75,20 @@ def board_set_fen(board: Any, fen: str, chess960: bool) -> None:
     check(code, f"{ffi.string(err).decode()} (FEN: {shown!r})")
 
 
+def board_set_variant_fen(board: Any, variant: str, fen: str | None, chess960: bool) -> None:
+    """A variant's position (fen None: its start position)."""
+    err = ffi.new("char[256]")
+    code = lib.pb_board_set_variant_fen(board, _text(variant, "variant"),
+                                        ffi.NULL if fen is None else _text(fen, "FEN"),
+                                        int(chess960), err, 256)
+    shown = "" if fen is None else fen if len(fen) <= 120 else fen[:100] + "..."
+    check(code, f"{ffi.string(err).decode()} (variant {variant!r}, FEN: {shown!r})")
+
+
+def board_variant(board: Any) -> str:
+    return ffi.string(lib.pb_board_variant(board)).decode()
+
+
 def board_fen(board: Any) -> str:
     out = ffi.new("char[128]")
     check(lib.pb_board_get_fen(board, out, 128))
