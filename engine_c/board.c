@@ -85,7 +85,7 @@ bool board_sq_attacked(const Board *b, int sq, int by, Bitboard occ) {
 }
 
 static Bitboard compute_checkers(const Board *b) {
-    int k = board_king_sq(b, b->side);
+    int k = board_king_sq(b, b->side);   /* standard chess: there is one */
     return board_attackers_to(b, k, b->by_type[0]) & b->by_color[!b->side];
 }
 
@@ -153,7 +153,7 @@ static int parse_checks(const char *s, bool given, uint8_t out[2]) {
 }
 
 bool board_variant_supported(int v) {
-    return v == VAR_STANDARD || v == VAR_KOTH || v == VAR_THREECHECK || v == VAR_RACINGKINGS;
+    return v == VAR_STANDARD || v == VAR_KOTH || v == VAR_THREECHECK || v == VAR_RACINGKINGS || v == VAR_HORDE;
 }
 
 int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t errlen) {
@@ -236,11 +236,18 @@ int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess96
     for (int c = 0; c < 2; c++) {
         const char *name = c == WHITE ? "white" : "black";
         int kings = popcount(board_pieces(b, c, KING));
+        if (variant == VAR_HORDE && c == WHITE) {   /* the horde: no king, up to 36 pawns and pieces */
+            if (kings) FEN_FAIL("white (the horde) has a king");
+            continue;
+        }
         if (kings != 1) FEN_FAIL("%s has %d kings, expected exactly 1", name, kings);
         if (popcount(board_pieces(b, c, PAWN)) > 8) FEN_FAIL("%s has more than 8 pawns", name);
         if (popcount(b->by_color[c]) > 16) FEN_FAIL("%s has more than 16 pieces", name);
     }
-    if (b->by_type[PAWN] & (RANK_1_BB | RANK_8_BB)) FEN_FAIL("pawn on the first or last rank");
+    /* Horde: white pawns may stand on the first rank (they start there). */
+    Bitboard bad_pawns = b->by_type[PAWN] & (RANK_1_BB | RANK_8_BB);
+    if (variant == VAR_HORDE) bad_pawns &= ~(board_pieces(b, WHITE, PAWN) & RANK_1_BB);
+    if (bad_pawns) FEN_FAIL("pawn on the first or last rank");
     if (variant == VAR_RACINGKINGS && b->by_type[PAWN]) FEN_FAIL("racing kings has no pawns");
 
     /* 2. side */
@@ -260,6 +267,7 @@ int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess96
             char up = (char)(c == BLACK ? ch - 32 : ch);
             int rank = c == WHITE ? 0 : 7;
             Bitboard rooks = board_pieces(b, c, ROOK) & (RANK_1_BB << (8 * rank));
+            if (!board_pieces(b, c, KING)) FEN_FAIL("castling right '%c' for a side without a king", ch);
             int ksq = board_king_sq(b, c);
             if (sq_rank(ksq) != rank || sq_file(ksq) == 0 || sq_file(ksq) == 7)
                 FEN_FAIL("castling right '%c' but the %s king is not on its back rank between the rooks",
@@ -317,10 +325,10 @@ int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess96
 
     /* legality of the position itself */
     {
-        int them_king = board_king_sq(b, !b->side);
-        if (board_sq_attacked(b, them_king, b->side, b->by_type[0]))
+        Bitboard them_kings = board_pieces(b, !b->side, KING);
+        if (them_kings && board_sq_attacked(b, lsb(them_kings), b->side, b->by_type[0]))
             FEN_FAIL("the side not to move (%s) is in check", b->side == WHITE ? "black" : "white");
-        b->checkers = compute_checkers(b);
+        b->checkers = board_pieces(b, b->side, KING) ? compute_checkers(b) : 0;
         if (popcount(b->checkers) > 2) FEN_FAIL("the king is attacked by more than two pieces");
         if (variant == VAR_RACINGKINGS && b->checkers) FEN_FAIL("a king in check (racing kings has no checks)");
     }
@@ -409,7 +417,13 @@ static inline Undo *push_undo(Board *b, Move m) {
  * chess leaves to compute_checkers, plus the variant's own state. Out of
  * line: board_make_move stays as it was for standard chess. */
 static __attribute__((noinline)) void variant_after_make(Board *b) {
-    b->checkers = compute_checkers(b);
+    b->checkers = board_pieces(b, b->side, KING) ? compute_checkers(b) : 0;   /* horde: no white king */
+    if (b->variant == VAR_HORDE && b->ep != SQ_NONE && relative_rank(!b->side, b->ep) == 1) {
+        /* A horde pawn's double step from the first rank leaves no en-passant
+         * square: no pawn can stand where it would take (python-chess). */
+        b->key ^= ZobEp[sq_file(b->ep)];
+        b->ep = SQ_NONE;
+    }
     if (b->variant == VAR_THREECHECK && b->checkers) {
         int c = !b->side;
         if (b->checks_left[c]) {

@@ -22,11 +22,79 @@ static bool race_over(const Board *b) {
     return true;
 }
 
+static inline Move *add(Move *out, int from, int to, int kind) {
+    *out++ = move_make(from, to, kind, 0);
+    return out;
+}
+
+/* As movegen.c's add_promos: GEN_NOISY has the queen, GEN_QUIET the rest. */
+static inline Move *add_promos(Move *out, int from, int to, int kind) {
+    if (kind != GEN_QUIET) *out++ = move_make(from, to, MOVE_PROMO, QUEEN);
+    if (kind != GEN_NOISY) {
+        *out++ = move_make(from, to, MOVE_PROMO, KNIGHT);
+        *out++ = move_make(from, to, MOVE_PROMO, ROOK);
+        *out++ = move_make(from, to, MOVE_PROMO, BISHOP);
+    }
+    return out;
+}
+
+/* Every move of a side without a king (the horde): with no king to expose,
+ * every pseudo-legal move is legal. Pawns on the first or second rank may
+ * step twice (python-chess: a double step lands on the third or fourth
+ * rank). `kind` as movegen_legal: GEN_NOISY captures and queen promotions. */
+static int gen_kingless(const Board *b, MoveList *list, int kind) {
+    int us = b->side, them = !us;
+    Move *start = list->moves + list->count, *out = start;
+    Bitboard ours = b->by_color[us], theirs = b->by_color[them], occ = b->by_type[0], empty = ~occ;
+    Bitboard kind_mask = kind == GEN_NOISY ? theirs : kind == GEN_QUIET ? empty : ~ours;
+    int up = us == WHITE ? 8 : -8;
+    Bitboard rank7 = us == WHITE ? (RANK_8_BB >> 8) : (RANK_1_BB << 8);
+    Bitboard step2 = us == WHITE ? (RANK_1_BB << 8) | (RANK_1_BB << 16) : (RANK_8_BB >> 8) | (RANK_8_BB >> 16);
+    Bitboard pawns = board_pieces(b, us, PAWN), promo = pawns & rank7, normal = pawns & ~rank7;
+    if (kind != GEN_NOISY) {
+        Bitboard s1 = pawn_push(us, normal) & empty;
+        Bitboard s2 = pawn_push(us, s1 & step2) & empty;
+        while (s1) { int to = pop_lsb(&s1); out = add(out, to - up, to, MOVE_NORMAL); }
+        while (s2) { int to = pop_lsb(&s2); out = add(out, to - 2 * up, to, MOVE_NORMAL); }
+    }
+    if (kind != GEN_QUIET) {
+        Bitboard ce = (us == WHITE ? shift_east(shift_north(normal)) : shift_east(shift_south(normal))) & theirs;
+        Bitboard cw = (us == WHITE ? shift_west(shift_north(normal)) : shift_west(shift_south(normal))) & theirs;
+        while (ce) { int to = pop_lsb(&ce); out = add(out, to - up - 1, to, MOVE_NORMAL); }
+        while (cw) { int to = pop_lsb(&cw); out = add(out, to - up + 1, to, MOVE_NORMAL); }
+        if (b->ep != SQ_NONE) {
+            Bitboard capturers = PawnAttacks[them][b->ep] & pawns;
+            while (capturers) out = add(out, pop_lsb(&capturers), b->ep, MOVE_EP);
+        }
+    }
+    if (promo) {
+        Bitboard s1 = pawn_push(us, promo) & empty;
+        Bitboard ce = (us == WHITE ? shift_east(shift_north(promo)) : shift_east(shift_south(promo))) & theirs;
+        Bitboard cw = (us == WHITE ? shift_west(shift_north(promo)) : shift_west(shift_south(promo))) & theirs;
+        while (s1) { int to = pop_lsb(&s1); out = add_promos(out, to - up, to, kind); }
+        while (ce) { int to = pop_lsb(&ce); out = add_promos(out, to - up - 1, to, kind); }
+        while (cw) { int to = pop_lsb(&cw); out = add_promos(out, to - up + 1, to, kind); }
+    }
+    Bitboard pieces = ours & ~b->by_type[PAWN];
+    while (pieces) {
+        int from = pop_lsb(&pieces);
+        int type = piece_type(b->squares[from]);
+        Bitboard t = type == KNIGHT ? KnightAttacks[from] : type == BISHOP ? bishop_attacks(from, occ)
+                   : type == ROOK ? rook_attacks(from, occ) : type == QUEEN ? queen_attacks(from, occ)
+                   : KingAttacks[from];
+        t &= kind_mask;
+        while (t) out = add(out, from, pop_lsb(&t), MOVE_NORMAL);
+    }
+    list->count += (int)(out - start);
+    return (int)(out - start);
+}
+
 bool movegen_variant_end(const Board *b) {
     switch (b->variant) {
     case VAR_KOTH: return (b->by_type[KING] & CenterBB) != 0;
     case VAR_THREECHECK: return !b->checks_left[WHITE] || !b->checks_left[BLACK];
     case VAR_RACINGKINGS: return race_over(b);
+    case VAR_HORDE: return !b->by_color[WHITE] || !b->by_color[BLACK];
     default: return false;
     }
 }
@@ -49,6 +117,7 @@ static bool race_gives_check(const Board *b, Move m) {
 int movegen_variant_legal(const Board *b, MoveList *list, int kind) {
     if (movegen_variant_end(b)) return 0;
     int start = list->count;
+    if (!board_pieces(b, b->side, KING)) return gen_kingless(b, list, kind);
     int n = movegen_chess(b, list, kind);
     if (b->variant == VAR_RACINGKINGS) {
         /* No move may give check. */

@@ -1,7 +1,7 @@
 """The variants' rules in the C engine against python-chess's chess.variant.
 
 For each variant the engine plays (king of the hill, three-check, racing
-kings so far): perft from the start position at depth 4 and from 100
+kings and horde so far): perft from the start position at depth 4 and from 100
 positions of seeded random games at depth 3, each equal to python-chess's;
 the legal move set, the FEN and the incrementally kept Zobrist key checked
 after every move of random games; and the variant's game end.
@@ -22,6 +22,7 @@ VARIANTS = {
     "kingofthehill": chess.variant.KingOfTheHillBoard,
     "3check": chess.variant.ThreeCheckBoard,
     "racingkings": chess.variant.RacingKingsBoard,
+    "horde": chess.variant.HordeBoard,
 }
 RANDOM_POSITIONS = 100
 GAMES = 30
@@ -109,7 +110,7 @@ def test_legal_moves_fen_and_key_along_random_games(variant: str) -> None:
         ours.pop()
     assert ours.fen() == Board(variant=variant).fen()
     assert ours.key() == Board(variant=variant).key()
-    if variant != "racingkings":   # random racing-kings games rarely reach the goal
+    if variant in ("kingofthehill", "3check"):   # random games of the others rarely end
         assert ends > 0
 
 
@@ -119,6 +120,20 @@ def test_names_as_lichess_and_fairy_stockfish_write_them() -> None:
     for name in ("threeCheck", "3check"):
         assert Board(variant=name).variant == "3check"
     assert Board(variant="racingKings").variant == "racingkings"
+
+
+def test_horde_pawns_step_twice_from_the_first_rank_without_an_en_passant_square() -> None:
+    fen = "4k3/8/8/8/8/2p5/8/1P6 w - - 0 1"
+    ours, ref = Board(fen, variant="horde"), chess.variant.HordeBoard(fen)
+    expected = sorted(m.uci() for m in ref.legal_moves)
+    assert sorted(ours.legal_moves()) == expected == ["b1b2", "b1b3"]
+    ours.push_uci("b1b3")
+    ref.push_uci("b1b3")
+    assert ours.fen() == ref_fen(ref) == "4k3/8/8/8/8/1Pp5/8/8 b - - 0 1"
+    assert ours.key() == ours.computed_key()
+    # The horde is captured: the game is over.
+    done = Board("4k3/8/8/8/8/8/8/8 w - - 0 1", variant="horde")
+    assert done.legal_moves() == [] and done.status() == "variant_end"
 
 
 def test_three_check_counts_in_both_fen_forms() -> None:
@@ -140,6 +155,9 @@ def test_three_check_counts_in_both_fen_forms() -> None:
     ("racingkings", "8/8/8/8/8/8/krbnNBRP/qrbnNBRK w - - 0 1"),
     ("racingkings", "8/8/8/8/8/7r/k1bnNBRK/qrbnNBRQ w - - 0 1"),  # white in check
     ("kingofthehill", "8/8/8/8/8/8/8/8 w - - 0 1"),
+    ("horde", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),   # a white king
+    ("horde", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w KQkq - 0 1"),   # white castling
+    ("horde", "rnbqkbPr/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP b q - 0 1"),      # a pawn on rank 8
 ])
 def test_an_illegal_fen_for_the_variant_is_a_fen_error(variant: str, fen: str) -> None:
     with pytest.raises(FenError):
