@@ -153,7 +153,8 @@ static int parse_checks(const char *s, bool given, uint8_t out[2]) {
 }
 
 bool board_variant_supported(int v) {
-    return v == VAR_STANDARD || v == VAR_KOTH || v == VAR_THREECHECK || v == VAR_RACINGKINGS || v == VAR_HORDE;
+    return v == VAR_STANDARD || v == VAR_KOTH || v == VAR_THREECHECK || v == VAR_RACINGKINGS || v == VAR_HORDE ||
+           v == VAR_ANTICHESS;
 }
 
 int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t errlen) {
@@ -240,6 +241,7 @@ int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess96
             if (kings) FEN_FAIL("white (the horde) has a king");
             continue;
         }
+        if (variant == VAR_ANTICHESS) continue;     /* kings are men: any number, even none */
         if (kings != 1) FEN_FAIL("%s has %d kings, expected exactly 1", name, kings);
         if (popcount(board_pieces(b, c, PAWN)) > 8) FEN_FAIL("%s has more than 8 pawns", name);
         if (popcount(b->by_color[c]) > 16) FEN_FAIL("%s has more than 16 pieces", name);
@@ -259,7 +261,8 @@ int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess96
     memset(b->castle_rook, SQ_NONE, sizeof b->castle_rook);
     memset(b->castle_mask, 0xF, sizeof b->castle_mask);
     b->chess960 = chess960;
-    if (strcmp(fields[2], "-") && variant == VAR_RACINGKINGS) FEN_FAIL("racing kings has no castling");
+    if (strcmp(fields[2], "-") && (variant == VAR_RACINGKINGS || variant == VAR_ANTICHESS))
+        FEN_FAIL("%s has no castling", variant == VAR_RACINGKINGS ? "racing kings" : "antichess");
     if (strcmp(fields[2], "-")) {
         for (const char *p = fields[2]; *p; p++) {
             char ch = *p;
@@ -325,10 +328,10 @@ int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess96
 
     /* legality of the position itself */
     {
-        Bitboard them_kings = board_pieces(b, !b->side, KING);
+        Bitboard them_kings = variant == VAR_ANTICHESS ? 0 : board_pieces(b, !b->side, KING);
         if (them_kings && board_sq_attacked(b, lsb(them_kings), b->side, b->by_type[0]))
             FEN_FAIL("the side not to move (%s) is in check", b->side == WHITE ? "black" : "white");
-        b->checkers = board_pieces(b, b->side, KING) ? compute_checkers(b) : 0;
+        b->checkers = board_pieces(b, b->side, KING) && variant != VAR_ANTICHESS ? compute_checkers(b) : 0;
         if (popcount(b->checkers) > 2) FEN_FAIL("the king is attacked by more than two pieces");
         if (variant == VAR_RACINGKINGS && b->checkers) FEN_FAIL("a king in check (racing kings has no checks)");
     }
@@ -413,32 +416,8 @@ static inline Undo *push_undo(Board *b, Move m) {
     return u;
 }
 
-/* After a variant's move (b->side is the side to move now): what standard
- * chess leaves to compute_checkers, plus the variant's own state. Out of
- * line: board_make_move stays as it was for standard chess. */
-static __attribute__((noinline)) void variant_after_make(Board *b) {
-    b->checkers = board_pieces(b, b->side, KING) ? compute_checkers(b) : 0;   /* horde: no white king */
-    if (b->variant == VAR_HORDE && b->ep != SQ_NONE && relative_rank(!b->side, b->ep) == 1) {
-        /* A horde pawn's double step from the first rank leaves no en-passant
-         * square: no pawn can stand where it would take (python-chess). */
-        b->key ^= ZobEp[sq_file(b->ep)];
-        b->ep = SQ_NONE;
-    }
-    if (b->variant == VAR_THREECHECK && b->checkers) {
-        int c = !b->side;
-        if (b->checks_left[c]) {
-            b->key ^= ZobChecks[c][b->checks_left[c]] ^ ZobChecks[c][b->checks_left[c] - 1];
-            b->checks_left[c]--;
-        }
-    }
-}
-
-/* Before undoing a variant's move (b->side: the side that did not make it). */
-static __attribute__((noinline)) void variant_before_unmake(Board *b) {
-    if (b->variant == VAR_THREECHECK && b->checkers) b->checks_left[!b->side]++;
-}
-
-bool board_make_move(Board *b, Move m) {
+/* The move as standard chess makes it, all but the checkers. */
+static inline __attribute__((always_inline)) bool make_chess(Board *b, Move m) {
     if (b->ply >= HIST_MAX) return false;
     Undo *u = push_undo(b, m);
 
@@ -496,10 +475,68 @@ bool board_make_move(Board *b, Move m) {
     }
     b->key = key;
     b->side = them;
-    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) variant_after_make(b);
-    else b->checkers = compute_checkers(b);
     return true;
 }
+
+/* After a variant's move (b->side is the side to move now): what standard
+ * chess leaves to compute_checkers, plus the variant's own state. Out of
+ * line: board_make_move stays as it was for standard chess. */
+static inline void variant_after_make(Board *b) {
+    /* No checks without a king (the horde) or in antichess (kings are men). */
+    b->checkers = board_pieces(b, b->side, KING) && b->variant != VAR_ANTICHESS ? compute_checkers(b) : 0;
+    if (b->variant == VAR_HORDE && b->ep != SQ_NONE && relative_rank(!b->side, b->ep) == 1) {
+        /* A horde pawn's double step from the first rank leaves no en-passant
+         * square: no pawn can stand where it would take (python-chess). */
+        b->key ^= ZobEp[sq_file(b->ep)];
+        b->ep = SQ_NONE;
+    }
+    if (b->variant == VAR_THREECHECK && b->checkers) {
+        int c = !b->side;
+        if (b->checks_left[c]) {
+            b->key ^= ZobChecks[c][b->checks_left[c]] ^ ZobChecks[c][b->checks_left[c] - 1];
+            b->checks_left[c]--;
+        }
+    }
+}
+
+/* A variant's move: standard chess's, then the variant's own rules. Out of
+ * line, behind one test in board_make_move: standard chess pays nothing. */
+static __attribute__((noinline)) bool variant_make_move(Board *b, Move m) {
+    if (b->variant == VAR_ANTICHESS && move_kind(m) == MOVE_KING_PROMO) {
+        /* Made as a queen promotion whose queen becomes a king. */
+        int to = move_to(m), us = b->side;
+        if (!make_chess(b, move_make(move_from(m), to, MOVE_PROMO, QUEEN))) return false;
+        remove_piece(b, to);
+        put_piece(b, make_piece(us, KING), to);
+        b->key ^= ZobPiece[make_piece(us, QUEEN)][to] ^ ZobPiece[make_piece(us, KING)][to];
+        b->hist[b->ply - 1].move = m;
+    } else if (!make_chess(b, m)) {
+        return false;
+    }
+    variant_after_make(b);
+    return true;
+}
+
+bool board_make_move(Board *b, Move m) {
+    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) return variant_make_move(b, m);
+    if (!make_chess(b, m)) return false;
+    b->checkers = compute_checkers(b);
+    return true;
+}
+
+/* Before undoing a variant's move (b->side: the side that did not make it). */
+static __attribute__((noinline)) void variant_before_unmake(Board *b) {
+    if (b->variant == VAR_THREECHECK && b->checkers) b->checks_left[!b->side]++;
+    Undo *u = &b->hist[b->ply - 1];
+    if (b->variant == VAR_ANTICHESS && move_kind(u->move) == MOVE_KING_PROMO) {
+        /* Back to the queen promotion it was made as; standard unmake does the rest. */
+        int to = move_to(u->move);
+        remove_piece(b, to);
+        put_piece(b, make_piece(!b->side, QUEEN), to);
+        u->move = move_make(move_from(u->move), to, MOVE_PROMO, QUEEN);
+    }
+}
+
 
 /* The key board_make_move(b, m) would leave, without making the move (the
  * search prefetches the child's TT bucket with it early). Must follow

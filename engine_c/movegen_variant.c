@@ -89,12 +89,43 @@ static int gen_kingless(const Board *b, MoveList *list, int kind) {
     return (int)(out - start);
 }
 
+static inline bool is_capture(const Board *b, Move m) {
+    return move_kind(m) == MOVE_EP || b->squares[move_to(m)] != NO_PIECE;
+}
+
+/* Antichess: kings are men (no check, no castling), a pawn may also promote
+ * to a king, and a capture must be made when one can be. */
+static int gen_antichess(const Board *b, MoveList *list, int kind) {
+    MoveList all;
+    all.count = 0;
+    gen_kingless(b, &all, GEN_ALL);
+    int n = all.count;
+    for (int i = 0; i < n; i++) {
+        Move m = all.moves[i];
+        if (move_kind(m) == MOVE_PROMO && move_promo(m) == QUEEN)
+            all.moves[all.count++] = move_make(move_from(m), move_to(m), MOVE_KING_PROMO, 0);
+    }
+    bool must_capture = false;
+    for (int i = 0; i < all.count && !must_capture; i++) must_capture = is_capture(b, all.moves[i]);
+    int start = list->count;
+    for (int i = 0; i < all.count; i++) {
+        Move m = all.moves[i];
+        bool capture = is_capture(b, m);
+        if (must_capture && !capture) continue;
+        bool noisy = capture || (move_kind(m) == MOVE_PROMO && move_promo(m) == QUEEN);
+        if ((kind == GEN_NOISY && !noisy) || (kind == GEN_QUIET && noisy)) continue;
+        list->moves[list->count++] = m;
+    }
+    return list->count - start;
+}
+
 bool movegen_variant_end(const Board *b) {
     switch (b->variant) {
     case VAR_KOTH: return (b->by_type[KING] & CenterBB) != 0;
     case VAR_THREECHECK: return !b->checks_left[WHITE] || !b->checks_left[BLACK];
     case VAR_RACINGKINGS: return race_over(b);
-    case VAR_HORDE: return !b->by_color[WHITE] || !b->by_color[BLACK];
+    case VAR_HORDE:
+    case VAR_ANTICHESS: return !b->by_color[WHITE] || !b->by_color[BLACK];
     default: return false;
     }
 }
@@ -117,6 +148,7 @@ static bool race_gives_check(const Board *b, Move m) {
 int movegen_variant_legal(const Board *b, MoveList *list, int kind) {
     if (movegen_variant_end(b)) return 0;
     int start = list->count;
+    if (b->variant == VAR_ANTICHESS) return gen_antichess(b, list, kind);
     if (!board_pieces(b, b->side, KING)) return gen_kingless(b, list, kind);
     int n = movegen_chess(b, list, kind);
     if (b->variant == VAR_RACINGKINGS) {

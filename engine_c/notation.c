@@ -7,13 +7,14 @@
 void notation_move_to_uci(const Board *b, Move m, char out[6]) {
     int from = move_from(m), to = move_to(m);
     if (m == MOVE_NONE) { strcpy(out, "0000"); return; }
-    if (move_kind(m) == MOVE_CASTLE && !b->chess960)
+    bool king_promo = b->variant == VAR_ANTICHESS && move_kind(m) == MOVE_KING_PROMO;
+    if (move_kind(m) == MOVE_CASTLE && !b->chess960 && !king_promo)
         to = make_sq(to > from ? 6 : 2, sq_rank(from));
     out[0] = (char)('a' + sq_file(from));
     out[1] = (char)('1' + sq_rank(from));
     out[2] = (char)('a' + sq_file(to));
     out[3] = (char)('1' + sq_rank(to));
-    out[4] = move_kind(m) == MOVE_PROMO ? " pnbrqk"[move_promo(m)] : 0;
+    out[4] = move_kind(m) == MOVE_PROMO ? " pnbrqk"[move_promo(m)] : king_promo ? 'k' : 0;
     out[5] = 0;
 }
 
@@ -26,9 +27,9 @@ Move notation_parse_uci(Board *b, const char *uci) {
         return MOVE_NONE;
     int promo = 0;
     if (n == 5) {
-        const char *p = strchr("nbrq", uci[4]);
+        const char *p = strchr("nbrqk", uci[4]);
         if (!p || !uci[4]) return MOVE_NONE;
-        promo = KNIGHT + (int)(p - "nbrq");
+        promo = KNIGHT + (int)(p - "nbrqk");   /* k: antichess */
     }
     int from = make_sq(uci[0] - 'a', uci[1] - '1'), to = make_sq(uci[2] - 'a', uci[3] - '1');
     MoveList list;
@@ -37,6 +38,10 @@ Move notation_parse_uci(Board *b, const char *uci) {
     for (int i = 0; i < list.count; i++) {
         Move m = list.moves[i];
         if (move_from(m) != from) continue;
+        if (b->variant == VAR_ANTICHESS && move_kind(m) == MOVE_KING_PROMO) {
+            if (promo == KING && move_to(m) == to) return m;
+            continue;
+        }
         if (move_kind(m) == MOVE_PROMO) {
             if (move_to(m) == to && move_promo(m) == promo) return m;
             continue;

@@ -27,6 +27,9 @@ enum {
     MOVE_NORMAL = 0, MOVE_PROMO = 1, MOVE_EP = 2, MOVE_CASTLE = 3
 };
 
+/* Antichess has no castling: there the castling kind is a promotion to a king. */
+enum { MOVE_KING_PROMO = MOVE_CASTLE };
+
 #define MOVE_NONE ((Move)0)
 #define MOVE_NULL ((Move)65) /* from=1,to=1: never a legal move */
 

@@ -1,7 +1,7 @@
 """The variants' rules in the C engine against python-chess's chess.variant.
 
 For each variant the engine plays (king of the hill, three-check, racing
-kings and horde so far): perft from the start position at depth 4 and from 100
+kings, horde and antichess so far): perft from the start position at depth 4 and from 100
 positions of seeded random games at depth 3, each equal to python-chess's;
 the legal move set, the FEN and the incrementally kept Zobrist key checked
 after every move of random games; and the variant's game end.
@@ -23,6 +23,7 @@ VARIANTS = {
     "3check": chess.variant.ThreeCheckBoard,
     "racingkings": chess.variant.RacingKingsBoard,
     "horde": chess.variant.HordeBoard,
+    "antichess": chess.variant.AntichessBoard,
 }
 RANDOM_POSITIONS = 100
 GAMES = 30
@@ -136,6 +137,20 @@ def test_horde_pawns_step_twice_from_the_first_rank_without_an_en_passant_square
     assert done.legal_moves() == [] and done.status() == "variant_end"
 
 
+def test_antichess_captures_are_forced_and_a_pawn_may_become_a_king() -> None:
+    fen = "8/4P3/8/8/8/8/8/k7 w - - 0 1"
+    ours, ref = Board(fen, variant="antichess"), chess.variant.AntichessBoard(fen)
+    assert sorted(ours.legal_moves()) == sorted(m.uci() for m in ref.legal_moves)
+    assert "e7e8k" in ours.legal_moves()
+    ours.push_uci("e7e8k")
+    assert ours.fen() == "4K3/8/8/8/8/8/8/k7 b - - 0 1"
+    assert ours.key() == ours.computed_key()
+    ours.pop()
+    assert ours.fen() == fen
+    forced = Board("8/8/8/8/3p4/4P3/8/k6K w - - 0 1", variant="antichess")
+    assert forced.legal_moves() == ["e3d4"]
+
+
 def test_three_check_counts_in_both_fen_forms() -> None:
     fen = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 1+2 0 3"
     lichess = "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 0 3 +2+1"
@@ -155,6 +170,7 @@ def test_three_check_counts_in_both_fen_forms() -> None:
     ("racingkings", "8/8/8/8/8/8/krbnNBRP/qrbnNBRK w - - 0 1"),
     ("racingkings", "8/8/8/8/8/7r/k1bnNBRK/qrbnNBRQ w - - 0 1"),  # white in check
     ("kingofthehill", "8/8/8/8/8/8/8/8 w - - 0 1"),
+    ("antichess", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),
     ("horde", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"),   # a white king
     ("horde", "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP w KQkq - 0 1"),   # white castling
     ("horde", "rnbqkbPr/pppppppp/8/8/8/8/PPPPPPPP/PPPPPPPP b q - 0 1"),      # a pawn on rank 8
@@ -164,7 +180,7 @@ def test_an_illegal_fen_for_the_variant_is_a_fen_error(variant: str, fen: str) -
         Board(fen, variant=variant)
 
 
-@pytest.mark.parametrize("variant", ["nosuchvariant", "atomic-ish", "atomic"])
+@pytest.mark.parametrize("variant", ["nosuchvariant", "atomic-ish"])
 def test_an_unknown_variant_is_a_variant_error(variant: str) -> None:
     with pytest.raises(VariantError):
         Board(variant=variant)
