@@ -416,6 +416,33 @@ static inline Undo *push_undo(Board *b, Move m) {
     return u;
 }
 
+/* Antichess's promotion to a king (MOVE_KING_PROMO, the castling kind):
+ * the pawn leaves `from`, a king of its side stands on `to` after taking
+ * what stood there. Returns the key so far updated. Inline on the castling
+ * branch, where standard chess seldom comes: a call there would cost every
+ * move its saved registers. */
+static inline __attribute__((always_inline)) uint64_t make_king_promo(Board *b, Undo *u, int from, int to, uint64_t key) {
+    int pawn = b->squares[from], king = make_piece(piece_color(pawn), KING);
+    int captured = b->squares[to];
+    if (captured) {
+        u->captured = (uint8_t)captured;
+        remove_piece(b, to);
+        key ^= ZobPiece[captured][to];
+    }
+    remove_piece(b, from);
+    put_piece(b, king, to);
+    b->pawn_key ^= ZobPiece[pawn][from];
+    b->rule50 = 0;
+    return key ^ ZobPiece[pawn][from] ^ ZobPiece[king][to];
+}
+
+static inline __attribute__((always_inline)) void unmake_king_promo(Board *b, const Undo *u, int from, int to) {
+    int king = b->squares[to];
+    remove_piece(b, to);
+    put_piece(b, make_piece(piece_color(king), PAWN), from);
+    if (u->captured) put_piece(b, u->captured, to);
+}
+
 /* The move as standard chess makes it, all but the checkers. */
 static inline __attribute__((always_inline)) bool make_chess(Board *b, Move m) {
     if (b->ply >= HIST_MAX) return false;
@@ -429,6 +456,9 @@ static inline __attribute__((always_inline)) bool make_chess(Board *b, Move m) {
     b->rule50++;
 
     if (kind == MOVE_CASTLE) {
+        if (__builtin_expect(b->variant == VAR_ANTICHESS, 0)) {
+            key = make_king_promo(b, u, from, to, key);   /* antichess has no castling */
+        } else {
         bool king_side = to > from;
         int rank = us == WHITE ? 0 : 7;
         int kto = make_sq(king_side ? 6 : 2, rank), rto = make_sq(king_side ? 5 : 3, rank);
@@ -438,6 +468,7 @@ static inline __attribute__((always_inline)) bool make_chess(Board *b, Move m) {
         put_piece(b, pc, kto);
         put_piece(b, rook, rto);
         key ^= ZobPiece[pc][from] ^ ZobPiece[pc][kto] ^ ZobPiece[rook][to] ^ ZobPiece[rook][rto];
+        }
     } else {
         int cap_sq = kind == MOVE_EP ? (us == WHITE ? to - 8 : to + 8) : to;
         int captured = b->squares[cap_sq];
@@ -481,7 +512,7 @@ static inline __attribute__((always_inline)) bool make_chess(Board *b, Move m) {
 /* After a variant's move (b->side is the side to move now): what standard
  * chess leaves to compute_checkers, plus the variant's own state. Out of
  * line: board_make_move stays as it was for standard chess. */
-static inline void variant_after_make(Board *b) {
+static __attribute__((noinline)) void variant_after_make(Board *b) {
     /* No checks without a king (the horde) or in antichess (kings are men). */
     b->checkers = board_pieces(b, b->side, KING) && b->variant != VAR_ANTICHESS ? compute_checkers(b) : 0;
     if (b->variant == VAR_HORDE && b->ep != SQ_NONE && relative_rank(!b->side, b->ep) == 1) {
@@ -499,42 +530,16 @@ static inline void variant_after_make(Board *b) {
     }
 }
 
-/* A variant's move: standard chess's, then the variant's own rules. Out of
- * line, behind one test in board_make_move: standard chess pays nothing. */
-static __attribute__((noinline)) bool variant_make_move(Board *b, Move m) {
-    if (b->variant == VAR_ANTICHESS && move_kind(m) == MOVE_KING_PROMO) {
-        /* Made as a queen promotion whose queen becomes a king. */
-        int to = move_to(m), us = b->side;
-        if (!make_chess(b, move_make(move_from(m), to, MOVE_PROMO, QUEEN))) return false;
-        remove_piece(b, to);
-        put_piece(b, make_piece(us, KING), to);
-        b->key ^= ZobPiece[make_piece(us, QUEEN)][to] ^ ZobPiece[make_piece(us, KING)][to];
-        b->hist[b->ply - 1].move = m;
-    } else if (!make_chess(b, m)) {
-        return false;
-    }
-    variant_after_make(b);
-    return true;
-}
-
 bool board_make_move(Board *b, Move m) {
-    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) return variant_make_move(b, m);
     if (!make_chess(b, m)) return false;
-    b->checkers = compute_checkers(b);
+    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) variant_after_make(b);
+    else b->checkers = compute_checkers(b);
     return true;
 }
 
 /* Before undoing a variant's move (b->side: the side that did not make it). */
 static __attribute__((noinline)) void variant_before_unmake(Board *b) {
     if (b->variant == VAR_THREECHECK && b->checkers) b->checks_left[!b->side]++;
-    Undo *u = &b->hist[b->ply - 1];
-    if (b->variant == VAR_ANTICHESS && move_kind(u->move) == MOVE_KING_PROMO) {
-        /* Back to the queen promotion it was made as; standard unmake does the rest. */
-        int to = move_to(u->move);
-        remove_piece(b, to);
-        put_piece(b, make_piece(!b->side, QUEEN), to);
-        u->move = move_make(move_from(u->move), to, MOVE_PROMO, QUEEN);
-    }
 }
 
 
@@ -576,6 +581,9 @@ void board_unmake_move(Board *b) {
     int us = b->side;
     int from = move_from(m), to = move_to(m), kind = move_kind(m);
     if (kind == MOVE_CASTLE) {
+        if (__builtin_expect(b->variant == VAR_ANTICHESS, 0)) {
+            unmake_king_promo(b, u, from, to);   /* antichess has no castling */
+        } else {
         bool king_side = to > from;
         int rank = us == WHITE ? 0 : 7;
         int kto = make_sq(king_side ? 6 : 2, rank), rto = make_sq(king_side ? 5 : 3, rank);
@@ -584,6 +592,7 @@ void board_unmake_move(Board *b) {
         remove_piece(b, rto);
         put_piece(b, king, from);
         put_piece(b, rook, to);
+        }
     } else {
         if (kind == MOVE_PROMO) {
             remove_piece(b, to);
