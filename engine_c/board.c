@@ -84,6 +84,8 @@ bool board_sq_attacked(const Board *b, int sq, int by, Bitboard occ) {
         || (bishop_attacks(sq, occ) & them & (b->by_type[BISHOP] | b->by_type[QUEEN]));
 }
 
+static Bitboard atomic_checkers(const Board *b);
+
 static Bitboard compute_checkers(const Board *b) {
     int k = board_king_sq(b, b->side);   /* standard chess: there is one */
     return board_attackers_to(b, k, b->by_type[0]) & b->by_color[!b->side];
@@ -154,7 +156,7 @@ static int parse_checks(const char *s, bool given, uint8_t out[2]) {
 
 bool board_variant_supported(int v) {
     return v == VAR_STANDARD || v == VAR_KOTH || v == VAR_THREECHECK || v == VAR_RACINGKINGS || v == VAR_HORDE ||
-           v == VAR_ANTICHESS;
+           v == VAR_ANTICHESS || v == VAR_ATOMIC;
 }
 
 int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t errlen) {
@@ -242,6 +244,8 @@ int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess96
             continue;
         }
         if (variant == VAR_ANTICHESS) continue;     /* kings are men: any number, even none */
+        /* Atomic: the side to move (side field not parsed yet) may have been blown up: game over. */
+        if (variant == VAR_ATOMIC && !kings && c == (strcmp(fields[1], "b") ? WHITE : BLACK)) continue;
         if (kings != 1) FEN_FAIL("%s has %d kings, expected exactly 1", name, kings);
         if (popcount(board_pieces(b, c, PAWN)) > 8) FEN_FAIL("%s has more than 8 pawns", name);
         if (popcount(b->by_color[c]) > 16) FEN_FAIL("%s has more than 16 pieces", name);
@@ -328,11 +332,13 @@ int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess96
 
     /* legality of the position itself */
     {
-        Bitboard them_kings = variant == VAR_ANTICHESS ? 0 : board_pieces(b, !b->side, KING);
+        /* Atomic allows it: kings that touch, or a king that will explode the other first. */
+        Bitboard them_kings = variant == VAR_ANTICHESS || variant == VAR_ATOMIC ? 0 : board_pieces(b, !b->side, KING);
         if (them_kings && board_sq_attacked(b, lsb(them_kings), b->side, b->by_type[0]))
             FEN_FAIL("the side not to move (%s) is in check", b->side == WHITE ? "black" : "white");
-        b->checkers = board_pieces(b, b->side, KING) && variant != VAR_ANTICHESS ? compute_checkers(b) : 0;
-        if (popcount(b->checkers) > 2) FEN_FAIL("the king is attacked by more than two pieces");
+        b->checkers = variant == VAR_ATOMIC ? atomic_checkers(b)
+                    : board_pieces(b, b->side, KING) && variant != VAR_ANTICHESS ? compute_checkers(b) : 0;
+        if (popcount(b->checkers) > 2 && variant != VAR_ATOMIC) FEN_FAIL("the king is attacked by more than two pieces");
         if (variant == VAR_RACINGKINGS && b->checkers) FEN_FAIL("a king in check (racing kings has no checks)");
     }
     b->key = board_compute_key(b);
@@ -512,7 +518,65 @@ static inline __attribute__((always_inline)) bool make_chess(Board *b, Move m) {
 /* After a variant's move (b->side is the side to move now): what standard
  * chess leaves to compute_checkers, plus the variant's own state. Out of
  * line: board_make_move stays as it was for standard chess. */
+/* Atomic: a capture explodes the capturing piece and every piece but a
+ * pawn around the target square (python-chess's AtomicBoard). Recorded in
+ * b->blast for unmake; rights whose king or rook is blown up are lost. */
+static void atomic_explode(Board *b) {
+    const Undo *u = &b->hist[b->ply - 1];
+    uint8_t *rec = b->blast[b->ply - 1];
+    rec[0] = NO_PIECE;
+    if (!u->captured) return;   /* castling (king takes own rook) sets no capture */
+    int to = move_to(u->move), rights = b->castling;
+    uint64_t key = b->key;
+    Bitboard around = KingAttacks[to];
+    for (int i = 1; around; i++) {
+        int sq = pop_lsb(&around), p = b->squares[sq];
+        rec[i] = NO_PIECE;
+        if (!p || piece_type(p) == PAWN) continue;
+        rec[i] = (uint8_t)p;
+        remove_piece(b, sq);
+        key ^= ZobPiece[p][sq];
+        rights &= b->castle_mask[sq];
+    }
+    int pc = b->squares[to];
+    rec[0] = (uint8_t)pc;
+    remove_piece(b, to);
+    key ^= ZobPiece[pc][to];
+    if (piece_type(pc) == PAWN) b->pawn_key ^= ZobPiece[pc][to];
+    if (rights != b->castling) {
+        key ^= ZobCastle[b->castling] ^ ZobCastle[rights];
+        b->castling = rights;
+    }
+    b->key = key;
+}
+
+static void atomic_unexplode(Board *b) {
+    const Undo *u = &b->hist[b->ply - 1];
+    if (!u->captured) return;
+    const uint8_t *rec = b->blast[b->ply - 1];
+    int to = move_to(u->move);
+    Bitboard around = KingAttacks[to];
+    for (int i = 1; around; i++) {
+        int sq = pop_lsb(&around);
+        if (rec[i]) put_piece(b, rec[i], sq);
+    }
+    put_piece(b, rec[0], to);
+}
+
+/* Atomic: kings that touch cannot check each other (a capture next to the
+ * enemy king would blow up one's own); without a king nobody is in check. */
+static Bitboard atomic_checkers(const Board *b) {
+    Bitboard wk = board_pieces(b, WHITE, KING), bk = board_pieces(b, BLACK, KING);
+    if (!wk || !bk || (KingAttacks[lsb(wk)] & bk)) return 0;
+    return compute_checkers(b);
+}
+
 static __attribute__((noinline)) void variant_after_make(Board *b) {
+    if (b->variant == VAR_ATOMIC) {
+        atomic_explode(b);
+        b->checkers = atomic_checkers(b);
+        return;
+    }
     /* No checks without a king (the horde) or in antichess (kings are men). */
     b->checkers = board_pieces(b, b->side, KING) && b->variant != VAR_ANTICHESS ? compute_checkers(b) : 0;
     if (b->variant == VAR_HORDE && b->ep != SQ_NONE && relative_rank(!b->side, b->ep) == 1) {
@@ -539,6 +603,7 @@ bool board_make_move(Board *b, Move m) {
 
 /* Before undoing a variant's move (b->side: the side that did not make it). */
 static __attribute__((noinline)) void variant_before_unmake(Board *b) {
+    if (b->variant == VAR_ATOMIC) atomic_unexplode(b);
     if (b->variant == VAR_THREECHECK && b->checkers) b->checks_left[!b->side]++;
 }
 
@@ -671,5 +736,6 @@ void board_compact_history(Board *b) {
     int black_moves = start_side == WHITE ? drop / 2 : (drop + 1) / 2;
     b->fullmove_start += black_moves;
     memmove(b->hist, b->hist + drop, (size_t)keep * sizeof(Undo));
+    if (b->variant == VAR_ATOMIC) memmove(b->blast, b->blast + drop, (size_t)keep * sizeof b->blast[0]);
     b->ply = keep;
 }

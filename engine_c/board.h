@@ -64,6 +64,11 @@ typedef struct Board {
     uint8_t castle_mask[64];    /* rights kept when a move touches the square */
     Bitboard castle_path[4];    /* squares that must be empty (except king and rook) */
     Undo hist[HIST_MAX];
+    /* Atomic: what the explosion of the capture at hist[i] took, so that
+     * unmake can put it back: [0] the capturing piece as it stood on the
+     * target square, [1..8] the pieces on the squares around it in
+     * ascending order (NO_PIECE for an empty square or a pawn). */
+    uint8_t blast[HIST_MAX][9];
 } Board;
 
 /* Zobrist keys (initialised once by board_init_tables). */

@@ -119,11 +119,76 @@ static int gen_antichess(const Board *b, MoveList *list, int kind) {
     return list->count - start;
 }
 
+/* Atomic: is the pseudo-legal m legal? A capture blows up the capturer and
+ * every non-pawn around its target: it may not take one's own king (nor be
+ * made by the king), wins at once if it takes the enemy king, and else
+ * leaves one's king unattacked by what is left, unless the kings touch
+ * (they never attack each other then). As python-chess's AtomicBoard. */
+static bool atomic_legal(const Board *b, Move m) {
+    int us = b->side, them = !us;
+    int from = move_from(m), to = move_to(m), kind = move_kind(m);
+    Bitboard ourk = board_pieces(b, us, KING), theirk = board_pieces(b, them, KING);
+    bool king_moves = piece_type(b->squares[from]) == KING;
+    Bitboard occ = b->by_type[0];
+    if (kind == MOVE_EP || b->squares[to]) {
+        if (king_moves) return false;
+        Bitboard gone = sq_bb(from) | sq_bb(to) | (KingAttacks[to] & ~b->by_type[PAWN]);
+        if (kind == MOVE_EP) gone |= sq_bb(us == WHITE ? to - 8 : to + 8);
+        if (gone & ourk) return false;
+        if (gone & theirk) return true;
+        int k = lsb(ourk);
+        if (KingAttacks[k] & theirk) return true;
+        return !(board_attackers_to(b, k, occ & ~gone) & b->by_color[them] & ~gone);
+    }
+    int k = king_moves ? to : lsb(ourk);
+    if (KingAttacks[k] & theirk) return true;
+    return !(board_attackers_to(b, k, (occ ^ sq_bb(from)) | sq_bb(to)) & b->by_color[them]);
+}
+
+/* Atomic castling: as in chess, except that the king may pass squares next
+ * to the enemy king (kings that touch do not attack each other). */
+static Move *atomic_castling(const Board *b, Move *out) {
+    int us = b->side, them = !us;
+    int ksq = board_king_sq(b, us);
+    Bitboard theirk = board_pieces(b, them, KING);
+    Bitboard safe = theirk ? KingAttacks[lsb(theirk)] : 0;
+    for (int idx = us * 2; idx < us * 2 + 2; idx++) {
+        if (!(b->castling & (1 << idx))) continue;
+        int rsq = b->castle_rook[idx];
+        if (b->by_type[0] & b->castle_path[idx]) continue;
+        int kto = make_sq(idx % 2 == 0 ? 6 : 2, sq_rank(ksq));
+        Bitboard occ = b->by_type[0] ^ sq_bb(ksq) ^ sq_bb(rsq);
+        Bitboard walk = (between_bb(ksq, kto) | sq_bb(kto) | sq_bb(ksq)) & ~safe;
+        bool ok = true;
+        while (walk && ok) ok = !board_sq_attacked(b, pop_lsb(&walk), them, occ);
+        if (ok) *out++ = move_make(ksq, rsq, MOVE_CASTLE, 0);
+    }
+    return out;
+}
+
+static int gen_atomic(const Board *b, MoveList *list, int kind) {
+    MoveList all;
+    all.count = 0;
+    gen_kingless(b, &all, GEN_ALL);
+    int start = list->count;
+    for (int i = 0; i < all.count; i++) {
+        Move m = all.moves[i];
+        if (!atomic_legal(b, m)) continue;
+        bool noisy = is_capture(b, m) || (move_kind(m) == MOVE_PROMO && move_promo(m) == QUEEN);
+        if ((kind == GEN_NOISY && !noisy) || (kind == GEN_QUIET && noisy)) continue;
+        list->moves[list->count++] = m;
+    }
+    if (kind != GEN_NOISY && b->castling)
+        list->count = (int)(atomic_castling(b, list->moves + list->count) - list->moves);
+    return list->count - start;
+}
+
 bool movegen_variant_end(const Board *b) {
     switch (b->variant) {
     case VAR_KOTH: return (b->by_type[KING] & CenterBB) != 0;
     case VAR_THREECHECK: return !b->checks_left[WHITE] || !b->checks_left[BLACK];
     case VAR_RACINGKINGS: return race_over(b);
+    case VAR_ATOMIC: return !(b->by_type[KING] & b->by_color[WHITE]) || !(b->by_type[KING] & b->by_color[BLACK]);
     case VAR_HORDE:
     case VAR_ANTICHESS: return !b->by_color[WHITE] || !b->by_color[BLACK];
     default: return false;
@@ -149,6 +214,7 @@ int movegen_variant_legal(const Board *b, MoveList *list, int kind) {
     if (movegen_variant_end(b)) return 0;
     int start = list->count;
     if (b->variant == VAR_ANTICHESS) return gen_antichess(b, list, kind);
+    if (b->variant == VAR_ATOMIC) return gen_atomic(b, list, kind);
     if (!board_pieces(b, b->side, KING)) return gen_kingless(b, list, kind);
     int n = movegen_chess(b, list, kind);
     if (b->variant == VAR_RACINGKINGS) {

@@ -1,7 +1,7 @@
 """The variants' rules in the C engine against python-chess's chess.variant.
 
 For each variant the engine plays (king of the hill, three-check, racing
-kings, horde and antichess so far): perft from the start position at depth 4 and from 100
+kings, horde, antichess and atomic so far): perft from the start position at depth 4 and from 100
 positions of seeded random games at depth 3, each equal to python-chess's;
 the legal move set, the FEN and the incrementally kept Zobrist key checked
 after every move of random games; and the variant's game end.
@@ -24,6 +24,7 @@ VARIANTS = {
     "racingkings": chess.variant.RacingKingsBoard,
     "horde": chess.variant.HordeBoard,
     "antichess": chess.variant.AntichessBoard,
+    "atomic": chess.variant.AtomicBoard,
 }
 RANDOM_POSITIONS = 100
 GAMES = 30
@@ -111,7 +112,7 @@ def test_legal_moves_fen_and_key_along_random_games(variant: str) -> None:
         ours.pop()
     assert ours.fen() == Board(variant=variant).fen()
     assert ours.key() == Board(variant=variant).key()
-    if variant in ("kingofthehill", "3check"):   # random games of the others rarely end
+    if variant in ("kingofthehill", "3check", "atomic"):   # random games of the others rarely end
         assert ends > 0
 
 
@@ -149,6 +150,22 @@ def test_antichess_captures_are_forced_and_a_pawn_may_become_a_king() -> None:
     assert ours.fen() == fen
     forced = Board("8/8/8/8/3p4/4P3/8/k6K w - - 0 1", variant="antichess")
     assert forced.legal_moves() == ["e3d4"]
+
+
+def test_atomic_explosions_and_their_undo() -> None:
+    # Nxd7 blows up the knight, the bishop c8, the queen d8 and the king e8 (not
+    # the pawns): White wins. The king may not take; kings that touch never check.
+    fen = "rnbqkbnr/pppppppp/8/2N5/8/8/PPPPPPPP/R1BQKBNR w KQkq - 0 1"
+    ours, ref = Board(fen, variant="atomic"), chess.variant.AtomicBoard(fen)
+    ours.push_uci("c5d7")
+    ref.push_uci("c5d7")
+    assert ours.fen() == ref_fen(ref)
+    assert ours.status() == "variant_end" and ours.legal_moves() == []
+    assert ours.key() == ours.computed_key()
+    ours.pop()
+    assert ours.fen() == fen and ours.key() == ours.computed_key()
+    touching = Board("8/8/8/3kK3/8/8/8/7q w - - 0 1", variant="atomic")
+    assert not touching.is_check()
 
 
 def test_three_check_counts_in_both_fen_forms() -> None:
