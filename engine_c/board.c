@@ -86,7 +86,7 @@ bool board_sq_attacked(const Board *b, int sq, int by, Bitboard occ) {
 
 static Bitboard atomic_checkers(const Board *b);
 
-static Bitboard compute_checkers(const Board *b) {
+static inline __attribute__((always_inline)) Bitboard compute_checkers(const Board *b) {
     int k = board_king_sq(b, b->side);   /* standard chess: there is one */
     return board_attackers_to(b, k, b->by_type[0]) & b->by_color[!b->side];
 }
