@@ -3,7 +3,9 @@
 #include "pibot_api.h"
 #include "attacks.h"
 #include "movegen.h"
+#include "notation.h"
 #include "perft.h"
+#include "variant.h"
 #include "nnue.h"
 
 #include <stdio.h>
@@ -26,6 +28,7 @@ const char *pb_strerror(int code) {
     case PB_ERR_BUSY: return "engine is busy searching";
     case PB_ERR_HISTORY: return "game history too long";
     case PB_ERR_THREAD: return "could not start a thread";
+    case PB_ERR_VARIANT: return "unknown or unsupported variant";
     case PB_ERR_NET_MAGIC: case PB_ERR_NET_VERSION: case PB_ERR_NET_FORMAT:
     case PB_ERR_NET_SIZE: case PB_ERR_NET_CHECKSUM: case PB_ERR_IO:
         return nnue_strerror(code);
@@ -52,13 +55,26 @@ int pb_board_set_fen(PbBoard *p, const char *fen, int chess960, char *err, size_
     return board_set_fen(&p->b, fen, chess960 != 0, err, errlen);
 }
 
+int pb_board_set_variant_fen(PbBoard *p, const char *variant, const char *fen, int chess960,
+                             char *err, size_t errlen) {
+    int v = variant_from_name(variant);
+    if (v < 0 || !board_variant_supported(v)) {
+        if (err && errlen) snprintf(err, errlen, "unknown or unsupported variant '%s'", variant ? variant : "");
+        return PB_ERR_VARIANT;
+    }
+    if (!fen || !*fen) fen = variant_start_fen(v);
+    return board_set_fen_variant(&p->b, fen, v, chess960 != 0, err, errlen);
+}
+
+const char *pb_board_variant(const PbBoard *p) { return variant_name(p->b.variant); }
+
 int pb_board_get_fen(const PbBoard *p, char *out, size_t outlen) {
     if (outlen < 100) return PB_ERR_ARG;
     board_get_fen(&p->b, out, outlen);
     return PB_OK;
 }
 
-int pb_board_push_uci(PbBoard *p, const char *uci) { return board_push_uci(&p->b, uci); }
+int pb_board_push_uci(PbBoard *p, const char *uci) { return notation_push_uci(&p->b, uci); }
 
 int pb_board_pop(PbBoard *p) {
     if (p->b.ply == 0) return PB_ERR_ARG;
@@ -75,7 +91,7 @@ int pb_board_legal_moves(PbBoard *p, char *out, size_t outlen) {
     size_t pos = 0;
     for (int i = 0; i < n; i++) {
         char uci[6];
-        board_move_to_uci(&p->b, list.moves[i], uci);
+        notation_move_to_uci(&p->b, list.moves[i], uci);
         size_t l = strlen(uci);
         if (i) out[pos++] = ' ';
         memcpy(out + pos, uci, l);
@@ -92,6 +108,7 @@ uint64_t pb_board_compute_key(const PbBoard *p) { return board_compute_key(&p->b
 
 int pb_board_status(PbBoard *p) {
     const Board *b = &p->b;
+    if (b->variant != VAR_STANDARD && movegen_variant_end(b)) return 6;
     if (movegen_count(b) == 0) return b->checkers ? 1 : 2;
     if (b->rule50 >= 100) return 3;
     if (board_is_repetition(b, b->ply + 1)) return 4;

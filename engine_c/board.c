@@ -1,8 +1,7 @@
-/* board.c — FEN, Zobrist keys, make/unmake, draw detection, UCI text. */
+/* board.c — FEN, Zobrist keys, make/unmake, repetition and material draws. */
 #include "board.h"
 #include "attacks.h"
 #include "bitboard.h"
-#include "movegen.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,9 +12,9 @@ uint64_t ZobPiece[16][64];
 uint64_t ZobCastle[16];
 uint64_t ZobEp[8];
 uint64_t ZobSide;
+uint64_t ZobChecks[2][4];
 
 static const char PieceChars[] = " PNBRQK  pnbrqk";
-static const char *StartFen = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 static void init_zobrist(void) {
     uint64_t s = 0x2545F4914F6CDD1DULL;
@@ -30,6 +29,9 @@ static void init_zobrist(void) {
     }
     for (int f = 0; f < 8; f++) ZobEp[f] = NEXT();
     ZobSide = NEXT();
+    /* Drawn after the others, which therefore stay what they were. */
+    for (int c = 0; c < 2; c++)
+        for (int n = 0; n < 4; n++) ZobChecks[c][n] = NEXT();
 #undef NEXT
 }
 
@@ -82,8 +84,10 @@ bool board_sq_attacked(const Board *b, int sq, int by, Bitboard occ) {
         || (bishop_attacks(sq, occ) & them & (b->by_type[BISHOP] | b->by_type[QUEEN]));
 }
 
-static Bitboard compute_checkers(const Board *b) {
-    int k = board_king_sq(b, b->side);
+static Bitboard atomic_checkers(const Board *b);
+
+static inline __attribute__((always_inline)) Bitboard compute_checkers(const Board *b) {
+    int k = board_king_sq(b, b->side);   /* standard chess: there is one */
     return board_attackers_to(b, k, b->by_type[0]) & b->by_color[!b->side];
 }
 
@@ -94,6 +98,7 @@ uint64_t board_compute_key(const Board *b) {
     k ^= ZobCastle[b->castling];
     if (b->ep != SQ_NONE) k ^= ZobEp[sq_file(b->ep)];
     if (b->side == BLACK) k ^= ZobSide;
+    if (b->variant == VAR_THREECHECK) k ^= ZobChecks[WHITE][b->checks_left[WHITE]] ^ ZobChecks[BLACK][b->checks_left[BLACK]];
     return k;
 }
 
@@ -138,8 +143,32 @@ static int parse_uint(const char *s, long maxv, long *out) {
     return 0;
 }
 
+/* "N+M" (python-chess: checks left) or "+N+M" (Lichess: checks given) into
+ * checks left per side; -1 if malformed. */
+static int parse_checks(const char *s, bool given, uint8_t out[2]) {
+    if (given && *s++ != '+') return -1;
+    if (s[0] < '0' || s[0] > '3' || s[1] != '+' || s[2] < '0' || s[2] > '3' || s[3]) return -1;
+    int w = s[0] - '0', k = s[2] - '0';
+    out[WHITE] = (uint8_t)(given ? 3 - w : w);
+    out[BLACK] = (uint8_t)(given ? 3 - k : k);
+    return 0;
+}
+
+bool board_variant_supported(int v) {
+    return v == VAR_STANDARD || v == VAR_KOTH || v == VAR_THREECHECK || v == VAR_RACINGKINGS || v == VAR_HORDE ||
+           v == VAR_ANTICHESS || v == VAR_ATOMIC;
+}
+
 int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t errlen) {
+    return board_set_fen_variant(out, fen, VAR_STANDARD, chess960, err, errlen);
+}
+
+int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess960, char *err, size_t errlen) {
     board_init_tables();
+    if (!board_variant_supported(variant)) {
+        if (err && errlen) snprintf(err, errlen, "variant %d is not supported", variant);
+        return PB_ERR_VARIANT;
+    }
     if (!fen) FEN_FAIL("empty FEN");
     char buf[256];
     size_t n = strlen(fen);
@@ -147,11 +176,23 @@ int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t 
     if (n >= sizeof buf) FEN_FAIL("FEN too long (%zu characters)", n);
     memcpy(buf, fen, n + 1);
 
-    char *fields[7];
+    char *fields[8], *save = NULL;
     int nf = 0;
-    for (char *tok = strtok(buf, " \t\r\n"); tok; tok = strtok(NULL, " \t\r\n")) {
-        if (nf == 6) FEN_FAIL("too many fields (a FEN has 6: placement, side, castling, en passant, halfmove, fullmove)");
+    int max_fields = variant == VAR_THREECHECK ? 7 : 6;
+    for (char *tok = strtok_r(buf, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
+        if (nf == max_fields) FEN_FAIL("too many fields (a FEN has 6: placement, side, castling, en passant, halfmove, fullmove)");
         fields[nf++] = tok;
+    }
+    uint8_t checks_left[2] = {3, 3};
+    if (variant == VAR_THREECHECK) {
+        if (nf == 7 && fields[6][0] == '+') {
+            if (parse_checks(fields[6], true, checks_left)) FEN_FAIL("invalid check counts '%s' (Lichess: +N+M, checks given)", fields[6]);
+            nf = 6;
+        } else if (nf >= 5 && strchr(fields[4], '+')) {
+            if (parse_checks(fields[4], false, checks_left)) FEN_FAIL("invalid check counts '%s' (N+M, checks left)", fields[4]);
+            for (int i = 4; i + 1 < nf; i++) fields[i] = fields[i + 1];
+            nf--;
+        }
     }
     if (nf != 4 && nf != 6)
         FEN_FAIL("expected 6 fields (placement, side, castling, en passant, halfmove, fullmove; "
@@ -162,6 +203,9 @@ int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t 
     Board *b = malloc(sizeof *b);
     if (!b) return PB_ERR_NOMEM;
     *b = zero;
+    b->variant = (uint8_t)variant;
+    b->checks_left[WHITE] = checks_left[WHITE];
+    b->checks_left[BLACK] = checks_left[BLACK];
     int rc = PB_ERR_FEN;
 #undef FEN_FAIL
 #define FEN_FAIL(...) do { if (err && errlen) snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
@@ -195,11 +239,22 @@ int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t 
     for (int c = 0; c < 2; c++) {
         const char *name = c == WHITE ? "white" : "black";
         int kings = popcount(board_pieces(b, c, KING));
+        if (variant == VAR_HORDE && c == WHITE) {   /* the horde: no king, up to 36 pawns and pieces */
+            if (kings) FEN_FAIL("white (the horde) has a king");
+            continue;
+        }
+        if (variant == VAR_ANTICHESS) continue;     /* kings are men: any number, even none */
+        /* Atomic: the side to move (side field not parsed yet) may have been blown up: game over. */
+        if (variant == VAR_ATOMIC && !kings && c == (strcmp(fields[1], "b") ? WHITE : BLACK)) continue;
         if (kings != 1) FEN_FAIL("%s has %d kings, expected exactly 1", name, kings);
         if (popcount(board_pieces(b, c, PAWN)) > 8) FEN_FAIL("%s has more than 8 pawns", name);
         if (popcount(b->by_color[c]) > 16) FEN_FAIL("%s has more than 16 pieces", name);
     }
-    if (b->by_type[PAWN] & (RANK_1_BB | RANK_8_BB)) FEN_FAIL("pawn on the first or last rank");
+    /* Horde: white pawns may stand on the first rank (they start there). */
+    Bitboard bad_pawns = b->by_type[PAWN] & (RANK_1_BB | RANK_8_BB);
+    if (variant == VAR_HORDE) bad_pawns &= ~(board_pieces(b, WHITE, PAWN) & RANK_1_BB);
+    if (bad_pawns) FEN_FAIL("pawn on the first or last rank");
+    if (variant == VAR_RACINGKINGS && b->by_type[PAWN]) FEN_FAIL("racing kings has no pawns");
 
     /* 2. side */
     if (!strcmp(fields[1], "w")) b->side = WHITE;
@@ -210,6 +265,8 @@ int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t 
     memset(b->castle_rook, SQ_NONE, sizeof b->castle_rook);
     memset(b->castle_mask, 0xF, sizeof b->castle_mask);
     b->chess960 = chess960;
+    if (strcmp(fields[2], "-") && (variant == VAR_RACINGKINGS || variant == VAR_ANTICHESS))
+        FEN_FAIL("%s has no castling", variant == VAR_RACINGKINGS ? "racing kings" : "antichess");
     if (strcmp(fields[2], "-")) {
         for (const char *p = fields[2]; *p; p++) {
             char ch = *p;
@@ -217,6 +274,7 @@ int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t 
             char up = (char)(c == BLACK ? ch - 32 : ch);
             int rank = c == WHITE ? 0 : 7;
             Bitboard rooks = board_pieces(b, c, ROOK) & (RANK_1_BB << (8 * rank));
+            if (!board_pieces(b, c, KING)) FEN_FAIL("castling right '%c' for a side without a king", ch);
             int ksq = board_king_sq(b, c);
             if (sq_rank(ksq) != rank || sq_file(ksq) == 0 || sq_file(ksq) == 7)
                 FEN_FAIL("castling right '%c' but the %s king is not on its back rank between the rooks",
@@ -274,11 +332,14 @@ int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t 
 
     /* legality of the position itself */
     {
-        int them_king = board_king_sq(b, !b->side);
-        if (board_sq_attacked(b, them_king, b->side, b->by_type[0]))
+        /* Atomic allows it: kings that touch, or a king that will explode the other first. */
+        Bitboard them_kings = variant == VAR_ANTICHESS || variant == VAR_ATOMIC ? 0 : board_pieces(b, !b->side, KING);
+        if (them_kings && board_sq_attacked(b, lsb(them_kings), b->side, b->by_type[0]))
             FEN_FAIL("the side not to move (%s) is in check", b->side == WHITE ? "black" : "white");
-        b->checkers = compute_checkers(b);
-        if (popcount(b->checkers) > 2) FEN_FAIL("the king is attacked by more than two pieces");
+        b->checkers = variant == VAR_ATOMIC ? atomic_checkers(b)
+                    : board_pieces(b, b->side, KING) && variant != VAR_ANTICHESS ? compute_checkers(b) : 0;
+        if (popcount(b->checkers) > 2 && variant != VAR_ATOMIC) FEN_FAIL("the king is attacked by more than two pieces");
+        if (variant == VAR_RACINGKINGS && b->checkers) FEN_FAIL("a king in check (racing kings has no checks)");
     }
     b->key = board_compute_key(b);
     b->pawn_key = compute_pawn_key(b);
@@ -291,7 +352,7 @@ fail:
 }
 #undef FEN_FAIL
 
-void board_set_startpos(Board *b) { board_set_fen(b, StartFen, false, NULL, 0); }
+void board_set_startpos(Board *b) { board_set_fen(b, BOARD_START_FEN, false, NULL, 0); }
 
 void board_get_fen(const Board *b, char *out, size_t outlen) {
     char buf[128];
@@ -328,6 +389,12 @@ void board_get_fen(const Board *b, char *out, size_t outlen) {
     buf[n++] = ' ';
     if (b->ep == SQ_NONE) buf[n++] = '-';
     else { buf[n++] = (char)('a' + sq_file(b->ep)); buf[n++] = (char)('1' + sq_rank(b->ep)); }
+    if (b->variant == VAR_THREECHECK) {   /* checks left, as python-chess writes them */
+        buf[n++] = ' ';
+        buf[n++] = (char)('0' + b->checks_left[WHITE]);
+        buf[n++] = '+';
+        buf[n++] = (char)('0' + b->checks_left[BLACK]);
+    }
     buf[n] = 0;
     snprintf(out, outlen, "%s %d %d", buf, b->rule50, board_fullmove(b));
 }
@@ -355,7 +422,35 @@ static inline Undo *push_undo(Board *b, Move m) {
     return u;
 }
 
-bool board_make_move(Board *b, Move m) {
+/* Antichess's promotion to a king (MOVE_KING_PROMO, the castling kind):
+ * the pawn leaves `from`, a king of its side stands on `to` after taking
+ * what stood there. Returns the key so far updated. Inline on the castling
+ * branch, where standard chess seldom comes: a call there would cost every
+ * move its saved registers. */
+static inline __attribute__((always_inline)) uint64_t make_king_promo(Board *b, Undo *u, int from, int to, uint64_t key) {
+    int pawn = b->squares[from], king = make_piece(piece_color(pawn), KING);
+    int captured = b->squares[to];
+    if (captured) {
+        u->captured = (uint8_t)captured;
+        remove_piece(b, to);
+        key ^= ZobPiece[captured][to];
+    }
+    remove_piece(b, from);
+    put_piece(b, king, to);
+    b->pawn_key ^= ZobPiece[pawn][from];
+    b->rule50 = 0;
+    return key ^ ZobPiece[pawn][from] ^ ZobPiece[king][to];
+}
+
+static inline __attribute__((always_inline)) void unmake_king_promo(Board *b, const Undo *u, int from, int to) {
+    int king = b->squares[to];
+    remove_piece(b, to);
+    put_piece(b, make_piece(piece_color(king), PAWN), from);
+    if (u->captured) put_piece(b, u->captured, to);
+}
+
+/* The move as standard chess makes it, all but the checkers. */
+static inline __attribute__((always_inline)) bool make_chess(Board *b, Move m) {
     if (b->ply >= HIST_MAX) return false;
     Undo *u = push_undo(b, m);
 
@@ -367,6 +462,9 @@ bool board_make_move(Board *b, Move m) {
     b->rule50++;
 
     if (kind == MOVE_CASTLE) {
+        if (__builtin_expect(b->variant == VAR_ANTICHESS, 0)) {
+            key = make_king_promo(b, u, from, to, key);   /* antichess has no castling */
+        } else {
         bool king_side = to > from;
         int rank = us == WHITE ? 0 : 7;
         int kto = make_sq(king_side ? 6 : 2, rank), rto = make_sq(king_side ? 5 : 3, rank);
@@ -376,6 +474,7 @@ bool board_make_move(Board *b, Move m) {
         put_piece(b, pc, kto);
         put_piece(b, rook, rto);
         key ^= ZobPiece[pc][from] ^ ZobPiece[pc][kto] ^ ZobPiece[rook][to] ^ ZobPiece[rook][rto];
+        }
     } else {
         int cap_sq = kind == MOVE_EP ? (us == WHITE ? to - 8 : to + 8) : to;
         int captured = b->squares[cap_sq];
@@ -413,9 +512,101 @@ bool board_make_move(Board *b, Move m) {
     }
     b->key = key;
     b->side = them;
-    b->checkers = compute_checkers(b);
     return true;
 }
+
+/* After a variant's move (b->side is the side to move now): what standard
+ * chess leaves to compute_checkers, plus the variant's own state. Out of
+ * line: board_make_move stays as it was for standard chess. */
+/* Atomic: a capture explodes the capturing piece and every piece but a
+ * pawn around the target square (python-chess's AtomicBoard). Recorded in
+ * b->blast for unmake; rights whose king or rook is blown up are lost. */
+static void atomic_explode(Board *b) {
+    const Undo *u = &b->hist[b->ply - 1];
+    uint8_t *rec = b->blast[b->ply - 1];
+    rec[0] = NO_PIECE;
+    if (!u->captured) return;   /* castling (king takes own rook) sets no capture */
+    int to = move_to(u->move), rights = b->castling;
+    uint64_t key = b->key;
+    Bitboard around = KingAttacks[to];
+    for (int i = 1; around; i++) {
+        int sq = pop_lsb(&around), p = b->squares[sq];
+        rec[i] = NO_PIECE;
+        if (!p || piece_type(p) == PAWN) continue;
+        rec[i] = (uint8_t)p;
+        remove_piece(b, sq);
+        key ^= ZobPiece[p][sq];
+        rights &= b->castle_mask[sq];
+    }
+    int pc = b->squares[to];
+    rec[0] = (uint8_t)pc;
+    remove_piece(b, to);
+    key ^= ZobPiece[pc][to];
+    if (piece_type(pc) == PAWN) b->pawn_key ^= ZobPiece[pc][to];
+    if (rights != b->castling) {
+        key ^= ZobCastle[b->castling] ^ ZobCastle[rights];
+        b->castling = rights;
+    }
+    b->key = key;
+}
+
+static void atomic_unexplode(Board *b) {
+    const Undo *u = &b->hist[b->ply - 1];
+    if (!u->captured) return;
+    const uint8_t *rec = b->blast[b->ply - 1];
+    int to = move_to(u->move);
+    Bitboard around = KingAttacks[to];
+    for (int i = 1; around; i++) {
+        int sq = pop_lsb(&around);
+        if (rec[i]) put_piece(b, rec[i], sq);
+    }
+    put_piece(b, rec[0], to);
+}
+
+/* Atomic: kings that touch cannot check each other (a capture next to the
+ * enemy king would blow up one's own); without a king nobody is in check. */
+static Bitboard atomic_checkers(const Board *b) {
+    Bitboard wk = board_pieces(b, WHITE, KING), bk = board_pieces(b, BLACK, KING);
+    if (!wk || !bk || (KingAttacks[lsb(wk)] & bk)) return 0;
+    return compute_checkers(b);
+}
+
+static __attribute__((noinline)) void variant_after_make(Board *b) {
+    if (b->variant == VAR_ATOMIC) {
+        atomic_explode(b);
+        b->checkers = atomic_checkers(b);
+        return;
+    }
+    /* No checks without a king (the horde) or in antichess (kings are men). */
+    b->checkers = board_pieces(b, b->side, KING) && b->variant != VAR_ANTICHESS ? compute_checkers(b) : 0;
+    if (b->variant == VAR_HORDE && b->ep != SQ_NONE && relative_rank(!b->side, b->ep) == 1) {
+        /* A horde pawn's double step from the first rank leaves no en-passant
+         * square: no pawn can stand where it would take (python-chess). */
+        b->key ^= ZobEp[sq_file(b->ep)];
+        b->ep = SQ_NONE;
+    }
+    if (b->variant == VAR_THREECHECK && b->checkers) {
+        int c = !b->side;
+        if (b->checks_left[c]) {
+            b->key ^= ZobChecks[c][b->checks_left[c]] ^ ZobChecks[c][b->checks_left[c] - 1];
+            b->checks_left[c]--;
+        }
+    }
+}
+
+bool board_make_move(Board *b, Move m) {
+    if (!make_chess(b, m)) return false;
+    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) variant_after_make(b);
+    else b->checkers = compute_checkers(b);
+    return true;
+}
+
+/* Before undoing a variant's move (b->side: the side that did not make it). */
+static __attribute__((noinline)) void variant_before_unmake(Board *b) {
+    if (b->variant == VAR_ATOMIC) atomic_unexplode(b);
+    if (b->variant == VAR_THREECHECK && b->checkers) b->checks_left[!b->side]++;
+}
+
 
 /* The key board_make_move(b, m) would leave, without making the move (the
  * search prefetches the child's TT bucket with it early). Must follow
@@ -448,12 +639,16 @@ uint64_t board_key_after(const Board *b, Move m) {
 }
 
 void board_unmake_move(Board *b) {
+    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) variant_before_unmake(b);
     Undo *u = &b->hist[--b->ply];
     Move m = u->move;
     b->side = !b->side;
     int us = b->side;
     int from = move_from(m), to = move_to(m), kind = move_kind(m);
     if (kind == MOVE_CASTLE) {
+        if (__builtin_expect(b->variant == VAR_ANTICHESS, 0)) {
+            unmake_king_promo(b, u, from, to);   /* antichess has no castling */
+        } else {
         bool king_side = to > from;
         int rank = us == WHITE ? 0 : 7;
         int kto = make_sq(king_side ? 6 : 2, rank), rto = make_sq(king_side ? 5 : 3, rank);
@@ -462,6 +657,7 @@ void board_unmake_move(Board *b) {
         remove_piece(b, rto);
         put_piece(b, king, from);
         put_piece(b, rook, to);
+        }
     } else {
         if (kind == MOVE_PROMO) {
             remove_piece(b, to);
@@ -518,14 +714,10 @@ bool board_is_repetition(const Board *b, int search_root_ply) {
     return false;
 }
 
-bool board_is_draw_50(const Board *b) {
-    if (b->rule50 < 100) return false;
-    if (!b->checkers) return true;
-    return movegen_count(b) > 0;  /* mate on the 100th ply wins */
-}
-
 bool board_insufficient_material(const Board *b) {
     if (b->by_type[PAWN] | b->by_type[ROOK] | b->by_type[QUEEN]) return false;
+    if (b->variant != VAR_STANDARD)   /* a king can still reach the hill or the goal; a minor can check */
+        return b->variant == VAR_THREECHECK && b->by_type[0] == b->by_type[KING];
     Bitboard minors = b->by_type[KNIGHT] | b->by_type[BISHOP];
     if (popcount(minors) <= 1) return true;
     if (b->by_type[KNIGHT]) return false;
@@ -544,61 +736,6 @@ void board_compact_history(Board *b) {
     int black_moves = start_side == WHITE ? drop / 2 : (drop + 1) / 2;
     b->fullmove_start += black_moves;
     memmove(b->hist, b->hist + drop, (size_t)keep * sizeof(Undo));
+    if (b->variant == VAR_ATOMIC) memmove(b->blast, b->blast + drop, (size_t)keep * sizeof b->blast[0]);
     b->ply = keep;
-}
-
-/* ---------- UCI text ---------- */
-
-void board_move_to_uci(const Board *b, Move m, char out[6]) {
-    int from = move_from(m), to = move_to(m);
-    if (m == MOVE_NONE) { strcpy(out, "0000"); return; }
-    if (move_kind(m) == MOVE_CASTLE && !b->chess960)
-        to = make_sq(to > from ? 6 : 2, sq_rank(from));
-    out[0] = (char)('a' + sq_file(from));
-    out[1] = (char)('1' + sq_rank(from));
-    out[2] = (char)('a' + sq_file(to));
-    out[3] = (char)('1' + sq_rank(to));
-    out[4] = move_kind(m) == MOVE_PROMO ? " pnbrqk"[move_promo(m)] : 0;
-    out[5] = 0;
-}
-
-Move board_parse_uci(Board *b, const char *uci) {
-    if (!uci) return MOVE_NONE;
-    size_t n = strlen(uci);
-    if (n < 4 || n > 5) return MOVE_NONE;
-    if (uci[0] < 'a' || uci[0] > 'h' || uci[2] < 'a' || uci[2] > 'h' ||
-        uci[1] < '1' || uci[1] > '8' || uci[3] < '1' || uci[3] > '8')
-        return MOVE_NONE;
-    int promo = 0;
-    if (n == 5) {
-        const char *p = strchr("nbrq", uci[4]);
-        if (!p || !uci[4]) return MOVE_NONE;
-        promo = KNIGHT + (int)(p - "nbrq");
-    }
-    int from = make_sq(uci[0] - 'a', uci[1] - '1'), to = make_sq(uci[2] - 'a', uci[3] - '1');
-    MoveList list;
-    list.count = 0;
-    movegen_legal(b, &list, GEN_ALL);
-    for (int i = 0; i < list.count; i++) {
-        Move m = list.moves[i];
-        if (move_from(m) != from) continue;
-        if (move_kind(m) == MOVE_PROMO) {
-            if (move_to(m) == to && move_promo(m) == promo) return m;
-            continue;
-        }
-        if (promo) continue;
-        if (move_to(m) == to) return m;   /* normal move, or castling as king-takes-rook */
-        if (move_kind(m) == MOVE_CASTLE && !b->chess960 &&
-            to == make_sq(move_to(m) > from ? 6 : 2, sq_rank(from)))
-            return m;                     /* e1g1 style */
-    }
-    return MOVE_NONE;
-}
-
-int board_push_uci(Board *b, const char *uci) {
-    Move m = board_parse_uci(b, uci);
-    if (m == MOVE_NONE) return PB_ERR_MOVE;
-    if (b->ply >= HIST_COMPACT_AT) board_compact_history(b);
-    if (!board_make_move(b, m)) return PB_ERR_HISTORY;
-    return PB_OK;
 }

@@ -15,6 +15,10 @@
 
 enum { CASTLE_WK = 1, CASTLE_WQ = 2, CASTLE_BK = 4, CASTLE_BQ = 8 };
 
+/* The start position of standard chess (the engine's "startpos"). */
+#define BOARD_START_FEN "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
+
+
 #define HIST_MAX 1280   /* game plies + search plies; see board_compact_history */
 /* History entries kept free above the game for one search: it stops at
  * MAX_PLY - 1 plies (null moves included) from its root; the rest is slack
@@ -54,10 +58,17 @@ typedef struct Board {
     uint64_t pawn_key;
     Bitboard checkers;
     bool chess960;
+    uint8_t variant;            /* VAR_* (types.h); VAR_STANDARD = 0 */
+    uint8_t checks_left[2];     /* three-check: checks each side still has to give */
     uint8_t castle_rook[4];     /* rook square for WK, WQ, BK, BQ (SQ_NONE if none) */
     uint8_t castle_mask[64];    /* rights kept when a move touches the square */
     Bitboard castle_path[4];    /* squares that must be empty (except king and rook) */
     Undo hist[HIST_MAX];
+    /* Atomic: what the explosion of the capture at hist[i] took, so that
+     * unmake can put it back: [0] the capturing piece as it stood on the
+     * target square, [1..8] the pieces on the squares around it in
+     * ascending order (NO_PIECE for an empty square or a pawn). */
+    uint8_t blast[HIST_MAX][9];
 } Board;
 
 /* Zobrist keys (initialised once by board_init_tables). */
@@ -65,6 +76,7 @@ extern uint64_t ZobPiece[16][64];
 extern uint64_t ZobCastle[16];
 extern uint64_t ZobEp[8];
 extern uint64_t ZobSide;
+extern uint64_t ZobChecks[2][4];   /* three-check: [side][checks left] */
 
 /* One-time init of attack tables and Zobrist keys; thread-safe. */
 void board_init_tables(void);
@@ -73,6 +85,13 @@ void board_init_tables(void);
  * On failure returns PB_ERR_FEN, writes a message to err (if non-NULL) and
  * leaves *b unchanged. chess960 selects the UCI castling convention. */
 int board_set_fen(Board *b, const char *fen, bool chess960, char *err, size_t errlen);
+/* The same for a variant's position (VAR_*; PB_ERR_VARIANT if its rules are
+ * not built in): three-check takes its check counts as python-chess writes
+ * them ("3+3" after the en-passant field: checks left) or as Lichess does
+ * ("+0+0" after the fullmove number: checks given). */
+int board_set_fen_variant(Board *b, const char *fen, int variant, bool chess960, char *err, size_t errlen);
+/* Are the rules of this VAR_* built in (move generation, game end)? */
+bool board_variant_supported(int variant);
 void board_set_startpos(Board *b);
 /* Writes the FEN (Shredder/X-FEN castling when chess960 needs it). */
 void board_get_fen(const Board *b, char *out, size_t outlen);
@@ -95,22 +114,14 @@ uint64_t board_key_after(const Board *b, Move m);
 void board_make_null(Board *b);
 void board_unmake_null(Board *b);
 
-/* Apply a UCI move string after checking legality. PB_ERR_MOVE if illegal. */
-int board_push_uci(Board *b, const char *uci);
-/* Parse UCI text to a legal move of this position (both castling styles are
- * accepted: e1g1 and e1h1). Returns MOVE_NONE if not legal or malformed. */
-Move board_parse_uci(Board *b, const char *uci);
-/* Writes the move as UCI text (e1g1 in standard, king-takes-rook in 960). */
-void board_move_to_uci(const Board *b, Move m, char out[6]);
-
 /* Drop history entries before the last irreversible move so long games fit
  * (only the keys since then matter for repetition). */
 void board_compact_history(Board *b);
 
 /* Draw by repetition (a position repeated strictly after `search_root_ply`,
- * the root, or a threefold overall counting the root and the game history), fifty-move rule, or insufficient material. */
+ * the root, or a threefold overall counting the root and the game history),
+ * or insufficient material. The fifty-move rule needs the legal moves: rules.h. */
 bool board_is_repetition(const Board *b, int search_root_ply);
-bool board_is_draw_50(const Board *b);   /* rule50 >= 100 and not mated */
 int board_fullmove(const Board *b);      /* the FEN's fullmove number of the position */
 bool board_insufficient_material(const Board *b);
 

@@ -3,12 +3,12 @@
 #include "pibot_nnue_api.h"
 #include "eval.h"
 #include "movegen.h"
+#include "notation.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char *START_FEN = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
 
 static SearchThread *alloc_threads(int n) {
     /* SearchThread holds a Board and PV table (~120 KB): heap, not stack;
@@ -149,7 +149,7 @@ int pb_engine_set_position(PbEngine *e, const char *fen, const char *moves, int 
     /* Parsed into a private board first: the root changes only on success. */
     Board *b = malloc(sizeof *b);
     if (!b) return PB_ERR_NOMEM;
-    if (!fen || !fen[0] || strcmp(fen, "startpos") == 0) fen = START_FEN;
+    if (!fen || !fen[0] || strcmp(fen, "startpos") == 0) fen = BOARD_START_FEN;
     int rc = board_set_fen(b, fen, chess960 != 0, err, errlen);
     if (rc) { free(b); return rc; }
     if (moves) {
@@ -170,7 +170,7 @@ int pb_engine_set_position(PbEngine *e, const char *fen, const char *moves, int 
             }
             memcpy(tok, p, len);
             tok[len] = '\0';
-            rc = board_push_uci(b, tok);
+            rc = notation_push_uci(b, tok);
             if (rc) {
                 if (err && errlen)
                     snprintf(err, errlen, "move %d '%s' is %s in this position", n, tok,
@@ -209,7 +209,7 @@ static void pv_text(const Board *root, const Move *pv, int n, char *out, size_t 
     out[0] = '\0';
     for (int i = 0; i < n; i++) {
         char mv[6];
-        board_move_to_uci(root, pv[i], mv);
+        notation_move_to_uci(root, pv[i], mv);
         size_t l = strlen(mv);
         if (pos + l + 2 >= outlen) break;
         if (pos) out[pos++] = ' ';
@@ -331,13 +331,13 @@ int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
         score_to_info(board_in_check(&e->root) ? -MATE : 0, &out->score_cp, &out->mate,
                       &out->is_mate);
     } else {
-        board_move_to_uci(&e->root, best, out->bestmove);
+        notation_move_to_uci(&e->root, best, out->bestmove);
         Move ponder = find_ponder(e, t, best);
         if (ponder) {
             /* The ponder move is written from the position after `best`. */
             Board *b = &t->board;
             if (board_make_move(b, best)) {
-                board_move_to_uci(b, ponder, out->ponder);
+                notation_move_to_uci(b, ponder, out->ponder);
                 board_unmake_move(b);
             }
         }

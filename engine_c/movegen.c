@@ -1,4 +1,5 @@
-/* movegen.c — fully legal move generation with pin and check masks. */
+/* movegen.c — fully legal move generation with pin and check masks
+ * (standard chess and Chess960; the variants: movegen_variant.c). */
 #include "movegen.h"
 #include "attacks.h"
 #include "bitboard.h"
@@ -117,7 +118,8 @@ static Move *gen_castling(const Board *b, Move *out, int ksq) {
     return out;
 }
 
-int movegen_legal(const Board *b, MoveList *list, int kind) {
+/* The legal moves of standard chess and Chess960. */
+static inline int gen_chess(const Board *b, MoveList *list, int kind) {
     int us = b->side, them = !us;
     int ksq = board_king_sq(b, us);
     Move *start = list->moves + list->count, *out = start;
@@ -168,6 +170,13 @@ done:
     return (int)(out - start);
 }
 
+int movegen_chess(const Board *b, MoveList *list, int kind) { return gen_chess(b, list, kind); }
+
+int movegen_legal(const Board *b, MoveList *list, int kind) {
+    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) return movegen_variant_legal(b, list, kind);
+    return gen_chess(b, list, kind);
+}
+
 int movegen_count(const Board *b) {
     MoveList list;
     list.count = 0;
@@ -190,6 +199,7 @@ static bool in_legal_list(const Board *b, Move m) {
  * it against in_legal_list for every 16-bit move in many positions). */
 bool movegen_is_legal(const Board *b, Move m) {
     if (m == MOVE_NONE || m == MOVE_NULL) return false;
+    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) return in_legal_list(b, m);
     int us = b->side, them = !us;
     int from = move_from(m), to = move_to(m), kind = move_kind(m);
     int pc = b->squares[from];

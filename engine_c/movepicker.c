@@ -27,7 +27,6 @@
  */
 #include "movepicker.h"
 #include "movegen.h"
-#include "search_params.h"
 #include "see.h"
 
 /* Quiet moves score a sum of three history entries: far from both capture
@@ -53,16 +52,19 @@ static inline void swap_to_next(MovePicker *p, int i) {
 
 /* Score the whole list; captures get their optimistic score, SEE pending. */
 static void score_moves(MovePicker *p) {
-    SearchThread *t = p->t;
-    const Board *b = &t->board;
-    int ply = p->ply;
-    Move k1 = t->killers[ply][0], k2 = t->killers[ply][1];
-    Move cm = MOVE_NONE;
-    const ContHist *c1 = search_cont_row(t, ply, 1), *c2 = search_cont_row(t, ply, 2);
-    if (ply > 0) {
-        const SearchStack *prev = &t->stack[ply - 1];
-        if (prev->move != MOVE_NONE && prev->move != MOVE_NULL)
-            cm = t->counter[prev->piece][move_to(prev->move)];
+    const Board *b = p->board;
+    const History *h = p->hist;
+    const HistNode *n = p->node;
+    /* A noisy-only list (n == NULL) scores no move as killer, countermove
+     * or by history: every move takes the noisy branch below. */
+    Move k1 = MOVE_NONE, k2 = MOVE_NONE, cm = MOVE_NONE;
+    const ContHist *c1 = NULL, *c2 = NULL;
+    if (n) {
+        k1 = h->killers[n->ply][0];
+        k2 = h->killers[n->ply][1];
+        if (n->counter) cm = *n->counter;
+        c1 = n->cont1;
+        c2 = n->cont2;
     }
     p->tt_index = -1;
     int noisy = 0;
@@ -84,10 +86,7 @@ static void score_moves(MovePicker *p) {
         } else if (m == k1) s = SC_KILLER1;
         else if (m == k2) s = SC_KILLER2;
         else if (m == cm) s = SC_COUNTER;
-        else {
-            int pc = board_piece_on(b, move_from(m)), to = move_to(m);
-            s = t->history[b->side][move_from(m)][to] + (*c1)[pc][to] + (*c2)[pc][to];
-        }
+        else s = hist_quiet_score(h, c1, c2, b->side, board_piece_on(b, move_from(m)), m);
         p->scores[i] = s;
     }
     p->noisy_left = noisy;
@@ -97,32 +96,34 @@ static void score_moves(MovePicker *p) {
 static void tt_move_first(MovePicker *p) {
     swap_to_next(p, p->tt_index);
     p->next = 1;
-    p->noisy_left -= mp_is_noisy(&p->t->board, p->tt_move);
+    p->noisy_left -= mp_is_noisy(p->board, p->tt_move);
 }
 
 static void generate(MovePicker *p) {
     p->list.count = 0;
     p->next = 0;
-    movegen_legal(&p->t->board, &p->list, p->gen);
+    movegen_legal(p->board, &p->list, p->gen);
     score_moves(p);
     p->stage = MP_STAGE_PICK;
 }
 
-void mp_init_main(MovePicker *p, SearchThread *t, int ply, Move tt_move) {
-    p->t = t;
-    p->ply = ply;
+void mp_init_main(MovePicker *p, const Board *b, const History *h, const HistNode *n, Move tt_move) {
+    p->board = b;
+    p->hist = h;
+    p->node = n;
     p->gen = GEN_ALL;
     p->tt_move = tt_move;
     generate(p);
 }
 
-void mp_init_qsearch(MovePicker *p, SearchThread *t, int ply, Move tt_move, bool in_check) {
-    p->t = t;
-    p->ply = ply;
+void mp_init_qsearch(MovePicker *p, const Board *b, const History *h, const HistNode *n, Move tt_move,
+                     bool in_check) {
+    p->board = b;
+    p->hist = h;
+    p->node = n;
     p->gen = in_check ? GEN_ALL : GEN_NOISY;
     p->list.count = 0;
     p->next = 0;
-    const Board *b = &t->board;
     bool legal = in_check ? movegen_is_legal(b, tt_move) : movegen_is_legal_noisy(b, tt_move);
     p->tt_move = legal ? tt_move : MOVE_NONE;
     if (p->tt_move != MOVE_NONE)
@@ -148,7 +149,7 @@ Move mp_next(MovePicker *p, int *score) {
         *score = SC_TT;
         return p->tt_move;
     }
-    const Board *b = &p->t->board;
+    const Board *b = p->board;
     for (;;) {
         int n = p->next, count = p->list.count;
         if (n >= count) return MOVE_NONE;

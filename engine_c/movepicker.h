@@ -1,6 +1,7 @@
 /* movepicker.h — the search's move ordering: a staged, lazy selection sort.
  *
- * Data: one MovePicker per node, on the search's C stack: the legal moves
+ * Data: one MovePicker per node, on the search's C stack: the position and
+ * the history tables it reads (history.h, never the search), the legal moves
  * (MoveList), a score per move and a "SEE not yet known" flag per move,
  * kept in three parallel arrays that are swapped together, and `next`, the
  * number of moves already handed out (they sit in [0, next)).
@@ -19,7 +20,7 @@
 #define PB_MOVEPICKER_H
 
 #include "board.h"
-#include "search.h"
+#include "history.h"
 
 /* Move scores. Their ranges do not overlap: a good capture or queen
  * promotion scores SC_GOOD_CAP + MVV-LVA (< SC_TT), killers and the
@@ -47,8 +48,10 @@ typedef struct {
     Move tt_move;                    /* legal TT move, or MOVE_NONE */
     int noisy_left;                  /* captures and queen promotions in [next, count) */
     int gen;                         /* GEN_ALL or GEN_NOISY */
-    SearchThread *t;                 /* whose board and heuristics score the moves */
-    int ply;
+    const Board *board;              /* the node's position */
+    const History *hist;             /* the tables that score its quiet moves */
+    const HistNode *node;            /* ... as seen from this node (the caller's;
+                                        NULL when only noisy moves are generated) */
 } MovePicker;
 
 static inline bool mp_is_capture(const Board *b, Move m) {
@@ -69,12 +72,14 @@ static inline int mp_captured_type(const Board *b, Move m) {
 /* negamax: every legal move, scored at once (the history tables the quiet
  * moves are scored with change while the first move's subtree is searched,
  * so scoring later would change the order). */
-void mp_init_main(MovePicker *p, SearchThread *t, int ply, Move tt_move);
-/* qsearch: captures and queen promotions, or every move when in check. The
+void mp_init_main(MovePicker *p, const Board *b, const History *h, const HistNode *n, Move tt_move);
+/* qsearch: captures and queen promotions, or every move when in check (n
+ * may be NULL when not in check: no quiet move is scored then). The
  * TT move (if legal and of that kind) comes first without generation: a
  * quiescence subtree writes no history, killer or countermove, so the list
  * scored after it is the one that would have been scored before. */
-void mp_init_qsearch(MovePicker *p, SearchThread *t, int ply, Move tt_move, bool in_check);
+void mp_init_qsearch(MovePicker *p, const Board *b, const History *h, const HistNode *n, Move tt_move,
+                     bool in_check);
 /* True if the node has no legal move (mp_init_main only: it generated). */
 static inline bool mp_no_moves(const MovePicker *p) { return p->list.count == 0; }
 /* Next move in score order, or MOVE_NONE. Writes its score to *score.

@@ -22,6 +22,15 @@ PbBoard *pb_board_new(void);                 /* start position; NULL if out of m
 void pb_board_free(PbBoard *b);
 PbBoard *pb_board_copy(const PbBoard *b);
 int pb_board_set_fen(PbBoard *b, const char *fen, int chess960, char *err, size_t errlen);
+/* A position of a variant, named as UCI_Variant (Fairy-Stockfish), Lichess
+ * or python-chess name it ("chess", "kingofthehill", "threeCheck", ...);
+ * fen NULL or "" is the variant's start position. PB_ERR_VARIANT for an
+ * unknown variant or one whose rules are not built in, PB_ERR_FEN for a FEN
+ * that is not a legal position of it; the board is unchanged on error. */
+int pb_board_set_variant_fen(PbBoard *b, const char *variant, const char *fen, int chess960,
+                             char *err, size_t errlen);
+/* The board's variant as its UCI_Variant name ("chess" for standard). */
+const char *pb_board_variant(const PbBoard *b);
 int pb_board_get_fen(const PbBoard *b, char *out, size_t outlen);
 int pb_board_push_uci(PbBoard *b, const char *uci);
 int pb_board_pop(PbBoard *b);                /* PB_ERR_ARG if nothing to undo */
@@ -31,7 +40,8 @@ int pb_board_side_to_move(const PbBoard *b); /* 0 white, 1 black */
 int pb_board_in_check(const PbBoard *b);
 uint64_t pb_board_key(const PbBoard *b);
 uint64_t pb_board_compute_key(const PbBoard *b);  /* from scratch, for tests */
-/* 0 ongoing, 1 checkmate, 2 stalemate, 3 fifty-move, 4 threefold, 5 insufficient material */
+/* 0 ongoing, 1 checkmate, 2 stalemate, 3 fifty-move, 4 threefold, 5 insufficient material,
+ * 6 ended by a variant rule (a king on the hill, the third check, a king in the goal) */
 int pb_board_status(PbBoard *b);
 uint64_t pb_perft(PbBoard *b, int depth);    /* perft(0) = 1; 0 for a negative depth */
 

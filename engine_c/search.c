@@ -7,6 +7,7 @@
 #include "bitboard.h"
 #include "eval.h"
 #include "movegen.h"
+#include "rules.h"
 #include "movepicker.h"
 #include "see.h"
 #include "tt.h"
@@ -33,11 +34,7 @@ static void init_tables(void) {
 void search_init(void) { pthread_once(&search_once, init_tables); }
 
 void search_clear_thread(SearchThread *t) {
-    memset(t->killers, 0, sizeof t->killers);
-    memset(t->history, 0, sizeof t->history);
-    memset(t->counter, 0, sizeof t->counter);
-    memset(t->cont, 0, sizeof t->cont);
-    memset(t->pawn_corr, 0, sizeof t->pawn_corr);
+    hist_clear(&t->hist);
 }
 
 uint64_t search_nodes(const SearchShared *sh) {
@@ -104,13 +101,6 @@ static inline bool has_non_pawn_material(const Board *b, int side) {
     return (b->by_color[side] & ~(b->by_type[PAWN] | b->by_type[KING])) != 0;
 }
 
-static void update_history(int16_t *h, int bonus) {
-    /* Gravity: entries saturate at +-HIST_GRAVITY and old values decay. */
-    int v = *h;
-    v += bonus - v * (bonus < 0 ? -bonus : bonus) / HIST_GRAVITY;
-    *h = (int16_t)v;
-}
-
 /* A static eval kept out of the mate range. */
 static inline int clamp_eval(int v) {
     return v > NNUE_EVAL_LIMIT ? NNUE_EVAL_LIMIT : v < -NNUE_EVAL_LIMIT ? -NNUE_EVAL_LIMIT : v;
@@ -124,31 +114,22 @@ static inline int evaluate(SearchThread *t, int ply) {
     return clamp_eval(nnue_evaluate(net, t->nnue, ply, &t->board));
 }
 
-_Static_assert(sizeof(((SearchThread *)0)->pawn_corr[0]) == CORR_SIZE * sizeof(int16_t),
-               "search.h sizes pawn_corr by CORR_SIZE");
-/* update_correction: |diff| < 2 x SCORE_NONE, so its sums fit an int. */
-_Static_assert(2LL * SCORE_NONE * CORR_GRAIN * CORR_WEIGHT_MAX +
-                   (long long)CORR_MAX * CORR_WEIGHT_SCALE <= 2147483647LL,
-               "update_correction's sums must fit an int");
-
-/* The correction-history entry of the thread's board (side to move, pawns). */
-static inline int16_t *corr_entry(SearchThread *t) {
-    const Board *b = &t->board;
-    return &t->pawn_corr[b->side][b->pawn_key & (CORR_SIZE - 1)];
-}
-
 /* The static eval corrected by what searches of positions with the same
  * pawns found it to be off by (a per-thread running average). */
 static inline int corrected_eval(SearchThread *t, int raw) {
-    return clamp_eval(raw + *corr_entry(t) / CORR_GRAIN);
+    return clamp_eval(raw + hist_correction(&t->hist, &t->board));
 }
 
-static void update_correction(SearchThread *t, int depth, int diff) {
-    int16_t *e = corr_entry(t);
-    int w = depth * depth + 2 * depth + 1;
-    if (w > CORR_WEIGHT_MAX) w = CORR_WEIGHT_MAX;
-    int v = (*e * (CORR_WEIGHT_SCALE - w) + diff * CORR_GRAIN * w) / CORR_WEIGHT_SCALE;
-    *e = (int16_t)(v > CORR_MAX ? CORR_MAX : v < -CORR_MAX ? -CORR_MAX : v);
+/* The history tables as seen from the node at `ply`: the continuation rows
+ * of the moves 1 and 2 plies back and the previous move's countermove slot. */
+static inline HistNode hist_node(SearchThread *t, int ply) {
+    HistNode n = {search_cont_row(t, ply, 1), search_cont_row(t, ply, 2), NULL, ply};
+    if (ply > 0) {
+        const SearchStack *prev = &t->stack[ply - 1];
+        if (prev->move != MOVE_NONE && prev->move != MOVE_NULL)
+            n.counter = &t->hist.counter[prev->piece][move_to(prev->move)];
+    }
+    return n;
 }
 
 /* Record the move about to be made at `ply` (MOVE_NULL for a null move):
@@ -157,7 +138,7 @@ static inline void stack_push(SearchThread *t, int ply, Move m, int piece) {
     SearchStack *s = &t->stack[ply];
     s->move = m;
     s->piece = piece;
-    s->cont = m == MOVE_NULL ? &t->cont[0][0] : &t->cont[piece][move_to(m)];
+    s->cont = m == MOVE_NULL ? hist_no_move_row(&t->hist) : hist_cont_row(&t->hist, piece, move_to(m));
 }
 
 /* Does the TT entry's bound make its score this node's result for the window? */
@@ -186,7 +167,7 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
     if (ply > t->seldepth) t->seldepth = ply;
     t->pv_len[ply] = 0;
 
-    if (board_is_repetition(b, t->root_ply) || board_is_draw_50(b) || board_insufficient_material(b))
+    if (board_is_repetition(b, t->root_ply) || rules_is_draw_50(b) || board_insufficient_material(b))
         return 0;
     bool in_check = board_in_check(b);
     if (ply >= MAX_PLY - 1) return in_check ? 0 : evaluate(t, ply);
@@ -209,7 +190,9 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
     }
 
     MovePicker p;
-    mp_init_qsearch(&p, t, ply, found ? hit.move : MOVE_NONE, in_check);
+    HistNode hn;   /* only a list with quiet moves (in check) reads the history */
+    if (in_check) hn = hist_node(t, ply);
+    mp_init_qsearch(&p, b, &t->hist, in_check ? &hn : NULL, found ? hit.move : MOVE_NONE, in_check);
     Move m, best_move = MOVE_NONE;
     int sc, legal = 0, old_alpha = alpha;
     while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
@@ -263,7 +246,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     t->pv_len[ply] = 0;
 
     if (!root) {
-        if (board_is_repetition(b, t->root_ply) || board_is_draw_50(b) ||
+        if (board_is_repetition(b, t->root_ply) || rules_is_draw_50(b) ||
             board_insufficient_material(b))
             return 0;
         if (ply >= MAX_PLY - 1) return in_check ? 0 : evaluate(t, ply);
@@ -300,7 +283,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     t->stack[ply].eval = eval;
     int base_doubles = ply > 0 ? t->stack[ply - 1].doubles : 0;
     t->stack[ply].doubles = base_doubles;   /* the null move's subtree; each move sets its own */
-    t->killers[ply + 1][0] = t->killers[ply + 1][1] = MOVE_NONE;
+    t->hist.killers[ply + 1][0] = t->hist.killers[ply + 1][1] = MOVE_NONE;
     /* "Improving": our eval rose since our previous move; prune less if so. */
     bool improving = !in_check && ply >= 2 && t->stack[ply - 2].eval != SCORE_NONE &&
                      eval > t->stack[ply - 2].eval;
@@ -328,7 +311,8 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     }
 
     MovePicker p;
-    mp_init_main(&p, t, ply, tt_move);
+    HistNode hn = hist_node(t, ply);
+    mp_init_main(&p, b, &t->hist, &hn, tt_move);
     if (mp_no_moves(&p)) return in_check ? -MATE + ply : 0;
 
     int best = -SCORE_INF, old_alpha = alpha, moves = 0, quiets_tried = 0, sc;
@@ -442,24 +426,8 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         return in_check ? -MATE + ply : (eval != SCORE_NONE ? eval : 0);
     }
 
-    if (best >= beta && best_move != MOVE_NONE && !mp_is_noisy(b, best_move)) {
-        int bonus = depth * depth > HIST_BONUS_MAX ? HIST_BONUS_MAX : depth * depth;
-        if (t->killers[ply][0] != best_move) {
-            t->killers[ply][1] = t->killers[ply][0];
-            t->killers[ply][0] = best_move;
-        }
-        if (ply > 0 && t->stack[ply - 1].move != MOVE_NULL && t->stack[ply - 1].move != MOVE_NONE)
-            t->counter[t->stack[ply - 1].piece][move_to(t->stack[ply - 1].move)] = best_move;
-        ContHist *c1 = search_cont_row(t, ply, 1), *c2 = search_cont_row(t, ply, 2);
-        for (int i = 0; i < quiets_tried; i++) {
-            Move q = quiets[i];
-            int v = q == best_move ? bonus * HIST_BONUS_SCALE : -bonus * HIST_BONUS_SCALE;
-            int pc = board_piece_on(b, move_from(q)), to = move_to(q);
-            update_history(&t->history[b->side][move_from(q)][to], v);
-            update_history(&(*c1)[pc][to], v);
-            update_history(&(*c2)[pc][to], v);
-        }
-    }
+    if (best >= beta && best_move != MOVE_NONE && !mp_is_noisy(b, best_move))
+        hist_update_quiets(&t->hist, &hn, b, depth, best_move, quiets, quiets_tried);
 
     if (excluded) return best;
     int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
@@ -468,7 +436,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     if (!in_check && (best_move == MOVE_NONE || !mp_is_noisy(b, best_move)) &&
         !(bound == BOUND_LOWER && best <= eval) && !(bound == BOUND_UPPER && best >= eval) &&
         best > -MATE_IN_MAX && best < MATE_IN_MAX)
-        update_correction(t, depth, best - eval);
+        hist_update_correction(&t->hist, b, depth, best - eval);
     tt_store(t->sh->tt, b->key, ply, best_move, best, raw_eval, depth, bound);
     return best;
 }
@@ -496,7 +464,7 @@ static void iterate(SearchThread *t) {
     t->best_score = 0;
     t->best_bound = BOUND_EXACT;
     memset(t->stack, 0, sizeof t->stack);
-    memset(t->killers, 0, sizeof t->killers);
+    hist_clear_killers(&t->hist);
     if (sh->net) nnue_refresh(sh->net, &t->nnue[0], b);
 
     /* A legal move before anything is searched, so a stop at any moment still

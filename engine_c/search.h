@@ -4,10 +4,8 @@
  * limits, the stop/ponder atomics, the time manager owned by the main
  * thread); SearchThread is private to one thread: its own Board copy, node
  * counter (written only by its owner, read relaxed by the main thread),
- * move-ordering heuristics (killers[ply][2], butterfly history[side][from][to],
- * countermove[piece][to], continuation history cont[piece][to][piece][to]
- * for the move 1 and 2 plies back), a static-eval correction history
- * pawn_corr[side][pawn key], the triangular PV table, a per-ply
+ * its heuristic tables (History: killers, butterfly, countermove and
+ * continuation history, eval correction; history.h), the triangular PV table, a per-ply
  * stack and, when the NNUE evaluates, one accumulator per ply (nnue.h).
  * Lazy SMP: every thread runs the same iterative deepening on the same root
  * and they cooperate only through the TT; thread 0 decides time and result.
@@ -16,23 +14,14 @@
 #define PB_SEARCH_H
 
 #include "board.h"
+#include "history.h"
 #include "nnue.h"
+#include "search_params.h"
 #include "timeman.h"
 #include <stdatomic.h>
 #include <pthread.h>
 
-enum {
-    SCORE_INF = 32001,
-    MATE = 32000,
-    MATE_IN_MAX = MATE - MAX_PLY,
-    SCORE_NONE = 32002,
-    NNUE_EVAL_LIMIT = 20000   /* an NNUE eval is clamped to +-this, far from mate scores */
-};
-
 struct TT;
-
-/* Continuation history row: indexed [piece][to] of the following move. */
-typedef int16_t ContHist[16][64];
 
 typedef struct {
     Move move;        /* move played at this ply (MOVE_NULL for null move) */
@@ -52,11 +41,7 @@ typedef struct SearchThread {
     int root_ply;
     _Atomic uint64_t nodes;
     int seldepth;
-    Move killers[MAX_PLY + 4][2];
-    int16_t history[2][64][64];
-    Move counter[16][64];
-    ContHist cont[16][64];   /* 2 MB: why SearchThread lives on the heap */
-    int16_t pawn_corr[2][16384]; /* static-eval correction by pawn key (CORR_SIZE) */
+    History hist;          /* 2.2 MB (history.h): why SearchThread lives on the heap */
     Move pv[MAX_PLY + 1][MAX_PLY + 1];
     int pv_len[MAX_PLY + 1];
     SearchStack stack[MAX_PLY + 8];
@@ -75,7 +60,7 @@ typedef struct SearchThread {
 /* The continuation-history row of the move `back` plies before `ply`, or
  * the row of "no move" before the root (a null move's row is that one too). */
 static inline ContHist *search_cont_row(SearchThread *t, int ply, int back) {
-    return ply >= back ? t->stack[ply - back].cont : &t->cont[0][0];
+    return ply >= back ? t->stack[ply - back].cont : hist_no_move_row(&t->hist);
 }
 
 /* Progress report of the main thread (copied out by the engine). */

@@ -22,6 +22,15 @@
 #include "search_tunables.h"
 #undef PB_PARAM
 
+/* ---- scores: centipawns; mate in n plies from the root is MATE - n */
+enum {
+    SCORE_INF = 32001,
+    MATE = 32000,
+    MATE_IN_MAX = MATE - MAX_PLY,
+    SCORE_NONE = 32002,
+    NNUE_EVAL_LIMIT = 20000   /* an NNUE eval is clamped to +-this, far from mate scores */
+};
+
 /* ---- late move reductions (the formula's constants are tunables) */
 enum { LMR_MIN_DEPTH = 3 };     /* no reductions below this depth */
 

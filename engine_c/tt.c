@@ -1,6 +1,6 @@
 /* tt.c — transposition table storage, probe/store, replacement, hashfull. */
 #include "tt.h"
-#include "search.h"   /* MATE bounds for score adjustment */
+#include "search_params.h"   /* MATE bounds for score adjustment */
 
 #include <pthread.h>
 #include <stdio.h>

@@ -6,7 +6,7 @@
  * A Move is 16 bits: from (0-5) | to (6-11) | kind (12-13) | promo (14-15).
  * Castling is encoded internally as "king takes own rook" (to = rook square),
  * which handles standard chess and Chess960 alike; only the UCI text layer
- * (board_move_to_uci / board_parse_uci) knows the e1g1 convention.
+ * (notation.h) knows the e1g1 convention.
  */
 #ifndef PB_TYPES_H
 #define PB_TYPES_H
@@ -27,8 +27,18 @@ enum {
     MOVE_NORMAL = 0, MOVE_PROMO = 1, MOVE_EP = 2, MOVE_CASTLE = 3
 };
 
+/* Antichess has no castling: there the castling kind is a promotion to a king. */
+enum { MOVE_KING_PROMO = MOVE_CASTLE };
+
 #define MOVE_NONE ((Move)0)
 #define MOVE_NULL ((Move)65) /* from=1,to=1: never a legal move */
+
+/* The rule set of a Board (variant.h names them). Standard is 0 so that
+ * one test of `variant` sends every other rule set off the hot paths. */
+enum {
+    VAR_STANDARD = 0, VAR_KOTH, VAR_THREECHECK, VAR_RACINGKINGS, VAR_HORDE,
+    VAR_ANTICHESS, VAR_ATOMIC, VAR_CRAZYHOUSE, VAR_COUNT
+};
 
 #define MAX_MOVES 256
 #define MAX_PLY 128
@@ -72,7 +82,8 @@ enum {
     PB_ERR_NET_FORMAT = -10,  /* NNUE file: other dims/activation/quantisation, weights out of range */
     PB_ERR_NET_SIZE = -11,    /* NNUE file: wrong size (truncated or trailing bytes) */
     PB_ERR_NET_CHECKSUM = -12,/* NNUE file: checksum mismatch (corrupt) */
-    PB_ERR_IO = -13           /* a file could not be read */
+    PB_ERR_IO = -13,          /* a file could not be read */
+    PB_ERR_VARIANT = -14      /* unknown variant, or one whose rules are not built in */
 };
 
 #endif

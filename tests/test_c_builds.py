@@ -114,6 +114,49 @@ def test_sanitizer_build_perft_and_fuzz_clean() -> None:
     assert b"valid FENs" in proc.stdout
 
 
+# perft 3 from each variant's start position (python-chess agrees:
+# tests/test_variants_perft.py), and FENs to mutate for the fuzz.
+VARIANT_STARTS = {
+    "kingofthehill": ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 8902),
+    "3check": ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 3+3 0 1", 8902),
+    "racingkings": ("8/8/8/8/8/8/krbnNBRK/qrbnNBRQ w - - 0 1", 11264),
+    "horde": ("rnbqkbnr/pppppppp/8/1PP2PP1/PPPPPPPP/PPPPPPPP/PPPPPPPP/PPPPPPPP w kq - 0 1", 1274),
+    "antichess": ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1", 8067),
+    "atomic": ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 8902),
+}
+
+
+def test_sanitizer_build_variants_perft_and_fuzz_clean() -> None:
+    """Every variant's rules under ASan/UBSan: perft, and mangled FENs and moves
+    read as that variant's (an illegal FEN for a variant is an error, never a crash)."""
+    exe = str(build("san"))
+    env = {**os.environ, "UBSAN_OPTIONS": "halt_on_error=1", "ASAN_OPTIONS": "detect_leaks=1"}
+    rng = random.Random(7)
+    alphabet = "rnbqkpRNBQKP012345678/ -wbKQkq+~[]9"
+    for variant, (fen, nodes) in VARIANT_STARTS.items():
+        proc = subprocess.run([exe, "perft", "3"], capture_output=True, text=True, timeout=600,
+                              env={**env, "PERFT_VARIANT": variant})
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert f"Nodes searched: {nodes}" in proc.stdout, (variant, proc.stdout)
+        lines = []
+        for _ in range(300):
+            chars = list(fen)
+            for _ in range(rng.randrange(0, 4)):
+                chars[rng.randrange(len(chars))] = rng.choice(alphabet)
+            moves = [f"{rng.choice('abcdefgh')}{rng.randrange(1, 9)}{rng.choice('abcdefgh')}"
+                     f"{rng.randrange(1, 9)}{rng.choice(['', '', 'q', 'k', 'n'])}"
+                     for _ in range(20)]
+            lines.append("".join(chars) + "|" + " ".join(moves))
+        proc = subprocess.run([exe, "fuzz"], input="\n".join(lines) + "\n", capture_output=True,
+                              text=True, timeout=600, env={**env, "PERFT_VARIANT": variant})
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        assert "runtime error" not in proc.stderr and "AddressSanitizer" not in proc.stderr
+        assert "valid FENs" in proc.stdout
+    proc = subprocess.run([exe, "perft", "1"], capture_output=True, text=True, timeout=60,
+                          env={**env, "PERFT_VARIANT": "nosuchvariant"})
+    assert proc.returncode == 2 and "unknown or unsupported variant" in proc.stderr
+
+
 def test_aarch64_cross_build_under_qemu() -> None:
     cc = need("aarch64-linux-gnu-gcc")
     qemu = need("qemu-aarch64")

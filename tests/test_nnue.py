@@ -34,7 +34,7 @@ from make_random_net import make as make_net  # noqa: E402
 DEFAULT_NET = ROOT / "engine_c" / "nets" / "default.pbnn"
 # The round-2 net, built in before the 8-bucket net: the v1 file the format tests need.
 V1_NET = ROOT / "tests" / "data" / "pbnn-de0aaeab.pbnn"
-EVAL_LIMIT = 20000  # NNUE_EVAL_LIMIT in engine_c/search.h
+EVAL_LIMIT = 20000  # NNUE_EVAL_LIMIT in engine_c/search_params.h
 
 WALK_FENS = [
     "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1",

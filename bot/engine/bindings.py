@@ -89,6 +89,20 @@ def board_set_fen(board: Any, fen: str, chess960: bool) -> None:
     check(code, f"{c_str(err)} (FEN: {shown!r})")
 
 
+def board_set_variant_fen(board: Any, variant: str, fen: str | None, chess960: bool) -> None:
+    """A variant's position (fen None: its start position)."""
+    err = ffi.new("char[256]")
+    code = lib.pb_board_set_variant_fen(board, c_text(variant, "variant"),
+                                        ffi.NULL if fen is None else c_text(fen, "FEN"),
+                                        int(chess960), err, 256)
+    shown = "" if fen is None else fen if len(fen) <= 120 else fen[:100] + "..."
+    check(code, f"{c_str(err)} (variant {variant!r}, FEN: {shown!r})")
+
+
+def board_variant(board: Any) -> str:
+    return c_str(lib.pb_board_variant(board))
+
+
 def board_fen(board: Any) -> str:
     out = ffi.new("char[128]")
     check(lib.pb_board_get_fen(board, out, 128))

@@ -9,7 +9,7 @@ from bot.engine import bindings
 
 STARTPOS = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"
 
-_STATUS = ("ongoing", "checkmate", "stalemate", "fifty", "threefold", "insufficient")
+_STATUS = ("ongoing", "checkmate", "stalemate", "fifty", "threefold", "insufficient", "variant_end")
 
 
 class Board:
@@ -19,16 +19,26 @@ class Board:
     'rnbqkbnr/pppppppp/8/8/4P3/8/PPPP1PPP/RNBQKBNR b KQkq - 0 1'
     """
 
-    __slots__ = ("_ptr", "chess960")
+    __slots__ = ("_ptr", "chess960", "variant")
 
-    def __init__(self, fen: str | None = None, chess960: bool = False) -> None:
+    def __init__(self, fen: str | None = None, chess960: bool = False,
+                 variant: str = "chess") -> None:
+        """`variant` as UCI_Variant, Lichess or python-chess name it; fen None is
+        the variant's start position."""
         self._ptr = bindings.board_new()
         self.chess960 = chess960
-        if fen is not None or chess960:
+        self.variant = "chess"
+        if variant != "chess":
+            bindings.board_set_variant_fen(self._ptr, variant, fen, chess960)
+            self.variant = bindings.board_variant(self._ptr)
+        elif fen is not None or chess960:
             bindings.board_set_fen(self._ptr, STARTPOS if fen is None else fen, chess960)
 
     def set_fen(self, fen: str) -> None:
-        bindings.board_set_fen(self._ptr, fen, self.chess960)
+        if self.variant != "chess":
+            bindings.board_set_variant_fen(self._ptr, self.variant, fen, self.chess960)
+        else:
+            bindings.board_set_fen(self._ptr, fen, self.chess960)
 
     def fen(self) -> str:
         return bindings.board_fen(self._ptr)
@@ -90,7 +100,9 @@ class Board:
         other = Board.__new__(Board)
         other._ptr = bindings.board_copy(self._ptr)
         other.chess960 = self.chess960
+        other.variant = self.variant
         return other
 
     def __repr__(self) -> str:
-        return f"Board({self.fen()!r}{', chess960=True' if self.chess960 else ''})"
+        variant = f", variant={self.variant!r}" if self.variant != "chess" else ""
+        return f"Board({self.fen()!r}{', chess960=True' if self.chess960 else ''}{variant})"

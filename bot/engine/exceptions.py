@@ -33,6 +33,10 @@ class NetFileError(EngineError, ValueError):
     """An NNUE net file was rejected (unreadable, bad magic/version/shape/size/checksum)."""
 
 
+class VariantError(EngineError, ValueError):
+    """A variant name is unknown, or the engine does not play that variant."""
+
+
 class PerftInterrupted(EngineError):
     """A perft was stopped (PerftStop.set) before it finished; there is no count."""
 
@@ -52,4 +56,5 @@ ERRORS: dict[int, type[EngineError]] = {
     -11: NetFileError,
     -12: NetFileError,
     -13: NetFileError,
+    -14: VariantError,
 }

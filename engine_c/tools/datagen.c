@@ -52,6 +52,7 @@
 
 #include "../engine.h"
 #include "../movegen.h"
+#include "../notation.h"
 #include "../pibot_nnue_api.h"
 #include "polyglot_random.h"
 
@@ -206,13 +207,13 @@ static Move book_move(const Shared *s, Board *b, uint64_t *rng) {
         while (r >= s->book[pick].weight) r -= s->book[pick++].weight;
     }
     /* to file/row bits 0-5, from bits 6-11, promotion 12-14 (n b r q);
-     * castling is king-takes-rook, which board_parse_uci accepts. */
+     * castling is king-takes-rook, which notation_parse_uci accepts. */
     unsigned m = s->book[pick].move;
     char uci[6] = {(char)('a' + (m >> 6 & 7)), (char)('1' + (m >> 9 & 7)),
                    (char)('a' + (m & 7)), (char)('1' + (m >> 3 & 7)), 0, 0};
     unsigned promo = m >> 12 & 7;
     if (promo >= 1 && promo <= 4) uci[4] = " nbrq"[promo];
-    return board_parse_uci(b, uci);
+    return notation_parse_uci(b, uci);
 }
 
 /* ------------------------------------------------------------------ records */
@@ -308,7 +309,7 @@ static bool play_game(Shared *s, PbEngine *e, int64_t g, Game *out, char *err, s
             snprintf(err, errlen, "a search failed");
             return false;
         }
-        Move m = board_parse_uci(b, res.bestmove);
+        Move m = notation_parse_uci(b, res.bestmove);
         if (m == MOVE_NONE) {
             snprintf(err, errlen, "the search returned an illegal move %s", res.bestmove);
             return false;

@@ -4,11 +4,15 @@
  *   pibot-perft suite FILE [960]      lines "FEN ;D1 n ;D2 n ..." (depth capped by PERFT_MAX_DEPTH)
  *   pibot-perft fuzz                  reads lines "FEN|move move ..." and must never crash
  *   pibot-perft selftest              slider tables vs the slow reference
+ * PERFT_VARIANT=NAME (kingofthehill, 3check, atomic, ...) makes perft and fuzz
+ * read their FENs as positions of that variant (perft's default FEN: its start).
  */
 #include "../attacks.h"
 #include "../board.h"
 #include "../movegen.h"
+#include "../notation.h"
 #include "../perft.h"
+#include "../variant.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,10 +26,11 @@ static double now_s(void) {
 }
 
 static Board board;
+static int variant = VAR_STANDARD;   /* PERFT_VARIANT */
 
 static int cmd_perft(int depth, const char *fen) {
     char err[256];
-    if (board_set_fen(&board, fen, getenv("PERFT_960") != NULL, err, sizeof err)) {
+    if (board_set_fen_variant(&board, fen, variant, getenv("PERFT_960") != NULL, err, sizeof err)) {
         fprintf(stderr, "bad FEN: %s\n", err);
         return 2;
     }
@@ -81,11 +86,11 @@ static int cmd_fuzz(void) {
         char *bar = strchr(line, '|');
         if (bar) *bar = 0;
         char err[128];
-        if (board_set_fen(&board, line, lines % 2, err, sizeof err)) continue;
+        if (board_set_fen_variant(&board, line, variant, lines % 2, err, sizeof err)) continue;
         ok_fens++;
         if (!bar) continue;
         for (char *tok = strtok(bar + 1, " "); tok; tok = strtok(NULL, " ")) {
-            if (board_push_uci(&board, tok) == PB_OK) ok_moves++;
+            if (notation_push_uci(&board, tok) == PB_OK) ok_moves++;
             char fen[128];
             board_get_fen(&board, fen, sizeof fen);
             movegen_count(&board);
@@ -98,8 +103,14 @@ static int cmd_fuzz(void) {
 
 int main(int argc, char **argv) {
     board_init_tables();
+    const char *vname = getenv("PERFT_VARIANT");
+    variant = variant_from_name(vname);
+    if (variant < 0 || !board_variant_supported(variant)) {
+        fprintf(stderr, "unknown or unsupported variant '%s'\n", vname);
+        return 2;
+    }
     if (argc >= 3 && !strcmp(argv[1], "perft")) {
-        const char *fen = argc >= 4 ? argv[3] : "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
+        const char *fen = argc >= 4 ? argv[3] : variant_start_fen(variant);
         return cmd_perft(atoi(argv[2]), fen);
     }
     if (argc >= 3 && !strcmp(argv[1], "suite")) {

@@ -9,6 +9,7 @@
 #include "../board.h"
 #include "../engine.h"
 #include "../movegen.h"
+#include "../notation.h"
 #include "../search.h"
 #include "../tt.h"
 #include "../nnue.h"
@@ -35,7 +36,7 @@ static void sleep_ms(int ms) {
 
 static void push_all(Board *b, const char *const *moves, int n) {
     for (int i = 0; i < n; i++)
-        if (board_push_uci(b, moves[i]) != PB_OK) failure = moves[i];
+        if (notation_push_uci(b, moves[i]) != PB_OK) failure = moves[i];
 }
 
 /* ---- board: repetition relative to the search root ---- */
