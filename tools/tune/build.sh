@@ -11,6 +11,6 @@ mkdir -p out/tune
 CC=${CC:-cc}
 CFLAGS="-std=c11 -O3 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -DNDEBUG"
 # shellcheck disable=SC2086  # CC and CFLAGS are words to split
-$CC $CFLAGS -o out/tune/tune.new tools/tune.c attacks.c board.c movegen.c eval.c -lm
+$CC $CFLAGS -o out/tune/tune.new tools/tune.c attacks.c board.c movegen.c movegen_variant.c variant.c eval.c -lm
 mv out/tune/tune.new out/tune/tune
 echo "built: engine_c/out/tune/tune"
