@@ -347,8 +347,8 @@ class ArenaOps(CoreState):
                 not (len(arena.players) < 30 and len(active) <= 1.5 * len(waiting)):
             return
         pool = list(waiting)
-        if len(pool) % 2:
-            pool.pop()  # evenNumber: one is left out
+        if len(pool) % 2:  # evenNumber: the one who waited least is left out
+            pool.remove(max(pool, key=lambda p: (p.waiting_since, p.name)))
         while len(pool) >= 2:
             a = pool.pop(0)
             # The nearest in rank who was not a's last opponent (lastOpponents), unless
