@@ -314,7 +314,8 @@ class ArenaOps(CoreState):
                     deadlines.append(arena.starts_at)
                     continue
                 arena.status = "started"
-                arena.next_pairing_at = now
+                # The organiser's next tick, not the start itself, makes the first pairing.
+                arena.next_pairing_at = now + self.config.arena_pairing_interval_s
                 log.info("arena %s started", arena.id)
             if now >= arena.finishes_at:
                 self._arena_finish(arena, now)
