@@ -259,3 +259,46 @@ def test_an_arena_game_is_never_aborted_by_the_bot(tmp_path: Path) -> None:
         if bot is not None:
             bot.stop()
         emu.stop()
+
+
+def test_owner_join_leave_list_api(tmp_path: Path) -> None:
+    # The arena room's API for the owner's commands (the control socket): an arena
+    # joined by command, listed, left; a config entry left by command is not rejoined.
+    import asyncio
+
+    emu = Emulator(fast_emulator_config(**ARENA_FAST)).start()
+    bot: RunningBot | None = None
+    try:
+        listed = emu.create_arena(minutes=10)
+        private = emu.create_arena(minutes=10, password="by-command-9")
+        cfg = bot_config(emu.url, tmp_path, tournaments=[listed],
+                         network={"tournament_poll_s": 0.3}, challenge={"concurrency": 3})
+        bot = RunningBot(cfg, emu.token).start()
+        service = bot.service
+        assert service is not None
+        arenas = service.arenas
+
+        def call(coro: Any) -> Any:
+            return asyncio.run_coroutine_threadsafe(coro, bot.loop).result(10)
+
+        with pytest.raises(ValueError, match="not an arena id"):
+            call(arenas.join("nope"))
+        call(arenas.join(private, password="by-command-9"))
+        me = _me(emu, private)
+        assert me is not None and me["withdraw"] is False
+        assert wait_until(lambda: listed in arenas.joined, 10)
+        rows = {r.id: r for r in call(arenas.list())}
+        assert rows[private].state == "joined" and rows[private].source == "owner"
+        assert rows[listed].state == "joined" and rows[listed].source == "config"
+        call(arenas.leave(listed))
+        me = _me(emu, listed)
+        assert me is not None and me["withdraw"] is True
+        time.sleep(1.0)  # several polls: a config entry left by command stays left
+        me = _me(emu, listed)
+        assert me is not None and me["withdraw"] is True
+        assert {r.id: r.state for r in call(arenas.list())}[listed] == "left"
+        assert "by-command-9" not in repr(arenas.__dict__)
+    finally:
+        if bot is not None:
+            bot.stop()
+        emu.stop()

@@ -44,7 +44,7 @@ class ArenaStatus:
 
     id: str
     name: str
-    state: str  # waiting (for its start or a slot) | joined | ended
+    state: str  # waiting (for its start or a slot) | joined | left (by command) | ended
     source: str  # config | owner
 
 

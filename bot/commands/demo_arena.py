@@ -13,15 +13,14 @@ from bot.config import parse_config
 from bot.errors import UserError
 from bot.lichess.token import Token
 
-ARENA_MINUTES = 3.0
 OPPONENTS = (("ann", 1450), ("bob", 1500), ("cid", 1550), ("dee", 1600))
 # lila pairs a small arena every 15 s; the demo's is faster so that 3 minutes
 # hold several games.
 PAIRING_EVERY_S = 2.0
 
 
-async def arena_demo(base: int, inc: int, moves_only: bool, interrupted: asyncio.Event,
-                     on_interrupt: Any) -> int:
+async def arena_demo(base: int, inc: int, moves_only: bool, minutes: float,
+                     interrupted: asyncio.Event, on_interrupt: Any) -> int:
     from bot.emulator import Emulator, EmulatorConfig, OpponentSpec
     from bot.service import Service
 
@@ -29,11 +28,11 @@ async def arena_demo(base: int, inc: int, moves_only: bool, interrupted: asyncio
                                   arena_pairing_interval_s=PAIRING_EVERY_S,
                                   arena_virtual_game_s=20.0)).start()
     try:
-        # Greedy opponents that resign after 8 to 20 moves: several games in 3 minutes.
+        # Greedy opponents that resign after 8 to 20 moves: several games in a few minutes.
         opponents = [(name, rating, OpponentSpec(policy="greedy", think_time_s=0.3,
                                                  resign_after=8 + 4 * i, seed=i))
                      for i, (name, rating) in enumerate(OPPONENTS)]
-        aid = emu.create_arena(minutes=ARENA_MINUTES, clock_limit_s=base, increment_s=inc,
+        aid = emu.create_arena(minutes=minutes, clock_limit_s=base, increment_s=inc,
                                starts_in_s=3.0, name="Demo", opponents=opponents)
         cfg = parse_config({
             "url": emu.url, "pgn_directory": None,
@@ -43,10 +42,10 @@ async def arena_demo(base: int, inc: int, moves_only: bool, interrupted: asyncio
             "tournaments": [{"id": aid}]})
         service = Service(cfg, Token(emu.token, "emulator demo token"), handle_signals=False)
         run = asyncio.create_task(service.run())
-        print(f"arena {aid}: {ARENA_MINUTES:.0f} minutes of {base}+{inc} against "
+        print(f"arena {aid}: {minutes:.0f} minutes of {base}+{inc} against "
               f"{', '.join(n for n, _ in OPPONENTS)} on {emu.url}", flush=True)
         seen: set[str] = set()
-        deadline = time.monotonic() + ARENA_MINUTES * 60 + 3 + base * 2 + 60
+        deadline = time.monotonic() + minutes * 60 + 3 + base * 2 + 60
         while time.monotonic() < deadline:
             if interrupted.is_set():
                 return int(await on_interrupt(service, run))
