@@ -271,6 +271,8 @@ def test_owner_join_leave_list_api(tmp_path: Path) -> None:
     try:
         listed = emu.create_arena(minutes=10)
         private = emu.create_arena(minutes=10, password="by-command-9")
+        # In it already (joined before a restart): the bot adopts it, slot and all.
+        assert _post(emu, f"/api/tournament/{listed}/join").json() == {"ok": True}
         cfg = bot_config(emu.url, tmp_path, tournaments=[listed],
                          network={"tournament_poll_s": 0.3}, challenge={"concurrency": 3})
         bot = RunningBot(cfg, emu.token).start()
@@ -287,6 +289,8 @@ def test_owner_join_leave_list_api(tmp_path: Path) -> None:
         me = _me(emu, private)
         assert me is not None and me["withdraw"] is False
         assert wait_until(lambda: listed in arenas.joined, 10)
+        assert emu.count(f"POST /api/tournament/{listed}/join") == 1  # ours, above
+        assert service.slots.used() == 2  # a slot per arena
         rows = {r.id: r for r in call(arenas.list())}
         assert rows[private].state == "joined" and rows[private].source == "owner"
         assert rows[listed].state == "joined" and rows[listed].source == "config"

@@ -177,6 +177,11 @@ class Arenas:
             # Removed before its start (an organiser's change): we are no longer in it.
             self.joined.discard(tid)
             self.slots.release_arena(tid)
+        if info.joined and tid not in self.joined:
+            # Joined before a restart (or on the website): lila pairs us, so it is ours.
+            self.joined.add(tid)
+            self.slots.hold_arena(tid)
+            log.info("arena %s: already in it (%s)", tid, info.name or "arena")
         if not info.started or info.joined:
             return  # not yet (polled again before its start), or in and playing
         await self._join(tid, team, password_file, password)
