@@ -283,6 +283,9 @@ class NetworkConfig:
     stream_conflict_backoff_s: float = _val(
         300.0, lo=0.1, hi=86400, doc="another client holds the event stream: wait this long")
     watchdog_s: float = _val(5.0, lo=0.1, hi=600, doc="liveness check period")
+    tournament_poll_s: float = _val(60.0, lo=0.05, hi=3600,
+                                    doc="look at a joined or upcoming arena this often "
+                                        "(lila sends no event for its start or end)")
     block_list_refresh_s: float = _val(600.0, lo=0.1, hi=86400,
                                        doc="re-read the online block lists this often")
     move_echo_timeout_s: float = _val(3.0, lo=0.1, hi=60,
@@ -347,6 +350,26 @@ class AlertsConfig:
                             f"or null for no alerts")
 
 
+_TOURNAMENT_ID_RE = re.compile(r"^[A-Za-z0-9]{8}$")
+
+
+@dataclass(frozen=True)
+class TournamentEntry:
+    """An arena to play in (bot/challenges/arenas.py)."""
+
+    id: str = _val("", doc="the arena's id: the 8 letters and digits of "
+                           "lichess.org/tournament/<id>")
+    team: str | None = _val(None, doc="team id, for a team battle")
+    password_file: str | None = _val(None, doc="file holding the entry code of a private "
+                                               "arena (a secret: never in the config itself)")
+
+    def __post_init__(self) -> None:
+        if not _TOURNAMENT_ID_RE.match(self.id):
+            raise UserError(f"config key 'tournaments': id {_show(self.id)} is not an arena "
+                            f"id; copy the 8 letters and digits after "
+                            f"lichess.org/tournament/")
+
+
 @dataclass(frozen=True)
 class Config:
     url: str = _val("https://lichess.org")
@@ -365,6 +388,8 @@ class Config:
     status_page: StatusPageConfig = field(default_factory=StatusPageConfig)
     records: RecordsConfig = field(default_factory=RecordsConfig)
     alerts: AlertsConfig = field(default_factory=AlertsConfig)
+    tournaments: list[TournamentEntry] = _list(
+        [], doc="arenas to join: a list of {id, team, password_file}")
     source: str = field(default="<defaults>", compare=False, metadata=_meta(doc="internal"))
     # How engine.hash_mb / engine.threads were decided (auto or set), for the log and check.
     sizing: EngineSizing | None = field(default=None, compare=False,
@@ -471,6 +496,10 @@ def _convert(key: str, tp: Any, value: Any, meta: Any) -> Any:
         if not isinstance(value, list):
             raise UserError(f"config key '{key}' must be a list, got {_show(value)}; "
                             f"write it as [a, b] or one item per '- ' line")
+        if dataclasses.is_dataclass(item_tp):  # a list of sections (tournaments)
+            # A bare string is the section's id (`- abcd1234`).
+            return [_build(item_tp, {"id": v} if isinstance(v, str) else v, f"{key}[{i}].")
+                    for i, v in enumerate(value)]
         out = [_coerce_scalar(key, item_tp, v) for v in value]
         _check_meta(key, out, meta)
         return out
@@ -540,6 +569,10 @@ def _cross_checks(cfg: Config) -> None:
         raise UserError("config key 'challenge.time_controls' lists ultraBullet, but Lichess "
                         "does not let BOT accounts play UltraBullet; remove it")
     _check_matchmaking_clocks(cfg.matchmaking)
+    ids = [t.id for t in cfg.tournaments]
+    for tid in ids:
+        if ids.count(tid) > 1:
+            raise UserError(f"config key 'tournaments' lists arena {tid} twice; keep one entry")
     if cfg.status_page.listen:
         from bot.host.status_page import parse_listen  # the page's modules load only when used
 

@@ -144,3 +144,15 @@ def test_token_file_option_reads_the_installed_credential(tmp_path: Path) -> Non
         assert len(r.stderr.strip().splitlines()) == 1
         for out in (r.stdout, r.stderr):
             assert emu.token not in out
+
+
+def test_demo_arena_plays_arena_games() -> None:
+    r = subprocess.run([sys.executable, "-m", "bot.cli", "demo", "--arena", "--arena-minutes",
+                        "1", "--tc", "30+0", "--moves-only"], capture_output=True, text=True,
+                       timeout=240, env={k: v for k, v in os.environ.items()
+                                         if k != "LICHESS_BOT_TOKEN"})
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "game 1: " in r.stdout and "Final standing:" in r.stdout, r.stdout
+    standing = r.stdout.split("Final standing:")[1]
+    assert "pibot" in standing
+    assert "Traceback" not in r.stderr

@@ -20,6 +20,9 @@ class Slots:
 
     running: dict[str, str] = field(default_factory=dict)  # game id -> opponent
     reserved: dict[str, tuple[str, float]] = field(default_factory=dict)  # id -> (user, expiry)
+    # Arenas we are in hold a slot each (as BotLi does), which their games then use.
+    arenas: set[str] = field(default_factory=set)
+    arena_games: dict[str, str] = field(default_factory=dict)  # game id -> tournament id
 
     def _expire(self, now: float) -> None:
         for cid, (_, until) in list(self.reserved.items()):
@@ -28,7 +31,14 @@ class Slots:
 
     def used(self, now: float | None = None) -> int:
         self._expire(time.monotonic() if now is None else now)
-        return len(self.running) + len(self.reserved)
+        in_held = sum(1 for tid in self.arena_games.values() if tid in self.arenas)
+        return len(self.running) + len(self.reserved) + len(self.arenas) - in_held
+
+    def hold_arena(self, tournament_id: str) -> None:
+        self.arenas.add(tournament_id)
+
+    def release_arena(self, tournament_id: str) -> None:
+        self.arenas.discard(tournament_id)
 
     def free(self, concurrency: int) -> int:
         return concurrency - self.used()
@@ -51,11 +61,14 @@ class Slots:
     def release(self, challenge_id: str) -> None:
         self.reserved.pop(challenge_id, None)
 
-    def start(self, game_id: str, user: str) -> None:
+    def start(self, game_id: str, user: str, tournament_id: str | None = None) -> None:
         # On Lichess a game created from a challenge has the challenge's id.
         self.reserved.pop(game_id, None)
         self.running[game_id] = user.lower()
+        if tournament_id is not None:
+            self.arena_games[game_id] = tournament_id
 
     def finish(self, game_id: str) -> None:
         self.running.pop(game_id, None)
         self.reserved.pop(game_id, None)
+        self.arena_games.pop(game_id, None)

@@ -1,6 +1,7 @@
 """`pibot demo`: the emulator on loopback, the real bot service against it, and
-one game challenged by the emulator's built-in opponent, printed live.
-No Lichess account or token needed."""
+one game challenged by the emulator's built-in opponent, printed live (or, with
+--arena, a short arena tournament: demo_arena.py). No Lichess account or token
+needed."""
 
 from __future__ import annotations
 
@@ -31,6 +32,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="time control in seconds, e.g. 60+1 (default) or 180+2")
     parser.add_argument("--moves-only", action="store_true",
                         help="print only the moves and the result (no service log)")
+    parser.add_argument("--arena", action="store_true",
+                        help="a short arena tournament against several built-in opponents "
+                             "(the bot joins it from its config's tournaments:)")
+    parser.add_argument("--arena-minutes", type=float, default=3.0, metavar="M",
+                        help="the --arena tournament's length (default 3, 1 to 60)")
 
 
 def parse_tc(text: str) -> tuple[int, int]:
@@ -128,8 +134,23 @@ async def _interrupted(service: Any, run: asyncio.Task[int]) -> int:
     return INTERRUPTED
 
 
+async def _arena(base: int, inc: int, moves_only: bool, minutes: float) -> int:
+    from bot.commands.demo_arena import arena_demo
+
+    interrupted = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, interrupted.set)
+    return await arena_demo(base, inc, moves_only, minutes, interrupted, _interrupted)
+
+
 def run(args: argparse.Namespace) -> int:
     base, inc = parse_tc(args.tc)
     setup_logging("warning" if args.moves_only else "info")
     logging.getLogger("bot.emulator").setLevel(logging.WARNING)  # the bot's log is the show
+    if args.arena:
+        if not 1 <= args.arena_minutes <= 60:
+            raise UserError(f"--arena-minutes {args.arena_minutes:g} is out of range; give "
+                            f"1 to 60")
+        return asyncio.run(_arena(base, inc, args.moves_only, args.arena_minutes))
     return asyncio.run(_demo(base, inc, args.moves_only))

@@ -16,6 +16,9 @@ if TYPE_CHECKING:
 BOT = ("bot:play",)
 CHALLENGE_READ = ("challenge:read", "bot:play", "board:play")
 CHALLENGE_WRITE = ("challenge:write", "bot:play", "board:play")
+# app/controllers/Tournament.scala apiJoin/apiWithdraw: ScopedBody(Tournament.Write,
+# Bot.Play, Web.Mobile).
+TOURNAMENT_WRITE = ("tournament:write", "bot:play", "web:mobile")
 
 
 def build_routes(core: Core) -> list[Route]:
@@ -149,7 +152,33 @@ def build_routes(core: Core) -> list[Route]:
             return Reply(body=_pgn_to_json(gid, pgn, core.snapshot(gid).json()))
         return Reply(body=pgn, content_type="application/x-chess-pgn")
 
+    def tournament(req: Request) -> Reply:
+        return Reply(body=core.arena_show(req.params["id"], req.account))
+
+    def tournament_join(req: Request) -> Reply:
+        assert req.account is not None
+        password, team = req.body.get("password"), req.body.get("team")
+        core.arena_join(req.account, req.params["id"], str(password) if password else None,
+                        str(team) if team else None)
+        return Reply()
+
+    def tournament_withdraw(req: Request) -> Reply:
+        assert req.account is not None
+        core.arena_withdraw(req.account, req.params["id"])
+        return Reply()
+
+    def berserk(req: Request) -> Reply:
+        # PlayApi.impl.command "berserk": a BOT account always gets this (lila c5446f8b).
+        raise ApiError(400, "Cannot berserk")
+
     return [
+        Route("GET", "/api/tournament/{id}", tournament),
+        Route("POST", "/api/tournament/{id}/join", tournament_join, auth=True,
+              scopes=TOURNAMENT_WRITE),
+        Route("POST", "/api/tournament/{id}/withdraw", tournament_withdraw, auth=True,
+              scopes=TOURNAMENT_WRITE),
+        Route("POST", "/api/bot/game/{id}/berserk", berserk, auth=True, scopes=BOT,
+              bot_only=True),
         Route("GET", "/api/account", account, auth=True),
         Route("GET", "/api/account/playing", playing, auth=True),
         Route("POST", "/api/token/test", token_test),

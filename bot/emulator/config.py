@@ -142,6 +142,13 @@ class EmulatorConfig:
     challenge_expiry_s: float = 20.0
     challenge_expiry_mode: Literal["cancel", "offline"] = "cancel"
     first_move_timeout_s: float = 30.0  # no first move in time -> noStart
+    # Arenas (arena.py). lila's StartedOrganizer looks at a small arena every 15 s;
+    # tests shorten it. None for the first-move timer = lila's tournament values by
+    # speed (RoundGame timeForFirstMove: bullet 16 s, blitz 21, rapid 25, else 30).
+    arena_pairing_interval_s: float = 15.0
+    arena_first_move_s: float | None = None
+    # Two emulator opponents paired together play an unseen game this long.
+    arena_virtual_game_s: float = 10.0
     opponent_gone_claim_s: int = 10  # countdown of opponentGone.claimWinInSeconds
     rate_limits: list[RateLimit] = field(default_factory=list)
     bot_vs_bot_daily_limit: int | None = None  # outgoing challenges to BOTs per day
@@ -176,6 +183,10 @@ class EmulatorConfig:
             "challenge_expiry_s": self.challenge_expiry_s,
             "first_move_timeout_s": self.first_move_timeout_s,
             "handler_timeout_s": self.handler_timeout_s,
+            "arena_pairing_interval_s": self.arena_pairing_interval_s,
+            "arena_virtual_game_s": self.arena_virtual_game_s,
+            "arena_first_move_s": 1.0 if self.arena_first_move_s is None
+            else self.arena_first_move_s,
         }
         for name, value in positive.items():
             if not value > 0:

@@ -125,6 +125,31 @@ def build_control_routes(emu: Emulator) -> list[Route]:
         emu.clear_faults()
         return Reply()
 
+    def arena_create(req: Request) -> Reply:
+        body = dict(req.body)
+        opponents = body.pop("opponents", [])
+        if not isinstance(opponents, list):
+            raise EmulatorUsageError("/emu/arena: opponents must be a list")
+        kwargs = _kwargs_for(emu.create_arena, body, "/emu/arena")
+        joined: list[Any] = []
+        for opp in opponents:
+            if isinstance(opp, str):
+                joined.append(opp)
+            elif isinstance(opp, dict) and isinstance(opp.get("name"), str):
+                spec = dataclass_from(OpponentSpec, opp.get("opponent"), "opponent")
+                joined.append((opp["name"], int(opp.get("rating", 1500)), spec))
+            else:
+                raise EmulatorUsageError(
+                    f"/emu/arena: opponent {opp!r}: a name or {{name, rating, opponent}}")
+        return Reply(body={"id": emu.create_arena(**kwargs, opponents=joined)})
+
+    def arena_get(req: Request) -> Reply:
+        return Reply(body=emu.arena(req.params["id"], req.query.get("user")))
+
+    def arena_finish(req: Request) -> Reply:
+        emu.finish_arena(req.params["id"])
+        return Reply()
+
     def counters(req: Request) -> Reply:
         return Reply(body=emu.counters())
 
@@ -146,6 +171,9 @@ def build_control_routes(emu: Emulator) -> list[Route]:
         Route("GET", "/emu/game/{id}/wait", game_wait),
         Route("POST", "/emu/game/{id}/opponent/{action}", opponent),
         Route("POST", "/emu/game/{id}/spectator", spectator),
+        Route("POST", "/emu/arena", arena_create),
+        Route("GET", "/emu/arena/{id}", arena_get),
+        Route("POST", "/emu/arena/{id}/finish", arena_finish),
         Route("POST", "/emu/fault", fault_add),
         Route("GET", "/emu/faults", faults),
         Route("DELETE", "/emu/faults", faults_clear),

@@ -6,6 +6,7 @@ import fnmatch
 import logging
 import threading
 from collections.abc import Callable, Iterable
+from typing import Any
 
 from bot.emulator.api import build_routes
 from bot.emulator.config import EmulatorConfig, OpponentSpec
@@ -248,6 +249,50 @@ class Emulator:
         rival = RivalEventStream(self.config.host, self.port, self.token, float(reconnect_s))
         self._rivals.append(rival)
         return rival.start()
+
+    # ------------------------------------------------------------------ arenas
+    def create_arena(
+        self,
+        minutes: float = 10.0,
+        clock_limit_s: int = 60,
+        increment_s: int = 0,
+        starts_in_s: float = 0.0,
+        bots_allowed: bool = True,
+        password: str | None = None,
+        team: str | None = None,
+        rated: bool = True,
+        name: str = "Emulator",
+        opponents: Iterable[str | tuple[str, int] | tuple[str, int, OpponentSpec]] = (),
+    ) -> str:
+        """An arena tournament (arena.py); returns its id. `opponents` join it at once:
+        a name, (name, rating) or (name, rating, OpponentSpec for its games vs the bot)."""
+        check_kwargs(Emulator.create_arena, _args(locals()), "create_arena")
+        joined: list[tuple[str, int, OpponentSpec]] = []
+        for entry in opponents:
+            if isinstance(entry, str):
+                entry = (entry, 1500)
+            name_, rating = entry[0], entry[1]
+            spec = entry[2] if len(entry) > 2 else OpponentSpec()
+            if not isinstance(name_, str) or not isinstance(rating, int) \
+                    or not isinstance(spec, OpponentSpec):
+                raise EmulatorUsageError(f"opponent {entry!r}: use a name, (name, rating) or "
+                                         "(name, rating, OpponentSpec)")
+            joined.append((name_, rating, spec))
+        return self._core.create_arena(
+            minutes=minutes, clock_limit_s=clock_limit_s, increment_s=increment_s,
+            starts_in_s=starts_in_s, bots_allowed=bots_allowed, password=password, team=team,
+            rated=rated, name=name, opponents=joined)
+
+    def arena(self, arena_id: str, username: str | None = None) -> dict[str, Any]:
+        """The tournament's JSON as GET /api/tournament/{id} gives it (with `me` for the
+        account `username`, if it joined)."""
+        with self._core.lock:
+            account = self._core._target_account(username) if username else None
+        return self._core.arena_json(arena_id, account)
+
+    def finish_arena(self, arena_id: str) -> None:
+        """End the arena now (as when its time is up)."""
+        self._core.finish_arena(arena_id)
 
     # ------------------------------------------------------------------ faults
     def inject(

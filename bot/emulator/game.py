@@ -95,6 +95,7 @@ class Game:
     opponent: OpponentSpec
     rng: random.Random
     source: str = "friend"
+    tournament_id: str | None = None  # an arena game (source "arena")
     king_takes_rook: bool = False  # castling written e1h1 in standard too (lila since 2025)
     moves: list[str] = field(default_factory=list)
     status: str = "started"
@@ -274,6 +275,8 @@ class Game:
             }
         if self.days is not None:
             full["daysPerTurn"] = self.days
+        if self.tournament_id is not None:
+            full["tournamentId"] = self.tournament_id  # BotJsonView.gameImmutable
         return full
 
     def event_info(self, now: float | None = None) -> GameEventInfo:
@@ -303,6 +306,8 @@ class Game:
             info["secondsLeft"] = int(max(0.0, left) // 1000)
         if self.winner:
             info["winner"] = self.winner
+        if self.tournament_id is not None:
+            info["tournamentId"] = self.tournament_id  # lila.game.JsonView.ownerPreview
         return info
 
     def chat_json(self, line: ChatLine) -> ChatLineJson:

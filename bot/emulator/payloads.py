@@ -136,6 +136,7 @@ class GameEventInfo(TypedDict):
     secondsLeft: NotRequired[int]  # absent without a clock
     compat: dict[str, bool]
     winner: NotRequired[str]
+    tournamentId: NotRequired[str]
 
 
 class GameEvent(TypedDict):
@@ -180,6 +181,7 @@ class GameFullJson(TypedDict):
     black: PlayerJson
     initialFen: str
     state: GameStateJson
+    tournamentId: NotRequired[str]
 
 
 class ChatLineJson(TypedDict):

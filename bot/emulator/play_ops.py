@@ -114,7 +114,8 @@ class PlayOps(CoreState):
     def bot_abort(self, account: AccountSpec, game_id: str) -> None:
         with self.lock:
             game = self._playing_game(account, game_id)
-            if len(game.moves) >= 2:
+            # lila Game.abortable needs nonMandatory: an arena game never aborts.
+            if len(game.moves) >= 2 or game.tournament_id is not None:
                 raise bad_request("This game can no longer be aborted")
             self._finish(game, "aborted", None, time.monotonic())
 

@@ -1,6 +1,7 @@
 """The scheduler thread: everything that happens on its own at a deadline
 (opponent moves, flag falls, challenge expiry and answers, opponentGone
-countdowns, first-move timeouts). It sleeps on a Condition until the next one.
+countdowns, first-move timeouts, the arenas' organiser of arena.py).
+It sleeps on a Condition until the next one.
 """
 
 from __future__ import annotations
@@ -12,18 +13,16 @@ import time
 
 import chess
 
+from bot.emulator.arena import ArenaOps
 from bot.emulator.challenge import Challenge
 from bot.emulator.game import Game
 from bot.emulator.opponent import choose_move
-from bot.emulator.state import (
-    CoreState,
-)
 from bot.emulator.uci_opponent import UCI_VARIANTS, UciPlayer, resolve_engine
 
 log = logging.getLogger(__name__)
 
 
-class Scheduler(CoreState):
+class Scheduler(ArenaOps):
     def _scheduler(self) -> None:
         with self.lock:
             while not self.stopping:
@@ -38,7 +37,7 @@ class Scheduler(CoreState):
 
     def _tick(self, now: float) -> float | None:
         """Process everything due at `now`; return the next deadline."""
-        deadlines: list[float] = []
+        deadlines: list[float] = self._arena_tick(now)
         for ch in list(self.challenges.values()):
             if ch.status == "offline":
                 continue  # lila keeps it (acceptable) until its two-week expiresAt

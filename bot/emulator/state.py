@@ -161,6 +161,7 @@ class CoreState:
         source: str,
         wtime_ms: int | None = None,
         btime_ms: int | None = None,
+        tournament_id: str | None = None,
     ) -> Game:
         if variant == "chess960" and initial_fen is None:
             initial_fen = chess.Board.from_chess960_pos(self.rng.randrange(960)).fen()
@@ -186,6 +187,7 @@ class CoreState:
             source=source,
             king_takes_rook=self.config.castling_king_takes_rook,
             full_suffix="".join(self.rng.choice(ID_CHARS) for _ in range(4)),
+            tournament_id=tournament_id,
         )
         now = time.monotonic()
         for uci in moves:
@@ -203,7 +205,7 @@ class CoreState:
             clock.black_ms = float(btime_ms)
         if len(game.moves) < 2 and clock.limited:
             # lila's noStart timer exists for real-time games only.
-            game.first_move_deadline = now + self.config.first_move_timeout_s
+            game.first_move_deadline = now + self._first_move_s(game)
         self.games[gid] = game
         if self.config.spectator_chat and self.config.spectator_chat_interval_s > 0:
             game.spectator_at = now + self.config.spectator_chat_interval_s
@@ -221,15 +223,29 @@ class CoreState:
         if len(game.moves) >= 2:
             game.first_move_deadline = None
         elif game.first_move_deadline is not None:
-            game.first_move_deadline = now + self.config.first_move_timeout_s
+            game.first_move_deadline = now + self._first_move_s(game)
         end = game.natural_end()
         if end is not None:
             self._finish(game, end[0], end[1], now)
             return True
         return False
 
+    def _first_move_s(self, game: Game) -> float:
+        if game.tournament_id is None:
+            return self.config.first_move_timeout_s
+        if self.config.arena_first_move_s is not None:
+            return self.config.arena_first_move_s
+        # lila RoundGame.timeForFirstMove, tournament values.
+        return {"ultraBullet": 11.0, "bullet": 16.0, "blitz": 21.0,
+                "rapid": 25.0}.get(game.speed, 30.0)
+
+    def _arena_game_over(self, game: Game) -> None:
+        """An arena game ended: its tournament scores it (arena.py overrides this)."""
+
     def _finish(self, game: Game, status: str, winner: str | None, now: float) -> None:
         game.finish(status, winner, now)
+        if game.tournament_id is not None:
+            self._arena_game_over(game)
         player = self.uci_players.pop(game.id, None)
         if player is not None:
             # quit() may wait for a search to stop: not under the lock.

@@ -43,6 +43,7 @@ from bot.lichess.events import (
     Malformed,
     Profile,
     TokenInfo,
+    Tournament,
     parse_playing,
 )
 from bot.lichess.streams import StreamThread, error_payload, short_error
@@ -150,6 +151,11 @@ POLICIES: dict[str, EndpointPolicy] = {
     "online_bots": EndpointPolicy("GET", "/api/bot/online", 2, "online_bots", "drop"),
     "token_test": EndpointPolicy("POST", "/api/token/test", 3, "account"),
     "upgrade": EndpointPolicy("POST", "/api/bot/account/upgrade", 1, "account"),
+    # Arenas (app/controllers/Tournament.scala; join/withdraw under limit.tourJoinOrResume)
+    "tournament": EndpointPolicy("GET", "/api/tournament/{id}", 3, "tournament"),
+    "tournament_join": EndpointPolicy("POST", "/api/tournament/{id}/join", 3, "tournament"),
+    "tournament_withdraw": EndpointPolicy("POST", "/api/tournament/{id}/withdraw", 3,
+                                          "tournament"),
 }
 
 
@@ -430,6 +436,31 @@ class Lichess:
                 except (ValueError, Malformed) as exc:
                     log.info("online_bots: skipping a malformed line (%s)", exc)
         return out
+
+    # -- arenas --
+    async def tournament(self, tournament_id: str) -> Tournament | None:
+        """The arena, or None once lila no longer has it (404: deleted or unknown)."""
+        try:
+            body = await self._json("tournament", path={"id": tournament_id})
+        except ApiRejected as exc:
+            if exc.status == 404:
+                return None
+            raise
+        try:
+            if not isinstance(body, dict):
+                raise Malformed(f"the answer is {type(body).__name__}, not an object")
+            return Tournament.parse(body)
+        except Malformed as exc:
+            raise NetworkError("tournament", f"malformed answer: {exc}") from None
+
+    async def join_tournament(self, tournament_id: str, team: str | None = None,
+                              password: str | None = None) -> None:
+        """The entry code travels in the form body only (never a URL, never a log)."""
+        data = {k: v for k, v in (("team", team), ("password", password)) if v}
+        await self._call("tournament_join", path={"id": tournament_id}, data=data)
+
+    async def withdraw_tournament(self, tournament_id: str) -> None:
+        await self._call("tournament_withdraw", path={"id": tournament_id})
 
     # -- in-game --
     def _post_move(self, url: str, params: dict[str, str], timeout: float,

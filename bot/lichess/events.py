@@ -364,6 +364,38 @@ class OpponentGone:
         return OpponentGone(_bool(d, "gone"), _opt_int(d, "claimWinInSeconds"))
 
 
+@dataclass(frozen=True)
+class Tournament:
+    """GET /api/tournament/{id}, the parts a bot uses (lila tournament JsonView: the
+    booleans are written only when true; `me` only for a player)."""
+
+    id: str
+    name: str = ""
+    started: bool = False
+    finished: bool = False
+    seconds_to_start: int | None = None
+    seconds_to_finish: int | None = None
+    bots_allowed: bool = False
+    me_withdrawn: bool | None = None  # None: we are not a player
+
+    @property
+    def joined(self) -> bool:
+        return self.me_withdrawn is False
+
+    @staticmethod
+    def parse(d: Payload) -> Tournament:
+        tid = _str(d, "id")
+        if not tid:
+            raise Malformed("a tournament without an id")
+        me = d.get("me")
+        return Tournament(
+            id=tid, name=_str(d, "fullName"), started=_bool(d, "isStarted"),
+            finished=_bool(d, "isFinished"), seconds_to_start=_opt_int(d, "secondsToStart"),
+            seconds_to_finish=_opt_int(d, "secondsToFinish"),
+            bots_allowed=_bool(d, "botsAllowed"),
+            me_withdrawn=_bool(me, "withdraw") if isinstance(me, Mapping) else None)
+
+
 Event = (ChallengeEvent | ChallengeCanceled | ChallengeDeclined | GameStart | GameFinish
          | GameFull | GameState | ChatLine | OpponentGone)
 

@@ -2,9 +2,9 @@
 
 Lichess never expires games from challenges (lila: Source.expirable = Lobby,
 Arena, Pool, Swiss), so aborting a game whose opponent never moves is ours to
-do; and when the opponent leaves, lila lets us claim the win after
-`claimWinInSeconds`.  Both requests go through the game's Outbox and are
-retried until they land or are moot.
+do (never an arena game's: lila ends it as noStart); and when the opponent
+leaves, lila lets us claim the win after `claimWinInSeconds`.  Both requests
+go through the game's Outbox and are retried until they land or are moot.
 """
 
 from __future__ import annotations
@@ -44,8 +44,11 @@ class GameTimers:
         move: it (re)starts whenever it becomes their turn before they have moved
         and stops while we think.  Correspondence: none (a first move may take days)."""
         st = self.st
-        waiting = not self.is_over() and not correspondence and not st.opponent_has_moved() \
-            and st.to_move() != st.color
+        # An arena game is never aborted by the bot: lila refuses (Game.abortable needs
+        # nonMandatory) and ends a game without a first move itself (Finisher.noStart).
+        arena = st.full is not None and st.full.tournament_id is not None
+        waiting = not self.is_over() and not correspondence and not arena \
+            and not st.opponent_has_moved() and st.to_move() != st.color
         timer = self._abort
         if not waiting:
             if timer is not None:

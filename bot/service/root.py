@@ -7,8 +7,9 @@ loop is restarted by systemd.  Each watchdog tick also reads the CPU's heat
 for `pibot status`, whose one-line summary is the systemd STATUS= line.
 
 The event stream's events go to the challenge desk (bot/challenges) and the game
-supervisor (supervisor.py), both built once the account is known.  Engines live
-in an EnginePool, one per concurrency slot, warmed in the background (tables.py).
+supervisor (supervisor.py), built with the arena room (challenges/arenas.py) once
+the account is known.  Engines live in an EnginePool, one per concurrency slot,
+warmed in the background (tables.py).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import logging
 import signal
 import time
 
+from bot.challenges.arenas import Arenas
 from bot.challenges.desk import ChallengeDesk
 from bot.challenges.slots import Slots
 from bot.config import Config
@@ -48,11 +50,9 @@ log = logging.getLogger(__name__)
 class Service:
     def __init__(self, cfg: Config, token: Token | None, config_path: str | None = None,
                  hooks: GameHooks | None = None, handle_signals: bool = True) -> None:
-        self.cfg = cfg
-        self.config_path = config_path
+        self.cfg, self.config_path, self.handle_signals = cfg, config_path, handle_signals
         self.api = Lichess(cfg.url, token, cfg.network)
         self.hooks = hooks or GameHooks()
-        self.handle_signals = handle_signals
         self.me = ""
         # The rooms, built once the account is known (run()).
         self.supervisor: GameSupervisor | None = None
@@ -78,6 +78,8 @@ class Service:
         self.summary = ""  # the last status line (sd_notify STATUS=)
         self.slots = Slots()  # real-time games; correspondence games have slots of their own
         self.corr_slots = Slots()
+        # The tournaments we play in (join/leave/list for the owner's commands).
+        self.arenas = Arenas(self.api, lambda: self.cfg, self.slots, lambda: self.draining)
         self.sources: MoveSources | None = None  # opened in run(): a bad book stops the start
         self.saver = records.Saver()  # PGNs the disk refused wait here, retried each tick
         self._token = token
@@ -99,6 +101,7 @@ class Service:
             return
         self.draining = True
         sdnotify.stopping()
+        self.arenas.poke()  # withdraw at once: lila would pair us again
         log.info("stop requested: declining new challenges, finishing %d game(s) "
                  "(grace %.0f s)", len(self.supervisor.games) if self.supervisor else 0,
                  self.cfg.shutdown_grace_s)
@@ -114,6 +117,7 @@ class Service:
             if new is not None:
                 reload.switch(self.cfg, new, self.config_path, self.pool, self.heat)
                 self.cfg = new
+                self.arenas.poke()  # an entry gone from `tournaments:`: withdraw
         finally:
             sdnotify.ready()  # systemd waits for READY=1 after RELOADING=1, always
 
@@ -189,9 +193,9 @@ class Service:
         stream = EventStream(self.api, lambda: self.cfg, self.stream, self._dispatch,
                              self._stream_opened, self._closed_for, sup.check_in_soon)
         self.tasks.supervise("events", stream.run)
-        for name, factory in self.desk.tasks().items():
+        for name, factory in {**self.desk.tasks(), "checkin": sup.checkins,
+                              "arenas": self.arenas.run}.items():
             self.tasks.supervise(name, factory)
-        self.tasks.supervise("checkin", sup.checkins)
         self.tasks.spawn(sup.resume_playing(), "resume")
 
     def _closed_for(self, why: str) -> None:
@@ -213,6 +217,8 @@ class Service:
             sdnotify.ready()
 
     async def _shutdown(self) -> int:
+        if not self._hard:
+            await self.arenas.leave_all()
         sup = self.supervisor
         left = sup.unfinished() if sup is not None else []
         if left:

@@ -70,7 +70,7 @@ class GameSupervisor:
             # waiting for the opponent: park it, as the playing list would.
             self._park_waiting(game.id, game.opponent.name)
             return
-        self._start(game.id, game.opponent.name, game.correspondence)
+        self._start(game.id, game.opponent.name, game.correspondence, game.tournament_id)
 
     def game_finished(self, game: GameInfo) -> None:
         runner = self.runners.get(game.id)
@@ -108,7 +108,7 @@ class GameSupervisor:
                 continue
             log.info("%s game %s", "checking in to" if g.id in self.parked else "resuming",
                      g.id)
-            self._start(g.id, g.opponent.name, g.correspondence)
+            self._start(g.id, g.opponent.name, g.correspondence, g.tournament_id)
 
     async def checkins(self) -> None:
         """Correspondence: every checkin_period, look for parked games where it is our
@@ -126,11 +126,14 @@ class GameSupervisor:
             self.corr_slots.start(gid, opponent)
 
     # -- game tasks -------------------------------------------------------------------
-    def _start(self, gid: str, opponent: str, corr: bool = False) -> None:
+    def _start(self, gid: str, opponent: str, corr: bool = False,
+               tournament_id: str | None = None) -> None:
+        """Any game the stream announces is played, an arena game too (lila pairs it,
+        no challenge came first): it uses its arena's slot."""
         if not gid or gid in self.games:
             return
         self.parked.unpark(gid)
-        (self.corr_slots if corr else self.slots).start(gid, opponent)
+        (self.corr_slots if corr else self.slots).start(gid, opponent, tournament_id)
         cfg = self.get_cfg()  # a game keeps the config it started with, even across SIGHUP
         self.games[gid] = asyncio.create_task(self._run_game(gid, cfg, opponent),
                                               name=f"game-{gid}")

@@ -1,0 +1,249 @@
+"""The arena room: the tournaments the bot plays in (config `tournaments:`, or
+joined by the owner through join()/leave(), for the control socket).
+
+lila sends no event when an arena starts or ends (modules/api/src/main/
+EventStream.scala), so each wanted arena is polled (GET /api/tournament/{id}):
+before its start every network.tournament_poll_s, or sooner when it starts
+sooner; it is joined when it has started (TournamentApi.join); then polled to
+see the end.  Each arena we are in holds one slot (as BotLi does); its games,
+which lila pairs and announces as gameStart with a tournamentId (no challenge),
+use that slot.  We withdraw on stop and when an entry leaves the config; the
+slot is let go when the arena ends.  Berserk is not offered: lila answers a BOT
+400 "Cannot berserk" (PlayApi, lila commit c5446f8b).
+
+An arena's entry code is a shared secret: read from `password_file` when
+joining, sent only in the request body, never logged.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import builtins
+import logging
+import re
+import stat
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from bot.challenges.slots import Slots
+from bot.config import Config
+from bot.errors import UserError, read_user_file
+from bot.lichess.client import ApiRejected, Lichess, LichessError
+from bot.lichess.events import Tournament
+
+log = logging.getLogger(__name__)
+
+ID_RE = re.compile(r"^[A-Za-z0-9]{8}$")
+MIN_POLL_S = 0.05
+
+
+@dataclass(frozen=True)
+class ArenaStatus:
+    """One row of list(): an arena we want to be in, and where we stand."""
+
+    id: str
+    name: str
+    state: str  # waiting (for its start or a slot) | joined | left (by command) | ended
+    source: str  # config | owner
+
+
+@dataclass(frozen=True)
+class _OwnerEntry:
+    """An arena the owner joined by command; the entry code stays out of reprs."""
+
+    id: str
+    team: str | None = None
+    password: str | None = field(default=None, repr=False)
+
+
+def read_password(path_text: str) -> str:
+    """The entry code in `password_file`; a file others may read gets a warning."""
+    path = Path(path_text).expanduser()
+    text = read_user_file(path, "tournaments password_file", "create it with the entry code "
+                          "or fix the path", "check its permissions", encoding="utf-8-sig")
+    mode = path.stat().st_mode
+    if mode & (stat.S_IRGRP | stat.S_IROTH):
+        who = "everyone" if mode & stat.S_IROTH else "its group"
+        log.warning("tournaments password_file %s is readable by %s (mode %03o); anyone who "
+                    "reads it can enter the arena: run chmod 600 %s", path, who,
+                    stat.S_IMODE(mode), path)
+    code = text.strip()
+    if not code or "\n" in code:
+        raise UserError(f"tournaments password_file {path} must hold the entry code alone, "
+                        f"on one line")
+    return code
+
+
+class Arenas:
+    def __init__(self, api: Lichess, get_cfg: Callable[[], Config], slots: Slots,
+                 draining: Callable[[], bool]) -> None:
+        self.api, self.get_cfg, self.slots, self.draining = api, get_cfg, slots, draining
+        self._owner: dict[str, _OwnerEntry] = {}  # joined by command
+        self._left: set[str] = set()  # left by command: not rejoined from the config
+        self.joined: set[str] = set()
+        self._info: dict[str, Tournament] = {}
+        self._ended: set[str] = set()  # finished or gone: never polled again
+        self._said: dict[str, str] = {}  # tid -> the last problem logged (logged once)
+        self._wake = asyncio.Event()
+
+    # -- the owner's commands (the control socket) ----------------------------------
+    async def join(self, tournament_id: str, team: str | None = None,
+                   password: str | None = None) -> None:
+        """Play in this arena (from its start); ValueError for a malformed id."""
+        if not ID_RE.match(tournament_id):
+            raise ValueError(f"{tournament_id!r} is not an arena id (8 letters and digits)")
+        self._left.discard(tournament_id)
+        self._ended.discard(tournament_id)
+        self._owner[tournament_id] = _OwnerEntry(tournament_id, team, password)
+        await self.sync()
+
+    async def leave(self, tournament_id: str) -> None:
+        """Withdraw from this arena and do not rejoin it (config entry or not)."""
+        self._owner.pop(tournament_id, None)
+        self._left.add(tournament_id)
+        await self.sync()
+
+    async def list(self) -> builtins.list[ArenaStatus]:
+        cfg_ids = {t.id for t in self.get_cfg().tournaments}
+        out = []
+        for tid in sorted(cfg_ids | set(self._owner) | self.joined):
+            info = self._info.get(tid)
+            state = "joined" if tid in self.joined else "ended" if tid in self._ended \
+                else "left" if tid in self._left else "waiting"
+            out.append(ArenaStatus(tid, info.name if info else "", state,
+                                   "owner" if tid in self._owner else "config"))
+        return out
+
+    # -- the service -----------------------------------------------------------------
+    def poke(self) -> None:
+        """Look again now (a reload, a stop request)."""
+        self._wake.set()
+
+    async def run(self) -> None:
+        """The supervised task: poll, join, withdraw, let go."""
+        while True:
+            self._wake.clear()
+            await self.sync()
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout=self._next_poll_s())
+            except TimeoutError:
+                pass
+
+    async def leave_all(self, timeout_s: float = 5.0) -> None:
+        """On stop: withdraw from every arena we are in (lila would pair us again);
+        within `timeout_s`, never hanging the exit."""
+        async def each() -> None:
+            for tid in sorted(self.joined):
+                await self._withdraw(tid, "the bot is stopping")
+
+        try:
+            await asyncio.wait_for(each(), timeout=timeout_s)
+        except TimeoutError:
+            log.warning("arenas: withdrawing took over %.0f s; exiting anyway", timeout_s)
+
+    async def sync(self) -> None:
+        wanted = self._wanted()
+        for tid in sorted(self.joined - set(wanted)):
+            why = "the bot is stopping" if self.draining() else \
+                "left by command" if tid in self._left else "no longer in the config"
+            await self._withdraw(tid, why)
+        for tid, (team, password_file, password) in wanted.items():
+            await self._visit(tid, team, password_file, password)
+
+    def _wanted(self) -> dict[str, tuple[str | None, str | None, str | None]]:
+        """tid -> (team, password_file, password) of every arena we want to be in."""
+        if self.draining():
+            return {}
+        out: dict[str, tuple[str | None, str | None, str | None]] = {}
+        for t in self.get_cfg().tournaments:
+            out[t.id] = (t.team, t.password_file, None)
+        for o in self._owner.values():
+            out[o.id] = (o.team, None, o.password)
+        return {k: v for k, v in out.items() if k not in self._ended and k not in self._left}
+
+    async def _visit(self, tid: str, team: str | None, password_file: str | None,
+                     password: str | None) -> None:
+        try:
+            info = await self.api.tournament(tid)
+        except LichessError as exc:
+            log.warning("arena %s: could not look at it: %s", tid, exc)
+            return
+        if info is None or info.finished:
+            self._end(tid, "it has ended" if info else "lichess no longer has it")
+            return
+        self._info[tid] = info
+        if tid in self.joined and info.me_withdrawn is None:
+            # Removed before its start (an organiser's change): we are no longer in it.
+            self.joined.discard(tid)
+            self.slots.release_arena(tid)
+        if info.joined and tid not in self.joined:
+            # Joined before a restart (or on the website): lila pairs us, so it is ours.
+            self.joined.add(tid)
+            self.slots.hold_arena(tid)
+            log.info("arena %s: already in it (%s)", tid, info.name or "arena")
+        if not info.started or info.joined:
+            return  # not yet (polled again before its start), or in and playing
+        await self._join(tid, team, password_file, password)
+
+    async def _join(self, tid: str, team: str | None, password_file: str | None,
+                    password: str | None) -> None:
+        concurrency = self.get_cfg().challenge.concurrency
+        if tid not in self.joined and self.slots.free(concurrency) <= 0:
+            self._say(tid, "waiting for a free slot (challenge.concurrency) to join")
+            return
+        try:
+            code = read_password(password_file) if password_file else password
+            await self.api.join_tournament(tid, team, code)
+        except UserError as exc:
+            self._say(tid, f"cannot join: {exc}", logging.ERROR)
+            return
+        except ApiRejected as exc:
+            # "Wrong entry code", "Tournament restrictions" (bots not allowed),
+            # "Missing team", "Your pause is not over yet" (Tournament.JoinResult)
+            self._say(tid, f"lichess refused to let us join: {exc}", logging.ERROR)
+            return
+        except LichessError as exc:
+            log.warning("arena %s: join failed: %s", tid, exc)
+            return
+        self._said.pop(tid, None)
+        if tid not in self.joined:
+            self.joined.add(tid)
+            self.slots.hold_arena(tid)
+        log.info("arena %s: joined (%s)", tid, self._info[tid].name or "arena")
+
+    async def _withdraw(self, tid: str, why: str) -> None:
+        try:
+            await self.api.withdraw_tournament(tid)
+        except LichessError as exc:
+            log.warning("arena %s: withdraw failed: %s", tid, exc)
+        self.joined.discard(tid)
+        self.slots.release_arena(tid)
+        log.info("arena %s: withdrew (%s)", tid, why)
+
+    def _end(self, tid: str, why: str) -> None:
+        self._ended.add(tid)
+        self._owner.pop(tid, None)
+        if tid in self.joined:
+            self.joined.discard(tid)
+            self.slots.release_arena(tid)
+            log.info("arena %s: %s; its slot is free", tid, why)
+        else:
+            log.info("arena %s: %s", tid, why)
+
+    def _say(self, tid: str, text: str, level: int = logging.INFO) -> None:
+        if self._said.get(tid) != text:
+            self._said[tid] = text
+            log.log(level, "arena %s: %s", tid, text)
+
+    def _next_poll_s(self) -> float:
+        poll = self.get_cfg().network.tournament_poll_s
+        for tid in self._wanted():
+            info = self._info.get(tid)
+            if info is None:
+                continue
+            if not info.started and info.seconds_to_start is not None:
+                poll = min(poll, info.seconds_to_start + 0.5)
+            elif info.started and info.seconds_to_finish is not None:
+                poll = min(poll, info.seconds_to_finish + 1.0)
+        return max(MIN_POLL_S, poll)
