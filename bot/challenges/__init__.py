@@ -4,7 +4,8 @@
 to incoming challenges, held while Lichess may no longer wait for them),
 `policy.py` (accept or decline: a pure decision), `slots.py` (concurrency
 accounting shared with the game supervisor), `matchmaking.py` (our own
-challenges to online bots) and `blocklist.py` (the online block lists).  Beside
+challenges to online bots, or to a gauntlet's named bots), `outgoing.py` (the owner's
+`pibot challenge` series) and `blocklist.py` (the online block lists).  Beside
 the games in the data flow (service -> challenges -> lichess): it may import
 `bot.lichess`, `bot.host`, `bot.engine`, `bot.config` and `bot.errors`, never
 the service, `bot.play` or `bot.sources`.

@@ -7,7 +7,8 @@ loop is restarted by systemd.  Each watchdog tick also reads the CPU's heat
 for `pibot status`, whose one-line summary is the systemd STATUS= line.
 
 The event stream's events go to the challenge desk (bot/challenges) and the game
-supervisor (supervisor.py), both built once the account is known.  Engines live
+supervisor (supervisor.py), both built once the account is known; the owner's
+commands come in on the control socket (control.py).  Engines live
 in an EnginePool, one per concurrency slot, warmed in the background (tables.py).
 """
 
@@ -35,7 +36,7 @@ from bot.lichess.token import Token
 from bot.play import records
 from bot.play.farming import RecentGames
 from bot.play.game_state import GameHooks
-from bot.service import reload, status, tables
+from bot.service import control_commands, reload, status, tables
 from bot.service.event_stream import EventStream
 from bot.service.login import check_bot, login
 from bot.service.supervisor import GameSupervisor
@@ -192,6 +193,7 @@ class Service:
         for name, factory in self.desk.tasks().items():
             self.tasks.supervise(name, factory)
         self.tasks.supervise("checkin", sup.checkins)
+        self.tasks.supervise("control", control_commands.server(self.desk).run)  # pibot challenge
         self.tasks.spawn(sup.resume_playing(), "resume")
 
     def _closed_for(self, why: str) -> None:

@@ -1,0 +1,106 @@
+"""The control socket's documented commands, each registered from the room that does it.
+
+    challenge    {user, tc, rated, color, variant, games}  -> what was started
+    queue                                                  -> the queued challenges
+    arena.join   {id, team, password}                      -> the arena room's answer
+    arena.leave  {id}
+    arena.list
+
+`challenge` is the desk's (bot/challenges/outgoing.py).  The challenge queue and
+the arena room plug in with register_queue() and register_arenas(): one call
+each, with whatever object implements QueueListing / ArenaRoom.  A command whose
+room this service lacks is not registered, and the peer reads "unknown command"
+with the list of those it has.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Callable, Iterable
+from typing import Any, Protocol
+
+from bot.challenges.desk import ChallengeDesk
+from bot.challenges.outgoing import Order, parse_tc
+from bot.errors import PibotError
+from bot.host.control_socket import socket_path
+from bot.service.control import ControlServer
+from bot.service.control_registry import CommandError, Param, Registry
+
+
+class Queued(Protocol):
+    """One challenge waiting in the queue (what `pibot queue` lists)."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def challenger(self) -> str: ...
+    @property
+    def rating(self) -> int | None: ...
+    @property
+    def speed(self) -> str: ...
+    @property
+    def waiting_since(self) -> float: ...  # time.time() it arrived
+
+
+QueueListing = Callable[[], Iterable[Queued]]
+
+
+class ArenaRoom(Protocol):
+    async def join(self, id: str, team: str | None, password: str | None) -> Any: ...
+    async def leave(self, id: str) -> Any: ...
+    def list(self) -> Any: ...  # a JSON value, or an awaitable of one
+
+
+def server(desk: ChallengeDesk) -> ControlServer:
+    """The control socket of a service with this desk (more rooms: register_*)."""
+    registry = Registry()
+    register_challenge(registry, desk)
+    return ControlServer(socket_path(), registry)
+
+
+def register_challenge(registry: Registry, desk: ChallengeDesk) -> None:
+    async def challenge(args: dict[str, Any]) -> str:
+        try:
+            base_s, inc_s = parse_tc(args.get("tc") or "3+2")
+            return desk.outgoing.start(Order(
+                user=args["user"], base_s=base_s, inc_s=inc_s, rated=bool(args.get("rated")),
+                color=args.get("color") or "random", variant=args.get("variant") or "standard",
+                games=args.get("games") or 1))
+        except ValueError as exc:
+            raise CommandError(str(exc)) from None
+
+    registry.add("challenge", challenge, {
+        "user": Param(str, required=True), "tc": Param(str), "rated": Param(bool),
+        "color": Param(str), "variant": Param(str), "games": Param(int)})
+
+
+def register_queue(registry: Registry, listing: QueueListing) -> None:
+    async def queue(args: dict[str, Any]) -> list[dict[str, Any]]:
+        return [{"id": q.id, "challenger": q.challenger, "rating": q.rating,
+                 "speed": q.speed, "waiting_since": q.waiting_since} for q in listing()]
+
+    registry.add("queue", queue)
+
+
+def register_arenas(registry: Registry, room: ArenaRoom) -> None:
+    async def join(args: dict[str, Any]) -> Any:
+        return await _room_call(room.join(args["id"], args.get("team"), args.get("password")))
+
+    async def leave(args: dict[str, Any]) -> Any:
+        return await _room_call(room.leave(args["id"]))
+
+    async def listed(args: dict[str, Any]) -> Any:
+        return await _room_call(room.list())
+
+    registry.add("arena.join", join, {"id": Param(str, required=True), "team": Param(str),
+                                      "password": Param(str)})
+    registry.add("arena.leave", leave, {"id": Param(str, required=True)})
+    registry.add("arena.list", listed)
+
+
+async def _room_call(result: Any) -> Any:
+    """A room's refusal (PibotError, ValueError) is the peer's one line."""
+    try:
+        return await result if inspect.isawaitable(result) else result
+    except (PibotError, ValueError) as exc:
+        raise CommandError(str(exc)) from None
