@@ -62,8 +62,8 @@ def peer_allowed(uid: int, gid: int, groups: set[int],
 
 
 class ControlServer:
-    def __init__(self, path: Path, registry: Registry) -> None:
-        self.path, self.registry = path, registry
+    def __init__(self, path: Path, registry: Registry, timeout_s: float = TIMEOUT_S) -> None:
+        self.path, self.registry, self.timeout_s = path, registry, timeout_s
 
     async def run(self) -> None:
         """Listen until cancelled (a supervised task); the socket goes with it."""
@@ -98,7 +98,7 @@ class ControlServer:
         try:
             reply = await self._one(reader, writer.get_extra_info("socket"))
             writer.write(json.dumps(reply).encode()[:MAX_LINE - 1] + b"\n")
-            await asyncio.wait_for(writer.drain(), TIMEOUT_S)
+            await asyncio.wait_for(writer.drain(), self.timeout_s)
         except (OSError, TimeoutError) as exc:
             log.debug("control: peer went away: %s", exc)
         except Exception:  # one connection's bug must not stop the server
@@ -106,25 +106,35 @@ class ControlServer:
         finally:
             writer.close()
 
+    @staticmethod
+    def _refusal(sock: socket.socket) -> str | None:
+        _, uid, gid = peer_credentials(sock)
+        if peer_allowed(uid, gid, peer_groups(sock)):
+            return None
+        log.warning("control: refused a peer of uid %d gid %d", uid, gid)
+        return f"refused: uid {uid} is not root, the service's user or a member of its group"
+
     async def _one(self, reader: asyncio.StreamReader, sock: Any) -> dict[str, Any]:
-        if sock is not None:
-            _, uid, gid = peer_credentials(sock)
-            if not peer_allowed(uid, gid, peer_groups(sock)):
-                log.warning("control: refused a peer of uid %d gid %d", uid, gid)
-                return error(f"refused: uid {uid} is not root, the service's user or a "
-                             f"member of its group")
-        try:
-            line = await asyncio.wait_for(reader.readuntil(b"\n"), TIMEOUT_S)
-        except asyncio.IncompleteReadError as exc:
-            line = exc.partial  # the peer shut its side after the request: fine
-        except asyncio.LimitOverrunError:
-            return error(f"request too long (at most {MAX_LINE} bytes)")
-        except TimeoutError:
-            return error(f"no request within {TIMEOUT_S:.0f} s")
-        if len(line) > MAX_LINE:
-            return error(f"request too long (at most {MAX_LINE} bytes)")
+        refusal = self._refusal(sock) if sock is not None else None
+        # Read before refusing: a reply before the peer's line would break its pipe.
+        line, problem = await self._read(reader)
+        if refusal is not None or problem is not None:
+            return error(refusal or problem or "")
         try:
             request = json.loads(line.decode())
         except (UnicodeDecodeError, ValueError):
             return error("a request is one line of JSON")
         return await self.registry.answer(request)
+
+    async def _read(self, reader: asyncio.StreamReader) -> tuple[bytes, str | None]:
+        """The peer's one line, or why there is none."""
+        too_long = f"request too long (at most {MAX_LINE} bytes)"
+        try:
+            line = await asyncio.wait_for(reader.readuntil(b"\n"), self.timeout_s)
+        except asyncio.IncompleteReadError as exc:
+            line = exc.partial  # the peer shut its side after the request: fine
+        except asyncio.LimitOverrunError:
+            return b"", too_long
+        except TimeoutError:
+            return b"", f"no request within {self.timeout_s:g} s"
+        return line, too_long if len(line) > MAX_LINE else None
