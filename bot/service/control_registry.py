@@ -89,6 +89,9 @@ class Registry:
             return error(f"{cmd.name}: {exc}")
         except TimeoutError:
             return error(f"{cmd.name}: no answer within {HANDLER_TIMEOUT_S:.0f} s")
+        except Exception:  # a room's bug: logged here, one line to the peer
+            log.exception("control: %s failed", cmd.name)
+            return error(f"{cmd.name}: failed (the service's log says why)")
 
 
 def _check(cmd: Command, args: dict[str, Any]) -> str | None:
