@@ -23,7 +23,7 @@ from bot.cli import main
 from bot.host import control_socket
 from bot.host.control_socket import MAX_LINE
 from bot.service.control import ControlServer, peer_allowed
-from bot.service.control_commands import register_queue
+from bot.service.control_commands import register_arenas, register_queue
 from bot.service.control_registry import Registry
 
 NOBODY = 65534
@@ -38,14 +38,36 @@ class Waiting:
     waiting_since: float
 
 
+class Arenas:
+    """The arena room's side of the protocol (bot/service/control_commands.py
+    ArenaRoom), as the room on the arena branch implements it: joined ids."""
+
+    def __init__(self) -> None:
+        self.joined: dict[str, tuple[str | None, str | None]] = {}
+
+    async def join(self, id: str, team: str | None, password: str | None) -> str:
+        self.joined[id] = (team, password)
+        return f"joined {id}"
+
+    async def leave(self, id: str) -> str:
+        if self.joined.pop(id, None) is None:
+            raise ValueError(f"not in arena {id}")
+        return f"left {id}"
+
+    def list(self) -> list[str]:
+        return sorted(self.joined)
+
+
 class Served:
     """A ControlServer on its own loop in a thread, with the queue command."""
 
     def __init__(self, path: Path, timeout_s: float = 2.0) -> None:
         self.path = path
         self.queued = [Waiting("c1", "alice", 1800, "blitz", time.time() - 5)]
+        self.arenas = Arenas()
         registry = Registry()
         register_queue(registry, lambda: self.queued)
+        register_arenas(registry, self.arenas)
         self.server = ControlServer(path, registry, timeout_s)
         self.loop = asyncio.new_event_loop()
         self.task: asyncio.Task[None] | None = None
@@ -228,3 +250,26 @@ def test_an_arena_password_comes_from_a_file(tmp_path: Path,
     assert "no password" in capsys.readouterr().err
     assert main(["arena", "join", "abc", "--password-file", str(tmp_path / "none")]) == 2
     assert "cannot read the password file" in capsys.readouterr().err
+
+
+def test_arena_verbs_reach_the_arena_room_and_the_password_stays_out_of_logs(
+        sock_dir: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        caplog: pytest.LogCaptureFixture) -> None:
+    caplog.set_level("DEBUG")
+    path = sock_dir / "control.sock"
+    secret = tmp_path / "pw"
+    secret.write_text("s3cret-Arena\n")
+    sock = ["--socket", str(path)]
+    with Served(path) as served:
+        assert main(["arena", "join", "Ab12", "--team", "pibots", "--password-file",
+                     str(secret), *sock]) == 0
+        assert served.arenas.joined == {"Ab12": ("pibots", "s3cret-Arena")}
+        assert main(["arena", "list", *sock]) == 0
+        assert main(["arena", "leave", "Ab12", *sock]) == 0
+        assert capsys.readouterr().out.split("\n")[:2] == ["joined Ab12", "["]
+        assert main(["arena", "leave", "Ab12", *sock]) == 1
+        err = capsys.readouterr().err
+        assert err == "pibot arena: the service refused: arena.leave: not in arena Ab12\n"
+        assert main(["queue", *sock]) == 0
+        assert "alice (1800)  blitz  waiting" in capsys.readouterr().out
+    assert "s3cret" not in caplog.text and "arena.join" in caplog.text

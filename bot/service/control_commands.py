@@ -7,8 +7,9 @@
     arena.list
 
 `challenge` is the desk's (bot/challenges/outgoing.py).  The challenge queue and
-the arena room plug in with register_queue() and register_arenas(): one call
-each, with whatever object implements QueueListing / ArenaRoom.  A command whose
+the arena room plug in as server()'s `queue` and `arenas` arguments (or
+register_queue() / register_arenas() on a Registry): one each, with whatever
+implements QueueListing / ArenaRoom.  A command whose
 room this service lacks is not registered, and the peer reads "unknown command"
 with the list of those it has.
 """
@@ -51,10 +52,16 @@ class ArenaRoom(Protocol):
     def list(self) -> Any: ...  # a JSON value, or an awaitable of one
 
 
-def server(desk: ChallengeDesk) -> ControlServer:
-    """The control socket of a service with this desk (more rooms: register_*)."""
+def server(desk: ChallengeDesk, queue: QueueListing | None = None,
+           arenas: ArenaRoom | None = None) -> ControlServer:
+    """The control socket of a service with these rooms: the root passes the queue
+    and the arena room once it has them, one argument each."""
     registry = Registry()
     register_challenge(registry, desk)
+    if queue is not None:
+        register_queue(registry, queue)
+    if arenas is not None:
+        register_arenas(registry, arenas)
     return ControlServer(socket_path(), registry)
 
 
