@@ -22,6 +22,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "check": ("bot.commands.check", "validate config, token, account, engine build and platform"),
     "config": ("bot.commands.config", "convert a lichess-bot config.yml (config import FILE)"),
     "status": ("bot.commands.status", "what the running bot service is doing now"),
+    "challenge": ("bot.commands.challenge", "the running bot challenges USER (N games, "
+                                            "colours alternating)"),
+    "queue": ("bot.commands.queue", "the challenges waiting for a slot in the running bot"),
+    "arena": ("bot.commands.arena", "the running bot joins or leaves an arena tournament"),
     "history": ("bot.commands.history", "results, opponents and rating over months (records)"),
     "export": ("bot.commands.export", "the games of a period as one PGN file (records)"),
     "alert": ("bot.commands.alert", "send a test alert, or a failure alert for systemd OnFailure="),

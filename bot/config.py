@@ -266,6 +266,8 @@ class MatchmakingConfig:
     challenge_filter: str = _val("none", choices=("none", "coarse", "fine"),
                                  doc="after a decline, do not challenge that bot again today "
                                      "(coarse) or not to the declined speed/mode/variant (fine)")
+    opponents: list[str] = _list([], doc="a gauntlet: challenge these bots in turn instead "
+                                         "of random online bots; empty = online bots")
 
 
 @dataclass(frozen=True)
@@ -573,6 +575,7 @@ def _cross_checks(cfg: Config) -> None:
     for tid in ids:
         if ids.count(tid) > 1:
             raise UserError(f"config key 'tournaments' lists arena {tid} twice; keep one entry")
+    _check_matchmaking_opponents(cfg.matchmaking)
     if cfg.status_page.listen:
         from bot.host.status_page import parse_listen  # the page's modules load only when used
 
@@ -580,6 +583,20 @@ def _cross_checks(cfg: Config) -> None:
             parse_listen(cfg.status_page.listen)
         except ValueError as exc:
             raise UserError(f"config key 'status_page.listen': {exc}") from None
+
+
+_USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,29}$")  # lila's username rule
+
+
+def _check_matchmaking_opponents(mm: MatchmakingConfig) -> None:
+    seen: set[str] = set()
+    for name in mm.opponents:
+        if not _USERNAME.match(name):
+            raise UserError(f"config key 'matchmaking.opponents': {name[:40]!r} is not a "
+                            f"Lichess username (letters, digits, _ and -, up to 30)")
+        if name.lower() in seen:
+            raise UserError(f"config key 'matchmaking.opponents' lists {name!r} twice")
+        seen.add(name.lower())
 
 
 def _check_matchmaking_clocks(mm: MatchmakingConfig) -> None:

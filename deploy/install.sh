@@ -507,6 +507,7 @@ if [ "$USE_SYSTEMD" = 1 ]; then
         say "not starting (--no-start): sudo systemctl start $UNIT"
     fi
     say "done. Logs: journalctl -u $UNIT -f   Config: $CONFIG   Games: /var/lib/pibot/"
+    say "owner commands (pibot challenge, queue, arena) talk to the service: as root, or add your user to its group: sudo usermod -aG $SERVICE_USER \$USER"
 elif [ -n "$ROOT" ]; then
     say "done: staged under $ROOT (no systemctl in --root mode)"
 else

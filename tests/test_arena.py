@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import hmac
+import logging
 import os
 import signal
 import subprocess
@@ -306,3 +307,39 @@ def test_owner_join_leave_list_api(tmp_path: Path) -> None:
         if bot is not None:
             bot.stop()
         emu.stop()
+
+
+@needs_engine
+def test_pibot_arena_join_list_leave_through_the_running_service(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str],
+        caplog: pytest.LogCaptureFixture) -> None:
+    # The owner's verbs reach the arena room over the control socket; the entry
+    # code goes from its file to lila and nowhere else.
+    from test_service_helpers import bot_and_emulator
+
+    from bot.cli import main
+
+    caplog.set_level(logging.DEBUG)
+    with bot_and_emulator(tmp_path, fast_emulator_config(**ARENA_FAST),
+                          network={"tournament_poll_s": 0.3},
+                          challenge={"concurrency": 2}) as (emu, bot):
+        code = "cli-entry-code-7"
+        aid = emu.create_arena(minutes=10, password=code)
+        pw = tmp_path / "arena.pw"
+        pw.write_text(code + "\n")
+        pw.chmod(0o600)
+        assert main(["arena", "join", aid, "--password-file", str(pw)]) == 0
+        me = _me(emu, aid)
+        assert me is not None and me["withdraw"] is False
+        capsys.readouterr()
+        assert main(["arena", "list"]) == 0
+        out = capsys.readouterr().out
+        assert aid in out and '"joined"' in out and '"owner"' in out and code not in out
+        assert main(["arena", "leave", aid]) == 0
+        me = _me(emu, aid)
+        assert me is not None and me["withdraw"] is True
+        assert main(["arena", "join", "not-an-id!"]) != 0
+        assert "not an arena id" in capsys.readouterr().err
+        assert bot.service is not None
+    assert "arena.join" in caplog.text  # the service logged the command, not its arguments
+    assert code not in caplog.text

@@ -40,7 +40,7 @@ RULES: dict[str, tuple[str, ...] | str] = {
     "sources": ("config", "errors", "host", "lichess"),
     "play": ("config", "engine", "errors", "host", "lichess", "sources"),
     "uci": ("engine", "errors", "host", "sources"),
-    "challenges": ("config", "engine", "errors", "host", "lichess"),
+    "challenges": ("config", "engine", "errors", "host", "lichess", "lichess_limits"),
     "service": ("challenges", "config", "engine", "errors", "host", "lichess", "play",
                 "sources"),
     "store": (),

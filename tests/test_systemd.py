@@ -99,6 +99,12 @@ def test_contract_with_the_bot() -> None:
     assert Path("/run") / one(UNIT, "RuntimeDirectory") / "status.json" in candidate_paths()
     assert candidate_paths("ci", env={})[0] == \
         Path("/run") / one(TEMPLATE, "RuntimeDirectory").replace("%i", "ci") / "status.json"
+    # bot/service/control.py: control.sock (0660, group pibot) in the runtime directory,
+    # which group members must be able to enter.
+    from bot.host.control_socket import candidate_paths as control_paths
+    assert Path("/run") / one(UNIT, "RuntimeDirectory") / "control.sock" in control_paths()
+    assert one(UNIT, "RuntimeDirectoryMode") == "0755"
+    assert one(UNIT, "Group") == "pibot"
     assert one(UNIT, "User") == "pibot"
     assert "network-online.target" in one(UNIT, "After")
     assert "network-online.target" in one(UNIT, "Wants")

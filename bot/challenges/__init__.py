@@ -4,8 +4,10 @@
 to incoming challenges, held while Lichess may no longer wait for them),
 `policy.py` (accept or decline: a pure decision), `slots.py` (concurrency
 accounting shared with the game supervisor), `matchmaking.py` (our own
-challenges to online bots) and `blocklist.py` (the online block lists).  Beside
+challenges to online bots, or to a gauntlet's named bots), `outgoing.py` (the owner's
+`pibot challenge` series) and `blocklist.py` (the online block lists).  Beside
 the games in the data flow (service -> challenges -> lichess): it may import
-`bot.lichess`, `bot.host`, `bot.engine`, `bot.config` and `bot.errors`, never
+`bot.lichess`, `bot.host`, `bot.engine`, `bot.config`, `bot.errors` and
+`bot.lichess_limits` (the clocks a bot may challenge with), never
 the service, `bot.play` or `bot.sources`.
 """

@@ -1,10 +1,11 @@
 """The challenge desk: every challenge, incoming or our own, goes through here.
 
 It holds the incoming challenges' answers (incoming.py, with the accept policy
-of policy.py), our own challenges (matchmaking.py) and the online block lists
-both consult (blocklist.py).  Slots are shared with the game supervisor: the
-desk reserves one before it accepts or sends a challenge, the supervisor fills
-it when the game starts.
+of policy.py), our own challenges (matchmaking.py; the owner's `pibot
+challenge` series: outgoing.py) and the online block lists both consult
+(blocklist.py).  Slots are shared with the game supervisor: the desk reserves
+one before it accepts or sends a challenge, the supervisor fills it when the
+game starts.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from collections.abc import Awaitable, Callable, Container
 from bot.challenges.blocklist import OnlineBlockList
 from bot.challenges.incoming import Incoming, Spawn
 from bot.challenges.matchmaking import Matchmaker
+from bot.challenges.outgoing import Outgoing
 from bot.challenges.slots import Slots
 from bot.config import Config
 from bot.lichess.client import Lichess
@@ -33,6 +35,7 @@ class ChallengeDesk:
         self.matchmaker = Matchmaker(api, me, get_cfg,
                                      lambda: not draining() and slots.used() == 0,
                                      slots, recent=recent_opponents)
+        self.outgoing = Outgoing(api, me, get_cfg, slots, draining, spawn)  # pibot challenge
 
     def tasks(self) -> dict[str, Callable[[], Awaitable[None]]]:
         """The desk's long-lived tasks, for the service to supervise."""
@@ -44,6 +47,8 @@ class ChallengeDesk:
             return
         cid = ev.challenge.id
         self.incoming.withdrawn(cid)
+        self.outgoing.answered(cid, "declined" if isinstance(ev, ChallengeDeclined)
+                               else "canceled")
         if isinstance(ev, ChallengeDeclined):
             self.matchmaker.declined(ev.challenge)
         self.matchmaker.challenge_answered(cid)
@@ -51,6 +56,7 @@ class ChallengeDesk:
     def game_started(self, game_id: str) -> None:
         """A game created from a challenge has the challenge's id."""
         self.matchmaker.challenge_answered(game_id)
+        self.outgoing.answered(game_id, "started")
 
     async def _block_lists(self) -> None:
         cfg = self.get_cfg

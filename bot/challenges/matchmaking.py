@@ -13,6 +13,8 @@ when opponent_rating_difference is set, within that of our own rating for the
 speed.  A bot without a rating for the speed is unknown, not 1500: it fits no
 rating range and is not challenged.  Bots we have no recent game with are
 preferred (bot/play/farming.py: repeated pairings risk lila's farming check).
+With `opponents` listed (a gauntlet), those bots are challenged in turn
+instead, without the rating range: the owner named them.
 """
 
 from __future__ import annotations
@@ -91,6 +93,7 @@ class Matchmaker:
         self.declined_until: dict[tuple[str, str], float] = {}  # (bot, aspect) -> time.time()
         self._me: Profile | None = None
         self._perfs_at = -ACCOUNT_MAX_AGE_S
+        self._turn = 0  # the gauntlet's next opponent (matchmaking.opponents)
 
     def declined(self, challenge: Challenge) -> None:
         """A challengeDeclined event: with challenge_filter, remember who said no to what."""
@@ -151,6 +154,37 @@ class Matchmaker:
         fresh = [c for c in choices if c not in self.recent]
         return random.choice(fresh or choices) if choices else None
 
+    async def _online_opponent(self, speed: str, rated: bool) -> str | None:
+        mm = self.get_cfg().matchmaking
+        try:
+            bots = await self.api.online_bots()
+        except LichessError as exc:
+            log.info("matchmaking: cannot list online bots: %s", exc)
+            return None
+        my_rating = await self._my_rating(speed) if mm.opponent_rating_difference is not None \
+            else None
+        opponent = self._pick(bots, speed, rated, my_rating)
+        if opponent is None:
+            log.info("matchmaking: no online bot fits (rating range, block lists, declines)")
+        return opponent
+
+    def _next_named(self, names: list[str], speed: str, rated: bool) -> str | None:
+        """A gauntlet (matchmaking.opponents): the next bot of the list in turn, past
+        those at their daily limit, blocked, or that declined us (challenge_filter)."""
+        blocked = {b.lower() for b in self.get_cfg().matchmaking.block_list}
+        aspects = (speed, "rated" if rated else "casual", "standard")
+        for _ in range(len(names)):
+            name = names[self._turn % len(names)]
+            self._turn += 1
+            uid = name.lower()
+            if uid != self.me and uid not in blocked and uid not in self.blocked_online \
+                    and self.skip_until.get(uid, 0.0) <= time.time() \
+                    and not self._filtered(uid, aspects):
+                return name
+        log.info("matchmaking: no bot of matchmaking.opponents can be challenged now "
+                 "(daily limits, block lists, declines)")
+        return None
+
     async def run(self) -> None:
         while True:
             cfg = self.get_cfg().matchmaking
@@ -185,17 +219,10 @@ class Matchmaker:
         base, inc = clock
         rated = mm.challenge_mode == "rated" or (mm.challenge_mode == "random"
                                                  and random.random() < 0.5)
-        try:
-            bots = await self.api.online_bots()
-        except LichessError as exc:
-            log.info("matchmaking: cannot list online bots: %s", exc)
-            return
         speed = speed_of(base, inc)
-        my_rating = await self._my_rating(speed) if mm.opponent_rating_difference is not None \
-            else None
-        opponent = self._pick(bots, speed, rated, my_rating)
+        opponent = self._next_named(mm.opponents, speed, rated) if mm.opponents \
+            else await self._online_opponent(speed, rated)
         if opponent is None:
-            log.info("matchmaking: no online bot fits (rating range, block lists, declines)")
             return
         # Hold a slot before sending: an incoming challenge accepted while ours is
         # pending must not push us over concurrency when ours is accepted too.

@@ -407,10 +407,12 @@ class Lichess:
                          wanted=wanted)
 
     async def create_challenge(self, username: str, rated: bool, limit_s: int,
-                               increment_s: int) -> Challenge:
+                               increment_s: int, color: str = "random",
+                               variant: str = "standard") -> Challenge:
         body = await self._json("challenge", path={"user": username},
                                 data={"rated": str(rated).lower(), "clock.limit": limit_s,
-                                      "clock.increment": increment_s})
+                                      "clock.increment": increment_s, "color": color,
+                                      "variant": variant})
         try:
             if not isinstance(body, dict):
                 raise Malformed(f"the answer is {type(body).__name__}, not an object")

@@ -6,7 +6,9 @@ the event stream and its dispatch, start and stop), `supervisor.py`
 resuming), `event_stream.py` (keeping the one event stream open), `login.py`
 (the account check at start-up), `reload.py` (a SIGHUP's new config),
 `tables.py` (the engine tables: reload rules, warm-up), `tasks.py` (spawned and
-supervised tasks) and `status.py` (what `pibot status` shows).  The top of the
+supervised tasks), `status.py` (what `pibot status` shows) and the control
+socket (`control.py` the server and its peer check, `control_registry.py` the
+commands' registry, `control_commands.py` the documented commands).  The top of the
 data flow: it may import every wing (`bot.challenges`, `bot.play`,
 `bot.sources`, `bot.lichess`, `bot.host`) and the shared modules (`bot.config`,
 `bot.engine`, `bot.errors`).  Only

@@ -8,8 +8,9 @@ for `pibot status`, whose one-line summary is the systemd STATUS= line.
 
 The event stream's events go to the challenge desk (bot/challenges) and the game
 supervisor (supervisor.py), built with the arena room (challenges/arenas.py) once
-the account is known.  Engines live in an EnginePool, one per concurrency slot,
-warmed in the background (tables.py).
+the account is known; the owner's commands come in on the control socket
+(control.py).  Engines live in an EnginePool, one per concurrency slot, warmed
+in the background (tables.py).
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from bot.lichess.token import Token
 from bot.play import records
 from bot.play.farming import RecentGames
 from bot.play.game_state import GameHooks
-from bot.service import reload, status, tables
+from bot.service import control_commands, reload, status, tables
 from bot.service.event_stream import EventStream
 from bot.service.login import check_bot, login
 from bot.service.supervisor import GameSupervisor
@@ -196,6 +197,8 @@ class Service:
         for name, factory in {**self.desk.tasks(), "checkin": sup.checkins,
                               "arenas": self.arenas.run}.items():
             self.tasks.supervise(name, factory)
+        self.tasks.supervise("control", control_commands.server(  # pibot challenge, arena
+            self.desk, arenas=self.arenas).run)
         self.tasks.spawn(sup.resume_playing(), "resume")
 
     def _closed_for(self, why: str) -> None:
