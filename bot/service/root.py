@@ -266,7 +266,8 @@ class Service:
             self.summary = await status.publish(
                 self.status_writer, self.me, self.api.url, status.state_of(
                     self.waiting_for, self.draining), self.cfg, self.pool, self.heat,
-                runners, self.slots, self.tally, self.saver)
+                runners, self.slots, self.tally, self.saver,
+                self.desk.queued() if self.desk else None)
             if self.page is not None:
                 self.page.history.tick(self.status_writer.last, boards(runners))
             sdnotify.status(self.waiting_for or self.summary)
