@@ -81,3 +81,22 @@ def test_an_offered_draw_is_accepted_when_the_tables_say_draw_or_loss(
         snap = emu.wait_game_over(gid, 60)
         # Accepted with the bot's first move, which lila then does not play.
         assert snap.status == "draw" and snap.moves == walk[:1], (snap.status, snap.moves)
+
+
+def test_the_rules_keep_to_what_lila_allows() -> None:
+    from bot.config import DrawOrResignConfig
+    from bot.play.game_rules import DrawResign
+
+    rules = DrawResign(DrawOrResignConfig(resign_enabled=True))
+    # BotPlayer.resign aborts before ply 2; playerCanOfferDraw: ply >= 2 and no offer
+    # of ours within 20 plies.
+    assert not rules.tablebase_resign(-2, 1) and rules.tablebase_resign(-2, 2)
+    assert not rules.tablebase_resign(0, 5) and not rules.tablebase_resign(2, 5)
+    assert not rules.tablebase_offer(0, 1) and rules.tablebase_offer(0, 2)
+    assert not rules.tablebase_offer(0, 20) and rules.tablebase_offer(0, 22)
+    assert not rules.tablebase_offer(-2, 60) and not rules.tablebase_offer(2, 60)
+    assert rules.draw_acceptable(3, 0) and rules.draw_acceptable(3, -2)
+    assert not rules.draw_acceptable(3, 2)
+    off = DrawResign(DrawOrResignConfig(resign_enabled=False, offer_draw_enabled=False))
+    assert not off.tablebase_resign(-2, 9) and not off.tablebase_offer(0, 9)
+    assert not off.draw_acceptable(3, 0)
