@@ -196,6 +196,13 @@ class ChallengeConfig:
     max_correspondence_games: int = _val(
         4, lo=0, hi=100, doc="correspondence games at once, beside `concurrency` (which "
                             "counts real-time games only)")
+    queue_max: int = _val(0, lo=0, hi=100, doc="challenges that wait for a free slot "
+                                               "(0: decline `later` when busy)")
+    queue_order: str = _val("first", choices=("first", "rating"),
+                            doc="which waiting challenge gets the next free slot: first "
+                                "come, or the best-rated challenger")
+    reserved_for_humans: int = _val(0, lo=0, hi=64, doc="of `concurrency`, slots only "
+                                                        "humans may take")
 
 
 @dataclass(frozen=True)
@@ -244,6 +251,13 @@ class DrawOrResignConfig:
     offer_draw_score: int = _val(0, lo=0, hi=10000, doc="|eval| at most this (cp)")
     offer_draw_moves: int = _val(10, lo=1, hi=300)
     offer_draw_pieces: int = _val(10, lo=2, hi=32)
+    # lichess-bot's resign_for_egtb_minus_two / offer_draw_for_egtb_zero (default true,
+    # under the same master switches): the local Syzygy tables' verdict at the root.
+    resign_for_tablebase_loss: bool = _val(True, doc="resign a Syzygy loss "
+                                                      "(needs resign_enabled)")
+    offer_draw_for_tablebase_draw: bool = _val(True, doc="offer, and accept, a draw in a "
+                                                          "Syzygy draw (needs "
+                                                          "offer_draw_enabled)")
 
 
 @dataclass(frozen=True)

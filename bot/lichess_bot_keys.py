@@ -179,6 +179,17 @@ def _concurrency(value: Any, _src: dict[str, Any], res: Result) -> Any:
     return max(1, min(64, n))
 
 
+def _reserved(value: Any, _src: dict[str, Any], _res: Result) -> Any:
+    return int(min(max(_number(value), 0), 64))
+
+
+def _sort_by(value: Any, _src: dict[str, Any], res: Result) -> Any:
+    # lichess-bot sort_challenges: "best" sorts by Challenge.score() (rating first)
+    if value not in ("best", "first"):
+        raise Dropped(f"{value!r} is not a lichess-bot sort_by (best or first)")
+    return "rating" if value == "best" else "first"
+
+
 def _variants(value: Any, _src: dict[str, Any], res: Result) -> Any:
     items = [value] if isinstance(value, str) else list(value or [])
     for v in items:
@@ -276,11 +287,13 @@ RULES: dict[str, Rule] = {
     "engine.polyglot.normalization": drop("pibot uses the book's raw weights"),
     f"{DR}.resign_enabled": to("draw_or_resign.resign_enabled", "top-level section"),
     f"{DR}.resign_score": to("draw_or_resign.resign_score", "cp, same"),
-    f"{DR}.resign_for_egtb_minus_two": drop("pibot resigns from its evaluation only"),
+    f"{DR}.resign_for_egtb_minus_two": to("draw_or_resign.resign_for_tablebase_loss",
+                                          "local Syzygy tables (online: not used)"),
     f"{DR}.resign_moves": to("draw_or_resign.resign_moves", "own moves, same"),
     f"{DR}.offer_draw_enabled": to("draw_or_resign.offer_draw_enabled", "top-level section"),
     f"{DR}.offer_draw_score": to("draw_or_resign.offer_draw_score", "cp, same"),
-    f"{DR}.offer_draw_for_egtb_zero": drop("pibot offers draws from its evaluation only"),
+    f"{DR}.offer_draw_for_egtb_zero": to("draw_or_resign.offer_draw_for_tablebase_draw",
+                                         "local Syzygy tables (online: not used)"),
     f"{DR}.offer_draw_moves": to("draw_or_resign.offer_draw_moves", "own moves, same"),
     f"{DR}.offer_draw_pieces": to("draw_or_resign.offer_draw_pieces"),
     f"{OM}.max_out_of_book_moves": to(f"{OM}.max_out_of_book_moves"),
@@ -363,8 +376,10 @@ RULES: dict[str, Rule] = {
     "correspondence.ponder": to("correspondence.ponder"),
     "correspondence.uci_ponder": to("correspondence.ponder", "correspondence.ponder"),
     "challenge.concurrency": to("challenge.concurrency", "same; 0 -> 1", _concurrency),
-    "challenge.games_reserved_for_humans": drop("pibot reserves no slots for humans"),
-    "challenge.sort_by": drop("pibot answers challenges in the order they arrive"),
+    "challenge.games_reserved_for_humans": to("challenge.reserved_for_humans", "same; "
+                                              "capped at 64", _reserved),
+    "challenge.sort_by": to("challenge.queue_order", "best -> rating, first -> first "
+                            "(queue_max stays 0 = no queue: set it)", _sort_by),
     "challenge.preference": drop("pibot answers challenges in the order they arrive "
                                  "(accept_bot / only_bot choose who may play)"),
     "challenge.accept_bot": to("challenge.accept_bot"),

@@ -74,6 +74,10 @@ def test_default_config_imports_and_passes_check(tmp_path: Path, emu_factory: An
     assert cfg.matchmaking.challenge_timeout_s == 1800  # 30 minutes
     assert cfg.game.abort_if_no_first_move_s == 30
     assert cfg.draw_or_resign.offer_draw_moves == 10
+    # Issue 33: the tablebase verdicts and the queue's order carry over.
+    dr = cfg.draw_or_resign
+    assert dr.resign_for_tablebase_loss and dr.offer_draw_for_tablebase_draw
+    assert cfg.challenge.queue_order == "rating"  # sort_by: best
     assert cfg.challenge.max_simultaneous_games_per_user == 5
     # Issue 24 item 3: these keys now carry over instead of being dropped.
     ch, mm = cfg.challenge, cfg.matchmaking
@@ -122,6 +126,7 @@ def test_stockfish_bot_with_book_and_matchmaking(tmp_path: Path, emu_factory: An
     assert cfg.challenge.variants == ["standard", "chess960"]
     assert cfg.challenge.time_controls == ["bullet", "blitz"]
     assert cfg.draw_or_resign.resign_enabled and cfg.draw_or_resign.resign_score == -800
+    assert cfg.challenge.queue_order == "first"  # sort_by: first
     mm = cfg.matchmaking
     assert mm.allow_matchmaking and mm.challenge_timeout_s == 300  # 5 minutes
     assert mm.challenge_initial_time == [60, 180, 300] and mm.challenge_increment == [0, 1, 2]
@@ -151,6 +156,7 @@ def test_casual_bot_with_greetings_and_correspondence(tmp_path: Path, emu_factor
     assert (c.move_time, c.checkin_period, c.disconnect_time, c.ponder) == (120, 900, 600, True)
     assert cfg.challenge.max_days == 14 and cfg.challenge.min_days == 2  # .inf = Lichess's max
     assert cfg.challenge.max_base == 10800 and cfg.challenge.concurrency == 3
+    assert cfg.challenge.reserved_for_humans == 1  # games_reserved_for_humans
     assert "correspondence" in cfg.challenge.time_controls
     assert cfg.challenge.variants == ["standard", "fromPosition"]
     assert cfg.game.max_takebacks_accepted == 3 and cfg.game.abort_if_no_first_move_s == 120

@@ -94,10 +94,9 @@ def test_a_declined_challenge_ends_the_series_and_frees_its_slot(
 def test_the_service_answers_documented_commands_only(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with bot_and_emulator(tmp_path):
-        # No challenge queue in this service yet: the command is unknown, in one line.
-        assert main(["queue"]) == 1
-        err = capsys.readouterr().err
-        assert err.count("\n") == 1 and "unknown command 'queue'" in err, err
+        # The queue is served (empty: challenge.queue_max is 0 by default).
+        assert main(["queue"]) == 0
+        assert capsys.readouterr().out == "no challenge is waiting\n"
         assert main(["challenge", "sparbot", "--tc", "3+2", "--games", "1",
                      "--variant", "chess960", "--rated"]) == 0
         assert "chess960 rated" in capsys.readouterr().out

@@ -17,6 +17,7 @@ from bot.challenges.blocklist import OnlineBlockList
 from bot.challenges.incoming import Incoming, Spawn
 from bot.challenges.matchmaking import Matchmaker
 from bot.challenges.outgoing import Outgoing
+from bot.challenges.queue import QueuedChallenge
 from bot.challenges.slots import Slots
 from bot.config import Config
 from bot.lichess.client import Lichess
@@ -39,7 +40,13 @@ class ChallengeDesk:
 
     def tasks(self) -> dict[str, Callable[[], Awaitable[None]]]:
         """The desk's long-lived tasks, for the service to supervise."""
-        return {"matchmaking": self.matchmaker.run, "block-lists": self._block_lists}
+        return {"matchmaking": self.matchmaker.run, "block-lists": self._block_lists,
+                "challenge-queue": self.incoming.serve_queue}
+
+    def queued(self) -> list[QueuedChallenge]:
+        """The challenges waiting for a free slot, the next one first: id, challenger,
+        rating, speed, waiting since (Unix time), bot (`pibot status`, `pibot queue`)."""
+        return self.incoming.queued()
 
     def on_event(self, ev: ChallengeEvent | ChallengeCanceled | ChallengeDeclined) -> None:
         if isinstance(ev, ChallengeEvent):

@@ -227,7 +227,7 @@ class Matchmaker:
         # Hold a slot before sending: an incoming challenge accepted while ours is
         # pending must not push us over concurrency when ours is accepted too.
         key = f"outgoing:{opponent.lower()}"
-        self.slots.reserve(key, opponent, mm.challenge_expiry_s + 30)
+        self.slots.reserve(key, opponent, mm.challenge_expiry_s + 30, bot=True)  # BOTs only
         try:
             ch = await self.api.create_challenge(opponent, rated, base, inc)
         except OpponentAtDailyLimit as exc:

@@ -20,10 +20,11 @@ class Decision:
     accept: bool
     reason: str = ""  # Lichess decline reason key when not accepted
     detail: str = ""  # human explanation for the log
+    busy: bool = False  # declined only for want of a free slot: it may wait for one
 
     @staticmethod
-    def decline(reason: str, detail: str) -> Decision:
-        return Decision(False, reason, detail)
+    def decline(reason: str, detail: str, busy: bool = False) -> Decision:
+        return Decision(False, reason, detail, busy)
 
 
 def _lower(names: list[str]) -> set[str]:
@@ -95,7 +96,7 @@ def _rating(challenger: User, cfg: ChallengeConfig) -> Decision | None:
 def decide(ch: Challenge, cfg: ChallengeConfig, *, games_with_user: int = 0,
            slots_free: int = 1, shutting_down: bool = False,
            bot_limit_reached: bool = False, online_blocked: bool = False,
-           recent_from_bot: int = 0) -> Decision:
+           recent_from_bot: int = 0, bot_slots_free: int | None = None) -> Decision:
     """Accept or decline one incoming challenge (no I/O).
 
     `bot_limit_reached`: our daily bot-vs-bot limit is used up, so a BOT's
@@ -103,6 +104,8 @@ def decide(ch: Challenge, cfg: ChallengeConfig, *, games_with_user: int = 0,
     `online_blocked`: the challenger is on a downloaded online_block_list.
     `recent_from_bot`: challenges accepted from this user within
     recent_bot_challenge_age_s (checked against max_recent_bot_challenges for BOTs).
+    `bot_slots_free`: free slots a BOT may take (reserved_for_humans keeps the rest).
+    A decline for want of a slot is `busy`: the challenge may wait in the queue.
     """
     challenger = ch.challenger
     user = challenger.login.lower()
@@ -143,7 +146,10 @@ def decide(ch: Challenge, cfg: ChallengeConfig, *, games_with_user: int = 0,
     if games_with_user >= cfg.max_simultaneous_games_per_user:
         return Decision.decline("later", f"already {games_with_user} game(s) with {user}")
     if slots_free <= 0:
-        return Decision.decline("later", "all game slots busy")
+        return Decision.decline("later", "all game slots busy", busy=True)
+    if is_bot and bot_slots_free is not None and bot_slots_free <= 0:
+        return Decision.decline("later", "the free slot(s) are reserved for humans "
+                                "(reserved_for_humans)", busy=True)
     return Decision(True, "", "accepted")
 
 

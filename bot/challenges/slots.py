@@ -23,6 +23,8 @@ class Slots:
     # Arenas we are in hold a slot each (as BotLi does), which their games then use.
     arenas: set[str] = field(default_factory=set)
     arena_games: dict[str, str] = field(default_factory=dict)  # game id -> tournament id
+    # ids of the reserved or running ones against BOT accounts (reserved_for_humans)
+    bots: set[str] = field(default_factory=set)
 
     def _expire(self, now: float) -> None:
         for cid, (_, until) in list(self.reserved.items()):
@@ -48,15 +50,27 @@ class Slots:
         return sum(1 for u in self.running.values() if u == user) + \
             sum(1 for u, _ in self.reserved.values() if u == user)
 
-    def reserve(self, challenge_id: str, user: str, ttl_s: float = RESERVATION_TTL_S) -> None:
+    def reserve(self, challenge_id: str, user: str, ttl_s: float = RESERVATION_TTL_S,
+                bot: bool = False) -> None:
         """Hold a slot for a challenge we accepted or sent (until started or released)."""
         self.reserved[challenge_id] = (user.lower(), time.monotonic() + ttl_s)
+        if bot:
+            self.bots.add(challenge_id)
+
+    def bot_games(self) -> int:
+        """Slots held by games (or accepted challenges) against BOT accounts."""
+        self._expire(time.monotonic())
+        self.bots &= self.running.keys() | self.reserved.keys()
+        return len(self.bots)
 
     def rename(self, old_id: str, new_id: str) -> None:
         """Our outgoing challenge got its id from the server."""
         held = self.reserved.pop(old_id, None)
         if held is not None and new_id not in self.running:  # gameStart may come first
             self.reserved[new_id] = held
+        if old_id in self.bots:
+            self.bots.discard(old_id)
+            self.bots.add(new_id)
 
     def release(self, challenge_id: str) -> None:
         self.reserved.pop(challenge_id, None)

@@ -43,6 +43,9 @@ class Challenge:
     decline_key: str | None = None
     respond_at: float | None = None  # outgoing: when the target answers
     response: str = "accept"  # outgoing: accept | decline | ignore
+    # incoming: the challenger keeps it seen (lila ChallengeApi.ping: the challenge
+    # page's socket, or keepAliveStream=true), so it never goes offline
+    kept_alive: bool = False
 
     @property
     def speed(self) -> str:

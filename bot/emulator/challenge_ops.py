@@ -51,6 +51,7 @@ class ChallengeOps(CoreState):
         opponent: OpponentSpec,
         bot_username: str | None,
         force: bool = False,
+        keep_alive: bool = False,
     ) -> str:
         variant = check_variant(variant)
         if initial_fen is not None:
@@ -91,6 +92,7 @@ class ChallengeOps(CoreState):
                 direction="in",
                 site=self.site,
                 opponent=opponent,
+                kept_alive=keep_alive,
             )
             self.challenges[ch.id] = ch
             self._publish_event(

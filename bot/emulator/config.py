@@ -141,6 +141,9 @@ class EmulatorConfig:
     # (default, the older model) drops it with challengeCanceled; "offline" is lila's.
     challenge_expiry_s: float = 20.0
     challenge_expiry_mode: Literal["cancel", "offline"] = "cancel"
+    # lila ChallengeRepo.offline: an offline challenge's expiresAt becomes now + 3 h;
+    # the sweep then deletes it (no event) and an accept gets 404.
+    challenge_offline_delete_s: float = 3 * 3600.0
     first_move_timeout_s: float = 30.0  # no first move in time -> noStart
     # Arenas (arena.py). lila's StartedOrganizer looks at a small arena every 15 s;
     # tests shorten it. None for the first-move timer = lila's tournament values by
@@ -181,6 +184,7 @@ class EmulatorConfig:
             "event_keepalive_s": self.event_keepalive_s,
             "game_keepalive_s": self.game_keepalive_s,
             "challenge_expiry_s": self.challenge_expiry_s,
+            "challenge_offline_delete_s": self.challenge_offline_delete_s,
             "first_move_timeout_s": self.first_move_timeout_s,
             "handler_timeout_s": self.handler_timeout_s,
             "arena_pairing_interval_s": self.arena_pairing_interval_s,

@@ -117,8 +117,12 @@ class Emulator:
         days: int | None = None,
         bot_username: str | None = None,
         force: bool = False,
+        keep_alive: bool = False,
     ) -> str:
         """A user challenges the bot; returns the challenge id (= the game id if accepted).
+
+        keep_alive: the challenger keeps the challenge seen (lila: the challenge page
+        open, or keepAliveStream=true), so it never expires while unanswered.
 
         clock_limit_s=None makes a correspondence (`days`) or unlimited challenge.
         With EmulatorConfig.refuse_bot_ultrabullet, an UltraBullet clock to a BOT
@@ -140,6 +144,7 @@ class Emulator:
             opponent=opponent or OpponentSpec(),
             bot_username=bot_username,
             force=force,
+            keep_alive=keep_alive,
         )
 
     def cancel_challenge(self, challenge_id: str) -> None:

@@ -40,7 +40,18 @@ class Scheduler(ArenaOps):
         deadlines: list[float] = self._arena_tick(now)
         for ch in list(self.challenges.values()):
             if ch.status == "offline":
-                continue  # lila keeps it (acceptable) until its two-week expiresAt
+                # Acceptable until lila deletes it, 3 h after it went offline
+                # (ChallengeRepo.offline sets expiresAt; ChallengeApi.sweep removes it):
+                # no event to anyone, and an accept then gets 404.
+                if now >= ch.expires_at:
+                    del self.challenges[ch.id]
+                    log.info("challenge %s: offline too long, deleted", ch.id)
+                    self._touch()
+                else:
+                    deadlines.append(ch.expires_at)
+                continue
+            if ch.kept_alive:
+                continue  # its challenger keeps it seen: it stays `created`
             if ch.direction == "out" and ch.respond_at is not None:
                 if now >= ch.respond_at:
                     self._outgoing_answer(ch)
@@ -54,6 +65,7 @@ class Scheduler(ArenaOps):
                 ):
                     # lila ChallengeApi.offline: status only, no event to anyone.
                     ch.status = "offline"
+                    ch.expires_at = now + self.config.challenge_offline_delete_s
                     log.info("challenge %s: challenger unseen, now offline", ch.id)
                     self._touch()
                     continue

@@ -89,6 +89,15 @@ class TodayStatus(TypedDict):
     bot_limit: int | None         # Lichess's daily bot-vs-bot cap, if known
 
 
+class QueuedStatus(TypedDict):
+    id: str
+    challenger: str
+    rating: int | None
+    speed: str
+    waiting_since: float          # Unix time it arrived
+    bot: bool
+
+
 class _RequiredStatus(TypedDict):
     schema: int
     pid: int
@@ -110,6 +119,7 @@ class ServiceStatus(_RequiredStatus, total=False):
     # Added later: older files lack them.
     unsaved_pgns: int             # finished games whose PGN waits for the disk
     pgn_problem: str | None       # why they wait
+    queue: list[QueuedStatus]     # challenges waiting for a free slot, the next one first
 
 
 # -- where --------------------------------------------------------------------------
@@ -209,13 +219,15 @@ class Writer:
     def publish(self, *, account: str, url: str, state: str, concurrency: int,
                 free_slots: int, games: list[GameStatus], engine: EngineStatus,
                 heat: HeatStatus, today: TodayStatus, unsaved_pgns: int = 0,
-                pgn_problem: str | None = None) -> str:
+                pgn_problem: str | None = None,
+                queue: list[QueuedStatus] | None = None) -> str:
         """Write the file; returns the one-line summary (for sdnotify.status)."""
         status = ServiceStatus(
             schema=SCHEMA, pid=os.getpid(), account=account, url=url, state=state,
             started_at=self.started_at, updated_at=time.time(), period_s=self.period_s,
             concurrency=concurrency, free_slots=free_slots, games=games, engine=engine,
-            heat=heat, today=today, unsaved_pgns=unsaved_pgns, pgn_problem=pgn_problem)
+            heat=heat, today=today, unsaved_pgns=unsaved_pgns, pgn_problem=pgn_problem,
+            queue=queue or [])
         self.last = status
         with self._lock:
             if self._closed:
@@ -435,6 +447,8 @@ def summary(s: ServiceStatus) -> str:
              f"today +{t['wins']} ={t['draws']} -{t['losses']}"]
     if s.get("unsaved_pgns"):
         parts.append(f"{s['unsaved_pgns']} PGN(s) not saved")
+    if s.get("queue"):
+        parts.insert(2, f"{len(s.get('queue', []))} challenge(s) waiting")
     return "; ".join(parts)
 
 
@@ -454,6 +468,13 @@ def render(s: ServiceStatus, now: float | None = None) -> list[str]:
             f"  {g['id']}  vs {g['opponent']} ({g['color']}, {g['time_control']}, "
             f"ply {g['plies']})  clocks {_clock(g['my_clock_ms'])} / "
             f"{_clock(g['opponent_clock_ms'])}  eval {_eval(g)} {depth}  latency {latency}")
+    queue = s.get("queue", [])
+    if queue:
+        lines.append(f"queue: {len(queue)} challenge(s) waiting for a free slot")
+    for q in queue:
+        rating = q["rating"] if q["rating"] is not None else "?"
+        lines.append(f"  {q['id']}  {q['challenger']}{' (BOT)' if q['bot'] else ''} "
+                     f"{rating}, {q['speed']}, waiting {ago(now - q['waiting_since'])}")
     threads = f"{e['threads_now']} of {e['threads']}" if e["threads_now"] != e["threads"] \
         else f"{e['threads']}"
     lines.append(f"engine: {threads} thread(s) per game, table {e['hash_mb']} MiB per slot")

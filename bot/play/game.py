@@ -18,7 +18,7 @@ from bot.lichess import events
 from bot.lichess.client import LichessError, backoff_s
 from bot.lichess.latency import LatencyEstimate
 from bot.lichess.streams import StreamClosed, StreamOpened, StreamThread
-from bot.play import chat, moves
+from bot.play import chat, game_sources, moves
 from bot.play.clock import Clock, clock_running, silence_limit_s
 from bot.play.context import GameContext
 from bot.play.correspondence import PARK, Park, should_park
@@ -313,7 +313,8 @@ class GameRunner:
         ply = len(self.st.moves)
         if state.draw_offered_by(opp) and ("draw", ply) not in self._answered:
             self._answered.add(("draw", ply))
-            draw = self.rules.draw_acceptable(self.st.pieces())
+            draw = self.rules.draw_acceptable(
+                self.st.pieces(), game_sources.our_wdl(self.ctx.sources, self.st))
             log.info("game %s: opponent offers a draw; %s", self.game_id,
                      "accepting" if draw else "declining")
             if draw and self.st.to_move() == self.st.color:

@@ -30,6 +30,23 @@ def budget_s(clock_s: float, correspondence_move_s: float | None) -> float:
     return max(ONLINE_BUDGET_MIN_S, min(ONLINE_BUDGET_MAX_S, clock_s * ONLINE_BUDGET_SHARE))
 
 
+def our_wdl(sources: MoveSources | None, st: GameState) -> int | None:
+    """Our result in the current position by the local Syzygy tables (2 win, 0 draw,
+    -2 loss; a cursed win or blessed loss is a draw under the 50-move rule), or None."""
+    tbs = sources.tablebases if sources is not None else None
+    if tbs is None:
+        return None
+    try:
+        board = st.board(st.moves)
+    except ValueError:
+        return None
+    wdl = tbs.probe_wdl(board)  # the side to move's; never raises
+    if wdl is None:
+        return None
+    ours = wdl if st.to_move() == st.color else -wdl
+    return 0 if abs(ours) == 1 else ours
+
+
 async def ask(sources: MoveSources, st: GameState, game_id: str, moves: list[str],
               clock: Clock, correspondence_move_s: float | None = None) -> SourceMove | None:
     """A move to play without searching, or None (search). Never raises."""

@@ -114,6 +114,15 @@ async def choose(ctx: GameContext, st: GameState, thinker: Thinker, rules: DrawR
     offer = False
     if hit is not None:
         choice = Choice(hit.uci, source=hit.source)
+        if hit.source == "syzygy" and hit.wdl is not None:
+            if rules.tablebase_resign(hit.wdl, len(moves)):
+                log.info("game %s: the tablebase says lost; resigning", gid)
+                return Resign()
+            # Offered with the tables' move, as any offer (?offeringDraw=true).
+            offer = rules.tablebase_offer(hit.wdl, len(moves))
+            if offer:
+                log.info("game %s: the tablebase says drawn; offering a draw with %s",
+                         gid, hit.uci)
     elif res is None:
         move = st.fallback_move(moves)
         if move is None:

@@ -197,8 +197,8 @@ class Service:
         for name, factory in {**self.desk.tasks(), "checkin": sup.checkins,
                               "arenas": self.arenas.run}.items():
             self.tasks.supervise(name, factory)
-        self.tasks.supervise("control", control_commands.server(  # pibot challenge, arena
-            self.desk, arenas=self.arenas).run)
+        self.tasks.supervise("control", control_commands.server(  # challenge, queue, arena
+            self.desk, queue=self.desk.queued, arenas=self.arenas).run)
         self.tasks.spawn(sup.resume_playing(), "resume")
 
     def _closed_for(self, why: str) -> None:
@@ -275,7 +275,8 @@ class Service:
             self.summary = await status.publish(
                 self.status_writer, self.me, self.api.url, status.state_of(
                     self.waiting_for, self.draining), self.cfg, self.pool, self.heat,
-                runners, self.slots, self.tally, self.saver)
+                runners, self.slots, self.tally, self.saver,
+                self.desk.queued() if self.desk else None)
             if self.page is not None:
                 self.page.history.tick(self.status_writer.last, boards(runners))
             sdnotify.status(self.waiting_for or self.summary)

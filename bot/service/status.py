@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+from bot.challenges.queue import QueuedChallenge
 from bot.challenges.slots import Slots
 from bot.config import Config
 from bot.engine.pool import EnginePool
@@ -21,7 +22,8 @@ def state_of(waiting_for: str, draining: bool) -> str:
 
 async def publish(writer: status_file.Writer, me: str, url: str, state: str, cfg: Config,
                   pool: EnginePool | None, heat: HeatMonitor, runners: list[GameRunner],
-                  slots: Slots, tally: status_file.DailyTally, saver: Saver) -> str:
+                  slots: Slots, tally: status_file.DailyTally, saver: Saver,
+                  queued: list[QueuedChallenge] | None = None) -> str:
     """Rewrite the status file (in a thread); returns its one-line summary."""
     pool_slots = await asyncio.to_thread(pool.slot_status) if pool else []
     engine = status_file.EngineStatus(
@@ -33,7 +35,10 @@ async def publish(writer: status_file.Writer, me: str, url: str, state: str, cfg
         concurrency=cfg.challenge.concurrency,
         free_slots=slots.free(cfg.challenge.concurrency), games=games,
         engine=engine, heat=heat.status(), today=tally.snapshot(),
-        unsaved_pgns=saver.pending, pgn_problem=saver.problem)
+        unsaved_pgns=saver.pending, pgn_problem=saver.problem,
+        queue=[status_file.QueuedStatus(id=q.id, challenger=q.challenger, rating=q.rating,
+                                        speed=q.speed, waiting_since=q.waiting_since,
+                                        bot=q.bot) for q in queued or []])
 
 
 def game_status(runner: GameRunner) -> status_file.GameStatus:
