@@ -40,7 +40,12 @@ enum {
     VAR_ANTICHESS, VAR_ATOMIC, VAR_CRAZYHOUSE, VAR_COUNT
 };
 
-#define MAX_MOVES 256
+/* Crazyhouse needs more than standard's 218: drops to every empty square of
+ * up to five piece types on top of the board moves. With at most 32 men
+ * (board and pockets, as board_set_fen_variant checks) a side has at most
+ * 5 * 62 drops plus 27 moves for each of its other men, below 1024; the
+ * drop generator also stops at the list's end, so no position can overrun it. */
+#define MAX_MOVES 512
 #define MAX_PLY 128
 
 static inline int make_piece(int c, int t) { return c * 8 + t; }
@@ -56,6 +61,15 @@ static inline int move_from(Move m) { return m & 63; }
 static inline int move_to(Move m) { return (m >> 6) & 63; }
 static inline int move_kind(Move m) { return (m >> 12) & 3; }
 static inline int move_promo(Move m) { return ((m >> 14) & 3) + KNIGHT; }
+
+/* Crazyhouse drops have from == to, which no board move has: a pawn drop is
+ * MOVE_NORMAL, a piece drop MOVE_PROMO with the piece in the promo field.
+ * MOVE_NONE and MOVE_NULL read as pawn drops on a1 and b1: never legal. */
+static inline bool move_is_drop(Move m) { return move_from(m) == move_to(m); }
+static inline int move_drop_type(Move m) { return move_kind(m) == MOVE_PROMO ? move_promo(m) : PAWN; }
+static inline Move move_make_drop(int sq, int type) {
+    return type == PAWN ? move_make(sq, sq, MOVE_NORMAL, 0) : move_make(sq, sq, MOVE_PROMO, type);
+}
 
 static inline int sq_file(int sq) { return sq & 7; }
 static inline int sq_rank(int sq) { return sq >> 3; }
