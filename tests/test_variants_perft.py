@@ -1,8 +1,9 @@
 """The variants' rules in the C engine against python-chess's chess.variant.
 
 For each variant the engine plays (king of the hill, three-check, racing
-kings, horde, antichess, atomic and crazyhouse): perft from the start position at depth 4 and from 100
-positions of seeded random games at depth 3, each equal to python-chess's;
+kings, horde, antichess, atomic and crazyhouse): perft from the start
+position at depth 4 and from 100 positions of seeded random games at
+depth 3, each equal to python-chess's;
 the legal move set, the FEN and the incrementally kept Zobrist key checked
 after every move of random games; and the variant's game end.
 """
@@ -218,20 +219,23 @@ def test_crazyhouse_pockets_drops_and_promoted_pieces() -> None:
         assert sorted(ours.legal_moves()) == sorted(m.uci() for m in ref.legal_moves)
         assert ours.key() == ours.computed_key()
     assert ours.fen() == "4k2r/8/8/8/8/8/8/n4RK1[RNrp] w k - 0 4"   # the queen~ went back as a pawn
-    assert "P@e4" not in ours.legal_moves() and "P@e4" in Board(ours.fen().replace(" w ", " b "), variant="crazyhouse").legal_moves()
+    assert "P@e4" not in ours.legal_moves()
+    black_to_move = Board(ours.fen().replace(" w ", " b "), variant="crazyhouse")
+    assert "P@e4" in black_to_move.legal_moves()
     for _ in range(5):
         ours.pop()
     assert ours.fen() == "r3k2r/8/8/8/8/8/8/R2Q~K2R[Nn] b KQkq - 0 1"
     assert ours.key() == ours.computed_key()
     # Drops block a check (and only then), never a pawn on the first or last rank.
     check = Board("4k3/8/8/8/8/8/8/r3K3[Pp] w - - 0 1", variant="crazyhouse")
-    assert sorted(check.legal_moves()) == sorted(
-        m.uci() for m in chess.variant.CrazyhouseBoard("4k3/8/8/8/8/8/8/r3K3[Pp] w - - 0 1").legal_moves)
+    ref = chess.variant.CrazyhouseBoard("4k3/8/8/8/8/8/8/r3K3[Pp] w - - 0 1")
+    assert sorted(check.legal_moves()) == sorted(m.uci() for m in ref.legal_moves)
     assert not any("@" in m for m in check.legal_moves())   # a1-e1 is a rank where pawns may not go
     check = Board("4k3/8/8/8/8/8/8/r3K3[Nn] w - - 0 1", variant="crazyhouse")
     assert sorted(m for m in check.legal_moves() if "@" in m) == ["N@b1", "N@c1", "N@d1"]
     # The Lichess form and python-chess's ninth rank read the same.
-    assert Board("4k3/8/8/8/8/8/8/4K3/Qp w - - 0 1", variant="crazyhouse").fen() == "4k3/8/8/8/8/8/8/4K3[Qp] w - - 0 1"
+    ninth_rank = Board("4k3/8/8/8/8/8/8/4K3/Qp w - - 0 1", variant="crazyhouse")
+    assert ninth_rank.fen() == "4k3/8/8/8/8/8/8/4K3[Qp] w - - 0 1"
 
 
 def test_crazyhouse_threefold_counts_the_pockets() -> None:
