@@ -264,3 +264,9 @@ def test_crazyhouse_threefold_counts_the_pockets() -> None:
 def test_an_illegal_crazyhouse_fen_is_a_fen_error(fen: str) -> None:
     with pytest.raises(FenError):
         Board(fen, variant="crazyhouse")
+
+
+def test_crazyhouse_perft_5_from_the_start() -> None:
+    # Depth 5 is the first where drops count (python-chess needs minutes for it;
+    # 4888832 is the published crazyhouse figure, Fairy-Stockfish's too).
+    assert Board(variant="crazyhouse").perft(5) == 4888832
