@@ -131,7 +131,8 @@ class UciSession:
             self._engine.load_net(o.eval_file or None)
             self._engine.set_eval("nnue" if o.use_nnue else "hce")
             self._engine.new_game()  # fault the table in now, not during a timed search
-            self._engine.set_position(self._fen, self._moves, o.chess960)
+            if o.variant == "chess":   # a variant's position is not the engine's (cmd_position)
+                self._engine.set_position(self._fen, self._moves, o.chess960)
         return self._engine
 
     def _searching(self) -> bool:

@@ -457,6 +457,15 @@ def test_uci_variant_sets_the_rules_of_position_and_perft(uci: Uci) -> None:
         "info string search in crazyhouse is not supported yet "
         "(UCI_Variant has the rules only: position, go perft, d)"]
     assert not any(line.startswith("bestmove") for line in lines)
+    # The engine made after a variant's position is set (the first `isready`) is fine.
+    fresh = Uci()
+    try:
+        fresh.send("setoption name UCI_Variant value crazyhouse",
+                   f"position startpos moves {' '.join(moves)}", "isready", "go perft 1")
+        lines = fresh.expect("Nodes searched", timeout=120)
+        assert not any(line.startswith("info string") for line in lines), lines
+    finally:
+        fresh.close()
     # An unknown variant is an error line; the variant in force stays.
     uci.send("setoption name UCI_Variant value nosuchchess", "isready")
     lines = uci.expect("readyok")
