@@ -41,10 +41,15 @@ enum {
 };
 
 /* Crazyhouse needs more than standard's 218: drops to every empty square of
- * up to five piece types on top of the board moves. With at most 32 men
- * (board and pockets, as board_set_fen_variant checks) a side has at most
- * 5 * 62 drops plus 27 moves for each of its other men, below 1024; the
- * drop generator also stops at the list's end, so no position can overrun it. */
+ * up to five piece types on top of the board moves. Many drops need many
+ * empty squares, many board moves many men: with at most 32 men (board and
+ * pockets, as board_set_fen_variant checks) 3000 random positions with
+ * all five types in hand and up to 9 white men gave at most 341 (e.g.
+ * K7/8/1R4Q1/8/3Q2Bk/6R1/2N5/8[QRBNPppp] w); not proven below 512. So the drop
+ * generator also stops at the list's end: no position can overrun it (one
+ * past 512 moves would get an incomplete list, never a crash). The search's
+ * arrays (move picker, quiet moves) have this size too: callgrind counts the
+ * same instructions as with 256 (docs/benchmarks.md). */
 #define MAX_MOVES 512
 #define MAX_PLY 128
 

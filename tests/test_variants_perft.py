@@ -270,3 +270,13 @@ def test_crazyhouse_perft_5_from_the_start() -> None:
     # Depth 5 is the first where drops count (python-chess needs minutes for it;
     # 4888832 is the published crazyhouse figure, Fairy-Stockfish's too).
     assert Board(variant="crazyhouse").perft(5) == 4888832
+
+
+def test_crazyhouse_a_position_with_341_moves() -> None:
+    # More than standard's old MAX_MOVES (256): drops of all five types.
+    fen = "K7/8/1R4Q1/8/3Q2Bk/6R1/2N5/8[QRBNPppp] w - - 0 1"
+    ref = chess.variant.CrazyhouseBoard(fen)
+    ours = Board(fen, variant="crazyhouse")
+    assert sorted(ours.legal_moves()) == sorted(m.uci() for m in ref.legal_moves)
+    assert len(ours.legal_moves()) == 341
+    assert ours.perft(2) == ref_perft(ref, 2)
