@@ -38,7 +38,13 @@ from bot.engine.engine import (
     check_net_file,
     monotonic_us,
 )
-from bot.engine.exceptions import EngineError, EngineMemoryError, NetFileError, PerftInterrupted
+from bot.engine.exceptions import (
+    EngineError,
+    EngineMemoryError,
+    NetFileError,
+    PerftInterrupted,
+    VariantError,
+)
 from bot.errors import PibotError
 from bot.host import platform_info
 from bot.sources.chain import SourceMove
@@ -50,6 +56,12 @@ log = logging.getLogger(__name__)
 # bindings.MAX_PERFT_DEPTH; not one of the engine's limits.
 _MAX_PERFT_DEPTH = 15
 
+# UCI_Variant's values, as Fairy-Stockfish names them. The engine has the
+# rules of each (position, go perft, d); its search and evaluation are
+# standard chess's only (one king per side), so `go` in a variant is refused.
+UCI_VARIANTS = ("chess", "crazyhouse", "atomic", "antichess", "kingofthehill", "3check",
+                "racingkings", "horde")
+
 
 @dataclass
 class UciOptions:
@@ -58,6 +70,7 @@ class UciOptions:
     move_overhead_ms: int = 50
     ponder: bool = False
     chess960: bool = False
+    variant: str = "chess"  # UCI_Variant (UCI_VARIANTS)
     use_nnue: bool = DEFAULT_EVAL == "nnue"
     eval_file: str = ""  # "" = the net built into the engine
 
@@ -118,7 +131,8 @@ class UciSession:
             self._engine.load_net(o.eval_file or None)
             self._engine.set_eval("nnue" if o.use_nnue else "hce")
             self._engine.new_game()  # fault the table in now, not during a timed search
-            self._engine.set_position(self._fen, self._moves, o.chess960)
+            if o.variant == "chess":   # a variant's position is not the engine's (cmd_position)
+                self._engine.set_position(self._fen, self._moves, o.chess960)
         return self._engine
 
     def _searching(self) -> bool:
@@ -199,6 +213,8 @@ class UciSession:
             "option name Ponder type check default false",
             "option name Clear Hash type button",
             "option name UCI_Chess960 type check default false",
+            "option name UCI_Variant type combo default chess "
+            + " ".join(f"var {v}" for v in UCI_VARIANTS),
             f"option name UseNNUE type check default {str(o.use_nnue).lower()}",
             "option name EvalFile type string default <empty>",
             *option_lines(),
@@ -248,6 +264,8 @@ class UciSession:
             self._opts.ponder = _bool_arg("Ponder", value)
         elif name == "uci_chess960":
             self._opts.chess960 = _bool_arg("UCI_Chess960", value)
+        elif name == "uci_variant":
+            self._set_variant(value)
         elif name == "usennue":
             self._opts.use_nnue = _bool_arg("UseNNUE", value)
             if eng is not None:
@@ -261,6 +279,36 @@ class UciSession:
             self._set_source_option(name, value)
         else:
             raise UciError(f"no option named {_quote(name)}")
+
+    def _set_variant(self, value: str) -> None:
+        try:
+            variant = Board(variant=value or "chess").variant
+        except VariantError:
+            raise UciError(f"UCI_Variant {_quote(value)} is not one of "
+                           f"{', '.join(UCI_VARIANTS)}") from None
+        if variant != self._opts.variant:
+            # The position in force belongs to the old rules: the new variant
+            # starts from its own start position until the next `position`.
+            self._opts.variant = variant
+            self._fen, self._moves = None, []
+            if self._engine is not None and variant == "chess":
+                self._engine.set_position(None, [], self._opts.chess960)
+
+    def _variant_board(self) -> Board:
+        """The position in force under UCI_Variant's rules."""
+        board = Board(self._fen, chess960=self._opts.chess960, variant=self._opts.variant)
+        for mv in self._moves:
+            board.push_uci(mv)
+        return board
+
+    def _refuse_in_variant(self, what: str) -> bool:
+        """True (after one `info string`) when UCI_Variant is not chess: the
+        search and evaluation know standard chess only."""
+        if self._opts.variant == "chess":
+            return False
+        self.info_string(f"{what} in {self._opts.variant} is not supported yet "
+                         "(UCI_Variant has the rules only: position, go perft, d)")
+        return True
 
     def _set_source_option(self, name: str, value: str) -> None:
         src = self._sources
@@ -351,6 +399,14 @@ class UciSession:
         else:
             raise UciError(f"expected startpos or fen, got {_quote(head[0])}")
         self._finish_search()
+        if self._opts.variant != "chess":
+            # The engine's search plays standard chess only: a variant's
+            # position is read (and checked) by a Board of its rules.
+            board = Board(fen, chess960=self._opts.chess960, variant=self._opts.variant)
+            for mv in moves:
+                board.push_uci(mv)
+            self._fen, self._moves = fen, moves
+            return
         # Set on the engine first: on a bad FEN/move it raises and the
         # previous position stays in force.
         self._get_engine().set_position(fen, moves, self._opts.chess960)
@@ -362,6 +418,8 @@ class UciSession:
             raise UciError("already searching; send stop first")
         if args and args[0] == "perft":
             self._start_perft(args[1:])
+            return
+        if self._refuse_in_variant("search"):
             return
         limits = _parse_go(args)
         eng = self._get_engine()
@@ -460,9 +518,7 @@ class UciSession:
             raise UciError(f"perft depth {_quote(args[0])} is not an integer") from None
         if not 0 <= depth <= _MAX_PERFT_DEPTH:
             raise UciError(f"perft depth must be 0..{_MAX_PERFT_DEPTH}, got {depth}")
-        board = Board(self._fen, chess960=self._opts.chess960)
-        for mv in self._moves:
-            board.push_uci(mv)
+        board = self._variant_board()
         self._finite_search = False  # EOF stops a perft: it may run for hours
         self._perft_stop = PerftStop()
         self._answered = threading.Event()
@@ -512,11 +568,19 @@ class UciSession:
             self.send(line)
 
     def cmd_d(self, args: list[str]) -> None:
+        if self._opts.variant != "chess":
+            board = self._variant_board()
+            self.send(f"Variant: {board.variant}")
+            self.send(f"Fen: {board.fen()}")
+            self.send(f"Legal moves: {' '.join(board.legal_moves())}")
+            return
         eng = self._get_engine()
         self.send(f"Fen: {eng.fen()}")
         self.send(f"Legal moves: {' '.join(eng.legal_moves())}")
 
     def cmd_eval(self, args: list[str]) -> None:
+        if self._refuse_in_variant("evaluation"):
+            return
         self.send(f"Static eval: {self._get_engine().evaluate()} cp (side to move)")
 
 

@@ -110,6 +110,15 @@ int pb_board_status(PbBoard *p) {
     const Board *b = &p->b;
     if (b->variant != VAR_STANDARD && movegen_variant_end(b)) return 6;
     if (movegen_count(b) == 0) return b->checkers ? 1 : 2;
+    if (b->variant == VAR_CRAZYHOUSE) {
+        /* No fifty-move rule; a capture is not irreversible (the piece comes
+         * back from the pocket): a threefold over the whole history, as
+         * python-chess's CrazyhouseBoard (the key covers pockets and marks). */
+        int count = 1;
+        for (int i = b->ply - 1, back = 1; i >= 0 && b->hist[i].move != MOVE_NULL; i--, back++)
+            if (back % 2 == 0 && b->hist[i].key == b->key && ++count == 3) return 4;
+        return 0;
+    }
     if (b->rule50 >= 100) return 3;
     if (board_is_repetition(b, b->ply + 1)) return 4;
     if (board_insufficient_material(b)) return 5;

@@ -13,6 +13,8 @@ uint64_t ZobCastle[16];
 uint64_t ZobEp[8];
 uint64_t ZobSide;
 uint64_t ZobChecks[2][4];
+uint64_t ZobPocket[2][8][POCKET_MAX + 1];
+uint64_t ZobPromoted[64];
 
 static const char PieceChars[] = " PNBRQK  pnbrqk";
 
@@ -32,6 +34,10 @@ static void init_zobrist(void) {
     /* Drawn after the others, which therefore stay what they were. */
     for (int c = 0; c < 2; c++)
         for (int n = 0; n < 4; n++) ZobChecks[c][n] = NEXT();
+    for (int c = 0; c < 2; c++)
+        for (int t = PAWN; t < KING; t++)
+            for (int n = 1; n <= POCKET_MAX; n++) ZobPocket[c][t][n] = NEXT();
+    for (int sq = 0; sq < 64; sq++) ZobPromoted[sq] = NEXT();
 #undef NEXT
 }
 
@@ -99,6 +105,12 @@ uint64_t board_compute_key(const Board *b) {
     if (b->ep != SQ_NONE) k ^= ZobEp[sq_file(b->ep)];
     if (b->side == BLACK) k ^= ZobSide;
     if (b->variant == VAR_THREECHECK) k ^= ZobChecks[WHITE][b->checks_left[WHITE]] ^ ZobChecks[BLACK][b->checks_left[BLACK]];
+    if (b->variant == VAR_CRAZYHOUSE) {
+        for (int c = 0; c < 2; c++)
+            for (int t = PAWN; t < KING; t++) k ^= ZobPocket[c][t][b->pocket[c][t]];
+        Bitboard pr = b->promoted;
+        while (pr) k ^= ZobPromoted[pop_lsb(&pr)];
+    }
     return k;
 }
 
@@ -156,7 +168,7 @@ static int parse_checks(const char *s, bool given, uint8_t out[2]) {
 
 bool board_variant_supported(int v) {
     return v == VAR_STANDARD || v == VAR_KOTH || v == VAR_THREECHECK || v == VAR_RACINGKINGS || v == VAR_HORDE ||
-           v == VAR_ANTICHESS || v == VAR_ATOMIC;
+           v == VAR_ANTICHESS || v == VAR_ATOMIC || v == VAR_CRAZYHOUSE;
 }
 
 int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t errlen) {
@@ -210,13 +222,45 @@ int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess96
 #undef FEN_FAIL
 #define FEN_FAIL(...) do { if (err && errlen) snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
 
+    /* 0. crazyhouse: the pocket, after the placement as Lichess writes it
+     * ("...RNBR[Qp]") or as a ninth rank ("...RNBR/Qp") */
+    if (variant == VAR_CRAZYHOUSE) {
+        char *pk = NULL, *f0 = fields[0];
+        size_t len = strlen(f0);
+        int slashes = 0;
+        for (char *q = f0; *q; q++) slashes += *q == '/';
+        if (len && f0[len - 1] == ']') {
+            pk = strchr(f0, '[');
+            if (!pk) FEN_FAIL("pocket: ']' without '['");
+            *pk++ = 0;
+            f0[len - 1] = 0;
+        } else if (slashes == 8) {
+            pk = strrchr(f0, '/');
+            *pk++ = 0;
+        }
+        for (; pk && *pk; pk++) {
+            const char *pc = strchr(PieceChars, *pk);
+            int t = pc && *pk != ' ' ? piece_type((int)(pc - PieceChars)) : 0;
+            if (!t || t == KING) FEN_FAIL("invalid character '%c' in the pocket (pieces PNBRQ/pnbrq)", *pk);
+            int c = piece_color((int)(pc - PieceChars));
+            if (b->pocket[c][t] >= POCKET_MAX) FEN_FAIL("too many pieces in the pocket");
+            b->pocket[c][t]++;
+        }
+    }
+
     /* 1. placement */
     {
         int rank = 7, file = 0;
         bool last_digit = false;
         for (const char *p = fields[0]; *p; p++) {
             char ch = *p;
-            if (ch == '/') {
+            if (ch == '~') {   /* crazyhouse: the piece just read was a pawn */
+                int sq = make_sq(file - 1, rank);
+                if (variant != VAR_CRAZYHOUSE || last_digit || file == 0 || (b->promoted & sq_bb(sq)) ||
+                    piece_type(b->squares[sq]) == PAWN || piece_type(b->squares[sq]) == KING)
+                    FEN_FAIL("'~' (promoted) only after a knight, bishop, rook or queen in crazyhouse");
+                b->promoted |= sq_bb(sq);
+            } else if (ch == '/') {
                 if (file != 8) FEN_FAIL("rank %d has %d squares, expected 8", rank + 1, file);
                 if (rank == 0) FEN_FAIL("more than 8 ranks in the placement field");
                 rank--; file = 0; last_digit = false;
@@ -247,8 +291,17 @@ int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess96
         /* Atomic: the side to move (side field not parsed yet) may have been blown up: game over. */
         if (variant == VAR_ATOMIC && !kings && c == (strcmp(fields[1], "b") ? WHITE : BLACK)) continue;
         if (kings != 1) FEN_FAIL("%s has %d kings, expected exactly 1", name, kings);
+        if (variant == VAR_CRAZYHOUSE) continue;   /* captured men come back: counted below */
         if (popcount(board_pieces(b, c, PAWN)) > 8) FEN_FAIL("%s has more than 8 pawns", name);
         if (popcount(b->by_color[c]) > 16) FEN_FAIL("%s has more than 16 pieces", name);
+    }
+    if (variant == VAR_CRAZYHOUSE) {
+        int men = popcount(b->by_type[0]), pawns = popcount(b->by_type[PAWN]) + popcount(b->promoted);
+        for (int c = 0; c < 2; c++)
+            for (int t = PAWN; t < KING; t++) men += b->pocket[c][t];
+        pawns += b->pocket[WHITE][PAWN] + b->pocket[BLACK][PAWN];
+        if (men > 32) FEN_FAIL("%d men on the board and in the pockets, at most 32", men);
+        if (pawns > 16) FEN_FAIL("%d pawns (with promoted pieces and pockets), at most 16", pawns);
     }
     /* Horde: white pawns may stand on the first rank (they start there). */
     Bitboard bad_pawns = b->by_type[PAWN] & (RANK_1_BB | RANK_8_BB);
@@ -355,7 +408,7 @@ fail:
 void board_set_startpos(Board *b) { board_set_fen(b, BOARD_START_FEN, false, NULL, 0); }
 
 void board_get_fen(const Board *b, char *out, size_t outlen) {
-    char buf[128];
+    char buf[256];
     int n = 0;
     for (int rank = 7; rank >= 0; rank--) {
         int empty = 0;
@@ -364,9 +417,17 @@ void board_get_fen(const Board *b, char *out, size_t outlen) {
             if (!pc) { empty++; continue; }
             if (empty) { buf[n++] = (char)('0' + empty); empty = 0; }
             buf[n++] = PieceChars[pc];
+            if (b->promoted & sq_bb(make_sq(file, rank))) buf[n++] = '~';
         }
         if (empty) buf[n++] = (char)('0' + empty);
         if (rank) buf[n++] = '/';
+    }
+    if (b->variant == VAR_CRAZYHOUSE) {   /* the pocket, as python-chess and Lichess write it */
+        buf[n++] = '[';
+        for (int c = 0; c < 2; c++)
+            for (int t = QUEEN; t >= PAWN; t--)
+                for (int i = 0; i < b->pocket[c][t]; i++) buf[n++] = PieceChars[make_piece(c, t)];
+        buf[n++] = ']';
     }
     buf[n++] = ' ';
     buf[n++] = b->side == WHITE ? 'w' : 'b';
@@ -571,7 +632,87 @@ static Bitboard atomic_checkers(const Board *b) {
     return compute_checkers(b);
 }
 
+/* Crazyhouse, after make_chess (which makes of a drop, from == to on an
+ * empty square, no more than the side, the clocks, the en-passant square
+ * and one stray bit, put right here):
+ * the dropped piece, the pocket, the promoted marks. As python-chess: a
+ * captured piece goes to the capturer's pocket, as a pawn if it was
+ * promoted; a promoted piece keeps its mark when it moves; castling clears
+ * the marks of king and rook. */
+static void zh_after_make(Board *b) {
+    int us = !b->side;
+    const Undo *u = &b->hist[b->ply - 1];
+    Move m = u->move;
+    int from = move_from(m), to = move_to(m), kind = move_kind(m);
+    Bitboard before = b->promoted, after = before;
+    b->promoted_before[b->ply - 1] = before;
+    uint64_t key = b->key;
+    if (move_is_drop(m)) {
+        int t = move_drop_type(m), pc = make_piece(us, t), n = b->pocket[us][t];
+        /* make_chess moved "nothing" (NO_PIECE: type 0, colour WHITE) from
+         * `to` to `to`: all it left is WHITE's bit there toggled. */
+        b->by_color[WHITE] ^= sq_bb(to);
+        put_piece(b, pc, to);
+        key ^= ZobPiece[pc][to] ^ ZobPocket[us][t][n] ^ ZobPocket[us][t][n - 1];
+        if (t == PAWN) b->pawn_key ^= ZobPiece[pc][to];
+        b->pocket[us][t] = (uint8_t)(n - 1);
+    } else if (kind == MOVE_CASTLE) {
+        after &= ~(sq_bb(from) | sq_bb(to));
+    } else {
+        if (u->captured) {
+            int cap_sq = kind == MOVE_EP ? (us == WHITE ? to - 8 : to + 8) : to;
+            int t = (before & sq_bb(cap_sq)) ? PAWN : piece_type(u->captured), n = b->pocket[us][t];
+            if (n < POCKET_MAX) {
+                key ^= ZobPocket[us][t][n] ^ ZobPocket[us][t][n + 1];
+                b->pocket[us][t] = (uint8_t)(n + 1);
+            }
+            after &= ~sq_bb(cap_sq);
+        }
+        if (before & sq_bb(from)) after ^= sq_bb(from) | sq_bb(to);
+        if (kind == MOVE_PROMO) after |= sq_bb(to);
+    }
+    Bitboard changed = before ^ after;
+    while (changed) key ^= ZobPromoted[pop_lsb(&changed)];
+    b->promoted = after;
+    b->key = key;
+    b->checkers = compute_checkers(b);
+}
+
+/* Crazyhouse, before unmake: the pocket and the marks back. A drop is
+ * undone here whole (true); a board move leaves its pieces to unmake. */
+static bool zh_before_unmake(Board *b) {
+    const Undo *u = &b->hist[b->ply - 1];
+    Move m = u->move;
+    int us = !b->side, to = move_to(m), kind = move_kind(m);
+    Bitboard before = b->promoted_before[b->ply - 1];
+    if (move_is_drop(m)) {
+        remove_piece(b, to);
+        b->pocket[us][move_drop_type(m)]++;
+        b->ply--;
+        b->side = us;
+        b->key = u->key;
+        b->pawn_key = u->pawn_key;
+        b->checkers = u->checkers;
+        b->castling = u->castling;
+        b->ep = u->ep;
+        b->rule50 = u->rule50;
+        b->promoted = before;
+        return true;
+    }
+    if (u->captured && kind != MOVE_CASTLE) {
+        int cap_sq = kind == MOVE_EP ? (us == WHITE ? to - 8 : to + 8) : to;
+        int t = (before & sq_bb(cap_sq)) ? PAWN : piece_type(u->captured);
+        if (b->pocket[us][t]) b->pocket[us][t]--;
+    }
+    b->promoted = before;
+    return false;
+}
+
 static __attribute__((noinline)) void variant_after_make(Board *b) {
+    if (b->variant == VAR_CRAZYHOUSE) {
+        zh_after_make(b);
+        return;
+    }
     if (b->variant == VAR_ATOMIC) {
         atomic_explode(b);
         b->checkers = atomic_checkers(b);
@@ -601,10 +742,13 @@ bool board_make_move(Board *b, Move m) {
     return true;
 }
 
-/* Before undoing a variant's move (b->side: the side that did not make it). */
-static __attribute__((noinline)) void variant_before_unmake(Board *b) {
+/* Before undoing a variant's move (b->side: the side that did not make it).
+ * True when the move is undone whole (a crazyhouse drop). */
+static __attribute__((noinline)) bool variant_before_unmake(Board *b) {
+    if (b->variant == VAR_CRAZYHOUSE) return zh_before_unmake(b);
     if (b->variant == VAR_ATOMIC) atomic_unexplode(b);
     if (b->variant == VAR_THREECHECK && b->checkers) b->checks_left[!b->side]++;
+    return false;
 }
 
 
@@ -639,7 +783,7 @@ uint64_t board_key_after(const Board *b, Move m) {
 }
 
 void board_unmake_move(Board *b) {
-    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) variant_before_unmake(b);
+    if (__builtin_expect(b->variant != VAR_STANDARD, 0) && variant_before_unmake(b)) return;
     Undo *u = &b->hist[--b->ply];
     Move m = u->move;
     b->side = !b->side;
@@ -737,5 +881,7 @@ void board_compact_history(Board *b) {
     b->fullmove_start += black_moves;
     memmove(b->hist, b->hist + drop, (size_t)keep * sizeof(Undo));
     if (b->variant == VAR_ATOMIC) memmove(b->blast, b->blast + drop, (size_t)keep * sizeof b->blast[0]);
+    if (b->variant == VAR_CRAZYHOUSE)
+        memmove(b->promoted_before, b->promoted_before + drop, (size_t)keep * sizeof b->promoted_before[0]);
     b->ply = keep;
 }

@@ -69,6 +69,13 @@ typedef struct Board {
      * target square, [1..8] the pieces on the squares around it in
      * ascending order (NO_PIECE for an empty square or a pawn). */
     uint8_t blast[HIST_MAX][9];
+    /* Crazyhouse, after everything standard chess reads: the pieces in hand
+     * per colour and type, the pieces that were pawns (a captured one goes
+     * to the pocket as a pawn), and `promoted` as it was before the move at
+     * hist[i], for unmake. */
+    uint8_t pocket[2][8];
+    Bitboard promoted;
+    Bitboard promoted_before[HIST_MAX];
 } Board;
 
 /* Zobrist keys (initialised once by board_init_tables). */
@@ -77,6 +84,10 @@ extern uint64_t ZobCastle[16];
 extern uint64_t ZobEp[8];
 extern uint64_t ZobSide;
 extern uint64_t ZobChecks[2][4];   /* three-check: [side][checks left] */
+/* Crazyhouse: [colour][type][count in hand] (count 0 is 0) and a promoted mark. */
+#define POCKET_MAX 32
+extern uint64_t ZobPocket[2][8][POCKET_MAX + 1];
+extern uint64_t ZobPromoted[64];
 
 /* One-time init of attack tables and Zobrist keys; thread-safe. */
 void board_init_tables(void);

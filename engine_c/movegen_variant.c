@@ -210,6 +210,23 @@ static bool race_gives_check(const Board *b, Move m) {
            (bishop_attacks(ksq, occ) & (ours[BISHOP] | ours[QUEEN]));
 }
 
+/* Crazyhouse drops (quiet moves): any piece in hand to an empty square, a
+ * pawn not to the first or last rank; in check only between the king and a
+ * lone checker, in double check nowhere. As python-chess's
+ * CrazyhouseBoard.legal_drop_squares_mask. Stops at the end of the list. */
+static int gen_drops(const Board *b, MoveList *list) {
+    int us = b->side, start = list->count;
+    Bitboard to = ~b->by_type[0];
+    if (b->checkers)
+        to &= more_than_one(b->checkers) ? 0 : between_bb(board_king_sq(b, us), lsb(b->checkers));
+    for (int t = PAWN; t < KING; t++) {
+        if (!b->pocket[us][t]) continue;
+        Bitboard sqs = t == PAWN ? to & ~(RANK_1_BB | RANK_8_BB) : to;
+        while (sqs && list->count < MAX_MOVES) list->moves[list->count++] = move_make_drop(pop_lsb(&sqs), t);
+    }
+    return list->count - start;
+}
+
 int movegen_variant_legal(const Board *b, MoveList *list, int kind) {
     if (movegen_variant_end(b)) return 0;
     int start = list->count;
@@ -217,6 +234,7 @@ int movegen_variant_legal(const Board *b, MoveList *list, int kind) {
     if (b->variant == VAR_ATOMIC) return gen_atomic(b, list, kind);
     if (!board_pieces(b, b->side, KING)) return gen_kingless(b, list, kind);
     int n = movegen_chess(b, list, kind);
+    if (b->variant == VAR_CRAZYHOUSE && kind != GEN_NOISY) n += gen_drops(b, list);
     if (b->variant == VAR_RACINGKINGS) {
         /* No move may give check. */
         int keep = start;

@@ -123,6 +123,12 @@ VARIANT_STARTS = {
     "horde": ("rnbqkbnr/pppppppp/8/1PP2PP1/PPPPPPPP/PPPPPPPP/PPPPPPPP/PPPPPPPP w kq - 0 1", 1274),
     "antichess": ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1", 8067),
     "atomic": ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1", 8902),
+    "crazyhouse": ("rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1", 8902),
+}
+# The fuzz mangles these where the start position says too little: a
+# crazyhouse position with pockets and a promoted piece (~).
+FUZZ_FENS = {
+    "crazyhouse": "r1b1k2r/1Ppp1N2/1B1b2Q~1/pp1Pp1qp/P2PnP1p/8/NPKP4/R1B3R1[Pbn] w - - 3 31",
 }
 
 
@@ -139,12 +145,14 @@ def test_sanitizer_build_variants_perft_and_fuzz_clean() -> None:
         assert proc.returncode == 0, proc.stderr[-2000:]
         assert f"Nodes searched: {nodes}" in proc.stdout, (variant, proc.stdout)
         lines = []
-        for _ in range(300):
-            chars = list(fen)
+        for i in range(300):
+            chars = list(FUZZ_FENS.get(variant, fen) if i % 2 else fen)
             for _ in range(rng.randrange(0, 4)):
                 chars[rng.randrange(len(chars))] = rng.choice(alphabet)
             moves = [f"{rng.choice('abcdefgh')}{rng.randrange(1, 9)}{rng.choice('abcdefgh')}"
                      f"{rng.randrange(1, 9)}{rng.choice(['', '', 'q', 'k', 'n'])}"
+                     if rng.random() < 0.8 else
+                     f"{rng.choice('PNBRQKpnx')}@{rng.choice('abcdefgh')}{rng.randrange(1, 9)}"
                      for _ in range(20)]
             lines.append("".join(chars) + "|" + " ".join(moves))
         proc = subprocess.run([exe, "fuzz"], input="\n".join(lines) + "\n", capture_output=True,

@@ -14,6 +14,7 @@ from pathlib import Path
 import chess
 import chess.polyglot
 import chess.syzygy
+import chess.variant
 import pytest
 
 TABLES = Path(__file__).parent / "data" / "syzygy"
@@ -422,3 +423,59 @@ def test_eval_file_must_be_a_regular_file(uci: Uci, tmp_path: Path) -> None:
         lines = uci.expect("readyok", timeout=10)
         assert any("EvalFile not loaded" in ln and "not a regular file" in ln
                    for ln in lines), lines
+
+
+def test_uci_variant_sets_the_rules_of_position_and_perft(uci: Uci) -> None:
+    uci.send("uci")
+    lines = uci.expect("uciok")
+    assert any(line.startswith("option name UCI_Variant type combo default chess")
+               and "var crazyhouse" in line and "var atomic" in line for line in lines)
+    # Atomic: perft 3 from the start is 8902 as in chess; after 1. e4 d5 2. exd5 the
+    # pawn explodes: python-chess's AtomicBoard agrees with the count below.
+    uci.send("setoption name UCI_Variant value atomic", "position startpos moves e2e4 d7d5 e4d5",
+             "go perft 2")
+    ref = chess.variant.AtomicBoard()
+    for mv in ("e2e4", "d7d5", "e4d5"):
+        ref.push_uci(mv)
+    expected = sum(len(list(_after(ref, m).legal_moves)) for m in list(ref.legal_moves))
+    assert uci.expect("Nodes searched")[-1] == f"Nodes searched: {expected}"
+    # Crazyhouse: a drop in `position`, the pocket in `d`.
+    moves = ("e2e4", "d7d5", "e4d5", "d8d5", "b1c3", "d5a5", "P@d4")
+    ref_zh = chess.variant.CrazyhouseBoard()
+    for mv in moves:
+        ref_zh.push_uci(mv)
+    uci.send("setoption name UCI_Variant value crazyhouse",
+             f"position startpos moves {' '.join(moves)}", "d")
+    lines = uci.expect("Legal moves")
+    assert f"Fen: {ref_zh.fen(en_passant='xfen')}" in lines, lines
+    uci.send("go perft 1")
+    assert uci.expect("Nodes searched")[-1] == f"Nodes searched: {ref_zh.legal_moves.count()}"
+    # A search in a variant is refused with one line (its search is standard chess's).
+    uci.send("go depth 1", "isready")
+    lines = uci.expect("readyok")
+    assert [line for line in lines if line.startswith("info string")] == [
+        "info string search in crazyhouse is not supported yet "
+        "(UCI_Variant has the rules only: position, go perft, d)"]
+    assert not any(line.startswith("bestmove") for line in lines)
+    # The engine made after a variant's position is set (the first `isready`) is fine.
+    fresh = Uci()
+    try:
+        fresh.send("setoption name UCI_Variant value crazyhouse",
+                   f"position startpos moves {' '.join(moves)}", "isready", "go perft 1")
+        lines = fresh.expect("Nodes searched", timeout=120)
+        assert not any(line.startswith("info string") for line in lines), lines
+    finally:
+        fresh.close()
+    # An unknown variant is an error line; the variant in force stays.
+    uci.send("setoption name UCI_Variant value nosuchchess", "isready")
+    lines = uci.expect("readyok")
+    assert any("UCI_Variant 'nosuchchess' is not one of" in line for line in lines), lines
+    # Back to chess: the search plays again.
+    uci.send("setoption name UCI_Variant value chess", "position startpos", "go depth 1")
+    assert uci.expect("bestmove")[-1].startswith("bestmove ")
+
+
+def _after(board: chess.Board, move: chess.Move) -> chess.Board:
+    child = board.copy()
+    child.push(move)
+    return child

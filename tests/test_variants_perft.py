@@ -1,8 +1,9 @@
 """The variants' rules in the C engine against python-chess's chess.variant.
 
 For each variant the engine plays (king of the hill, three-check, racing
-kings, horde, antichess and atomic so far): perft from the start position at depth 4 and from 100
-positions of seeded random games at depth 3, each equal to python-chess's;
+kings, horde, antichess, atomic and crazyhouse): perft from the start
+position at depth 4 and from 100 positions of seeded random games at
+depth 3, each equal to python-chess's;
 the legal move set, the FEN and the incrementally kept Zobrist key checked
 after every move of random games; and the variant's game end.
 """
@@ -25,6 +26,7 @@ VARIANTS = {
     "horde": chess.variant.HordeBoard,
     "antichess": chess.variant.AntichessBoard,
     "atomic": chess.variant.AtomicBoard,
+    "crazyhouse": chess.variant.CrazyhouseBoard,
 }
 RANDOM_POSITIONS = 100
 GAMES = 30
@@ -201,3 +203,80 @@ def test_an_illegal_fen_for_the_variant_is_a_fen_error(variant: str, fen: str) -
 def test_an_unknown_variant_is_a_variant_error(variant: str) -> None:
     with pytest.raises(VariantError):
         Board(variant=variant)
+
+
+def test_crazyhouse_pockets_drops_and_promoted_pieces() -> None:
+    # A promoted queen (~) captured goes to the pocket as a pawn; drops as P@e4.
+    fen = "r3k2r/8/8/8/8/8/8/R2QK2R[Nn] b KQkq - 0 1"
+    ref = chess.variant.CrazyhouseBoard("r3k2r/8/8/8/8/8/8/R2Q~K2R[Nn] b KQkq - 0 1")
+    ours = Board("r3k2r/8/8/8/8/8/8/R2Q~K2R[Nn] b KQkq - 0 1", variant="crazyhouse")
+    assert ours.fen() == ref_fen(ref)
+    assert Board(fen, variant="crazyhouse").key() != ours.key()     # the mark is in the key
+    for uci in ("a8a1", "d1a1", "n@b3", "e1g1", "b3a1"):   # (lower-case drop letters are read too)
+        ours.push_uci(uci)
+        ref.push_uci(uci)
+        assert ours.fen() == ref_fen(ref)
+        assert sorted(ours.legal_moves()) == sorted(m.uci() for m in ref.legal_moves)
+        assert ours.key() == ours.computed_key()
+    assert ours.fen() == "4k2r/8/8/8/8/8/8/n4RK1[RNrp] w k - 0 4"   # the queen~ went back as a pawn
+    assert "P@e4" not in ours.legal_moves()
+    black_to_move = Board(ours.fen().replace(" w ", " b "), variant="crazyhouse")
+    assert "P@e4" in black_to_move.legal_moves()
+    for _ in range(5):
+        ours.pop()
+    assert ours.fen() == "r3k2r/8/8/8/8/8/8/R2Q~K2R[Nn] b KQkq - 0 1"
+    assert ours.key() == ours.computed_key()
+    # Drops block a check (and only then), never a pawn on the first or last rank.
+    check = Board("4k3/8/8/8/8/8/8/r3K3[Pp] w - - 0 1", variant="crazyhouse")
+    ref = chess.variant.CrazyhouseBoard("4k3/8/8/8/8/8/8/r3K3[Pp] w - - 0 1")
+    assert sorted(check.legal_moves()) == sorted(m.uci() for m in ref.legal_moves)
+    assert not any("@" in m for m in check.legal_moves())   # a1-e1 is a rank where pawns may not go
+    check = Board("4k3/8/8/8/8/8/8/r3K3[Nn] w - - 0 1", variant="crazyhouse")
+    assert sorted(m for m in check.legal_moves() if "@" in m) == ["N@b1", "N@c1", "N@d1"]
+    # The Lichess form and python-chess's ninth rank read the same.
+    ninth_rank = Board("4k3/8/8/8/8/8/8/4K3/Qp w - - 0 1", variant="crazyhouse")
+    assert ninth_rank.fen() == "4k3/8/8/8/8/8/8/4K3[Qp] w - - 0 1"
+
+
+def test_crazyhouse_threefold_counts_the_pockets() -> None:
+    ours = Board("4k3/8/8/8/8/8/8/4K3[Nn] w - - 0 1", variant="crazyhouse")
+    for _ in range(2):
+        for uci in ("e1d1", "e8d8", "d1e1", "d8e8"):
+            ours.push_uci(uci)
+    assert ours.status() == "threefold"
+    ours.pop()
+    assert ours.status() == "ongoing"
+
+
+@pytest.mark.parametrize("fen", [
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[K] w KQkq - 0 1",       # a king in the pocket
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[x] w KQkq - 0 1",       # not a piece
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[P w KQkq - 0 1",        # unclosed
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNRP] w KQkq - 0 1",
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[Q] w KQkq - 0 1",       # 33 men
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[QQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQQ] w KQkq - 0 1",
+    "rnbqk~bnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1",      # ~ after a king
+    "rnbqkbnr/ppp~ppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1",      # ~ after a pawn
+    "~rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1",
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR/P/p w KQkq - 0 1",
+    "Pnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/1NBQKBNR[] w Kkq - 0 1",         # a pawn on the 8th rank
+])
+def test_an_illegal_crazyhouse_fen_is_a_fen_error(fen: str) -> None:
+    with pytest.raises(FenError):
+        Board(fen, variant="crazyhouse")
+
+
+def test_crazyhouse_perft_5_from_the_start() -> None:
+    # Depth 5 is the first where drops count (python-chess needs minutes for it;
+    # 4888832 is the published crazyhouse figure, Fairy-Stockfish's too).
+    assert Board(variant="crazyhouse").perft(5) == 4888832
+
+
+def test_crazyhouse_a_position_with_341_moves() -> None:
+    # More than standard's old MAX_MOVES (256): drops of all five types.
+    fen = "K7/8/1R4Q1/8/3Q2Bk/6R1/2N5/8[QRBNPppp] w - - 0 1"
+    ref = chess.variant.CrazyhouseBoard(fen)
+    ours = Board(fen, variant="crazyhouse")
+    assert sorted(ours.legal_moves()) == sorted(m.uci() for m in ref.legal_moves)
+    assert len(ours.legal_moves()) == 341
+    assert ours.perft(2) == ref_perft(ref, 2)

@@ -104,7 +104,7 @@ def board_variant(board: Any) -> str:
 
 
 def board_fen(board: Any) -> str:
-    out = ffi.new("char[128]")
+    out = ffi.new("char[256]")
     check(lib.pb_board_get_fen(board, out, 128))
     return c_str(out)
 
@@ -119,7 +119,7 @@ def board_pop(board: Any) -> None:
 
 
 def board_legal_moves(board: Any) -> list[str]:
-    out = ffi.new("char[2048]")
+    out = ffi.new("char[4096]")
     check(lib.pb_board_legal_moves(board, out, 2048))
     text = c_str(out)
     return text.split() if text else []

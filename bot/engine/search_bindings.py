@@ -169,7 +169,7 @@ def is_searching(ptr: Any) -> bool:
 
 
 def fen(ptr: Any) -> str:
-    out = ffi.new("char[128]")
+    out = ffi.new("char[256]")
     check(lib.pb_engine_get_fen(ptr, out, 128))
     return c_str(out)
 
@@ -181,7 +181,7 @@ def evaluate(ptr: Any) -> int:
 
 
 def legal_moves(ptr: Any) -> list[str]:
-    out = ffi.new("char[2048]")
+    out = ffi.new("char[4096]")
     lib.pb_engine_legal_moves(ptr, out, 2048)
     return c_str(out).split()
 

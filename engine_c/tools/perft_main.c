@@ -91,7 +91,7 @@ static int cmd_fuzz(void) {
         if (!bar) continue;
         for (char *tok = strtok(bar + 1, " "); tok; tok = strtok(NULL, " ")) {
             if (notation_push_uci(&board, tok) == PB_OK) ok_moves++;
-            char fen[128];
+            char fen[256];
             board_get_fen(&board, fen, sizeof fen);
             movegen_count(&board);
         }
