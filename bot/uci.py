@@ -420,6 +420,7 @@ class UciSession:
             self._start_perft(args[1:])
             return
         if self._refuse_in_variant("search"):
+            self.send("bestmove (none)")  # a GUI waits for one after every go
             return
         limits = _parse_go(args)
         eng = self._get_engine()
