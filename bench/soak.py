@@ -537,35 +537,6 @@ def flag_model_min_moves(clock: str, rtt_ms: tuple[float, float]) -> int:
     return min(play(base * 1000, inc * 1000, model, rng)[0] for _ in range(100))
 
 
-def source_report(rows: list[dict[str, Any]], unanswered: dict[str, int | None]
-                  ) -> dict[str, dict[str, Any]]:
-    """Per source (arena / challenge / own): games, results, time losses (all, and
-    those the flag model says the clock allowed the bot to avoid), games lost to
-    faults, illegal moves, challenges the bot left unanswered (None: no challenge
-    of that kind reaches the bot)."""
-    out: dict[str, dict[str, Any]] = {}
-    for source in ("arena", "challenge", "own"):
-        mine = [g for g in rows if g.get("source", "challenge") == source]
-        results: Counter[str] = Counter()
-        flags = forbidden = 0
-        for g in mine:
-            outcome = "draw" if not g["winner"] else (
-                "win" if g["winner"] == g["bot_color"] else "loss")
-            results[f"{outcome} ({g['status']})"] += 1
-            if g["status"] == "outoftime" and g["winner"] != g["bot_color"]:
-                flags += 1
-                if (g["plies"] + 1) // 2 < g.get("model_min_moves", 10**9):
-                    forbidden += 1
-        out[source] = {
-            "games": len(mine), "results": dict(sorted(results.items())),
-            "time_losses": flags, "time_losses_flag_model_forbids": forbidden,
-            "games_lost_through_faults": sum(1 for g in mine if g.get("lost_to_fault")),
-            "illegal_moves": sum(g.get("illegal", 0) for g in mine),
-            "unanswered_challenges": unanswered.get(source),
-        }
-    return out
-
-
 async def soak(args: argparse.Namespace) -> int:
     tcs = [parse_tc(t) for t in args.tc.split(",")]
     emu_cfg = emulator_config(args)
@@ -694,6 +665,8 @@ async def soak(args: argparse.Namespace) -> int:
                 row["model_min_moves"] = model[row["clock"]]
         bursts = mix.burst_answers()
         unanswered = declined.get("created", 0) + bursts.get("unanswered", 0)
+        from soak_merge import source_report  # bench/ is on sys.path as a script
+
         by_source = source_report(rows, {"arena": None, "challenge": unanswered, "own": 0})
         forbidden = sum(v["time_losses_flag_model_forbids"] for v in by_source.values())
         waits = [b.answered_after_s for b in mix.bursts.values()
