@@ -160,3 +160,19 @@ def test_a_mixed_game_fault_fails_and_names_its_source(tmp_path: Path,
 def test_a_refused_own_challenge_fails_the_pool(tmp_path: Path) -> None:
     rc, pooled = run_merge(tmp_path, mix_chunk(1, own_challenges_refused={"busy": 1}))
     assert rc == 1 and pooled["own_challenges_refused"] == {"busy": 1}
+
+
+SOAK = MERGE.with_name("soak.py")
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--mix", "arena,queue"], "a comma-separated list of arena, direct, burst, own"),
+    (["--mix", "burst"], "needs arena, direct or own"),
+    (["--mix", "arena", "--arena-tc", "15+0"], "Bullet or slower"),
+    (["--mix", "direct,burst", "--burst-size", "0"], "must be >= 1"),
+])
+def test_soak_refuses_a_bad_mix_before_starting(argv: list[str], says: str) -> None:
+    out = subprocess.run([sys.executable, str(SOAK), *argv], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 2 and says in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
