@@ -303,6 +303,7 @@ GAUNTLET = ("gauntlet-a", "gauntlet-b", "gauntlet-c")
 # queue (`pibot queue`): queued, it may wait on; not queued, it was never answered.
 BURST_CHECK_S = 15.0
 OWN_START_S = 60.0  # an own challenge's game should have started by then
+OWN_SETTLE_S = 10.0  # a series is over this long after its game (no "already running")
 
 
 def parse_mix(text: str) -> list[str]:
@@ -390,6 +391,7 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
     arena_open = mix.arena_id is not None
     own_pending: dict[str, float] = {}  # gauntlet user -> when asked
     opp_of: dict[str, str] = {}  # game id -> opponent
+    own_over_at: dict[str, float] = {}  # gauntlet user -> when its last game ended
     last_burst = -1e9
     n_fill = n_burst = 0
     over: set[str] = set()
@@ -413,6 +415,7 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
                 log.warning("game %s started: %s %s against %s", snap.id, source, clock, opp)
             if snap.over and snap.id not in over:
                 over.add(snap.id)
+                own_over_at[opp_of[snap.id]] = now
                 log.warning("game %d/%d %s (%s) over: %s %s (%d plies)", len(over),
                             len(games), snap.id, mix.source_of[snap.id], snap.status,
                             snap.winner or "", len(snap.moves))
@@ -444,9 +447,13 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
             kind = "own" if fillers == ["own"] or (
                 "own" in fillers and n_fill % args.own_every == args.own_every - 1) \
                 else "direct"
-            # A gauntlet BOT with no series running (its game over, or never asked).
-            busy = set(own_pending) | {opp_of[g] for g in games if g not in over}
-            pick = next((u for u in GAUNTLET if u not in busy), None)
+            # A gauntlet BOT with no series running: never asked, or its game over a
+            # while ago (the series ends when the bot has seen the end), in turn.
+            busy = set(own_pending) | {opp_of[g] for g in games if g not in over} | {
+                u for u, t in own_over_at.items() if now - t < OWN_SETTLE_S}
+            turn = [GAUNTLET[(mix.own_asked + k) % len(GAUNTLET)]
+                    for k in range(len(GAUNTLET))]
+            pick = next((u for u in turn if u not in busy), None)
             if kind == "own" and pick is None:
                 kind = "direct" if "direct" in fillers else "none"
             if kind == "none":
