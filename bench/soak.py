@@ -6,12 +6,19 @@ received -> move posted, minus think time).
     python bench/soak.py                      # full run: 50 games, 1+0 and 3+2
     python bench/soak.py --games 10 --tc 60+0 # a shorter run
     python bench/soak.py --profile realistic --games 4   # lichess.org-like conditions
+    python bench/soak.py --profile realistic --mix arena,direct,burst,own --games 8
+                                              # issue 33: arena, bursts, own challenges
 
 --profile realistic: 80-250 ms round trips (no lag compensation), spectators
 typing (!help, !eval, !name ...), a slow chat endpoint and chat 429s, dropped
 and silent streams, rare stalled move POSTs (applied or not), 429s on the other
 endpoints, lila's keep-alive gaps, a Stockfish opponent (uci policy) for long
 games, 30+0 / 60+0 / 180+2 mixed, two games at a time.
+
+--mix: the bot also joins an emulator arena from its `tournaments:` config,
+gets bursts of challenges while every slot is busy (answers classified, the
+queue looked up through the control socket) and challenges emulator BOTs
+through the control socket; the report adds a table per source (docs/bot.md).
 
 Not a unit test: it takes a long time (the bot really uses its clock).
 """
