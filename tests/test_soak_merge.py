@@ -176,3 +176,27 @@ def test_soak_refuses_a_bad_mix_before_starting(argv: list[str], says: str) -> N
                          timeout=60)
     assert out.returncode == 2 and says in out.stderr, out.stderr
     assert "Traceback" not in out.stderr
+
+
+@pytest.mark.slow
+def test_a_short_mixed_soak_passes(tmp_path: Path) -> None:
+    """The mixed mode end to end (the real service, the emulator over HTTP, the control
+    socket): arena, direct, own games and bursts, which the bot without a queue
+    declines `later` - answered, not unanswered."""
+    report = tmp_path / "mix.json"
+    out = subprocess.run(
+        [sys.executable, str(SOAK), "--profile", "basic", "--mix", "arena,direct,burst,own",
+         "--games", "4", "--tc", "30+0", "--arena-tc", "30+0", "--burst-every-s", "5",
+         "--own-every", "2", "--fault-rate", "0", "--report", str(report)],
+        capture_output=True, text=True, timeout=420)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    got = json.loads(report.read_text())
+    assert got["games"] >= 4 and got["challenges_unanswered"] == 0
+    assert set(got["by_source"]) == {"arena", "challenge", "own"}
+    assert sum(v["games"] for v in got["by_source"].values()) == got["games"]
+    assert {g["source"] for g in got["game_rows"]} <= {"arena", "challenge", "own"}
+    assert got["own_challenges_refused"] == {} and got["queue_listing"] == "absent"
+    assert got["bursts_sent"] >= 1 and got["bursts_sent"] == sum(got["burst_answers"].values())
+    assert set(got["burst_answers"]) <= {"declined:later"}
+    rc, pooled = run_merge(tmp_path, {**got, "seed": 99})
+    assert rc == 0 and pooled["by_source"] == got["by_source"]
