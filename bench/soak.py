@@ -31,6 +31,7 @@ import json
 import logging
 import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -556,6 +557,7 @@ async def soak(args: argparse.Namespace) -> int:
     emu_cfg = emulator_config(args)
     mix: Mix | None = None
     sock = Path()
+    runtime: Path | None = None
     if args.mix:
         mix = Mix(items=args.mix)
         # Own challenges go to emulator BOTs that accept and play as the soak's opponents.
@@ -709,6 +711,8 @@ async def soak(args: argparse.Namespace) -> int:
                 "game_rows": rows}
         Path(args.report).write_text(json.dumps(full, indent=1) + "\n")
     emu.stop()
+    if runtime is not None:
+        shutil.rmtree(runtime, ignore_errors=True)
     ok = time_losses == 0 and fault_losses == 0 and requests_seen["illegal_moves"] == 0
     if mix is not None:  # issue 33: no time loss the flag model says was avoidable
         # An own challenge lila refused (a 429 on challenge creation ends the series
