@@ -6,12 +6,19 @@ received -> move posted, minus think time).
     python bench/soak.py                      # full run: 50 games, 1+0 and 3+2
     python bench/soak.py --games 10 --tc 60+0 # a shorter run
     python bench/soak.py --profile realistic --games 4   # lichess.org-like conditions
+    python bench/soak.py --profile realistic --mix arena,direct,burst,own --games 8
+                                              # issue 33: arena, bursts, own challenges
 
 --profile realistic: 80-250 ms round trips (no lag compensation), spectators
 typing (!help, !eval, !name ...), a slow chat endpoint and chat 429s, dropped
 and silent streams, rare stalled move POSTs (applied or not), 429s on the other
 endpoints, lila's keep-alive gaps, a Stockfish opponent (uci policy) for long
 games, 30+0 / 60+0 / 180+2 mixed, two games at a time.
+
+--mix: the bot also joins an emulator arena from its `tournaments:` config,
+gets bursts of challenges while every slot is busy (answers classified, the
+queue looked up through the control socket) and challenges emulator BOTs
+through the control socket; the report adds a table per source (docs/bot.md).
 
 Not a unit test: it takes a long time (the bot really uses its clock).
 """
@@ -22,10 +29,13 @@ import argparse
 import asyncio
 import json
 import logging
+import os
 import re
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import Counter
@@ -41,10 +51,12 @@ from bot.emulator import (
     OpponentSpec,
     RequestRecord,
 )
+from bot.emulator.config import UserSpec
+from bot.host import control_socket
 from bot.host.logsetup import setup_logging
 from bot.lichess.client import POLICIES
 from bot.lichess.token import Token
-from bot.play.game import GameHooks
+from bot.play.game_state import GameHooks
 from bot.service import Service
 
 log = logging.getLogger("soak")
@@ -166,6 +178,26 @@ def sent_in_pause(records: list[RequestRecord], pause_s: float,
     return out
 
 
+def move_400s(records: list[RequestRecord],
+              finished_at: dict[str, float]) -> tuple[Counter[str], int, int]:
+    """Move POSTs answered 400: (illegal moves per game id, retries after a stalled
+    POST, moves posted after the game ended)."""
+    illegal: Counter[str] = Counter()
+    after_stall = after_end = 0
+    last_status: dict[str, int] = {}  # game id -> status of its previous move POST
+    for r in sorted((r for r in records if "/move/" in r.route), key=lambda r: r.t):
+        gid = r.path.split("/")[4]
+        if r.status == 400:
+            if gid in finished_at and r.t >= finished_at[gid]:
+                after_end += 1
+            elif last_status.get(gid) == 0:
+                after_stall += 1  # its previous move was stalled (maybe landed): a retry
+            else:
+                illegal[gid] += 1
+        last_status[gid] = r.status
+    return illegal, after_stall, after_end
+
+
 def request_report(records: list[RequestRecord],
                    finished_at: dict[str, float] | None = None,
                    pause_s: float = 60.0, in_flight_s: float = 5.0) -> dict[str, Any]:
@@ -186,18 +218,8 @@ def request_report(records: list[RequestRecord],
         route: n for route, n in windows.items()
         if route.startswith("GET ") and route != "GET /api/stream/event" and n > 1
     }
-    illegal = after_stall = after_end = 0
-    last_status: dict[str, int] = {}  # game id -> status of its previous move POST
-    for r in sorted((r for r in records if "/move/" in r.route), key=lambda r: r.t):
-        gid = r.path.split("/")[4]
-        if r.status == 400:
-            if gid in finished_at and r.t >= finished_at[gid]:
-                after_end += 1
-            elif last_status.get(gid) == 0:
-                after_stall += 1  # its previous move was stalled (maybe landed): a retry
-            else:
-                illegal += 1
-        last_status[gid] = r.status
+    illegal_by_game, after_stall, after_end = move_400s(records, finished_at)
+    illegal = sum(illegal_by_game.values())
     return {
         "max_requests_per_60s": windows,
         "account_playing_max_per_60s": windows.get("GET /api/account/playing", 0),
@@ -279,11 +301,284 @@ def opponent_for(args: argparse.Namespace, i: int) -> OpponentSpec:
                         seed=args.seed + i)
 
 
+# -- the mixed mode (--mix): arena games, direct challenges, bursts, own challenges ------
+
+MIX_ITEMS = ("arena", "direct", "burst", "own")
+ARENA_OPPONENTS = (("arena-ann", 1450), ("arena-bob", 1500), ("arena-cid", 1550),
+                   ("arena-dee", 1600))
+GAUNTLET = ("gauntlet-a", "gauntlet-b", "gauntlet-c")
+# A burst challenge still open this long after it was sent is looked up in the bot's
+# queue (`pibot queue`): queued, it may wait on; not queued, it was never answered.
+BURST_CHECK_S = 15.0
+OWN_START_S = 60.0  # an own challenge's game should have started by then
+OWN_SETTLE_S = 10.0  # a series is over this long after its game (no "already running")
+
+
+def parse_mix(text: str) -> list[str]:
+    items = [x.strip() for x in text.split(",") if x.strip()]
+    bad = [x for x in items if x not in MIX_ITEMS]
+    if not items or bad:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a comma-separated list of {', '.join(MIX_ITEMS)}")
+    if not {"arena", "direct", "own"} & set(items):
+        raise argparse.ArgumentTypeError(f"{text!r}: needs arena, direct or own (games)")
+    return list(dict.fromkeys(items))
+
+
+def own_tc(base: int, inc: int) -> str:
+    """`pibot challenge --tc` takes MINUTES+SECONDS, as lichess.org writes it."""
+    return f"{base / 60:g}+{inc}"
+
+
+@dataclass
+class Burst:
+    sent_at: float
+    withdraws: bool  # its challenger gives up at the check if the bot queued it
+    outcome: str | None = None
+    answered_after_s: float | None = None
+
+
+@dataclass
+class Mix:
+    """What the mixed driver saw, for the report."""
+
+    items: list[str]
+    arena_id: str | None = None
+    arena_joined_after_s: float | None = None
+    source_of: dict[str, str] = field(default_factory=dict)  # game id -> arena|challenge|own
+    bursts: dict[str, Burst] = field(default_factory=dict)
+    bursts_sent: int = 0
+    own_asked: int = 0
+    own_refused: Counter[str] = field(default_factory=Counter)  # the socket's one line
+    own_unstarted: int = 0  # asked, no game within OWN_START_S
+    queue_listing: str = "absent"  # `queue` on the control socket: absent | present
+
+    def burst_answers(self) -> dict[str, int]:
+        """accepted_from_queue, withdrawn_while_queued, declined:<reason>,
+        canceled_by_expiry (the emulator's expiry, as `canceled` for direct ones),
+        unanswered (open at its check and not in the queue)."""
+        return dict(sorted(Counter(b.outcome or "unanswered"
+                                   for b in self.bursts.values()).items()))
+
+
+def game_facts(emu: Emulator, gid: str) -> tuple[str | None, str, str]:
+    """(tournament id, clock BASE+INC, opponent name) of an emulator game."""
+    with emu._core.lock:  # noqa: SLF001 - the snapshot carries neither field
+        g = emu._core.games[gid]  # noqa: SLF001
+        base = (g.clock.initial_ms or 0) // 1000
+        clock = f"{base}+{g.clock.increment_ms // 1000}"
+        opp = g.black.name if g.bot_color else g.white.name
+        return g.tournament_id, clock, opp
+
+
+def queued_ids(sock: Path) -> set[str] | None:
+    """The challenge ids in the bot's queue (`pibot queue`); None when the service
+    has no queue (the command is unknown) or does not answer."""
+    try:
+        listing = control_socket.call(None, "queue", {}, str(sock))
+    except (control_socket.NotRunning, control_socket.Refused):
+        return None
+    return {str(q.get("id")) for q in listing or [] if isinstance(q, dict)}
+
+
+async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Path,
+                    tcs: list[tuple[int, int]], games: list[str], tc_of: dict[str, str],
+                    declined: Counter[str]) -> None:
+    """Fill the slots the arena leaves with direct and own challenges until --games
+    games have started (arena games count), and burst challenges at the bot whenever
+    every slot is busy; then end the arena and wait for every game and burst."""
+    me = emu.config.accounts[0].username
+    t0 = time.monotonic()
+    if mix.arena_id is not None:
+        joined = await asyncio.to_thread(
+            emu.wait_until, lambda: "me" in emu.arena(mix.arena_id or "", me), 90.0)
+        if joined:
+            mix.arena_joined_after_s = round(time.monotonic() - t0, 1)
+        else:
+            log.warning("the bot did not join arena %s in 90 s", mix.arena_id)
+    arena_open = mix.arena_id is not None
+    own_pending: dict[str, float] = {}  # gauntlet user -> when asked
+    opp_of: dict[str, str] = {}  # game id -> opponent
+    own_over_at: dict[str, float] = {}  # gauntlet user -> when its last game ended
+    last_burst = -1e9
+    n_fill = n_burst = 0
+    over: set[str] = set()
+    while True:
+        now = time.monotonic()
+        running_other = 0
+        for snap in emu.games():
+            if snap.id not in mix.source_of:
+                tid, clock, opp = game_facts(emu, snap.id)
+                if tid is not None:
+                    source = "arena"
+                elif opp in GAUNTLET:
+                    source = "own"
+                    own_pending.pop(opp, None)
+                else:
+                    source = "challenge"
+                mix.source_of[snap.id] = source
+                opp_of[snap.id] = opp
+                games.append(snap.id)
+                tc_of[snap.id] = clock
+                log.warning("game %s started: %s %s against %s", snap.id, source, clock, opp)
+            if snap.over and snap.id not in over:
+                over.add(snap.id)
+                own_over_at[opp_of[snap.id]] = now
+                log.warning("game %d/%d %s (%s) over: %s %s (%d plies)", len(over),
+                            len(games), snap.id, mix.source_of[snap.id], snap.status,
+                            snap.winner or "", len(snap.moves))
+            if not snap.over and mix.source_of[snap.id] != "arena":
+                running_other += 1
+        for user, asked in list(own_pending.items()):
+            if now - asked > OWN_START_S:
+                own_pending.pop(user)
+                mix.own_unstarted += 1
+        await check_bursts(emu, mix, sock, now, final=False)
+        running = len(games) - len(over)
+        if len(games) >= args.games:
+            if arena_open:
+                assert mix.arena_id is not None
+                await asyncio.to_thread(emu.finish_arena, mix.arena_id)
+                arena_open = False
+                log.warning("%d games started: arena %s ended", len(games), mix.arena_id)
+            if running == 0 and not own_pending:
+                await check_bursts(emu, mix, sock, time.monotonic(), final=True)
+                if all(b.outcome for b in mix.bursts.values()):
+                    break
+            await asyncio.sleep(0.5)
+            continue
+        arena_slot = 1 if arena_open and mix.arena_joined_after_s is not None else 0
+        free = args.concurrency - arena_slot - running_other - len(own_pending)
+        fillers = [x for x in ("direct", "own") if x in mix.items]
+        if free > 0 and fillers:
+            base, inc = tcs[n_fill % len(tcs)]
+            kind = "own" if fillers == ["own"] or (
+                "own" in fillers and n_fill % args.own_every == args.own_every - 1) \
+                else "direct"
+            # A gauntlet BOT with no series running: never asked, or its game over a
+            # while ago (the series ends when the bot has seen the end), in turn.
+            busy = set(own_pending) | {opp_of[g] for g in games if g not in over} | {
+                u for u, t in own_over_at.items() if now - t < OWN_SETTLE_S}
+            turn = [GAUNTLET[(mix.own_asked + k) % len(GAUNTLET)]
+                    for k in range(len(GAUNTLET))]
+            pick = next((u for u in turn if u not in busy), None)
+            if kind == "own" and pick is None:
+                kind = "direct" if "direct" in fillers else "none"
+            if kind == "none":
+                pass
+            elif kind == "own":
+                assert pick is not None
+                try:
+                    await asyncio.to_thread(
+                        control_socket.call, None, "challenge",
+                        {"user": pick, "tc": own_tc(base, inc), "games": 1}, str(sock))
+                    own_pending[pick] = time.monotonic()
+                    mix.own_asked += 1
+                except (control_socket.NotRunning, control_socket.Refused) as exc:
+                    mix.own_refused[str(exc)[:80]] += 1
+                    await asyncio.sleep(1.0)
+            else:
+                cid = await asyncio.to_thread(
+                    emu.challenge_bot, challenger=f"soak{n_fill % 7}", rated=False,
+                    clock_limit_s=base, increment_s=inc, opponent=opponent_for(args, n_fill))
+                status = await asyncio.to_thread(emu.wait_challenge_answered, cid, 25)
+                if status != "accepted":
+                    declined[emu.decline_reason(cid) or status] += 1
+                    await asyncio.sleep(1.0)
+                else:
+                    await asyncio.to_thread(emu.wait_game_started, cid, 25)
+            n_fill += 1
+        elif free <= 0 and "burst" in mix.items and now - last_burst >= args.burst_every_s:
+            # Every slot is busy (the arena's included): what a queue is for.
+            last_burst = now
+            for k in range(args.burst_size):
+                base, inc = tcs[(n_burst + k) % len(tcs)]
+                cid = await asyncio.to_thread(
+                    emu.challenge_bot, challenger=f"burst{(n_burst + k) % 11}", rated=False,
+                    clock_limit_s=base, increment_s=inc,
+                    opponent=opponent_for(args, 1000 + n_burst + k))
+                mix.bursts[cid] = Burst(sent_at=time.monotonic(),
+                                        withdraws=(n_burst + k) % args.burst_withdraw_every
+                                        == args.burst_withdraw_every - 1)
+            n_burst += args.burst_size
+            mix.bursts_sent = n_burst
+            log.warning("burst of %d challenges with every slot busy", args.burst_size)
+        await asyncio.sleep(0.5)
+
+
+async def check_bursts(emu: Emulator, mix: Mix, sock: Path, now: float, final: bool) -> None:
+    """Classify the burst challenges that got an answer; at BURST_CHECK_S (or at the
+    end, final) one still open is looked up in the bot's queue: queued, it is
+    withdrawn by its challenger (one in --burst-withdraw-every, and every one at the
+    end) or left to wait; not queued, it is unanswered."""
+    listing: set[str] | None = None
+    looked = False
+    for cid, b in mix.bursts.items():
+        if b.outcome is not None:
+            continue
+        status = emu.challenge_status(cid)
+        if status == "accepted":
+            b.outcome, b.answered_after_s = "accepted_from_queue", round(now - b.sent_at, 1)
+        elif status == "declined":
+            b.outcome = f"declined:{emu.decline_reason(cid) or 'generic'}"
+            b.answered_after_s = round(now - b.sent_at, 1)
+        elif status == "canceled":
+            b.outcome = "canceled_by_expiry"
+        elif final or now - b.sent_at >= BURST_CHECK_S:
+            if not looked:
+                listing, looked = await asyncio.to_thread(queued_ids, sock), True
+                if listing is not None:
+                    mix.queue_listing = "present"
+            queued = listing is not None and cid in listing
+            if queued and not (final or b.withdraws):
+                continue  # waits in the queue for a slot
+            await asyncio.to_thread(emu.cancel_challenge, cid)
+            b.outcome = "withdrawn_while_queued" if queued else "unanswered"
+
+
+def flag_model_min_moves(clock: str, rtt_ms: tuple[float, float]) -> int:
+    """The fewest moves bench/flag_model.py's model game reaches at this clock and
+    round trip (its defaults: one stalled POST, stream drops), over 100 games: a
+    flag before that is one the clock allowed the bot to avoid."""
+    import random
+
+    from flag_model import play  # bench/ is on sys.path when run as a script
+
+    base, inc = parse_tc(clock)
+    model = argparse.Namespace(rtt_lo=rtt_ms[0], rtt_hi=rtt_ms[1], extra=15.0, overhead=326,
+                               drop_rate=0.08, drop_cost=250.0, stall_at=27, stall_s=3.1,
+                               max_moves=400)
+    rng = random.Random(1)
+    return min(play(base * 1000, inc * 1000, model, rng)[0] for _ in range(100))
+
+
 async def soak(args: argparse.Namespace) -> int:
     tcs = [parse_tc(t) for t in args.tc.split(",")]
-    emu = Emulator(emulator_config(args)).start()
+    emu_cfg = emulator_config(args)
+    mix: Mix | None = None
+    sock = Path()
+    runtime: Path | None = None
+    if args.mix:
+        mix = Mix(items=args.mix)
+        # Own challenges go to emulator BOTs that accept and play as the soak's opponents.
+        emu_cfg.users += [UserSpec(name, rating=1500 + 100 * k,
+                                   opponent=opponent_for(args, 2000 + k))
+                          for k, name in enumerate(GAUNTLET)]
+        # The control socket (and the status file) in a directory of this run's own.
+        runtime = Path(tempfile.mkdtemp(prefix="pibot-soak-"))
+        os.environ["RUNTIME_DIRECTORY"] = str(runtime)
+        sock = control_socket.socket_path()
+    emu = Emulator(emu_cfg).start()
     stats = Stats()
-    cfg = parse_config(service_config(args, emu.url))
+    data = service_config(args, emu.url)
+    if mix is not None and "arena" in mix.items:
+        base, inc = parse_tc(args.arena_tc)
+        mix.arena_id = emu.create_arena(
+            minutes=24 * 60, clock_limit_s=base, increment_s=inc, starts_in_s=0.0,
+            name="Soak", opponents=[(name, rating, opponent_for(args, 500 + k))
+                                    for k, (name, rating) in enumerate(ARENA_OPPONENTS)])
+        data["tournaments"] = [{"id": mix.arena_id}]
+    cfg = parse_config(data)
     service = Service(cfg, Token(emu.token, "emulator"), hooks=GameHooks(stats.on_move,
                                                                        stats.on_end))
     run = asyncio.create_task(service.run())
@@ -293,12 +588,15 @@ async def soak(args: argparse.Namespace) -> int:
     else:
         inject_faults(emu, args.fault_rate)
     t0 = time.monotonic()
+    commit = commit_id()  # the code this run started with
     games: list[str] = []
     tc_of: dict[str, str] = {}
     pending: set[str] = set()
     declined: Counter[str] = Counter()
     i = 0
-    while len(games) < args.games or pending:
+    if mix is not None:
+        await drive_mix(args, emu, mix, sock, tcs, games, tc_of, declined)
+    while mix is None and (len(games) < args.games or pending):
         for gid in list(pending):
             if emu.game(gid).over:
                 pending.discard(gid)
@@ -334,6 +632,7 @@ async def soak(args: argparse.Namespace) -> int:
     snaps = [emu.game(g) for g in games]
     results: Counter[str] = Counter()
     time_losses = fault_losses = 0
+    lost_to_fault: set[str] = set()
     for s in snaps:
         outcome = "draw" if not s.winner else ("win" if s.winner == s.bot_color else "loss")
         results[f"{outcome} ({s.status})"] += 1
@@ -342,9 +641,10 @@ async def soak(args: argparse.Namespace) -> int:
             time_losses += 1
         if s.status in ("aborted", "noStart") or not s.over:
             fault_losses += 1
+            lost_to_fault.add(s.id)
     net = cfg.network
-    requests_seen = request_report(records, {s.id: s.finished_at for s in snaps
-                                              if s.finished_at is not None},
+    finished_at = {s.id: s.finished_at for s in snaps if s.finished_at is not None}
+    requests_seen = request_report(records, finished_at,
                                    pause_s=net.rate_limit_pause_s,
                                    in_flight_s=min(5.0, net.rate_limit_pause_s / 2))
     report = {
@@ -363,17 +663,62 @@ async def soak(args: argparse.Namespace) -> int:
         "plies_per_game": [len(s.moves) for s in snaps],
         **requests_seen,
     }
+    rows: list[dict[str, Any]] = [
+        {"id": s.id, "clock": tc_of[s.id], "status": s.status, "winner": s.winner,
+         "bot_color": s.bot_color, "plies": len(s.moves)} for s in snaps]
+    forbidden = unanswered = 0
+    if mix is not None:
+        illegal_of = move_400s(records, finished_at)[0]
+        rtt = args.rtt_ms if args.profile == "realistic" else (0.0, 0.0)
+        model: dict[str, int] = {}
+        for row in rows:
+            row["source"] = mix.source_of[row["id"]]
+            row["illegal"] = illegal_of.get(row["id"], 0)
+            row["lost_to_fault"] = row["id"] in lost_to_fault
+            if row["status"] == "outoftime" and row["winner"] != row["bot_color"]:
+                if row["clock"] not in model:
+                    model[row["clock"]] = flag_model_min_moves(row["clock"], rtt)
+                row["model_min_moves"] = model[row["clock"]]
+        bursts = mix.burst_answers()
+        unanswered = declined.get("created", 0) + bursts.get("unanswered", 0)
+        from soak_merge import source_report  # bench/ is on sys.path as a script
+
+        by_source = source_report(rows, {"arena": None, "challenge": unanswered, "own": 0})
+        forbidden = sum(v["time_losses_flag_model_forbids"] for v in by_source.values())
+        waits = [b.answered_after_s for b in mix.bursts.values()
+                 if b.outcome == "accepted_from_queue" and b.answered_after_s is not None]
+        report.update({
+            "mix": mix.items, "arena_id": mix.arena_id,
+            "arena_joined_after_s": mix.arena_joined_after_s,
+            "arena_tc": args.arena_tc if mix.arena_id else None,
+            # direct challenges: challenges_declined, as in the plain mode
+            "bursts_sent": mix.bursts_sent, "burst_answers": bursts,
+            "burst_queue_waits_s": sorted(waits),
+            "queue_listing": mix.queue_listing,
+            "own_challenges_asked": mix.own_asked,
+            "own_challenges_refused": dict(mix.own_refused),
+            "own_challenges_unstarted": mix.own_unstarted,
+            "challenges_unanswered": unanswered,
+            "time_losses_flag_model_forbids": forbidden,
+            "flag_model_min_moves": model,
+            "by_source": by_source,
+        })
     print(json.dumps(report, indent=2))
     if args.report:
         # Everything bench/soak_merge.py needs to pool runs: raw samples, per-game rows.
-        full = {**report, "commit": commit_id(), "seed": args.seed, "book": bool(args.book),
+        full = {**report, "commit": commit, "seed": args.seed, "book": bool(args.book),
                 "syzygy": bool(args.syzygy), "overhead_ms": stats.overhead_ms,
-                "game_rows": [{"id": s.id, "clock": tc_of[s.id], "status": s.status,
-                               "winner": s.winner, "bot_color": s.bot_color,
-                               "plies": len(s.moves)} for s in snaps]}
+                "game_rows": rows}
         Path(args.report).write_text(json.dumps(full, indent=1) + "\n")
     emu.stop()
+    if runtime is not None:
+        shutil.rmtree(runtime, ignore_errors=True)
     ok = time_losses == 0 and fault_losses == 0 and requests_seen["illegal_moves"] == 0
+    if mix is not None:  # issue 33: no time loss the flag model says was avoidable
+        # An own challenge lila refused (a 429 on challenge creation ends the series
+        # with one log line) is reported, not failed; the socket refusing one is a bug.
+        ok = forbidden == 0 and fault_losses == 0 and requests_seen["illegal_moves"] == 0 \
+            and unanswered == 0 and not mix.own_refused
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 
@@ -416,11 +761,37 @@ def main() -> int:
     p.add_argument("--report", default=None,
                    help="also write the report with raw samples to this JSON file "
                    "(pool several with bench/soak_merge.py)")
+    p.add_argument("--mix", type=parse_mix, default=None, metavar="ITEMS",
+                   help="mixed mode, a comma-separated list of: arena (the bot joins an "
+                   "emulator arena from its tournaments: config and plays the games it is "
+                   "paired into against 4 opponents), direct (users challenge it, as without "
+                   "--mix), burst (challenges that arrive while every slot is busy), own "
+                   "(`pibot challenge` through the control socket to emulator BOTs); "
+                   "--games counts every source")
+    p.add_argument("--arena-tc", default="60+0", help="--mix arena: the arena's clock")
+    p.add_argument("--burst-size", type=int, default=3,
+                   help="--mix burst: challenges per burst")
+    p.add_argument("--burst-every-s", type=float, default=60.0,
+                   help="--mix burst: at most one burst this often")
+    p.add_argument("--burst-withdraw-every", type=int, default=3,
+                   help="--mix burst: one burst challenge in N is withdrawn by its "
+                   "challenger if the bot queued it")
+    p.add_argument("--own-every", type=int, default=4,
+                   help="--mix own (with direct): one slot filling in N is an own challenge")
     args = p.parse_args()
     if args.tc is None:
         args.tc = REALISTIC_TC if args.profile == "realistic" else "60+0,180+2"
     if args.games < 1:
         p.error("--games must be >= 1")
+    if min(args.burst_size, args.burst_withdraw_every, args.own_every) < 1:
+        p.error("--burst-size, --burst-withdraw-every and --own-every must be >= 1")
+    if args.mix and "arena" in args.mix:
+        try:
+            base, inc = parse_tc(args.arena_tc)
+        except ValueError:
+            p.error(f"--arena-tc {args.arena_tc!r}: use BASE+INC in seconds, e.g. 60+0")
+        if base + 40 * inc < 30:
+            p.error("--arena-tc: a bots-allowed arena needs Bullet or slower (lila)")
     try:
         [parse_tc(t) for t in args.tc.split(",")]
     except ValueError:

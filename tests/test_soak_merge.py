@@ -58,3 +58,145 @@ def test_one_bad_chunk_fails_the_pool(tmp_path: Path, fault: dict[str, Any]) -> 
     assert rc == 1
     key = next(iter(fault))
     assert pooled[key if key != "challenges_declined" else "challenges_unanswered"]
+
+
+def mix_chunk(seed: int, **over: Any) -> dict[str, Any]:
+    """A `bench/soak.py --mix arena,direct,burst,own --report` chunk, all clean."""
+    row = {"winner": "white", "bot_color": "white", "status": "mate", "clock": "60+0",
+           "plies": 80, "illegal": 0, "lost_to_fault": False}
+    report = chunk(seed, **{
+        "mix": ["arena", "direct", "burst", "own"],
+        "game_rows": [{**row, "source": "arena"}, {**row, "source": "challenge"},
+                      {**row, "source": "own"}],
+        "bursts_sent": 3, "burst_answers": {"declined:later": 3}, "burst_queue_waits_s": [],
+        "own_challenges_asked": 1, "own_challenges_unstarted": 0,
+        "own_challenges_refused": {}})
+    report.update(over)
+    return report
+
+
+def test_plain_chunks_keep_their_output(tmp_path: Path) -> None:
+    _, pooled = run_merge(tmp_path, chunk(1), chunk(2))
+    assert "mix" not in pooled and "by_source" not in pooled
+    assert pooled["challenges_unanswered"] == 0
+
+
+def test_mixed_chunks_pool_per_source(tmp_path: Path) -> None:
+    # A plain chunk's rows are direct challenges; "later" to a burst is an answer.
+    rc, pooled = run_merge(tmp_path, mix_chunk(1), mix_chunk(2), chunk(3))
+    assert rc == 0, pooled
+    assert pooled["mix"] == ["arena", "burst", "direct", "own"]
+    assert pooled["burst_answers"] == {"declined:later": 6}
+    assert pooled["bursts_sent"] == 6 and pooled["own_challenges_asked"] == 2
+    by = pooled["by_source"]
+    assert [by[s]["games"] for s in ("arena", "challenge", "own")] == [2, 3, 2]
+    assert by["arena"]["unanswered_challenges"] is None
+    assert by["challenge"]["results"] == {"win (mate)": 3}
+
+
+def test_queue_answers_are_reported_apart(tmp_path: Path) -> None:
+    # When the queue lands: accepted from it and withdrawn while in it are answers.
+    queued = mix_chunk(1, burst_answers={"accepted_from_queue": 2,
+                                         "withdrawn_while_queued": 1},
+                       burst_queue_waits_s=[4.5, 61.0])
+    rc, pooled = run_merge(tmp_path, queued, mix_chunk(2))
+    assert rc == 0, pooled
+    assert pooled["burst_answers"] == {"accepted_from_queue": 2, "declined:later": 3,
+                                       "withdrawn_while_queued": 1}
+    assert pooled["burst_queue_waits_s"] == [4.5, 61.0]
+    assert pooled["challenges_unanswered"] == 0
+
+
+def test_an_unanswered_burst_challenge_fails_the_pool(tmp_path: Path) -> None:
+    rc, pooled = run_merge(tmp_path, mix_chunk(1),
+                           mix_chunk(2, burst_answers={"declined:later": 2, "unanswered": 1}))
+    assert rc == 1
+    assert pooled["challenges_unanswered"] == 1
+    assert pooled["by_source"]["challenge"]["unanswered_challenges"] == 1
+
+
+def flagged(moves: int, model_min: int | None, source: str = "arena") -> dict[str, Any]:
+    row: dict[str, Any] = {"winner": "black", "bot_color": "white", "status": "outoftime",
+                           "clock": "30+0", "plies": 2 * moves - 1, "source": source,
+                           "illegal": 0, "lost_to_fault": False}
+    if model_min is not None:
+        row["model_min_moves"] = model_min
+    return row
+
+
+@pytest.mark.parametrize(("moves", "model_min", "rc"), [
+    (130, 105, 0),    # past what the clock carries at these round trips: reported, passes
+    (60, 105, 1),     # the clock could carry it: fails
+    (130, None, 1),   # no model figure: counted as avoidable
+])
+def test_mixed_time_losses_are_judged_by_the_flag_model(
+        tmp_path: Path, moves: int, model_min: int | None, rc: int) -> None:
+    bad = mix_chunk(2)
+    bad["game_rows"] = [*bad["game_rows"], flagged(moves, model_min)]
+    got, pooled = run_merge(tmp_path, mix_chunk(1), bad)
+    assert got == rc, pooled
+    assert pooled["by_source"]["arena"]["time_losses"] == 1
+    assert pooled["time_losses_flag_model_forbids"] == rc
+
+
+@pytest.mark.parametrize("fault", [
+    {"illegal": 1},
+    {"lost_to_fault": True, "status": "noStart"},
+])
+def test_a_mixed_game_fault_fails_and_names_its_source(tmp_path: Path,
+                                                        fault: dict[str, Any]) -> None:
+    bad = mix_chunk(2)
+    bad["game_rows"][2].update(fault)  # the own game
+    totals = {"illegal_moves": fault.get("illegal", 0),
+              "games_lost_through_faults": int("lost_to_fault" in fault)}
+    rc, pooled = run_merge(tmp_path, mix_chunk(1), {**bad, **totals})
+    assert rc == 1
+    own = pooled["by_source"]["own"]
+    assert own["illegal_moves"] == totals["illegal_moves"]
+    assert own["games_lost_through_faults"] == totals["games_lost_through_faults"]
+    assert pooled["by_source"]["arena"]["illegal_moves"] == 0
+
+
+def test_a_refused_own_challenge_fails_the_pool(tmp_path: Path) -> None:
+    rc, pooled = run_merge(tmp_path, mix_chunk(1, own_challenges_refused={"busy": 1}))
+    assert rc == 1 and pooled["own_challenges_refused"] == {"busy": 1}
+
+
+SOAK = MERGE.with_name("soak.py")
+
+
+@pytest.mark.parametrize(("argv", "says"), [
+    (["--mix", "arena,queue"], "a comma-separated list of arena, direct, burst, own"),
+    (["--mix", "burst"], "needs arena, direct or own"),
+    (["--mix", "arena", "--arena-tc", "15+0"], "Bullet or slower"),
+    (["--mix", "direct,burst", "--burst-size", "0"], "must be >= 1"),
+])
+def test_soak_refuses_a_bad_mix_before_starting(argv: list[str], says: str) -> None:
+    out = subprocess.run([sys.executable, str(SOAK), *argv], capture_output=True, text=True,
+                         timeout=60)
+    assert out.returncode == 2 and says in out.stderr, out.stderr
+    assert "Traceback" not in out.stderr
+
+
+@pytest.mark.slow
+def test_a_short_mixed_soak_passes(tmp_path: Path) -> None:
+    """The mixed mode end to end (the real service, the emulator over HTTP, the control
+    socket): arena, direct, own games and bursts, which the bot without a queue
+    declines `later` - answered, not unanswered."""
+    report = tmp_path / "mix.json"
+    out = subprocess.run(
+        [sys.executable, str(SOAK), "--profile", "basic", "--mix", "arena,direct,burst,own",
+         "--games", "4", "--tc", "30+0", "--arena-tc", "30+0", "--burst-every-s", "5",
+         "--own-every", "2", "--fault-rate", "0", "--report", str(report)],
+        capture_output=True, text=True, timeout=420)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    got = json.loads(report.read_text())
+    assert got["games"] >= 4 and got["challenges_unanswered"] == 0
+    assert set(got["by_source"]) == {"arena", "challenge", "own"}
+    assert sum(v["games"] for v in got["by_source"].values()) == got["games"]
+    assert {g["source"] for g in got["game_rows"]} <= {"arena", "challenge", "own"}
+    assert got["own_challenges_refused"] == {} and got["queue_listing"] == "absent"
+    assert got["bursts_sent"] >= 1 and got["bursts_sent"] == sum(got["burst_answers"].values())
+    assert set(got["burst_answers"]) <= {"declined:later"}
+    rc, pooled = run_merge(tmp_path, {**got, "seed": 99})
+    assert rc == 0 and pooled["by_source"] == got["by_source"]
