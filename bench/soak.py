@@ -283,6 +283,8 @@ def service_config(args: argparse.Namespace, url: str) -> dict[str, Any]:
                             "goodbye_spectators": ""}
         data["network"] = {"stream_read_timeout_s": 7.0, "backoff_base_s": 0.2,
                            "backoff_max_s": 2.0, "rate_limit_pause_s": 2.0}
+    if args.queue_max:
+        data["challenge"]["queue_max"] = args.queue_max
     if args.move_overhead_ms is not None:
         data["engine"]["move_overhead_ms"] = args.move_overhead_ms
     if args.book:
@@ -761,6 +763,8 @@ def main() -> int:
     p.add_argument("--report", default=None,
                    help="also write the report with raw samples to this JSON file "
                    "(pool several with bench/soak_merge.py)")
+    p.add_argument("--queue-max", type=int, default=0, metavar="N",
+                   help="the bot's challenge.queue_max (0: no queue, busy is declined later)")
     p.add_argument("--mix", type=parse_mix, default=None, metavar="ITEMS",
                    help="mixed mode, a comma-separated list of: arena (the bot joins an "
                    "emulator arena from its tournaments: config and plays the games it is "
