@@ -110,6 +110,9 @@ class ServiceStatus(_RequiredStatus, total=False):
     # Added later: older files lack them.
     unsaved_pgns: int             # finished games whose PGN waits for the disk
     pgn_problem: str | None       # why they wait
+    # The records database (bot.store RecordWriter.status()): path, problem, dropped,
+    # written, pending; None when records.db is null.
+    records: dict[str, Any] | None
 
 
 # -- where --------------------------------------------------------------------------
@@ -209,13 +212,15 @@ class Writer:
     def publish(self, *, account: str, url: str, state: str, concurrency: int,
                 free_slots: int, games: list[GameStatus], engine: EngineStatus,
                 heat: HeatStatus, today: TodayStatus, unsaved_pgns: int = 0,
-                pgn_problem: str | None = None) -> str:
+                pgn_problem: str | None = None,
+                records: dict[str, Any] | None = None) -> str:
         """Write the file; returns the one-line summary (for sdnotify.status)."""
         status = ServiceStatus(
             schema=SCHEMA, pid=os.getpid(), account=account, url=url, state=state,
             started_at=self.started_at, updated_at=time.time(), period_s=self.period_s,
             concurrency=concurrency, free_slots=free_slots, games=games, engine=engine,
-            heat=heat, today=today, unsaved_pgns=unsaved_pgns, pgn_problem=pgn_problem)
+            heat=heat, today=today, unsaved_pgns=unsaved_pgns, pgn_problem=pgn_problem,
+            records=records)
         self.last = status
         with self._lock:
             if self._closed:
@@ -435,6 +440,8 @@ def summary(s: ServiceStatus) -> str:
              f"today +{t['wins']} ={t['draws']} -{t['losses']}"]
     if s.get("unsaved_pgns"):
         parts.append(f"{s['unsaved_pgns']} PGN(s) not saved")
+    if (s.get("records") or {}).get("problem"):
+        parts.append("records database in trouble")
     return "; ".join(parts)
 
 
@@ -470,5 +477,13 @@ def render(s: ServiceStatus, now: float | None = None) -> list[str]:
         lines.append(f"PGN: {s['unsaved_pgns']} finished game(s) not saved yet "
                      f"({s.get('pgn_problem') or 'unknown reason'}); kept in memory and "
                      f"retried (logged in full if pibot stops first)")
+    rec = s.get("records")
+    if rec:
+        if rec.get("problem"):
+            lines.append(f"records: {rec['path']}: {rec['problem']}; {rec.get('dropped', 0)} "
+                         f"record(s) dropped, games go on (see `pibot check`)")
+        else:
+            lines.append(f"records: {rec['path']}, {rec.get('written', 0)} written this run"
+                         + (f", {rec['dropped']} dropped" if rec.get("dropped") else ""))
     lines.append(f"updated {ago(now - s['updated_at'])} ago")
     return lines

@@ -21,7 +21,8 @@ def state_of(waiting_for: str, draining: bool) -> str:
 
 async def publish(writer: status_file.Writer, me: str, url: str, state: str, cfg: Config,
                   pool: EnginePool | None, heat: HeatMonitor, runners: list[GameRunner],
-                  slots: Slots, tally: status_file.DailyTally, saver: Saver) -> str:
+                  slots: Slots, tally: status_file.DailyTally, saver: Saver,
+                  records: dict[str, object] | None = None) -> str:
     """Rewrite the status file (in a thread); returns its one-line summary."""
     pool_slots = await asyncio.to_thread(pool.slot_status) if pool else []
     engine = status_file.EngineStatus(
@@ -33,7 +34,7 @@ async def publish(writer: status_file.Writer, me: str, url: str, state: str, cfg
         concurrency=cfg.challenge.concurrency,
         free_slots=slots.free(cfg.challenge.concurrency), games=games,
         engine=engine, heat=heat.status(), today=tally.snapshot(),
-        unsaved_pgns=saver.pending, pgn_problem=saver.problem)
+        unsaved_pgns=saver.pending, pgn_problem=saver.problem, records=records)
 
 
 def game_status(runner: GameRunner) -> status_file.GameStatus:
