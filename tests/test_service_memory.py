@@ -207,6 +207,16 @@ def test_a_full_database_is_one_log_line_and_the_game_goes_on(
         assert wait_until(lambda: "records database in trouble" in (_bot.service.summary
                                                                     if _bot.service else ""),
                           5)
+        # The owner sees it: `pibot status` (the status file) and `pibot check`.
+        st = _pibot("status")
+        assert "is full" in st.stdout and "games go on" in st.stdout, st.stdout + st.stderr
+        cfg = tmp_path / "c.yml"
+        cfg.write_text(yaml.safe_dump({"url": emu.url, "engine": {"hash_mb": 8},
+                                       "records": {"db": str(db), "max_mb": 1}}))
+        ck = _pibot("check", "--config", str(cfg), "--json", token=emu.token, timeout=120)
+        found = [f["text"] for f in json.loads(ck.stdout)["findings"]
+                 if f["level"] == "problem"]
+        assert any("cannot write its records database" in t for t in found), ck.stdout
     full = [r for r in caplog.records
             if r.name == "bot.store.writer" and r.levelno >= logging.ERROR]
     assert len(full) == 1, [r.getMessage() for r in full]

@@ -21,7 +21,8 @@ from bot.errors import EXIT_CONFIG
 def _write_config(path: Path, url: str, **extra: object) -> None:
     data = {"url": url, "pgn_directory": None, "log_level": "info",
             "network": FAST_NETWORK, "engine": {"hash_mb": 8},
-            "challenge": {"time_controls": ["bullet"]}, **extra}
+            "challenge": {"time_controls": ["bullet"]},
+            "records": {"db": str(path.parent / "pibot.db")}, **extra}
     path.write_text(yaml.safe_dump(data))
 
 

@@ -106,13 +106,21 @@ class _RequiredStatus(TypedDict):
     today: TodayStatus
 
 
+class RecordsStatus(TypedDict):
+    """The records database (bot.store's RecordWriter.status())."""
+
+    path: str
+    problem: str | None           # why records are not written now
+    dropped: int
+    written: int
+    pending: int
+
+
 class ServiceStatus(_RequiredStatus, total=False):
     # Added later: older files lack them.
     unsaved_pgns: int             # finished games whose PGN waits for the disk
     pgn_problem: str | None       # why they wait
-    # The records database (bot.store RecordWriter.status()): path, problem, dropped,
-    # written, pending; None when records.db is null.
-    records: dict[str, Any] | None
+    records: RecordsStatus | None  # None: records.db is null
 
 
 # -- where --------------------------------------------------------------------------
@@ -213,7 +221,7 @@ class Writer:
                 free_slots: int, games: list[GameStatus], engine: EngineStatus,
                 heat: HeatStatus, today: TodayStatus, unsaved_pgns: int = 0,
                 pgn_problem: str | None = None,
-                records: dict[str, Any] | None = None) -> str:
+                records: RecordsStatus | None = None) -> str:
         """Write the file; returns the one-line summary (for sdnotify.status)."""
         status = ServiceStatus(
             schema=SCHEMA, pid=os.getpid(), account=account, url=url, state=state,
@@ -440,7 +448,8 @@ def summary(s: ServiceStatus) -> str:
              f"today +{t['wins']} ={t['draws']} -{t['losses']}"]
     if s.get("unsaved_pgns"):
         parts.append(f"{s['unsaved_pgns']} PGN(s) not saved")
-    if (s.get("records") or {}).get("problem"):
+    rec = s.get("records")
+    if rec is not None and rec["problem"]:
         parts.append("records database in trouble")
     return "; ".join(parts)
 
@@ -479,11 +488,11 @@ def render(s: ServiceStatus, now: float | None = None) -> list[str]:
                      f"retried (logged in full if pibot stops first)")
     rec = s.get("records")
     if rec:
-        if rec.get("problem"):
-            lines.append(f"records: {rec['path']}: {rec['problem']}; {rec.get('dropped', 0)} "
+        if rec["problem"]:
+            lines.append(f"records: {rec['path']}: {rec['problem']}; {rec['dropped']} "
                          f"record(s) dropped, games go on (see `pibot check`)")
         else:
-            lines.append(f"records: {rec['path']}, {rec.get('written', 0)} written this run"
-                         + (f", {rec['dropped']} dropped" if rec.get("dropped") else ""))
+            lines.append(f"records: {rec['path']}, {rec['written']} written this run"
+                         + (f", {rec['dropped']} dropped" if rec["dropped"] else ""))
     lines.append(f"updated {ago(now - s['updated_at'])} ago")
     return lines

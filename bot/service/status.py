@@ -34,7 +34,22 @@ async def publish(writer: status_file.Writer, me: str, url: str, state: str, cfg
         concurrency=cfg.challenge.concurrency,
         free_slots=slots.free(cfg.challenge.concurrency), games=games,
         engine=engine, heat=heat.status(), today=tally.snapshot(),
-        unsaved_pgns=saver.pending, pgn_problem=saver.problem, records=records)
+        unsaved_pgns=saver.pending, pgn_problem=saver.problem, records=_records(records))
+
+
+def _records(rec: dict[str, object] | None) -> status_file.RecordsStatus | None:
+    """RecordWriter.status() in the status file's shape."""
+    if rec is None:
+        return None
+    problem = rec.get("problem")
+
+    def count(key: str) -> int:
+        v = rec.get(key)
+        return v if isinstance(v, int) else 0
+
+    return status_file.RecordsStatus(
+        path=str(rec.get("path")), problem=None if problem is None else str(problem),
+        dropped=count("dropped"), written=count("written"), pending=count("pending"))
 
 
 def game_status(runner: GameRunner) -> status_file.GameStatus:
