@@ -289,3 +289,31 @@ def test_a_dead_alert_url_delays_no_move_and_no_challenge_answer(tmp_path: Path)
         assert answered < 3.0 and first_move < 5.0, (answered, first_move)
     finally:
         dead.close()
+
+
+def test_429_and_a_rejected_token_are_events_and_the_token_an_alert(
+        tmp_path: Path, receiver: tuple[str, list[dict[str, Any]]]) -> None:
+    url, got = receiver
+    db = tmp_path / "pibot.db"
+    emu = Emulator(fast_emulator_config()).start()
+    bot = RunningBot(bot_config(emu.url, tmp_path, alerts={"url": url, "format": "json"}),
+                     emu.token)
+    try:
+        bot.start()
+        emu.inject("http_error", "POST /api/challenge/*/accept", status=429)
+        emu.challenge_bot(challenger="ned", rated=False, clock_limit_s=60, increment_s=0)
+        assert wait_until(lambda: ("rate_limit",) in _rows(db, "SELECT kind FROM events"), 10)
+        # The token is revoked: the event stream answers 401 when it re-opens.
+        emu.inject("http_error", "GET /api/stream/event", status=401, count=None)
+        emu.inject("drop_stream", "event")
+        assert wait_until(lambda: not bot.thread.is_alive(), 20), "the bot did not stop"
+        assert bot.error is not None and "401" in str(bot.error)
+    finally:
+        if bot.thread.is_alive():
+            bot.stop()
+        emu.stop()
+    kinds = [k for (k,) in _rows(db, "SELECT kind FROM events ORDER BY id")]
+    assert kinds[0] == "start" and "rate_limit" in kinds
+    assert kinds[-3:] == ["token", "failure", "stop"], kinds
+    assert wait_until(lambda: any(a["kind"] == "token" for a in got), 10), got
+    assert all(emu.token not in json.dumps(a) for a in got)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -65,6 +66,11 @@ def test_sighup_reload(tmp_path: Path) -> None:
                 proc.kill()
         assert emu.token not in log.read_text()
         assert "Traceback" not in log.read_text()
+    # The records database (issue 35) holds the reload between the start and the stop.
+    conn = sqlite3.connect(tmp_path / "pibot.db")
+    kinds = [k for (k,) in conn.execute("SELECT kind FROM events ORDER BY id")]
+    conn.close()
+    assert kinds == ["start", "reload", "stop"], kinds
 
 
 @needs_engine
