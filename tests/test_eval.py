@@ -11,6 +11,7 @@ import random
 
 import chess
 import pytest
+
 from bot._engine import ffi, lib
 
 PB_ERR_FEN = -1
