@@ -18,8 +18,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import sqlite3
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from typing import Any
 
 from bot.alerts.rules import Alerts
 from bot.config import Config
@@ -29,7 +31,7 @@ from bot.host.status_file import DailyTally
 from bot.lichess.client import Lichess
 from bot.lichess.token import Token
 from bot.play.farming import RecentGames
-from bot.store import retention
+from bot.store import db, overview, retention
 from bot.store.model import ServiceEvent
 from bot.store.queries import DayCounts, load_memory
 from bot.store.writer import RecordWriter
@@ -37,10 +39,13 @@ from bot.store.writer import RecordWriter
 log = logging.getLogger(__name__)
 
 RETENTION_PERIOD_S = 86400.0  # records.keep_days is applied once a day
+OVERVIEW_PERIOD_S = 300.0     # the status page's long view is re-read this often...
+# ...and at once when a game ends (today's tally changes).
 
 
 class OwnerMemory:
-    def __init__(self, cfg: Config, token: Token | None) -> None:
+    def __init__(self, cfg: Config, token: Token | None,
+                 on_overview: Callable[[dict[str, Any]], None] | None = None) -> None:
         self.cfg = cfg  # records and alerts are RESTART_KEYS: the start's config holds
         mb = cfg.records.max_mb
         self.writer = RecordWriter(cfg.records.db, mb * 1024 * 1024 if mb else None) \
@@ -50,6 +55,11 @@ class OwnerMemory:
         self._throttled = False
         self._retention_at = 0.0  # monotonic time of the last retention run
         self._retention: asyncio.Task[int] | None = None
+        # The status page's long view (bot.store.overview), read in a thread.
+        self._on_overview = on_overview
+        self._overview: asyncio.Task[dict[str, Any] | None] | None = None
+        self._overview_key: tuple[object, ...] = ()
+        self._overview_at = 0.0
 
     def _put(self, event: ServiceEvent) -> None:
         if self.writer is not None:
@@ -112,13 +122,48 @@ class OwnerMemory:
         self.alerts.heat(throttled, h["temp_c"])
         if self.alerts.summary_due():
             self.alerts.daily_summary(_counts(tally))
-        keep = self.cfg.records.keep_days
         now = time.monotonic()
+        self._refresh_overview(tally, now)
+        keep = self.cfg.records.keep_days
         if keep and pgn_directory and (self._retention is None or self._retention.done()) \
                 and (not self._retention_at or now - self._retention_at >= RETENTION_PERIOD_S):
             self._retention_at = now
             self._retention = asyncio.ensure_future(
                 asyncio.to_thread(retention.compress_old, pgn_directory, keep))
+
+    def _refresh_overview(self, tally: DailyTally, now: float) -> None:
+        if self._on_overview is None or self.writer is None:
+            return
+        t = tally.snapshot()
+        key = (t["date"], t["wins"], t["draws"], t["losses"])
+        if (self._overview is not None and not self._overview.done()) or \
+                (key == self._overview_key and now - self._overview_at < OVERVIEW_PERIOD_S):
+            return
+        self._overview_key, self._overview_at = key, now
+        self._overview = asyncio.ensure_future(asyncio.to_thread(self._read_overview))
+        self._overview.add_done_callback(self._overview_read)
+
+    def _read_overview(self) -> dict[str, Any] | None:
+        """In a thread: the game that just ended is written first (a second at most)."""
+        assert self.writer is not None
+        self.writer.flush(1.0)
+        try:
+            conn = db.connect_readonly(self.writer.path)
+        except (sqlite3.Error, OSError):
+            return None  # no database yet, or in trouble: the writer says so
+        try:
+            return overview.overview(conn, time.time())
+        except sqlite3.Error as exc:
+            log.warning("records database %s: cannot read the status page's history "
+                        "(%s)", self.writer.path, exc)
+            return None
+        finally:
+            conn.close()
+
+    def _overview_read(self, task: asyncio.Task[dict[str, Any] | None]) -> None:
+        data = None if task.cancelled() or task.exception() else task.result()
+        if data is not None and self._on_overview is not None:
+            self._on_overview(data)
 
     def status(self) -> dict[str, object] | None:
         return self.writer.status() if self.writer is not None else None

@@ -51,7 +51,10 @@ class Service:
                  hooks: GameHooks | None = None, handle_signals: bool = True) -> None:
         self.cfg = cfg
         self.config_path = config_path
-        self.memory = OwnerMemory(cfg, token)  # records database and alerts (memory.py)
+        # The read-only status page (status_page.listen): fed each tick and each move.
+        self.page = StatusPage(cfg.status_page.listen) if cfg.status_page.listen else None
+        self.memory = OwnerMemory(cfg, token,  # records database and alerts (memory.py)
+                                  self.page.history.set_records if self.page else None)
         self.api = Lichess(cfg.url, token, cfg.network, self.memory.trouble)
         self.hooks = hooks or GameHooks()
         self.handle_signals = handle_signals
@@ -59,8 +62,6 @@ class Service:
         # The rooms, built once the account is known (run()).
         self.supervisor: GameSupervisor | None = None
         self.desk: ChallengeDesk | None = None
-        # The read-only status page (status_page.listen): fed each tick and each move.
-        self.page = StatusPage(cfg.status_page.listen) if cfg.status_page.listen else None
         if self.page is not None:
             self.hooks = self.page.history.hooks(
                 self.hooks, lambda gid: self.supervisor.runners.get(gid)
