@@ -153,6 +153,9 @@ def test_kill_9_mid_game_keeps_every_move_played(tmp_path: Path) -> None:
         bot = RunningBot(bot_config(emu.url, tmp_path), emu.token).start()
         try:
             snap = emu.wait_game_over(gid, 90)
+            # (The bot sees the end a moment after the emulator.)
+            assert wait_until(lambda: _rows(db, "SELECT status FROM games WHERE id = ?",
+                                            gid) == [(snap.status,)], 15)
         finally:
             bot.stop()
     moves = [u for (u,) in _rows(db, "SELECT uci FROM moves WHERE game_id = ? ORDER BY ply",

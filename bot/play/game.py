@@ -413,7 +413,8 @@ class GameRunner:
         end = self.journal.ended(st.status, st.winner, len(st.moves))
         rec = st.record(self.game_id, self.api.url)
         if rec is not None:
-            rec.text = self.journal.pgn(end, st.moves)  # with %eval and %clk (bot.store.pgn)
+            # As Lichess exports it (%eval, %clk: bot.store.pgn), the move sources after.
+            rec.text = self.journal.pgn(end, st.moves, st.comments)
         if self.cfg.pgn_directory and rec is not None:
             # A failed write is kept and retried by the saver (logged there).
             await asyncio.to_thread(self.ctx.saver.save, rec, self.cfg.pgn_directory)

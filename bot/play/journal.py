@@ -149,8 +149,10 @@ class GameJournal:
         self._put(end)
         return end
 
-    def pgn(self, end: GameEnd | None, played: list[str]) -> str | None:
-        """The game as Lichess exports it; None before its gameFull."""
+    def pgn(self, end: GameEnd | None, played: list[str],
+            notes: dict[int, str] | None = None) -> str | None:
+        """The game as Lichess exports it, `notes` (ply -> the move source) after each
+        move's commands; None before its gameFull."""
         if self.start is None:
             return None
         color_of = {0: self._first, 1: _other(self._first)}
@@ -158,4 +160,4 @@ class GameJournal:
                 for ply, uci in enumerate(played)]
         rows = [r if r.uci == uci else MoveRecord(self.game_id, ply, r.color, uci)
                 for ply, (r, uci) in enumerate(zip(rows, played, strict=True))]
-        return pgn.render(pgn.stored_game(self.start, end), rows)
+        return pgn.render(pgn.stored_game(self.start, end), rows, notes)
