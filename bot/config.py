@@ -763,7 +763,7 @@ def advice(cfg: Config) -> list[str]:
 
 # Read once at start (the HTTP client, the books and tables): a SIGHUP cannot apply them.
 RESTART_KEYS = ("url", "token_file", "network", "engine.polyglot", "engine.syzygy",
-                "engine.online_moves", "status_page")
+                "engine.online_moves", "status_page", "records", "alerts")
 
 
 def restart_keys_changed(old: Config, new: Config) -> list[str]:

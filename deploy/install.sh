@@ -13,7 +13,7 @@
 #   /etc/pibot/config.yml            owner's config, never overwritten
 #   /etc/pibot/lichess-token         API token, root-only (0600), via LoadCredential=
 #   /var/lib/pibot/games             finished games (PGN)
-#   /etc/systemd/system/pibot.service, pibot@.service
+#   /etc/systemd/system/pibot.service, pibot@.service, pibot-alert[@].service (OnFailure=)
 set -euo pipefail
 
 PROG=pibot-install
@@ -214,7 +214,8 @@ if [ "$UNINSTALL" = 1 ]; then
         done
     fi
     step "removing unit files from $UNIT_DIR"
-    rm -f -- "$UNIT_DIR/pibot.service" "$UNIT_DIR/pibot@.service"
+    rm -f -- "$UNIT_DIR/pibot.service" "$UNIT_DIR/pibot@.service" \
+        "$UNIT_DIR/pibot-alert.service" "$UNIT_DIR/pibot-alert@.service"
     [ "$USE_SYSTEMD" = 1 ] && systemctl daemon-reload
     step "removing the program ($VENV)"
     # Only what the installer made: --prefix may well be a shared directory.
@@ -237,7 +238,8 @@ fi
 # ---------------------------------------------------------------- checks
 step "checking the source tree ($REPO)"
 for f in pyproject.toml build_engine.py constraints.txt bot/__init__.py systemd/pibot.service \
-         systemd/pibot@.service deploy/confcheck.py; do
+         systemd/pibot@.service systemd/pibot-alert.service systemd/pibot-alert@.service \
+         deploy/confcheck.py; do
     [ -e "$REPO/$f" ] || die "$REPO/$f is missing: this does not look like a pibot checkout" \
         "copy the whole pibot tree to this machine (README.md, 'On the Raspberry Pi') and run its deploy/install.sh"
 done
@@ -455,7 +457,8 @@ fi
 # ---------------------------------------------------------------- units
 step "installing systemd units to $UNIT_DIR" "check that $UNIT_DIR is writable"
 mkdir -p -- "$UNIT_DIR" "$P/share/doc"
-for u in pibot.service pibot@.service; do
+# pibot-alert[@].service: the services' OnFailure= (pibot alert --failing).
+for u in pibot.service pibot@.service pibot-alert.service pibot-alert@.service; do
     # The units name /opt/pibot; --prefix moves the program elsewhere.
     sed "s#/opt/pibot/#$PREFIX/#g" "$REPO/systemd/$u" >"$UNIT_DIR/$u.new"
     chmod 0644 "$UNIT_DIR/$u.new"

@@ -113,6 +113,11 @@ def test_fresh_install_layout(staged: Staged) -> None:
     unit = (staged.units / "pibot.service").read_text()
     assert (staged.units / "pibot@.service").exists()
     assert "ExecStart=/opt/pibot/venv/bin/pibot run --config /etc/pibot/config.yml" in unit
+    # OnFailure= units (issue 35): installed beside the services they watch.
+    assert "OnFailure=pibot-alert.service" in unit
+    assert (staged.units / "pibot-alert@.service").exists()
+    assert "ExecStart=/opt/pibot/venv/bin/pibot alert --config /etc/pibot/config.yml" in \
+        (staged.units / "pibot-alert.service").read_text()
     assert "LoadCredential=lichess-token:/etc/pibot/lichess-token" in unit
     version = subprocess.run([str(staged.venv / "bin/pibot"), "version"], capture_output=True,
                              text=True, timeout=60, env=clean_env(), cwd=staged.root)
@@ -166,12 +171,13 @@ def test_four_steps_with_the_emulator_as_lichess(staged: Staged) -> None:
 def test_installed_unit_verifies_against_the_real_venv(staged: Staged, tmp_path: Path) -> None:
     if shutil.which("systemd-analyze") is None:
         pytest.skip("systemd-analyze not installed (apt-get install systemd)")
-    text = (staged.units / "pibot.service").read_text()
-    copy = tmp_path / "pibot.service"
-    copy.write_text(text.replace("/opt/pibot/", f"{staged.root}/opt/pibot/"))
-    res = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True,
-                         text=True, timeout=60, cwd=tmp_path)
-    assert res.returncode == 0 and not (res.stdout + res.stderr).strip(), res.stderr
+    for name in ("pibot.service", "pibot-alert.service"):
+        text = (staged.units / name).read_text()
+        copy = tmp_path / name
+        copy.write_text(text.replace("/opt/pibot/", f"{staged.root}/opt/pibot/"))
+        res = subprocess.run(["systemd-analyze", "verify", str(copy)], capture_output=True,
+                             text=True, timeout=60, cwd=tmp_path)
+        assert res.returncode == 0 and not (res.stdout + res.stderr).strip(), res.stderr
 
 
 def test_token_appears_nowhere_else(staged: Staged) -> None:
@@ -410,6 +416,8 @@ def test_uninstall_keeps_config_token_and_games(staged: Staged) -> None:
     assert not (staged.root / "opt/pibot").exists()
     assert not (staged.units / "pibot.service").exists()
     assert not (staged.units / "pibot@.service").exists()
+    assert not (staged.units / "pibot-alert.service").exists()
+    assert not (staged.units / "pibot-alert@.service").exists()
     assert (staged.etc / "config.yml").exists() and (staged.etc / "lichess-token").exists()
     assert (games / "abcd1234.pgn").exists()
 

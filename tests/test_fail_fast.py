@@ -46,7 +46,7 @@ def _cli(emu: Emulator, tmp_path: Path, token: str, *args: str) -> subprocess.Co
     env["LICHESS_BOT_TOKEN"] = token
     return subprocess.run([sys.executable, "-m", "bot.cli", *args, "--config", str(cfg)],
                           capture_output=True, text=True, timeout=60, env=env,
-                          stdin=subprocess.DEVNULL)
+                          stdin=subprocess.DEVNULL, cwd=tmp_path)  # its records db there
 
 
 def test_run_refuses_a_token_without_bot_play(tmp_path: Path) -> None:

@@ -38,11 +38,13 @@ RULES: dict[str, tuple[str, ...] | str] = {
     "config_import": ("config", "lichess_bot_keys"),
     "lichess": ("config", "errors", "host"),
     "sources": ("config", "errors", "host", "lichess"),
-    "play": ("config", "engine", "errors", "host", "lichess", "sources"),
+    "play": ("config", "engine", "errors", "host", "lichess", "sources", "store"),
     "uci": ("engine", "errors", "host", "sources"),
     "challenges": ("config", "engine", "errors", "host", "lichess", "lichess_limits"),
-    "service": ("challenges", "config", "engine", "errors", "host", "lichess", "play",
-                "sources"),
+    # store imports nothing of the bot, alerts only config and store: the owner's
+    # memory (issue 35) is written by the runner and the service, no cycle possible.
+    "service": ("alerts", "challenges", "config", "engine", "errors", "host", "lichess",
+                "play", "sources", "store"),
     "store": (),
     "alerts": ("config", "store"),
     "commands": TOP,

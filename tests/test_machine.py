@@ -301,7 +301,8 @@ def test_pibot_run_logs_the_engine_sizing_at_start(tmp_path: Path) -> None:
         env = dict(os.environ, LICHESS_BOT_TOKEN=emu.token)
         proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--config", str(cfg)],
                                 env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                                text=True, stdin=subprocess.DEVNULL)
+                                text=True, stdin=subprocess.DEVNULL,
+                                cwd=tmp_path)  # its records database (pibot.db) there
         assert proc.stdout is not None
         lines: list[str] = []
         reader = threading.Thread(target=lambda: lines.extend(proc.stdout or []), daemon=True)

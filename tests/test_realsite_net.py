@@ -221,7 +221,8 @@ def test_non_bot_account_refuses_to_start(tmp_path: Path) -> None:
         env = {k: v for k, v in os.environ.items() if k != "CREDENTIALS_DIRECTORY"}
         env["LICHESS_BOT_TOKEN"] = acct.token
         proc = subprocess.run([sys.executable, "-m", "bot.cli", "run", "--config", str(cfg)],
-                              capture_output=True, text=True, timeout=60, env=env)
+                              capture_output=True, text=True, timeout=60, env=env,
+                              cwd=tmp_path)  # its records database (pibot.db) there
     assert proc.returncode != 0
     assert "pibot upgrade" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
     assert len([ln for ln in proc.stderr.splitlines() if "error" in ln.lower()]) == 1, \

@@ -124,7 +124,8 @@ def test_sighup_with_a_non_utf8_config_keeps_running(tmp_path: Path) -> None:
         env = dict(os.environ, LICHESS_BOT_TOKEN=emu.token)
         env.pop("JOURNAL_STREAM", None)
         proc = subprocess.Popen([sys.executable, "-m", "bot.cli", "run", "--config", str(cfg)],
-                                env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"))
+                                env=env, stdout=subprocess.DEVNULL, stderr=log.open("wb"),
+                                cwd=tmp_path)  # its records database (pibot.db) there
         try:
             assert wait_until(lambda: "ready" in log.read_text(errors="replace"), 30)
             cfg.write_bytes(b"log_level: \xff\n")

@@ -17,7 +17,8 @@ def _run(tmp_path: Path, config: str, **env: str) -> subprocess.CompletedProcess
     base = {k: v for k, v in os.environ.items() if k not in ("LICHESS_BOT_TOKEN",
                                                              "CREDENTIALS_DIRECTORY")}
     return subprocess.run([sys.executable, "-m", "bot.cli", "run", "--config", str(cfg)],
-                          capture_output=True, text=True, timeout=60, env={**base, **env})
+                          capture_output=True, text=True, timeout=60, env={**base, **env},
+                          cwd=tmp_path)  # its records database (pibot.db) there
 
 
 def test_hash_larger_than_memory_is_refused(tmp_path: Path) -> None:

@@ -45,6 +45,8 @@ def fast_emulator_config(**kw: Any) -> EmulatorConfig:
 
 def bot_config(url: str, tmp: Path | None = None, **sections: Any) -> Config:
     data: dict[str, Any] = {"url": url, "pgn_directory": str(tmp / "games") if tmp else None,
+                            # Never the default ./pibot.db: the tests' cwd is the checkout.
+                            "records": {"db": str(tmp / "pibot.db") if tmp else None},
                             "shutdown_grace_s": 30, "log_level": "debug",
                             "network": dict(FAST_NETWORK),
                             "engine": {"hash_mb": 8, "threads": 1, "move_overhead_ms": 50},

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -21,7 +22,8 @@ from bot.errors import EXIT_CONFIG
 def _write_config(path: Path, url: str, **extra: object) -> None:
     data = {"url": url, "pgn_directory": None, "log_level": "info",
             "network": FAST_NETWORK, "engine": {"hash_mb": 8},
-            "challenge": {"time_controls": ["bullet"]}, **extra}
+            "challenge": {"time_controls": ["bullet"]},
+            "records": {"db": str(path.parent / "pibot.db")}, **extra}
     path.write_text(yaml.safe_dump(data))
 
 
@@ -64,6 +66,11 @@ def test_sighup_reload(tmp_path: Path) -> None:
                 proc.kill()
         assert emu.token not in log.read_text()
         assert "Traceback" not in log.read_text()
+    # The records database (issue 35) holds the reload between the start and the stop.
+    conn = sqlite3.connect(tmp_path / "pibot.db")
+    kinds = [k for (k,) in conn.execute("SELECT kind FROM events ORDER BY id")]
+    conn.close()
+    assert kinds == ["start", "reload", "stop"], kinds
 
 
 @needs_engine

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from pathlib import Path
 
 import chess
@@ -37,7 +38,9 @@ def pgn_of(tmp: Path, gid: str) -> chess.pgn.Game:
 
 
 def comments(game: chess.pgn.Game) -> list[str]:
-    return [node.comment for node in game.mainline()]
+    """Each move's note (the move source), without the [%eval] and [%clk] commands
+    every move carries (issue 35: PGNs as Lichess exports them)."""
+    return [re.sub(r"\[%\w+ [^\]]*\]", "", node.comment).strip() for node in game.mainline()]
 
 
 def play(*ucis: str) -> chess.Board:

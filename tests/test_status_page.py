@@ -161,3 +161,45 @@ def test_page_and_json_over_http_escaped_read_only_self_contained() -> None:
 
 def test_page_before_the_first_tick() -> None:
     assert "starting" in render(History().snapshot())
+
+
+def test_the_history_from_the_records_database_is_escaped_and_counted(tmp_path) -> None:  # noqa: ANN001
+    import time as _time
+
+    from bot.store import db as store_db
+    from bot.store.model import GameEnd, GameStart, MoveRecord
+    from bot.store.overview import overview
+    from bot.store.writer import RecordWriter
+
+    now = _time.time()
+    w = RecordWriter(tmp_path / "pibot.db")
+    w.start()
+    for n, (who, winner) in enumerate((("<b>x</b>", "white"), ("<b>x</b>", None),
+                                       ("amy", "black"))):
+        gid = f"g{n}"
+        w.put(GameStart(gid, "pibot", "white", who, None, 1500, 1500, "blitz", "standard",
+                        True, "https://lichess.org", now - 3600 * (3 - n),
+                        clock_initial_ms=180_000, clock_increment_ms=2_000))
+        w.put(MoveRecord(gid, 0, "white", "e2e4", depth=10, nodes=50_000, think_ms=100,
+                         source="engine"))
+        w.put(MoveRecord(gid, 1, "black", "e7e5", depth=30, nodes=10**9, think_ms=1))
+        w.put(GameEnd(gid, "resign", winner, ended_at=now - 3600 * (3 - n) + 60,
+                      my_rating_after=1500 + n))
+    assert w.flush(10)
+    w.close()
+    conn = store_db.connect_readonly(tmp_path / "pibot.db")
+    try:
+        data = overview(conn, now)
+    finally:
+        conn.close()
+    assert dict(data["per_time_control"])["180+2"] == {"wins": 1, "draws": 1, "losses": 1}
+    assert tuple(data["per_opponent"][0]) == ("<b>x</b>", {"wins": 1, "draws": 1, "losses": 0})
+    # Only our engine moves count: depth 10, 50k nodes in 100 ms.
+    assert {(g["mean_depth"], g["nps"]) for g in data["games"]} == {(10.0, 500_000)}
+    assert [p[1] for p in data["rating"]["blitz"]][-1] == 1502
+    snap = History().snapshot()
+    snap["service"] = sample()
+    snap["records"] = json.loads(json.dumps(data))  # as the page's JSON would carry it
+    page = render(snap)
+    assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
+    assert 'class="rating-line" data-speed="blitz"' in page

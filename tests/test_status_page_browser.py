@@ -16,6 +16,7 @@ import re
 import shutil
 import subprocess
 import threading
+import time
 import urllib.request
 from pathlib import Path
 
@@ -24,6 +25,8 @@ from conftest import ROOT
 from test_service_helpers import bot_and_emulator, needs_engine, wait_until
 
 from bot.emulator import OpponentSpec
+from bot.store.model import GameEnd, GameStart, MoveRecord
+from bot.store.writer import RecordWriter
 
 FIXTURES = Path(__file__).parent / "data" / "machine"
 THROTTLE = "sys/bus/platform/drivers/raspberrypi-firmware/firmware/get_throttled"
@@ -59,8 +62,37 @@ def warm_up(root: Path, stop: threading.Event) -> None:
         (root / THROTTLE).write_text(("80008" if temp >= 68 else "0") + "\n")
 
 
+def seed_records(db: Path, now: float) -> None:
+    """Ten weeks of earlier rated games (two speeds) in the records database, as the
+    service would have written them: the page's history plots them."""
+    w = RecordWriter(db)
+    w.start()
+    rating = {"bullet": 1500, "blitz": 1600}
+    for week in range(10, 0, -1):
+        for n, speed in enumerate(("bullet", "blitz", "bullet")):
+            gid = f"old{week:02d}{n}"
+            t = now - week * 7 * 86400 + n * 3600
+            ini = 60_000 if speed == "bullet" else 180_000
+            w.put(GameStart(gid, "pibot", "white", f"rival{(week + n) % 4}", "BOT",
+                            rating[speed], 1550, speed, "standard", True,
+                            "http://127.0.0.1", t, clock_initial_ms=ini,
+                            clock_increment_ms=0))
+            for ply, (uci, depth) in enumerate((("e2e4", 12), ("e7e5", None),
+                                                ("g1f3", 14))):
+                w.put(MoveRecord(gid, ply, "white" if ply % 2 == 0 else "black", uci,
+                                 depth=depth, nodes=depth and depth * 40_000,
+                                 think_ms=depth and 500, source=depth and "engine"))
+            winner = "white" if (week + n) % 3 else "black"
+            rating[speed] += 12 if winner == "white" else -9
+            w.put(GameEnd(gid, "resign", winner, ended_at=t + 300,
+                          my_rating_after=rating[speed]))
+    assert w.flush(20)
+    w.close()
+
+
 def test_status_page_in_headless_chromium(tmp_path: Path,
                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    seed_records(tmp_path / "pibot.db", time.time())
     root = tmp_path / "pi"
     shutil.copytree(FIXTURES / "pi5-8gb", root)
     monkeypatch.setenv("PIBOT_MACHINE_ROOT", str(root))
@@ -98,12 +130,15 @@ def test_status_page_in_headless_chromium(tmp_path: Path,
                 games = {g["id"]: g for g in d["games"]}
                 return gid in games and len(games[gid]["evals"]) >= 8 \
                     and len(d["recent"]) == 1 and len(d["heat"]) >= 12 \
-                    and gid in d["boards"]
+                    and gid in d["boards"] and d["records"] is not None \
+                    and first in [g["id"] for g in d["records"]["games"]]
 
             assert wait_until(ready, 40, step=0.3), page_data()
             dom = chromium("--dump-dom", url)
             shot = tmp_path / "status-page.png"
             chromium(f"--screenshot={shot}", url)
+            long_shot = tmp_path / "status-page-history.png"
+            chromium(f"--screenshot={long_shot}", "--window-size=1000,2400", url)
             data = page_data()
     finally:
         stop.set()
@@ -130,5 +165,21 @@ def test_status_page_in_headless_chromium(tmp_path: Path,
     assert {p % 2 for p in plies} == {1 if game["color"] == "white" else 0}, plies
     png = shot.read_bytes()
     assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 20_000  # a picture, not blank
+    # The history from the records database: earlier weeks' ratings, results, the
+    # game just played (bob) with its mean depth and nodes per second.
+    hist = dom[dom.index("<h2>History"):]
+    lines = re.findall(r'class="rating-line" data-speed="(\w+)"[^>]*points="([^"]+)"', hist)
+    assert {s for s, _ in lines} == {"bullet", "blitz"}
+    assert all(len(pts.split()) >= 10 for _, pts in lines), lines
+    assert "rival0" in hist[hist.index('id="per-opponent"'):]
+    assert "60+0" in hist[hist.index('id="per-time-control"'):]  # bob's 60+0 game, and...
+    assert "180+0" in hist[hist.index('id="per-time-control"'):]  # ...the seeded blitz
+    row = hist[hist.index(f"<th>{first}</th>"):]
+    row = row[:row.index("</tr>")]
+    assert "bob" in row and "win" in row
+    depth, nps = re.findall(r"<td>([\d.]+|-)</td>", row)[-2:]
+    assert float(depth) > 0 and int(nps) > 0, row
+    assert data["records"]["per_week"], data["records"]
     if os.environ.get("PIBOT_UPDATE_SCREENSHOT") == "1":
         shutil.copyfile(shot, ROOT / "docs" / "status-page.png")
+        shutil.copyfile(long_shot, ROOT / "docs" / "status-page-history.png")

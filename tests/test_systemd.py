@@ -16,6 +16,8 @@ from bot.lichess.token import CREDENTIAL_NAME
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = ROOT / "systemd" / "pibot.service"
 TEMPLATE = ROOT / "systemd" / "pibot@.service"
+ALERT = ROOT / "systemd" / "pibot-alert.service"  # the services' OnFailure= (issue 35)
+ALERT_TEMPLATE = ROOT / "systemd" / "pibot-alert@.service"
 EXEC = "/opt/pibot/venv/bin/pibot"
 MAX_EXPOSURE = 2.0
 
@@ -136,5 +138,66 @@ def test_template_differs_only_in_instance_paths() -> None:
         "StateDirectory": ["pibot/%i"],
         "RuntimeDirectory": ["pibot-%i"],
         "WorkingDirectory": ["%S/pibot/%i"],
+        "OnFailure": ["pibot-alert@%i.service"],
     })
     assert tmpl == expected
+
+
+@needs_analyze
+def test_verify_alert_units(tmp_path: Path) -> None:
+    verify(ALERT.read_text(), "pibot-alert.service", tmp_path)
+    verify(ALERT_TEMPLATE.read_text(), "pibot-alert@ci.service", tmp_path)
+    assert exposure(ALERT) <= MAX_EXPOSURE
+
+
+def test_on_failure_alert_units_match_their_services() -> None:
+    # Each service names its alert unit, which reads the service's own config.
+    assert one(UNIT, "OnFailure") == "pibot-alert.service"
+    assert one(ALERT, "ExecStart") == f"{EXEC} alert --config /etc/pibot/config.yml " \
+                                      "--failing pibot"
+    assert one(UNIT, "ExecStart").split("--config ")[1] == "/etc/pibot/config.yml"
+    assert one(TEMPLATE, "OnFailure") == "pibot-alert@%i.service"
+    assert one(ALERT_TEMPLATE, "ExecStart") == f"{EXEC} alert --config /etc/pibot/%i.yml " \
+                                               "--failing pibot@%i"
+    assert one(ALERT, "Type") == one(ALERT_TEMPLATE, "Type") == "oneshot"
+    assert "LoadCredential" not in settings(ALERT)  # an alert never needs the token
+    alert, tmpl = settings(ALERT), settings(ALERT_TEMPLATE)
+    for key in ("Description", "ExecStart"):
+        alert.pop(key), tmpl.pop(key)
+    assert alert == tmpl
+
+
+def test_the_alert_units_command_delivers(tmp_path: Path) -> None:
+    # What the OnFailure= unit runs, with a test config: the alert reaches a receiver.
+    import http.server
+    import json
+    import sys
+    import threading
+
+    got: list[dict[str, str]] = []
+
+    class Receiver(http.server.BaseHTTPRequestHandler):
+        def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            got.append(json.loads(self.rfile.read(int(self.headers["Content-Length"]))))
+            self.send_response(200)
+            self.end_headers()
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Receiver)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        cfg = tmp_path / "config.yml"
+        cfg.write_text(f"alerts:\n  url: http://127.0.0.1:{srv.server_address[1]}/x\n"
+                       "  format: json\n")
+        args = one(ALERT, "ExecStart").split()[1:]
+        args[args.index("--config") + 1] = str(cfg)
+        res = subprocess.run([sys.executable, "-m", "bot.cli", *args], capture_output=True,
+                             text=True, timeout=60)
+        assert res.returncode == 0, res.stdout + res.stderr
+        assert "delivered" in res.stdout
+        assert len(got) == 1 and got[0]["kind"] == "failing" and "pibot" in got[0]["title"]
+    finally:
+        srv.shutdown()
+        srv.server_close()

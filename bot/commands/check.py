@@ -174,6 +174,17 @@ def _check_records(cfg: Config, rep: Report) -> None:
         rep.ok(f"pgn_directory {cfg.pgn_directory} is writable")
 
 
+def _check_running_records(rep: Report) -> None:
+    """What the running service says of its records database (its status file)."""
+    from bot.host import status_file
+
+    running = status_file.read(status_file.candidate_paths()).status
+    rec = running.get("records") if running is not None else None
+    if rec is not None and rec["problem"]:
+        rep.bad(f"the running service cannot write its records database {rec['path']}: "
+                f"{rec['problem']} ({rec['dropped']} record(s) dropped; games go on)")
+
+
 def _check_memory_and_alerts(cfg: Config, rep: Report) -> None:
     """The records database (issue 35) and where alerts go."""
     from bot.alerts.scrub import public_url
@@ -192,6 +203,7 @@ def _check_memory_and_alerts(cfg: Config, rep: Report) -> None:
                 rep.bad(problem)
             else:
                 rep.ok(f"records database {found} is readable and writable")
+    _check_running_records(rep)
     if cfg.alerts.url:
         rep.ok(f"alerts go to {public_url(cfg.alerts.url)}")
     else:

@@ -73,6 +73,7 @@ async def _demo(base: int, inc: int, moves_only: bool) -> int:
     try:
         cfg = parse_config({
             "url": emu.url, "pgn_directory": None, "log_level": "warning" if moves_only else "info",
+            "records": {"db": None},  # games against the emulator are not the owner's history
             "engine": {"hash_mb": 16, "move_overhead_ms": 50},
             "challenge": {"time_controls": ["bullet", "blitz", "rapid", "classical"],
                           "max_base": 10800},

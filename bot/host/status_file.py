@@ -115,11 +115,22 @@ class _RequiredStatus(TypedDict):
     today: TodayStatus
 
 
+class RecordsStatus(TypedDict):
+    """The records database (bot.store's RecordWriter.status())."""
+
+    path: str
+    problem: str | None           # why records are not written now
+    dropped: int
+    written: int
+    pending: int
+
+
 class ServiceStatus(_RequiredStatus, total=False):
     # Added later: older files lack them.
     unsaved_pgns: int             # finished games whose PGN waits for the disk
     pgn_problem: str | None       # why they wait
     queue: list[QueuedStatus]     # challenges waiting for a free slot, the next one first
+    records: RecordsStatus | None  # None: records.db is null
 
 
 # -- where --------------------------------------------------------------------------
@@ -220,14 +231,15 @@ class Writer:
                 free_slots: int, games: list[GameStatus], engine: EngineStatus,
                 heat: HeatStatus, today: TodayStatus, unsaved_pgns: int = 0,
                 pgn_problem: str | None = None,
-                queue: list[QueuedStatus] | None = None) -> str:
+                queue: list[QueuedStatus] | None = None,
+                records: RecordsStatus | None = None) -> str:
         """Write the file; returns the one-line summary (for sdnotify.status)."""
         status = ServiceStatus(
             schema=SCHEMA, pid=os.getpid(), account=account, url=url, state=state,
             started_at=self.started_at, updated_at=time.time(), period_s=self.period_s,
             concurrency=concurrency, free_slots=free_slots, games=games, engine=engine,
             heat=heat, today=today, unsaved_pgns=unsaved_pgns, pgn_problem=pgn_problem,
-            queue=queue or [])
+            queue=queue or [], records=records)
         self.last = status
         with self._lock:
             if self._closed:
@@ -449,6 +461,9 @@ def summary(s: ServiceStatus) -> str:
         parts.append(f"{s['unsaved_pgns']} PGN(s) not saved")
     if s.get("queue"):
         parts.insert(2, f"{len(s.get('queue', []))} challenge(s) waiting")
+    rec = s.get("records")
+    if rec is not None and rec["problem"]:
+        parts.append("records database in trouble")
     return "; ".join(parts)
 
 
@@ -491,5 +506,13 @@ def render(s: ServiceStatus, now: float | None = None) -> list[str]:
         lines.append(f"PGN: {s['unsaved_pgns']} finished game(s) not saved yet "
                      f"({s.get('pgn_problem') or 'unknown reason'}); kept in memory and "
                      f"retried (logged in full if pibot stops first)")
+    rec = s.get("records")
+    if rec:
+        if rec["problem"]:
+            lines.append(f"records: {rec['path']}: {rec['problem']}; {rec['dropped']} "
+                         f"record(s) dropped, games go on (see `pibot check`)")
+        else:
+            lines.append(f"records: {rec['path']}, {rec['written']} written this run"
+                         + (f", {rec['dropped']} dropped" if rec["dropped"] else ""))
     lines.append(f"updated {ago(now - s['updated_at'])} ago")
     return lines

@@ -132,6 +132,9 @@ class History:
         self._results: deque[tuple[float, str]] = deque()  # (ended_at, win/draw/loss)
         self._boards: dict[str, Board] = {}
         self._status: ServiceStatus | None = None
+        # The long view from the records database (bot.store.overview), handed in by
+        # the service: this package reads no database itself.
+        self._records: dict[str, Any] | None = None
 
     # -- feeding (the service's loop) -------------------------------------
     def tick(self, status: ServiceStatus | None, boards: dict[str, Board]) -> None:
@@ -232,6 +235,11 @@ class History:
 
         return replace(inner, on_move=on_move, on_end=on_end, on_latency=on_latency)
 
+    def set_records(self, overview: dict[str, Any]) -> None:
+        """The records database's overview (any thread)."""
+        with self._lock:
+            self._records = overview
+
     # -- reading (the page's threads) ----------------------------------------
     def snapshot(self) -> dict[str, Any]:
         """Everything the page shows, as plain JSON-able data."""
@@ -245,8 +253,9 @@ class History:
             results = list(self._results)
             heat = list(self._heat)
             boards = dict(self._boards)
+            records = self._records
         return {"service": status, "games": games, "boards": boards, "recent": recent,
-                "heat": heat, "results": tallies(results, now)}
+                "heat": heat, "results": tallies(results, now), "records": records}
 
 
 def tallies(results: list[tuple[float, str]], now: float) -> dict[str, Tally]:

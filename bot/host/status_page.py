@@ -204,7 +204,11 @@ table{border-collapse:collapse}td,th{padding:2px 8px 2px 0;text-align:left;verti
 .eval-line,.latency-line,.heat-line{fill:none;stroke-width:1.5}
 .eval-line{stroke:#1565c0}.latency-line{stroke:#6a1b9a}.heat-line{stroke:#e65100}
 .throttled{fill:#ffcdd2}.win{color:#2e7d32}.loss{color:#c62828}
+.rating-line{fill:none;stroke-width:1.5}.records{display:flex;flex-wrap:wrap;gap:16px}
 """
+# One colour per speed in the rating plot.
+SPEED_COLOURS = {"ultraBullet": "#6d4c41", "bullet": "#c62828", "blitz": "#1565c0",
+                 "rapid": "#2e7d32", "classical": "#6a1b9a", "correspondence": "#00838f"}
 
 
 def _game_card(g: dict[str, Any], hist: dict[str, Any] | None,
@@ -272,6 +276,60 @@ def _engine(e: dict[str, Any]) -> str:
     return "".join(out) + "</table>"
 
 
+def rating_plot(rating: dict[str, list[list[Any]]]) -> str:
+    """Rating per speed at the end of each week (rated games), one line per speed."""
+    title = "rating per speed, by week"
+    weeks = sorted({w for points in rating.values() for w, _ in points})
+    if not weeks:
+        return _empty("no rated game yet", title, "rating-plot", PLOT_W * 2)
+    values = [r for points in rating.values() for _, r in points]
+    lo, hi = min(values) - 20, max(values) + 20
+    x = {w: i for i, w in enumerate(weeks)}
+    lines, legend = [], []
+    for n, (speed, points) in enumerate(sorted(rating.items())):
+        colour = SPEED_COLOURS.get(speed, "#444")
+        xs: list[float] = [x[w] for w, _ in points]
+        ys: list[float] = [r for _, r in points]
+        if len(xs) == 1:  # one week: a short flat line, still visible
+            xs, ys = [xs[0] - 0.2, xs[0] + 0.2], ys * 2
+        lines.append(f'<polyline class="rating-line" data-speed="{esc(speed)}" '
+                     f'stroke="{colour}" points="'
+                     f'{_points(xs, ys, -0.5, len(weeks) - 0.5, lo, hi, PLOT_W * 2)}"/>')
+        legend.append(f'<text x="{6 + 90 * n}" y="12" fill="{colour}">{esc(speed)} '
+                      f'{points[-1][1]}</text>')
+    axis = (f'<text class="axis" x="3" y="{PLOT_H - 4}">{esc(weeks[0])}</text>'
+            f'<text class="axis" x="{PLOT_W * 2 - 3}" y="{PLOT_H - 4}" '
+            f'text-anchor="end">{esc(weeks[-1])}</text>')
+    return _svg("".join(lines) + "".join(legend) + axis, title, "rating-plot", PLOT_W * 2)
+
+
+def _tally_table(ident: str, title: str, rows: list[list[Any]]) -> str:
+    body = "".join(f"<tr><th>{esc(name)}</th><td>{t['wins']}</td><td>{t['draws']}</td>"
+                   f"<td>{t['losses']}</td></tr>" for name, t in rows)
+    return (f'<div><h3>{esc(title)}</h3><table id="{ident}"><tr><th></th><th>won</th>'
+            f'<th>drawn</th><th>lost</th></tr>{body}</table></div>')
+
+
+def _records(r: dict[str, Any] | None) -> str:
+    """The long view from the records database (bot.store.overview)."""
+    if r is None:
+        return ""
+    games = "".join(
+        f'<tr><th>{esc(g["id"])}</th><td>{esc(g["opponent"])}</td>'
+        f'<td class="{esc(g["result"])}">{esc(g["result"])}</td><td>{esc(g["speed"])}</td>'
+        f'<td>{esc(g["mean_depth"] if g["mean_depth"] is not None else "-")}</td>'
+        f'<td>{esc(g["nps"] if g["nps"] is not None else "-")}</td></tr>'
+        for g in r["games"])
+    return (f'<h2>History (last {esc(r["weeks"])} weeks, from the records database)</h2>'
+            f'{rating_plot(r["rating"])}<div class="records">'
+            + _tally_table("per-week", "results per week", r["per_week"])
+            + _tally_table("per-opponent", "by opponent", r["per_opponent"])
+            + _tally_table("per-time-control", "by time control", r["per_time_control"])
+            + f'</div><h3>Last games</h3><table id="records-games"><tr><th>game</th>'
+              f'<th>opponent</th><th>result</th><th>speed</th><th>mean depth</th>'
+              f'<th>nodes/s</th></tr>{games}</table>')
+
+
 def render(snap: dict[str, Any], now: float | None = None) -> str:
     """The whole page, from History.snapshot()."""
     now = time.time() if now is None else now
@@ -300,6 +358,7 @@ def render(snap: dict[str, Any], now: float | None = None) -> str:
     if not snap["recent"]:
         out.append("<p>none since the service started</p>")
     out.extend(_recent_card(g, now) for g in snap["recent"])
+    out.append(_records(snap.get("records")))
     out.append("</body></html>")
     return "".join(out)
 

@@ -219,11 +219,19 @@ def _session(token: Token | None, pool: int = 64) -> requests.Session:
     return s
 
 
+# (kind, detail, until): see Lichess.report.
+Observer = Callable[[str, str, "float | None"], None]
+
+
 class Lichess:
     """Async client for the endpoints pibot uses, with the retry policy applied."""
 
-    def __init__(self, url: str, token: Token | None, net: NetworkConfig) -> None:
+    def __init__(self, url: str, token: Token | None, net: NetworkConfig,
+                 observer: Observer | None = None) -> None:
         self.url = url.rstrip("/")
+        # Told of 429 pauses, the daily limit and a rejected token (the service's
+        # records and alerts); called from any thread, must not block.
+        self._observer = observer
         self.net = net
         self._token = token
         self._session = _session(token)
@@ -236,6 +244,14 @@ class Lichess:
 
     def __repr__(self) -> str:
         return f"<Lichess {self.url}, authorization redacted>"
+
+    def report(self, kind: str, detail: str, until: float | None = None) -> None:
+        """Tell the observer: `rate_limit`, `daily_limit` or `token` (401)."""
+        if self._observer is not None:
+            try:
+                self._observer(kind, detail, until)
+            except Exception:  # noqa: BLE001 - bookkeeping must never fail a request
+                log.exception("observer of %s failed", kind)
 
     # -- rate-limit bookkeeping (shared by threads and the event loop) --
     def paused_for(self, name: str) -> float:
@@ -254,6 +270,7 @@ class Lichess:
             seconds = reset - time.time()
             log.warning("daily bot-vs-bot limit reached (%s): no bot games for %.0f s",
                         pol.path, seconds)
+            self.report("daily_limit", pol.path, reset)
             return DailyLimitReached(name, f"daily bot-vs-bot limit reached; resets in "
                                      f"{seconds:.0f} s", time.monotonic() + seconds)
         if pol.on_429 == "through":
@@ -275,6 +292,8 @@ class Lichess:
         (log.info if was_paused else log.warning)(
             "rate limited (HTTP 429 on %s): no %s requests for the next %.0f s", pol.path,
             pol.rate_class.replace("_", " "), seconds)
+        if not was_paused:
+            self.report("rate_limit", pol.path, time.time() + seconds)
         return RateLimited(name, "HTTP 429 Too Many Requests", until)
 
     async def wait_unpaused(self, name: str, wanted: Callable[[], bool] | None = None) -> bool:
@@ -303,6 +322,8 @@ class Lichess:
             raise self.on_429(name, payload)
         if resp.status_code >= 500:
             raise NetworkError(name, msg, resp.status_code)
+        if resp.status_code == 401:
+            self.report("token", POLICIES[name].path)
         reset = _daily_limit_reset(payload)
         if reset is not None:
             raise OpponentAtDailyLimit(name, msg, reset)

@@ -6,8 +6,10 @@ claim timers (`timers.py`), its state, clock, rules for draws and resigning, the
 `Thinker` around the engine, the outbox for everything but the move, chat, PGN
 records, correspondence parking, the game's question to the move sources
 (`game_sources.py`), the stream's move spellings (`move_forms.py`) and the
-openings not to repeat (`farming.py`).  Below the service in the data flow
+openings not to repeat (`farming.py`), and the game's records for the owner's
+database and its PGN (`journal.py`).  Below the service in the data flow
 (service -> play -> sources -> lichess): it may import `bot.sources`,
-`bot.lichess`, `bot.host`, `bot.engine`, `bot.config` and `bot.errors`, never
+`bot.lichess`, `bot.host`, `bot.engine`, `bot.config`, `bot.errors` and
+`bot.store` (the records, which import nothing of the bot), never
 the service, the challenge desk or the other top-level modules.
 """

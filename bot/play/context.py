@@ -11,6 +11,8 @@ from bot.lichess.client import Lichess
 from bot.play.game_state import GameHooks
 from bot.play.records import Saver
 from bot.sources.chain import MoveSources
+from bot.store.model import MoveRecord
+from bot.store.writer import RecordWriter
 
 
 @dataclass(frozen=True)
@@ -29,3 +31,7 @@ class GameContext:
     # ply -> PGN comment ("book", ...): the supervisor keeps it across a runner's
     # restarts and a correspondence game's parking, so it is shared, not copied.
     comments: dict[int, str] = field(default_factory=dict)
+    # The records database's writer (None: records.db is null); put never blocks.
+    writer: RecordWriter | None = None
+    # ply -> what the journal knows of the move (clock, eval, ...), shared like comments.
+    moves: dict[int, MoveRecord] = field(default_factory=dict)

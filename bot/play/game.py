@@ -24,6 +24,7 @@ from bot.play.context import GameContext
 from bot.play.correspondence import PARK, Park, should_park
 from bot.play.game_rules import DrawResign
 from bot.play.game_state import GameHooks, GameState
+from bot.play.journal import GameJournal
 from bot.play.move_forms import MoveForms
 from bot.play.outbox import Outbox
 from bot.play.thinker import Thinker
@@ -79,6 +80,8 @@ class GameRunner:
         # background, so the slot is free at once (the caller owns the task).
         self.farewell: asyncio.Task[None] | None = None
         self._forms: MoveForms | None = None  # stream moves in the engine's spelling
+        self.journal = GameJournal(ctx.game_id, ctx.me, ctx.api.url, ctx.writer,
+                                   ctx.moves)
 
     # -- lifecycle --------------------------------------------------------
     async def run(self) -> None:
@@ -254,6 +257,7 @@ class GameRunner:
         if self._forms is None:
             self._forms = MoveForms(st.initial_fen, st.chess960)
         self.correspondence = ev.correspondence
+        self.journal.started(ev, st.color, st.initial_fen, st.chess960)
         if self.thinker is None:
             # Takes its engine at the first search: a book move never waits for a table.
             self.thinker = Thinker(self.game_id, self.cfg.engine, self.cfg.sized,
@@ -285,6 +289,7 @@ class GameRunner:
         if self.track.posted_at is not None and len(played) != self.track.moved_ply:
             self.track.posted_at = None  # the echo (or anything newer) arrived
         if not st.ongoing():
+            self.journal.saw(played, state, st.has_clock)
             self.over = True
             if self.thinker is not None:
                 await self.thinker.stop()
@@ -306,6 +311,8 @@ class GameRunner:
             # the POST's response: that task must finish, not be cancelled.)
             assert self._think_task is not None
             self._think_task.cancel()
+        # Recorded after the search has been started: never on the move's path.
+        asyncio.get_running_loop().call_soon(self.journal.saw, played, state, st.has_clock)
 
     def _answer_offers(self, state: events.GameState) -> None:
         """Answer draw/takeback offers through the outbox: thinking starts at once."""
@@ -365,6 +372,13 @@ class GameRunner:
                                    self.track, choice, played, clock, self.correspondence,
                                    self._landed):
             self.queue.put_nowait(StreamClosed("resync after a failed move post"))
+            return
+        recent = self.latency.recent
+        self.journal.ours(len(played), self.st.color, choice.move, choice.source, choice.result,
+                          choice.think_ms, clock.time_of(self.st.color) if clock.has_clock
+                          else None, recent[-1] if recent and clock_running(len(played))
+                          else None)
+        self.journal.opponent_eval(played, self.st.color, choice.result)
 
     def _landed(self, ply: int, move: str) -> bool:
         """The game stream already shows our move at `ply` (the POST may still be pending)."""
@@ -397,7 +411,11 @@ class GameRunner:
             self.ctx.sources.game_over(self.game_id)
         if self.hooks.on_end:
             self.hooks.on_end(self.game_id, st.status, st.winner, st.color)
+        end = self.journal.ended(st.status, st.winner, len(st.moves))
         rec = st.record(self.game_id, self.api.url)
+        if rec is not None:
+            # As Lichess exports it (%eval, %clk: bot.store.pgn), the move sources after.
+            rec.text = self.journal.pgn(end, st.moves, st.comments)
         if self.cfg.pgn_directory and rec is not None:
             # A failed write is kept and retried by the saver (logged there).
             await asyncio.to_thread(self.ctx.saver.save, rec, self.cfg.pgn_directory)

@@ -38,6 +38,9 @@ class GameRecord:
     started: dt.datetime
     # ply -> PGN comment, e.g. {0: "book"} for a move that came from the opening book
     comments: dict[int, str] = field(default_factory=dict)
+    # The PGN as Lichess exports it (bot.store.pgn: %eval, %clk, full headers), when
+    # the game's journal could build it; else to_pgn builds a plain one.
+    text: str | None = None
 
 
 def result_string(status: str, winner: str | None) -> str:
@@ -52,6 +55,8 @@ def result_string(status: str, winner: str | None) -> str:
 
 
 def to_pgn(rec: GameRecord) -> str:
+    if rec.text is not None:
+        return rec.text
     chess960 = rec.variant == "chess960"
     fen = rec.initial_fen if rec.initial_fen not in (None, "", "startpos") else None
     board = chess.Board(fen, chess960=chess960) if fen else chess.Board(chess960=chess960)

@@ -6,12 +6,13 @@ the event stream and its dispatch, start and stop), `supervisor.py`
 resuming), `event_stream.py` (keeping the one event stream open), `login.py`
 (the account check at start-up), `reload.py` (a SIGHUP's new config),
 `tables.py` (the engine tables: reload rules, warm-up), `tasks.py` (spawned and
-supervised tasks), `status.py` (what `pibot status` shows) and the control
-socket (`control.py` the server and its peer check, `control_registry.py` the
-commands' registry, `control_commands.py` the documented commands).  The top of the
-data flow: it may import every wing (`bot.challenges`, `bot.play`,
-`bot.sources`, `bot.lichess`, `bot.host`) and the shared modules (`bot.config`,
-`bot.engine`, `bot.errors`).  Only
+supervised tasks), `status.py` (what `pibot status` shows), `memory.py` (the
+owner's records database and alerts) and the control socket (`control.py` the
+server and its peer check, `control_registry.py` the commands' registry,
+`control_commands.py` the documented commands).  The top of the data flow: it
+may import every wing (`bot.challenges`, `bot.play`, `bot.sources`,
+`bot.lichess`, `bot.host`) and the shared modules (`bot.config`, `bot.engine`,
+`bot.errors`, `bot.store`, `bot.alerts`).  Only
 `root.py` wires the service together: no other module imports it, the
 supervisor imports no other module of the service, and it knows nothing of
 challenges but their slots.

@@ -49,6 +49,7 @@ class EventStream:
             closed = await self._one()
             net = self.get_cfg().network
             if closed.status == 401:
+                self.api.report("token", "event stream")
                 # A revoked token: every retry would be refused too (stops the service).
                 raise UserError("Lichess rejected the token (HTTP 401) on the event stream: it "
                                 "was revoked or has expired; create a new one with the bot:play "

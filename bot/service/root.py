@@ -41,6 +41,7 @@ from bot.play.game_state import GameHooks
 from bot.service import control_commands, reload, status, tables
 from bot.service.event_stream import EventStream
 from bot.service.login import check_bot, login
+from bot.service.memory import OwnerMemory
 from bot.service.supervisor import GameSupervisor
 from bot.service.tasks import Tasks
 from bot.sources.chain import MoveSources
@@ -52,14 +53,16 @@ class Service:
     def __init__(self, cfg: Config, token: Token | None, config_path: str | None = None,
                  hooks: GameHooks | None = None, handle_signals: bool = True) -> None:
         self.cfg, self.config_path, self.handle_signals = cfg, config_path, handle_signals
-        self.api = Lichess(cfg.url, token, cfg.network)
+        # The read-only status page (status_page.listen): fed each tick and each move.
+        self.page = StatusPage(cfg.status_page.listen) if cfg.status_page.listen else None
+        self.memory = OwnerMemory(cfg, token,  # records database and alerts (memory.py)
+                                  self.page.history.set_records if self.page else None)
+        self.api = Lichess(cfg.url, token, cfg.network, self.memory.trouble)
         self.hooks = hooks or GameHooks()
         self.me = ""
         # The rooms, built once the account is known (run()).
         self.supervisor: GameSupervisor | None = None
         self.desk: ChallengeDesk | None = None
-        # The read-only status page (status_page.listen): fed each tick and each move.
-        self.page = StatusPage(cfg.status_page.listen) if cfg.status_page.listen else None
         if self.page is not None:
             self.hooks = self.page.history.hooks(
                 self.hooks, lambda gid: self.supervisor.runners.get(gid)
@@ -119,6 +122,7 @@ class Service:
                 reload.switch(self.cfg, new, self.config_path, self.pool, self.heat)
                 self.cfg = new
                 self.arenas.poke()  # an entry gone from `tournaments:`: withdraw
+                self.memory.reloaded(self.config_path)
         finally:
             sdnotify.ready()  # systemd waits for READY=1 after RELOADING=1, always
 
@@ -131,7 +135,8 @@ class Service:
     # -- main -----------------------------------------------------------------
     async def run(self) -> int:
         try:
-            return await self._run()
+            async with self.memory.kept():  # a stop event and the writer closed on any exit
+                return await self._run()
         finally:
             # Also when start-up fails (a rejected token): no stale status file left behind.
             if self.status_writer is not None:
@@ -159,6 +164,7 @@ class Service:
         self.pool = EnginePool(self.cfg.challenge.concurrency, self.cfg.sized.hash_mb,
                                self.cfg.sized.threads,
                                move_overhead_ms=e.move_overhead_ms, eval_name=e.eval)
+        await self.memory.start(self.recent_games, self.tally, self.api)  # what a restart keeps
         self.tasks.supervise("watchdog", self._watchdog)  # fed while we wait for the network too
         logged_in = asyncio.ensure_future(login(self.api, self._token, lambda: self.cfg,
                                                 self._network_wait))
@@ -187,7 +193,7 @@ class Service:
         sup = self.supervisor = GameSupervisor(
             self.api, self.me, lambda: self.cfg, self.hooks, self.pool,
             lambda: self.heat.threads_now, self.sources, self.saver, self.slots,
-            self.corr_slots, self.recent_games, self.tally)
+            self.corr_slots, self.recent_games, self.tally, self.memory.writer)
         self.desk = ChallengeDesk(self.api, self.me, lambda: self.cfg, self.slots,
                                   self.corr_slots, lambda: self.draining, self.recent_games,
                                   self.stream, self.tasks.spawn)
@@ -276,7 +282,8 @@ class Service:
                 self.status_writer, self.me, self.api.url, status.state_of(
                     self.waiting_for, self.draining), self.cfg, self.pool, self.heat,
                 runners, self.slots, self.tally, self.saver,
-                self.desk.queued() if self.desk else None)
+                self.desk.queued() if self.desk else None, self.memory.status())
+            self.memory.tick(self.heat, self.tally, self.cfg.pgn_directory)
             if self.page is not None:
                 self.page.history.tick(self.status_writer.last, boards(runners))
             sdnotify.status(self.waiting_for or self.summary)

@@ -23,7 +23,8 @@ def state_of(waiting_for: str, draining: bool) -> str:
 async def publish(writer: status_file.Writer, me: str, url: str, state: str, cfg: Config,
                   pool: EnginePool | None, heat: HeatMonitor, runners: list[GameRunner],
                   slots: Slots, tally: status_file.DailyTally, saver: Saver,
-                  queued: list[QueuedChallenge] | None = None) -> str:
+                  queued: list[QueuedChallenge] | None = None,
+                  records: dict[str, object] | None = None) -> str:
     """Rewrite the status file (in a thread); returns its one-line summary."""
     pool_slots = await asyncio.to_thread(pool.slot_status) if pool else []
     engine = status_file.EngineStatus(
@@ -38,7 +39,23 @@ async def publish(writer: status_file.Writer, me: str, url: str, state: str, cfg
         unsaved_pgns=saver.pending, pgn_problem=saver.problem,
         queue=[status_file.QueuedStatus(id=q.id, challenger=q.challenger, rating=q.rating,
                                         speed=q.speed, waiting_since=q.waiting_since,
-                                        bot=q.bot) for q in queued or []])
+                                        bot=q.bot) for q in queued or []],
+        records=_records(records))
+
+
+def _records(rec: dict[str, object] | None) -> status_file.RecordsStatus | None:
+    """RecordWriter.status() in the status file's shape."""
+    if rec is None:
+        return None
+    problem = rec.get("problem")
+
+    def count(key: str) -> int:
+        v = rec.get(key)
+        return v if isinstance(v, int) else 0
+
+    return status_file.RecordsStatus(
+        path=str(rec.get("path")), problem=None if problem is None else str(problem),
+        dropped=count("dropped"), written=count("written"), pending=count("pending"))
 
 
 def game_status(runner: GameRunner) -> status_file.GameStatus:

@@ -36,6 +36,8 @@ from bot.play.game import GameRunner
 from bot.play.game_state import GameHooks
 from bot.play.records import Saver
 from bot.sources.chain import MoveSources
+from bot.store.model import MoveRecord
+from bot.store.writer import RecordWriter
 
 log = logging.getLogger(__name__)
 
@@ -46,11 +48,13 @@ class GameSupervisor:
     def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config], hooks: GameHooks,
                  pool: EnginePool | None, threads_now: Callable[[], int],
                  sources: MoveSources | None, saver: Saver, slots: Slots, corr_slots: Slots,
-                 recent_games: RecentGames, tally: status_file.DailyTally) -> None:
+                 recent_games: RecentGames, tally: status_file.DailyTally,
+                 writer: RecordWriter | None = None) -> None:
         self.api, self.me, self.get_cfg, self.hooks = api, me, get_cfg, hooks
         self.pool, self.threads_now, self.sources, self.saver = pool, threads_now, sources, saver
         self.slots, self.corr_slots = slots, corr_slots
         self.recent_games, self.tally = recent_games, tally
+        self.writer = writer  # the records database (bot/store), handed to every game
         self.games: dict[str, asyncio.Task[None]] = {}
         self.runners: dict[str, GameRunner] = {}
         self.parked = Parked()
@@ -58,6 +62,7 @@ class GameSupervisor:
         # PGN comments (ply -> "book", ...) per game, kept across a game task's restarts
         # and a correspondence game's parking.
         self._comments: dict[str, dict[int, str]] = {}
+        self._moves: dict[str, dict[int, MoveRecord]] = {}  # the same for the records
         self._tasks: set[asyncio.Task[None]] = set()  # check-ins, goodbyes
 
     # -- what the event stream says ---------------------------------------------
@@ -143,7 +148,8 @@ class GameSupervisor:
             game_id=gid, api=self.api, cfg=cfg, me=self.me, hooks=self.hooks, pool=self.pool,
             threads_now=self.threads_now, sources=self.sources,
             previous_lines=tuple(self.recent_games.lines(opponent)), saver=self.saver,
-            comments=self._comments.setdefault(gid, {}))
+            comments=self._comments.setdefault(gid, {}), writer=self.writer,
+            moves=self._moves.setdefault(gid, {}))
 
     async def _run_game(self, gid: str, cfg: Config, opponent: str) -> None:
         parked = False
@@ -175,6 +181,7 @@ class GameSupervisor:
             else:
                 self.corr_slots.finish(gid)
                 self._comments.pop(gid, None)
+                self._moves.pop(gid, None)
                 self._ended[gid] = time.monotonic()
 
     def _count_result(self, runner: GameRunner) -> None:

@@ -139,8 +139,10 @@ def stored_game(start: GameStart, end: GameEnd | None = None) -> StoredGame:
         result=result_for(start.color, end.status, end.winner) if end else None)
 
 
-def render(g: StoredGame, moves: list[MoveRecord]) -> str:
-    """The game as one PGN text (ending in a newline)."""
+def render(g: StoredGame, moves: list[MoveRecord], notes: dict[int, str] | None = None) -> str:
+    """The game as one PGN text (ending in a newline).  `notes`: ply -> a word after
+    the move's commands (the runner's own files name the move source there:
+    `{ [%eval 0.17] [%clk 0:02:58] book }`; Lichess's export has none)."""
     chess960 = g.variant == "chess960"
     board = chess.Board(g.initial_fen, chess960=chess960) if g.initial_fen \
         else chess.Board(chess960=chess960)
@@ -193,6 +195,8 @@ def render(g: StoredGame, moves: list[MoveRecord]) -> str:
             parts.append(f"[%eval {ev}]")
         if m.clock_after_ms is not None:
             parts.append(f"[%clk {format_clock(m.clock_after_ms)}]")
+        if notes and notes.get(m.ply):
+            parts.append(notes[m.ply])
         node = node.add_variation(move, comment=" ".join(parts))
     # One line of movetext, as Lichess writes it (python-chess wraps at 80 otherwise).
     exporter = chess.pgn.StringExporter(columns=None, headers=True, variations=False,

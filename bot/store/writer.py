@@ -238,7 +238,7 @@ class RecordWriter:
         conn = self._conn
         try:
             conn.execute("BEGIN IMMEDIATE")
-            _apply(conn, record)
+            applied = _apply(conn, record)
             conn.execute("COMMIT")
         except (sqlite3.IntegrityError, sqlite3.ProgrammingError,
                 sqlite3.InterfaceError) as exc:
@@ -252,6 +252,10 @@ class RecordWriter:
                     getattr(exc, "sqlite_errorname", "") in ("SQLITE_NOTADB", "SQLITE_CORRUPT"):
                 self._close_broken()
             self._fail(exc, record)
+            return False
+        if not applied:
+            # Nothing to write (a GameEnd whose GameStart was dropped): no sign that the
+            # file takes writes again, so the problem stands.
             return False
         with self._lock:
             recovered, self._problem = self._problem, None
@@ -278,7 +282,8 @@ def _rollback(conn: sqlite3.Connection) -> None:
         pass  # SQLite rolled back by itself (SQLITE_FULL may do that)
 
 
-def _apply(conn: sqlite3.Connection, r: Record) -> None:
+def _apply(conn: sqlite3.Connection, r: Record) -> bool:
+    """Write one record; False when there was nothing to write."""
     if isinstance(r, MoveRecord):
         conn.execute(_MOVE_SQL, (r.game_id, r.ply, r.color, r.uci,
                                  *(getattr(r, c) for c in _MOVE_COLS)))
@@ -287,7 +292,7 @@ def _apply(conn: sqlite3.Connection, r: Record) -> None:
     elif isinstance(r, GameEnd):
         row = conn.execute("SELECT color FROM games WHERE id = ?", (r.game_id,)).fetchone()
         if row is None:
-            return  # its GameStart was dropped: nothing to finish
+            return False  # its GameStart was dropped: nothing to finish
         conn.execute(
             "UPDATE games SET ended_at = ?, status = ?, winner = ?, result = ?, "
             "my_rating_after = COALESCE(?, my_rating_after), "
@@ -303,3 +308,4 @@ def _apply(conn: sqlite3.Connection, r: Record) -> None:
                      "VALUES (?, ?, ?, ?, ?)", (r.at, r.kind, r.detail, r.until, r.game_id))
     else:
         raise sqlite3.ProgrammingError(f"not a record: {type(r).__name__}")
+    return True
