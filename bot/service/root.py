@@ -82,7 +82,6 @@ class Service:
         self.summary = ""  # the last status line (sd_notify STATUS=)
         self.slots = Slots()  # real-time games; correspondence games have slots of their own
         self.corr_slots = Slots()
-        # The tournaments we play in (join/leave/list for the owner's commands).
         self.arenas = Arenas(self.api, lambda: self.cfg, self.slots, lambda: self.draining)
         self.sources: MoveSources | None = None  # opened in run(): a bad book stops the start
         self.saver = records.Saver()  # PGNs the disk refused wait here, retried each tick
@@ -200,11 +199,10 @@ class Service:
         stream = EventStream(self.api, lambda: self.cfg, self.stream, self._dispatch,
                              self._stream_opened, self._closed_for, sup.check_in_soon)
         self.tasks.supervise("events", stream.run)
+        control = control_commands.server(self.desk, self.desk.queued, self.arenas)
         for name, factory in {**self.desk.tasks(), "checkin": sup.checkins,
-                              "arenas": self.arenas.run}.items():
+                              "arenas": self.arenas.run, "control": control.run}.items():
             self.tasks.supervise(name, factory)
-        self.tasks.supervise("control", control_commands.server(  # challenge, queue, arena
-            self.desk, queue=self.desk.queued, arenas=self.arenas).run)
         self.tasks.spawn(sup.resume_playing(), "resume")
 
     def _closed_for(self, why: str) -> None:
@@ -218,11 +216,9 @@ class Service:
         self.waiting_for = why
         sdnotify.status(why)
         if attempt == 0:
-            # The network may be down for minutes at boot: use the wait.
-            self._warm()
-            # Up and working, just waiting for the network: without READY
-            # systemd would fail the start after TimeoutStartSec (90 s) and
-            # give up after StartLimitBurst restarts.
+            self._warm()  # the network may be down for minutes at boot: use the wait
+            # Up, waiting for the network: without READY systemd would fail the start
+            # after TimeoutStartSec (90 s), and give up after StartLimitBurst restarts.
             sdnotify.ready()
 
     async def _shutdown(self) -> int:
@@ -233,15 +229,7 @@ class Service:
         if left:
             log.warning("exiting with %d game(s) unfinished (not resigned): %s",
                         len(left), ", ".join(left))
-        everything = self.tasks.all() + (sup.tasks() if sup is not None else [])
-        for t in everything:
-            t.cancel()
-        # Cancelled tasks still have to run to take it (game cleanup stops engines and
-        # outboxes): wait for them, or a loop closed right after run() destroys them
-        # mid-cancel.  A moment only: never hang the exit.
-        pending = [t for t in everything if not t.done()]
-        if pending:
-            await asyncio.wait(pending, timeout=2.0)
+        await self.tasks.cancel_all(sup.tasks() if sup is not None else [])
         if self.status_writer is not None:
             self.status_writer.close()  # no file: `pibot status` says "not running" at once
         if self.pool is not None and not self._hard and (sup is None or sup.all_stopped()):

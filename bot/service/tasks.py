@@ -36,6 +36,18 @@ class Tasks:
     def supervise(self, name: str, factory: Callable[[], Awaitable[None]]) -> None:
         self.spawn(self._loop(name, factory), name)
 
+    async def cancel_all(self, also: list[asyncio.Task[Any]]) -> None:
+        """Cancel every task (ours and `also`) and give them a moment to take it."""
+        everything = self.all() + also
+        for t in everything:
+            t.cancel()
+        # Cancelled tasks still have to run to take it (game cleanup stops engines and
+        # outboxes): wait for them, or a loop closed right after run() destroys them
+        # mid-cancel.  A moment only: never hang the exit.
+        pending = [t for t in everything if not t.done()]
+        if pending:
+            await asyncio.wait(pending, timeout=2.0)
+
     def all(self) -> list[asyncio.Task[Any]]:
         return list(self._tasks)
 
