@@ -36,13 +36,15 @@ class Receiver:
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
-                self.send_response(status)
-                self.send_header("Content-Length", "0")
-                self.end_headers()
+                # Kept before the answer: the sender posts the next alert once this one
+                # is answered, and its handler thread could otherwise keep it first.
                 with outer.arrived:
                     outer.got.append({"path": self.path, "headers": dict(self.headers),
                                       "body": body.decode()})
                     outer.arrived.notify_all()
+                self.send_response(status)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
 
             def log_message(self, *args: Any) -> None:
                 pass
