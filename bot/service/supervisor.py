@@ -36,7 +36,7 @@ from bot.play.game import GameRunner
 from bot.play.game_state import GameHooks
 from bot.play.records import Saver
 from bot.sources.chain import MoveSources
-from bot.store.model import MoveRecord
+from bot.store.model import MoveRecord, RatingsAfter
 from bot.store.writer import RecordWriter
 
 log = logging.getLogger(__name__)
@@ -78,6 +78,13 @@ class GameSupervisor:
         self._start(game.id, game.opponent.name, game.correspondence, game.tournament_id)
 
     def game_finished(self, game: GameInfo) -> None:
+        if self.writer is not None and game.rated and (
+                game.rating_diff is not None or game.opponent_rating_diff is not None):
+            # Only gameFinish tells the ratings after; the runner may be gone by now.
+            opp = game.opponent.rating
+            theirs = opp + game.opponent_rating_diff \
+                if opp is not None and game.opponent_rating_diff is not None else None
+            self.writer.put(RatingsAfter(game.id, game.rating_diff, theirs))
         runner = self.runners.get(game.id)
         if runner is not None:
             runner.poke()
