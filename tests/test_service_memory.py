@@ -26,6 +26,7 @@ from typing import Any
 import chess.pgn
 import pytest
 import yaml
+from test_arena import ARENA_FAST
 from test_robustness_cli import _pibot
 from test_service_helpers import (
     FAST_NETWORK,
@@ -346,3 +347,31 @@ def test_a_rated_games_record_has_the_ratings_lichess_reports_after(tmp_path: Pa
     assert r.returncode == 0, r.stderr
     trend = json.loads(r.stdout)["rating"]["bullet"]
     assert [p["rating"] for p in trend] == [after]
+
+
+def test_an_arena_games_pgn_event_is_the_arenas_name(tmp_path: Path) -> None:
+    """Lichess exports an arena game with the arena's name as its Event (the room's
+    GET /api/tournament/{id} fullName), not "Rated Bullet tournament <url>"."""
+    emu = Emulator(fast_emulator_config(**ARENA_FAST)).start()
+    bot: RunningBot | None = None
+    try:
+        quick = [("ann", 1500, OpponentSpec(think_time_s=0.05, resign_after=1, seed=1))]
+        aid = emu.create_arena(minutes=5, clock_limit_s=60, starts_in_s=0.5, opponents=quick,
+                               name="Pi Evening")
+        cfg = bot_config(emu.url, tmp_path, tournaments=[{"id": aid}],
+                         network={"tournament_poll_s": 0.3},
+                         game={"abort_if_no_first_move_s": 1})
+        bot = RunningBot(cfg, emu.token).start()
+        games = tmp_path / "games"
+        assert wait_until(lambda: games.exists() and any(games.glob("*.pgn")), 60)
+        pgn_path = next(games.glob("*.pgn"))
+        emu.finish_arena(aid)
+    finally:
+        if bot is not None:
+            bot.stop()
+        emu.stop()
+    game = chess.pgn.read_game(io.StringIO(pgn_path.read_text()))
+    assert game is not None and game.headers["Event"] == "Pi Evening Arena", game.headers
+    (name, tid), = _rows(tmp_path / "pibot.db", "SELECT tournament_name, tournament_id "
+                                                "FROM games WHERE id = ?", pgn_path.stem)
+    assert (name, tid) == ("Pi Evening Arena", aid)
