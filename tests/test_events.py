@@ -58,6 +58,18 @@ def test_game_start_takes_its_id_one_way_and_keeps_the_tournament() -> None:
     assert events.parse_playing({"nowPlaying": [only_id]})[0].id == "g1abcdef"
 
 
+def test_game_finish_keeps_the_rating_changes_lichess_reports() -> None:
+    done = dict(GAME, rated=True, ratingDiff=-7,
+                opponent=dict(GAME["opponent"], rating=1620, ratingDiff=6))
+    ev = events.parse_event({"type": "gameFinish", "game": done})
+    assert isinstance(ev, events.GameFinish)
+    assert (ev.game.rating_diff, ev.game.opponent_rating_diff) == (-7, 6)
+    # Casual, or while playing: no ratingDiff, None (not 0).
+    ev = events.parse_event({"type": "gameFinish", "game": GAME})
+    assert isinstance(ev, events.GameFinish)
+    assert (ev.game.rating_diff, ev.game.opponent_rating_diff) == (None, None)
+
+
 def test_game_full_and_state() -> None:
     full = events.parse_event({
         "type": "gameFull", "id": "g1", "rated": False, "variant": {"key": "chess960"},

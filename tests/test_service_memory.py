@@ -26,6 +26,7 @@ from typing import Any
 import chess.pgn
 import pytest
 import yaml
+from test_arena import ARENA_FAST
 from test_robustness_cli import _pibot
 from test_service_helpers import (
     FAST_NETWORK,
@@ -320,3 +321,57 @@ def test_429_and_a_rejected_token_are_events_and_the_token_an_alert(
     assert kinds[-3:] == ["token", "failure", "stop"], kinds
     assert wait_until(lambda: any(a["kind"] == "token" for a in got), 10), got
     assert all(emu.token not in json.dumps(a) for a in got)
+
+
+def test_a_rated_games_record_has_the_ratings_lichess_reports_after(tmp_path: Path) -> None:
+    """gameFinish's ratingDiff (ours) and opponent.ratingDiff: the records keep the
+    ratings after, and `pibot history` draws its trend from them."""
+    db = tmp_path / "pibot.db"
+    with bot_and_emulator(tmp_path) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=0.05, resign_after=6, seed=7)
+        gid = emu.challenge_bot(challenger="rita", rated=True, clock_limit_s=60,
+                                increment_s=0, color="black", opponent=opp)
+        emu.wait_game_started(gid, 10)
+        snap = emu.wait_game_over(gid, 60)
+        assert snap.status in ("resign", "mate"), snap.status
+        assert wait_until(lambda: _rows(db, "SELECT my_rating_after FROM games WHERE id = ?",
+                                        gid)[0][0] is not None, 10)
+    (before, after, opp_before, opp_after, rated), = _rows(
+        db, "SELECT my_rating, my_rating_after, opponent_rating, opponent_rating_after, rated "
+            "FROM games WHERE id = ?", gid)
+    assert rated and before is not None and opp_before is not None
+    # The emulator's diffs: Elo, K = 20, the bot (white) won.
+    diff = round(20 * (1 - 1 / (1 + 10 ** ((opp_before - before) / 400))))
+    assert diff > 0 and after == before + diff and opp_after == opp_before - diff
+    r = _pibot("history", "--db", str(db), "--json", "--period", "day")
+    assert r.returncode == 0, r.stderr
+    trend = json.loads(r.stdout)["rating"]["bullet"]
+    assert [p["rating"] for p in trend] == [after]
+
+
+def test_an_arena_games_pgn_event_is_the_arenas_name(tmp_path: Path) -> None:
+    """Lichess exports an arena game with the arena's name as its Event (the room's
+    GET /api/tournament/{id} fullName), not "Rated Bullet tournament <url>"."""
+    emu = Emulator(fast_emulator_config(**ARENA_FAST)).start()
+    bot: RunningBot | None = None
+    try:
+        quick = [("ann", 1500, OpponentSpec(think_time_s=0.05, resign_after=1, seed=1))]
+        aid = emu.create_arena(minutes=5, clock_limit_s=60, starts_in_s=0.5, opponents=quick,
+                               name="Pi Evening")
+        cfg = bot_config(emu.url, tmp_path, tournaments=[{"id": aid}],
+                         network={"tournament_poll_s": 0.3},
+                         game={"abort_if_no_first_move_s": 1})
+        bot = RunningBot(cfg, emu.token).start()
+        games = tmp_path / "games"
+        assert wait_until(lambda: games.exists() and any(games.glob("*.pgn")), 60)
+        pgn_path = next(games.glob("*.pgn"))
+        emu.finish_arena(aid)
+    finally:
+        if bot is not None:
+            bot.stop()
+        emu.stop()
+    game = chess.pgn.read_game(io.StringIO(pgn_path.read_text()))
+    assert game is not None and game.headers["Event"] == "Pi Evening Arena", game.headers
+    (name, tid), = _rows(tmp_path / "pibot.db", "SELECT tournament_name, tournament_id "
+                                                "FROM games WHERE id = ?", pgn_path.stem)
+    assert (name, tid) == ("Pi Evening Arena", aid)

@@ -87,6 +87,12 @@ class Arenas:
         self._said: dict[str, str] = {}  # tid -> the last problem logged (logged once)
         self._wake = asyncio.Event()
 
+    def name_of(self, tournament_id: str) -> str | None:
+        """The arena's name as its GET /api/tournament/{id} gave it (fullName: what
+        Lichess writes in its games' PGN Event); None for one this room never polled."""
+        info = self._info.get(tournament_id)
+        return info.name or None if info is not None else None
+
     # -- the owner's commands (the control socket) ----------------------------------
     async def join(self, tournament_id: str, team: str | None = None,
                    password: str | None = None) -> None:

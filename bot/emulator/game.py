@@ -308,7 +308,25 @@ class Game:
             info["winner"] = self.winner
         if self.tournament_id is not None:
             info["tournamentId"] = self.tournament_id  # lila.game.JsonView.ownerPreview
+        diffs = self.rating_diffs()
+        if diffs is not None:  # ownerPreview: ours at the top, the opponent's in opponent
+            info["ratingDiff"] = diffs[0]
+            info["opponent"]["ratingDiff"] = diffs[1]
         return info
+
+    def rating_diffs(self) -> tuple[int, int] | None:
+        """(ours, the opponent's) rating change of a rated game that counted: Elo
+        with K = 20, as plausible as Glicko-2 for a test (lila: none while playing,
+        for a casual game, or an aborted one)."""
+        if not self.rated or not self.over or self.status in ("aborted", "noStart"):
+            return None
+        me, opp = self.bot_player.rating, self.opp_player.rating
+        score = 0.5 if self.winner is None else \
+            (1.0 if self.winner == self.color_name(self.bot_color) else 0.0)
+        expected = 1 / (1 + 10 ** ((opp - me) / 400))
+        ours = round(20 * (score - expected))
+        theirs = round(20 * ((1 - score) - (1 - expected)))
+        return ours, theirs
 
     def chat_json(self, line: ChatLine) -> ChatLineJson:
         return {"type": "chatLine", "room": line.room, "username": line.username, "text": line.text}

@@ -115,6 +115,7 @@ class OpponentJson(TypedDict):
     id: str
     username: str
     rating: int
+    ratingDiff: NotRequired[int]  # a rated game over (lila.game.JsonView.ownerPreview)
 
 
 class GameEventInfo(TypedDict):
@@ -137,6 +138,7 @@ class GameEventInfo(TypedDict):
     compat: dict[str, bool]
     winner: NotRequired[str]
     tournamentId: NotRequired[str]
+    ratingDiff: NotRequired[int]  # ours, a rated game over (lila: pov.player.ratingDiff)
 
 
 class GameEvent(TypedDict):

@@ -229,6 +229,11 @@ class GameInfo:
     variant: str = "standard"
     days_per_turn: int | None = None
     tournament_id: str | None = None  # an arena game (lila pairs it; no challenge)
+    # A rated game over (gameFinish; lila.game.JsonView.ownerPreview): our rating
+    # change (`ratingDiff`) and the opponent's (`opponent.ratingDiff`); None while
+    # playing, for a casual game, or where Lichess does not say.
+    rating_diff: int | None = None
+    opponent_rating_diff: int | None = None
 
     @property
     def correspondence(self) -> bool:
@@ -244,7 +249,9 @@ class GameInfo:
             color=_str(d, "color"), is_my_turn=_bool(d, "isMyTurn"),
             last_move=_str(d, "lastMove"), rated=_bool(d, "rated"), speed=_str(d, "speed"),
             variant=_variant(d), days_per_turn=_opt_int(d, "daysPerTurn"),
-            tournament_id=_opt_str(d, "tournamentId"))
+            tournament_id=_opt_str(d, "tournamentId"),
+            rating_diff=_opt_int(d, "ratingDiff"),
+            opponent_rating_diff=_opt_int(_obj(d, "opponent"), "ratingDiff"))
 
 
 @dataclass(frozen=True)

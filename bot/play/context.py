@@ -35,3 +35,5 @@ class GameContext:
     writer: RecordWriter | None = None
     # ply -> what the journal knows of the move (clock, eval, ...), shared like comments.
     moves: dict[int, MoveRecord] = field(default_factory=dict)
+    # An arena's id -> its name (the arena room's), for the PGN's Event; None: unknown.
+    tournament_name: Callable[[str], str | None] | None = None

@@ -81,7 +81,7 @@ class GameRunner:
         self.farewell: asyncio.Task[None] | None = None
         self._forms: MoveForms | None = None  # stream moves in the engine's spelling
         self.journal = GameJournal(ctx.game_id, ctx.me, ctx.api.url, ctx.writer,
-                                   ctx.moves)
+                                   ctx.moves, ctx.tournament_name)
 
     # -- lifecycle --------------------------------------------------------
     async def run(self) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 import chess
@@ -42,8 +43,10 @@ def _other(color: str) -> str:
 
 class GameJournal:
     def __init__(self, game_id: str, me: str, site: str, writer: RecordWriter | None,
-                 moves: dict[int, MoveRecord]) -> None:
+                 moves: dict[int, MoveRecord],
+                 tournament_name: Callable[[str], str | None] | None = None) -> None:
         self.game_id, self.me, self.site = game_id, me, site.rstrip("/")
+        self.tournament_name = tournament_name  # an arena's id -> its name, or None
         self.writer = writer
         self.moves = moves  # ply -> what is known of it (the supervisor's, shared)
         self.start: GameStart | None = None
@@ -83,7 +86,11 @@ class GameJournal:
             initial_fen=initial_fen,
             clock_initial_ms=clock.initial_ms if clock else None,
             clock_increment_ms=clock.increment_ms if clock else None,
-            days_per_turn=full.days_per_turn, tournament_id=full.tournament_id)
+            days_per_turn=full.days_per_turn, tournament_id=full.tournament_id,
+            # Lichess exports an arena game's Event as the arena's name (else pgn.event's
+            # "Rated Blitz tournament <url>").
+            tournament_name=self.tournament_name(full.tournament_id)
+            if full.tournament_id and self.tournament_name else None)
         if self._board is None:
             self._board = chess.Board(initial_fen, chess960=chess960) if initial_fen \
                 else chess.Board(chess960=chess960)

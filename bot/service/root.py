@@ -192,7 +192,7 @@ class Service:
         sup = self.supervisor = GameSupervisor(
             self.api, self.me, lambda: self.cfg, self.hooks, self.pool,
             lambda: self.heat.threads_now, self.sources, self.saver, self.slots,
-            self.corr_slots, self.recent_games, self.tally, self.memory.writer)
+            self.corr_slots, self.recent_games, self.tally, self.memory.writer, self.arenas.name_of)
         self.desk = ChallengeDesk(self.api, self.me, lambda: self.cfg, self.slots,
                                   self.corr_slots, lambda: self.draining, self.recent_games,
                                   self.stream, self.tasks.spawn)

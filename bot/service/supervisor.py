@@ -36,7 +36,7 @@ from bot.play.game import GameRunner
 from bot.play.game_state import GameHooks
 from bot.play.records import Saver
 from bot.sources.chain import MoveSources
-from bot.store.model import MoveRecord
+from bot.store.model import MoveRecord, RatingsAfter
 from bot.store.writer import RecordWriter
 
 log = logging.getLogger(__name__)
@@ -49,12 +49,14 @@ class GameSupervisor:
                  pool: EnginePool | None, threads_now: Callable[[], int],
                  sources: MoveSources | None, saver: Saver, slots: Slots, corr_slots: Slots,
                  recent_games: RecentGames, tally: status_file.DailyTally,
-                 writer: RecordWriter | None = None) -> None:
+                 writer: RecordWriter | None = None,
+                 tournament_name: Callable[[str], str | None] | None = None) -> None:
         self.api, self.me, self.get_cfg, self.hooks = api, me, get_cfg, hooks
         self.pool, self.threads_now, self.sources, self.saver = pool, threads_now, sources, saver
         self.slots, self.corr_slots = slots, corr_slots
         self.recent_games, self.tally = recent_games, tally
         self.writer = writer  # the records database (bot/store), handed to every game
+        self.tournament_name = tournament_name  # the arena room's names, for PGN Events
         self.games: dict[str, asyncio.Task[None]] = {}
         self.runners: dict[str, GameRunner] = {}
         self.parked = Parked()
@@ -78,6 +80,13 @@ class GameSupervisor:
         self._start(game.id, game.opponent.name, game.correspondence, game.tournament_id)
 
     def game_finished(self, game: GameInfo) -> None:
+        if self.writer is not None and game.rated and (
+                game.rating_diff is not None or game.opponent_rating_diff is not None):
+            # Only gameFinish tells the ratings after; the runner may be gone by now.
+            opp = game.opponent.rating
+            theirs = opp + game.opponent_rating_diff \
+                if opp is not None and game.opponent_rating_diff is not None else None
+            self.writer.put(RatingsAfter(game.id, game.rating_diff, theirs))
         runner = self.runners.get(game.id)
         if runner is not None:
             runner.poke()
@@ -149,7 +158,7 @@ class GameSupervisor:
             threads_now=self.threads_now, sources=self.sources,
             previous_lines=tuple(self.recent_games.lines(opponent)), saver=self.saver,
             comments=self._comments.setdefault(gid, {}), writer=self.writer,
-            moves=self._moves.setdefault(gid, {}))
+            moves=self._moves.setdefault(gid, {}), tournament_name=self.tournament_name)
 
     async def _run_game(self, gid: str, cfg: Config, opponent: str) -> None:
         parked = False

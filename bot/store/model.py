@@ -81,6 +81,21 @@ class GameEnd:
 
 
 @dataclass(frozen=True)
+class RatingsAfter:
+    """What Lichess reports of a rated game once it is over (the event stream's
+    gameFinish, lila.game.JsonView.ownerPreview): our rating change, and the
+    opponent's rating and change.  Our rating after is the one the game started
+    with (GameStart.my_rating) plus our change.  The opponent's after is recorded
+    only where the payload gives it (its rating and its change), else it stays
+    NULL: it is never guessed as ours negated (Glicko-2 changes are not
+    symmetric).  It may reach the writer before or after the game's GameEnd."""
+
+    game_id: str
+    my_rating_diff: int | None = None
+    opponent_rating_after: int | None = None
+
+
+@dataclass(frozen=True)
 class ServiceEvent:
     kind: str                       # one of EVENT_KINDS
     detail: str = ""
@@ -89,7 +104,7 @@ class ServiceEvent:
     at: float = field(default_factory=time.time)
 
 
-Record = GameStart | MoveRecord | GameEnd | ServiceEvent
+Record = GameStart | MoveRecord | GameEnd | RatingsAfter | ServiceEvent
 
 
 def result_for(color: str, status: str, winner: str | None) -> str | None:

@@ -25,7 +25,15 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bot.store import db, schema
-from bot.store.model import GameEnd, GameStart, MoveRecord, Record, ServiceEvent, result_for
+from bot.store.model import (
+    GameEnd,
+    GameStart,
+    MoveRecord,
+    RatingsAfter,
+    Record,
+    ServiceEvent,
+    result_for,
+)
 
 log = logging.getLogger(__name__)
 
@@ -303,6 +311,12 @@ def _apply(conn: sqlite3.Connection, r: Record) -> bool:
             # Moves taken back and never replayed.
             conn.execute("DELETE FROM moves WHERE game_id = ? AND ply >= ?",
                          (r.game_id, r.plies))
+    elif isinstance(r, RatingsAfter):
+        cur = conn.execute(
+            "UPDATE games SET my_rating_after = COALESCE(my_rating + ?, my_rating_after), "
+            "opponent_rating_after = COALESCE(?, opponent_rating_after) WHERE id = ?",
+            (r.my_rating_diff, r.opponent_rating_after, r.game_id))
+        return cur.rowcount > 0  # no row: its GameStart was dropped
     elif isinstance(r, ServiceEvent):
         conn.execute("INSERT INTO events (at, kind, detail, until, game_id) "
                      "VALUES (?, ?, ?, ?, ?)", (r.at, r.kind, r.detail, r.until, r.game_id))
