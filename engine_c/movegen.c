@@ -3,21 +3,8 @@
 #include "movegen.h"
 #include "attacks.h"
 #include "bitboard.h"
+#include "movegen_emit.h"
 
-static inline Move *add(Move *out, int from, int to, int kind) {
-    *out++ = move_make(from, to, kind, 0);
-    return out;
-}
-
-static inline Move *add_promos(Move *out, int from, int to, int kind) {
-    if (kind != GEN_QUIET) *out++ = move_make(from, to, MOVE_PROMO, QUEEN);
-    if (kind != GEN_NOISY) {
-        *out++ = move_make(from, to, MOVE_PROMO, KNIGHT);
-        *out++ = move_make(from, to, MOVE_PROMO, ROOK);
-        *out++ = move_make(from, to, MOVE_PROMO, BISHOP);
-    }
-    return out;
-}
 
 /* Pieces of `us` pinned to their king by sliders of `them`. */
 static Bitboard pinned_pieces(const Board *b, int us, int ksq) {
@@ -49,22 +36,22 @@ static Move *gen_pawns(const Board *b, Move *out, int kind, Bitboard target, Bit
         Bitboard s1 = pawn_push(us, normal) & empty;
         Bitboard s2 = pawn_push(us, s1 & rank3) & empty;
         s1 &= target; s2 &= target;
-        while (s1) { int to = pop_lsb(&s1); out = add(out, to - up, to, MOVE_NORMAL); }
-        while (s2) { int to = pop_lsb(&s2); out = add(out, to - 2 * up, to, MOVE_NORMAL); }
+        while (s1) { int to = pop_lsb(&s1); out = mg_add(out, to - up, to, MOVE_NORMAL); }
+        while (s2) { int to = pop_lsb(&s2); out = mg_add(out, to - 2 * up, to, MOVE_NORMAL); }
     }
     if (kind != GEN_QUIET) {
         Bitboard ce = (us == WHITE ? shift_east(shift_north(normal)) : shift_east(shift_south(normal))) & enemies & target;
         Bitboard cw = (us == WHITE ? shift_west(shift_north(normal)) : shift_west(shift_south(normal))) & enemies & target;
-        while (ce) { int to = pop_lsb(&ce); out = add(out, to - up - 1, to, MOVE_NORMAL); }
-        while (cw) { int to = pop_lsb(&cw); out = add(out, to - up + 1, to, MOVE_NORMAL); }
+        while (ce) { int to = pop_lsb(&ce); out = mg_add(out, to - up - 1, to, MOVE_NORMAL); }
+        while (cw) { int to = pop_lsb(&cw); out = mg_add(out, to - up + 1, to, MOVE_NORMAL); }
     }
     if (promo) {
         Bitboard s1 = pawn_push(us, promo) & empty & target;
         Bitboard ce = (us == WHITE ? shift_east(shift_north(promo)) : shift_east(shift_south(promo))) & enemies & target;
         Bitboard cw = (us == WHITE ? shift_west(shift_north(promo)) : shift_west(shift_south(promo))) & enemies & target;
-        while (s1) { int to = pop_lsb(&s1); out = add_promos(out, to - up, to, kind); }
-        while (ce) { int to = pop_lsb(&ce); out = add_promos(out, to - up - 1, to, kind); }
-        while (cw) { int to = pop_lsb(&cw); out = add_promos(out, to - up + 1, to, kind); }
+        while (s1) { int to = pop_lsb(&s1); out = mg_add_promos(out, to - up, to, kind); }
+        while (ce) { int to = pop_lsb(&ce); out = mg_add_promos(out, to - up - 1, to, kind); }
+        while (cw) { int to = pop_lsb(&cw); out = mg_add_promos(out, to - up + 1, to, kind); }
     }
     Bitboard pp = pawns & pinned;
     while (pp) {
@@ -80,8 +67,8 @@ static Move *gen_pawns(const Board *b, Move *out, int kind, Bitboard target, Bit
         while (tos) {
             int to = pop_lsb(&tos);
             bool capture = (caps & sq_bb(to)) != 0;
-            if (sq_bb(from) & rank7) out = add_promos(out, from, to, kind);
-            else if (capture ? kind != GEN_QUIET : kind != GEN_NOISY) out = add(out, from, to, MOVE_NORMAL);
+            if (sq_bb(from) & rank7) out = mg_add_promos(out, from, to, kind);
+            else if (capture ? kind != GEN_QUIET : kind != GEN_NOISY) out = mg_add(out, from, to, MOVE_NORMAL);
         }
     }
     /* En passant: checked by simulating the occupancy (covers the horizontal pin). */
@@ -92,7 +79,7 @@ static Move *gen_pawns(const Board *b, Move *out, int kind, Bitboard target, Bit
             int from = pop_lsb(&capturers);
             Bitboard occ = (b->by_type[0] ^ sq_bb(from) ^ sq_bb(cap_sq)) | sq_bb(ep);
             Bitboard att = (board_attackers_to(b, ksq, occ) & b->by_color[them]) & ~sq_bb(cap_sq);
-            if (!att) out = add(out, from, ep, MOVE_EP);
+            if (!att) out = mg_add(out, from, ep, MOVE_EP);
         }
     }
     return out;
@@ -113,7 +100,7 @@ static Move *gen_castling(const Board *b, Move *out, int ksq) {
             int s = pop_lsb(&walk);
             if (board_sq_attacked(b, s, them, occ)) ok = false;
         }
-        if (ok) out = add(out, ksq, rsq, MOVE_CASTLE);
+        if (ok) out = mg_add(out, ksq, rsq, MOVE_CASTLE);
     }
     return out;
 }
@@ -131,7 +118,7 @@ static inline int gen_chess(const Board *b, MoveList *list, int kind) {
     Bitboard kt = KingAttacks[ksq] & ~ours & kind_mask;
     while (kt) {
         int to = pop_lsb(&kt);
-        if (!board_sq_attacked(b, to, them, occ_noking)) out = add(out, ksq, to, MOVE_NORMAL);
+        if (!board_sq_attacked(b, to, them, occ_noking)) out = mg_add(out, ksq, to, MOVE_NORMAL);
     }
     if (more_than_one(b->checkers)) goto done;
 
@@ -148,21 +135,21 @@ static inline int gen_chess(const Board *b, MoveList *list, int kind) {
     while (pieces) {
         int from = pop_lsb(&pieces);
         Bitboard t = KnightAttacks[from] & piece_target;
-        while (t) out = add(out, from, pop_lsb(&t), MOVE_NORMAL);
+        while (t) out = mg_add(out, from, pop_lsb(&t), MOVE_NORMAL);
     }
     pieces = ours & (b->by_type[BISHOP] | b->by_type[QUEEN]);
     while (pieces) {
         int from = pop_lsb(&pieces);
         Bitboard t = bishop_attacks(from, occ) & piece_target;
         if (pinned & sq_bb(from)) t &= line_bb(ksq, from);
-        while (t) out = add(out, from, pop_lsb(&t), MOVE_NORMAL);
+        while (t) out = mg_add(out, from, pop_lsb(&t), MOVE_NORMAL);
     }
     pieces = ours & (b->by_type[ROOK] | b->by_type[QUEEN]);
     while (pieces) {
         int from = pop_lsb(&pieces);
         Bitboard t = rook_attacks(from, occ) & piece_target;
         if (pinned & sq_bb(from)) t &= line_bb(ksq, from);
-        while (t) out = add(out, from, pop_lsb(&t), MOVE_NORMAL);
+        while (t) out = mg_add(out, from, pop_lsb(&t), MOVE_NORMAL);
     }
     if (!b->checkers && kind != GEN_NOISY && b->castling) out = gen_castling(b, out, ksq);
 done:
@@ -238,7 +225,7 @@ bool movegen_is_legal(const Board *b, Move m) {
 bool movegen_is_legal_noisy(const Board *b, Move m) {
     if (!movegen_is_legal(b, m)) return false;
     /* GEN_NOISY: captures and queen promotions; a capturing under-promotion
-     * is not one of them (add_promos). */
+     * is not one of them (mg_add_promos). */
     if (move_kind(m) == MOVE_PROMO) return move_promo(m) == QUEEN;
     return move_kind(m) == MOVE_EP || (move_kind(m) == MOVE_NORMAL && b->squares[move_to(m)]);
 }

@@ -4,6 +4,7 @@
 #include "movegen.h"
 #include "attacks.h"
 #include "bitboard.h"
+#include "movegen_emit.h"
 
 static const Bitboard CenterBB = 0x0000001818000000ULL;   /* d4 e4 d5 e5 */
 
@@ -22,21 +23,6 @@ static bool race_over(const Board *b) {
     return true;
 }
 
-static inline Move *add(Move *out, int from, int to, int kind) {
-    *out++ = move_make(from, to, kind, 0);
-    return out;
-}
-
-/* As movegen.c's add_promos: GEN_NOISY has the queen, GEN_QUIET the rest. */
-static inline Move *add_promos(Move *out, int from, int to, int kind) {
-    if (kind != GEN_QUIET) *out++ = move_make(from, to, MOVE_PROMO, QUEEN);
-    if (kind != GEN_NOISY) {
-        *out++ = move_make(from, to, MOVE_PROMO, KNIGHT);
-        *out++ = move_make(from, to, MOVE_PROMO, ROOK);
-        *out++ = move_make(from, to, MOVE_PROMO, BISHOP);
-    }
-    return out;
-}
 
 /* Every move of a side without a king (the horde): with no king to expose,
  * every pseudo-legal move is legal. Pawns on the first or second rank may
@@ -54,26 +40,26 @@ static int gen_kingless(const Board *b, MoveList *list, int kind) {
     if (kind != GEN_NOISY) {
         Bitboard s1 = pawn_push(us, normal) & empty;
         Bitboard s2 = pawn_push(us, s1 & step2) & empty;
-        while (s1) { int to = pop_lsb(&s1); out = add(out, to - up, to, MOVE_NORMAL); }
-        while (s2) { int to = pop_lsb(&s2); out = add(out, to - 2 * up, to, MOVE_NORMAL); }
+        while (s1) { int to = pop_lsb(&s1); out = mg_add(out, to - up, to, MOVE_NORMAL); }
+        while (s2) { int to = pop_lsb(&s2); out = mg_add(out, to - 2 * up, to, MOVE_NORMAL); }
     }
     if (kind != GEN_QUIET) {
         Bitboard ce = (us == WHITE ? shift_east(shift_north(normal)) : shift_east(shift_south(normal))) & theirs;
         Bitboard cw = (us == WHITE ? shift_west(shift_north(normal)) : shift_west(shift_south(normal))) & theirs;
-        while (ce) { int to = pop_lsb(&ce); out = add(out, to - up - 1, to, MOVE_NORMAL); }
-        while (cw) { int to = pop_lsb(&cw); out = add(out, to - up + 1, to, MOVE_NORMAL); }
+        while (ce) { int to = pop_lsb(&ce); out = mg_add(out, to - up - 1, to, MOVE_NORMAL); }
+        while (cw) { int to = pop_lsb(&cw); out = mg_add(out, to - up + 1, to, MOVE_NORMAL); }
         if (b->ep != SQ_NONE) {
             Bitboard capturers = PawnAttacks[them][b->ep] & pawns;
-            while (capturers) out = add(out, pop_lsb(&capturers), b->ep, MOVE_EP);
+            while (capturers) out = mg_add(out, pop_lsb(&capturers), b->ep, MOVE_EP);
         }
     }
     if (promo) {
         Bitboard s1 = pawn_push(us, promo) & empty;
         Bitboard ce = (us == WHITE ? shift_east(shift_north(promo)) : shift_east(shift_south(promo))) & theirs;
         Bitboard cw = (us == WHITE ? shift_west(shift_north(promo)) : shift_west(shift_south(promo))) & theirs;
-        while (s1) { int to = pop_lsb(&s1); out = add_promos(out, to - up, to, kind); }
-        while (ce) { int to = pop_lsb(&ce); out = add_promos(out, to - up - 1, to, kind); }
-        while (cw) { int to = pop_lsb(&cw); out = add_promos(out, to - up + 1, to, kind); }
+        while (s1) { int to = pop_lsb(&s1); out = mg_add_promos(out, to - up, to, kind); }
+        while (ce) { int to = pop_lsb(&ce); out = mg_add_promos(out, to - up - 1, to, kind); }
+        while (cw) { int to = pop_lsb(&cw); out = mg_add_promos(out, to - up + 1, to, kind); }
     }
     Bitboard pieces = ours & ~b->by_type[PAWN];
     while (pieces) {
@@ -83,7 +69,7 @@ static int gen_kingless(const Board *b, MoveList *list, int kind) {
                    : type == ROOK ? rook_attacks(from, occ) : type == QUEEN ? queen_attacks(from, occ)
                    : KingAttacks[from];
         t &= kind_mask;
-        while (t) out = add(out, from, pop_lsb(&t), MOVE_NORMAL);
+        while (t) out = mg_add(out, from, pop_lsb(&t), MOVE_NORMAL);
     }
     list->count += (int)(out - start);
     return (int)(out - start);
