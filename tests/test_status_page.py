@@ -203,3 +203,58 @@ def test_the_history_from_the_records_database_is_escaped_and_counted(tmp_path) 
     page = render(snap)
     assert "<b>x</b>" not in page and "&lt;b&gt;x&lt;/b&gt;" in page
     assert 'class="rating-line" data-speed="blitz"' in page
+
+
+def test_a_week_of_temperature_from_the_records_database_with_throttled_stretches(
+        tmp_path) -> None:  # noqa: ANN001
+    from bot.store import db as store_db
+    from bot.store.model import HeatSample
+    from bot.store.overview import overview
+    from bot.store.writer import RecordWriter
+
+    now = MONDAY
+    w = RecordWriter(tmp_path / "pibot.db")
+    w.start()
+    w.put(HeatSample(99.0, True, at=now - 9 * 86400))  # older than a week: not shown
+    throttled = set(range(300, 312)) | {700}  # two stretches: two hours, ten minutes
+    down = range(500, 536)                    # six hours with the service stopped
+    for n in range(7 * 144):
+        if n in down:
+            continue
+        w.put(HeatSample(60.0 + (n % 144) / 10 + (20 if n in throttled else 0),
+                         n in throttled, at=now - 7 * 86400 + (n + 1) * 600 - 3))
+    assert w.flush(30) and w.problem is None
+    w.close()
+    conn = store_db.connect_readonly(tmp_path / "pibot.db")
+    try:
+        data = overview(conn, now)
+    finally:
+        conn.close()
+    assert len(data["heat"]) == 7 * 144 - len(down)
+    hist = History(Clock(now))
+    hist.set_records(json.loads(json.dumps(data)))  # plain values, as the service hands them
+    snap = hist.snapshot()
+    snap["service"] = sample()
+    page = render(snap, now)
+    week = re.search(r'<svg class="plot heat-week-plot".*?</svg>', page)
+    assert week is not None, page
+    plot = week.group(0)
+    assert "last 7 days" in plot
+    bands = re.findall(r'<rect class="throttled" x="([\d.]+)" y="1" width="([\d.]+)"', plot)
+    assert len(bands) == 2  # each stretch one band
+    (x1, w1), (x2, w2) = ((float(a), float(b)) for a, b in bands)
+    assert x1 < x2 and w1 > 4 * w2  # two hours against ten minutes (1.5 px at least)
+    # The line breaks where the service was down: two polylines.
+    assert plot.count('class="heat-line heat-week-line"') == 2
+    # Above the results-per-week table, in the records' section.
+    assert page.index("heat-week-plot") < page.index('id="per-week"')
+    assert "<script" not in page and "http://" not in plot.replace(
+        'xmlns="http://www.w3.org/2000/svg"', "")
+
+
+def test_the_week_plot_without_samples_says_so() -> None:
+    from bot.host.status_page import heat_week_plot
+
+    assert "no temperature recorded yet" in heat_week_plot([], MONDAY)
+    one = heat_week_plot([[MONDAY - 600, 55.5, 0]], MONDAY)
+    assert "heat-week-line" in one and 'class="throttled"' not in one

@@ -19,7 +19,14 @@ import pytest
 
 from bot.play.farming import RecentGames
 from bot.store import db, queries, schema
-from bot.store.model import GameEnd, GameStart, MoveRecord, ServiceEvent, game_start_from_full
+from bot.store.model import (
+    GameEnd,
+    GameStart,
+    HeatSample,
+    MoveRecord,
+    ServiceEvent,
+    game_start_from_full,
+)
 from bot.store.writer import RecordWriter
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -76,13 +83,57 @@ def test_an_old_database_is_migrated_with_its_rows(tmp_path: Path) -> None:
         db.connect_readonly(path)  # the CLI never migrates
 
     conn = db.connect(path)  # what the writer does
-    assert schema.version(conn) == schema.VERSION == 2
+    assert schema.version(conn) == schema.VERSION == 3
     conn.execute("INSERT INTO events (at, kind) VALUES (?, 'start')", (NOW,))
     assert queries.today(conn, NOW)["wins"] == 1
     assert queries.moves_of(conn, "old1")[0].uci == "e2e4"
     assert queries.starts_since(conn, NOW - 1) == 1
     conn.close()
-    assert schema.migrate(sqlite3.connect(path, isolation_level=None)) == 2  # nothing to do
+    assert schema.migrate(sqlite3.connect(path, isolation_level=None)) == 3  # nothing to do
+
+
+def test_a_version_2_database_gains_the_heat_table_and_keeps_its_events(
+        tmp_path: Path) -> None:
+    path = tmp_path / "v2.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    assert schema.migrate(conn, target=2) == 0
+    conn.execute("INSERT INTO events (at, kind, detail) VALUES (?, 'throttled', "
+                 "'throttling started')", (NOW,))
+    conn.close()
+    w = RecordWriter(path)
+    w.start()
+    assert w.put(HeatSample(71.5, True, at=NOW + 600))
+    assert w.put(HeatSample(None, False, at=NOW + 1200))
+    assert w.flush(10) and w.problem is None
+    w.close()
+    conn = db.connect_readonly(path)
+    try:
+        assert schema.version(conn) == 3
+        assert conn.execute("SELECT at, kind FROM events").fetchall() == [(NOW, "throttled")]
+        assert conn.execute("SELECT at, temp_c, throttled FROM heat ORDER BY at").fetchall() \
+            == [(NOW + 600, 71.5, 1), (NOW + 1200, None, 0)]
+    finally:
+        conn.close()
+
+
+def test_the_overview_has_the_last_week_of_heat_samples(tmp_path: Path) -> None:
+    from bot.store.overview import overview
+
+    w = RecordWriter(tmp_path / "pibot.db")
+    w.start()
+    for n in range(10):  # 8 and 9 days ago, then the last hours
+        at = NOW - 9 * 86400 + n * 86400 if n < 2 else NOW - (10 - n) * 600
+        w.put(HeatSample(50.0 + n, n in (5, 6), at=at))
+    assert w.flush(10) and w.problem is None
+    w.close()
+    conn = db.connect_readonly(tmp_path / "pibot.db")
+    try:
+        heat = overview(conn, NOW)["heat"]
+    finally:
+        conn.close()
+    assert [p[1] for p in heat] == [52.0 + n for n in range(8)]
+    assert [p[2] for p in heat] == [0, 0, 0, 1, 1, 0, 0, 0]
+    assert heat[0][0] == NOW - 8 * 600 and heat == sorted(heat)
 
 
 def test_the_service_s_start_up_read_upgrades_an_old_file_too(tmp_path: Path) -> None:

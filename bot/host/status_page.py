@@ -180,6 +180,70 @@ def heat_plot(heat: list[dict[str, Any]], now: float, window_s: float = 24 * 360
     return _svg("".join(parts), title, "heat-plot", HEAT_W)
 
 
+WEEK_S = 7 * 86400.0
+SAMPLE_S = 600.0  # the records database's temperature period (bot/service/memory.py)
+
+
+def heat_week_plot(heat: list[list[Any]], now: float) -> str:
+    """The records database's week of CPU temperature ([at, temp_c, throttled]
+    samples, one per period): the hottest reading per period, red bands where
+    the CPU was throttled, the line broken where the service was not running."""
+    title = "CPU temperature, last 7 days (hottest per 10 min; red: throttled or capped)"
+    temps = [(float(t), float(c)) for t, c, _ in heat if c is not None]
+    if not temps:
+        return _empty("no temperature recorded yet", title, "heat-week-plot", HEAT_W)
+    lo = min(30.0, min(c for _, c in temps) - 2)
+    hi = max(90.0, max(c for _, c in temps) + 2)
+    x0 = now - WEEK_S
+
+    def x(t: float) -> float:
+        return float(_points([max(x0, min(now, t))], [lo], x0, now, lo, hi,
+                             HEAT_W).split(",")[0])
+
+    parts = []
+    band: list[float] | None = None  # the throttled stretch being drawn: [start, end]
+    for t, _, throttled in heat:
+        if throttled:
+            start = float(t) - SAMPLE_S
+            if band is not None and start <= band[1] + SAMPLE_S / 2:
+                band[1] = float(t)
+                continue
+            if band is not None:
+                parts.append(_band(x(band[0]), x(band[1])))
+            band = [start, float(t)]
+    if band is not None:
+        parts.append(_band(x(band[0]), x(band[1])))
+    for day in range(1, 7):
+        gx = x(now - day * 86400)
+        parts.append(f'<line class="grid" x1="{gx:.1f}" x2="{gx:.1f}" y1="0" '
+                     f'y2="{PLOT_H}"/>')
+    for c in (50, 70, 85):
+        if lo < c < hi:
+            y = _points([x0], [c], x0, now, lo, hi, HEAT_W).split(",")[1]
+            parts.append(f'<line class="grid" x1="0" x2="{HEAT_W}" y1="{y}" y2="{y}"/>'
+                         f'<text class="axis" x="3" y="{float(y) - 2:.1f}">{c} C</text>')
+    parts.append(f'<text class="axis" x="{HEAT_W - 3}" y="{PLOT_H - 5}" text-anchor="end">'
+                 f'now</text><text class="axis" x="3" y="{PLOT_H - 5}">-7 d</text>')
+    # One polyline per stretch without a gap longer than two periods.
+    runs: list[list[tuple[float, float]]] = []
+    for point in temps:
+        if runs and point[0] - runs[-1][-1][0] <= 2 * SAMPLE_S + 1:
+            runs[-1].append(point)
+        else:
+            runs.append([point])
+    for run in runs:
+        line = _points([p[0] for p in run], [p[1] for p in run], x0, now, lo, hi, HEAT_W)
+        if len(run) == 1:
+            line = f"{line} {line}"
+        parts.append(f'<polyline class="heat-line heat-week-line" points="{line}"/>')
+    return _svg("".join(parts), title, "heat-week-plot", HEAT_W)
+
+
+def _band(a: float, b: float) -> str:
+    return (f'<rect class="throttled" x="{a:.1f}" y="1" width="{max(1.5, b - a):.1f}" '
+            f'height="{PLOT_H - 2}"/>')
+
+
 def board_svg(fen: str, last_move: str | None, orientation: str) -> str:
     try:
         board = chess.Board(fen)
@@ -310,7 +374,7 @@ def _tally_table(ident: str, title: str, rows: list[list[Any]]) -> str:
             f'<th>drawn</th><th>lost</th></tr>{body}</table></div>')
 
 
-def _records(r: dict[str, Any] | None) -> str:
+def _records(r: dict[str, Any] | None, now: float) -> str:
     """The long view from the records database (bot.store.overview)."""
     if r is None:
         return ""
@@ -321,7 +385,8 @@ def _records(r: dict[str, Any] | None) -> str:
         f'<td>{esc(g["nps"] if g["nps"] is not None else "-")}</td></tr>'
         for g in r["games"])
     return (f'<h2>History (last {esc(r["weeks"])} weeks, from the records database)</h2>'
-            f'{rating_plot(r["rating"])}<div class="records">'
+            f'{rating_plot(r["rating"])}{heat_week_plot(r.get("heat") or [], now)}'
+            f'<div class="records">'
             + _tally_table("per-week", "results per week", r["per_week"])
             + _tally_table("per-opponent", "by opponent", r["per_opponent"])
             + _tally_table("per-time-control", "by time control", r["per_time_control"])
@@ -358,7 +423,7 @@ def render(snap: dict[str, Any], now: float | None = None) -> str:
     if not snap["recent"]:
         out.append("<p>none since the service started</p>")
     out.extend(_recent_card(g, now) for g in snap["recent"])
-    out.append(_records(snap.get("records")))
+    out.append(_records(snap.get("records"), now))
     out.append("</body></html>")
     return "".join(out)
 

@@ -7,7 +7,9 @@ service uses them.
 - `trouble` is the Lichess client's observer (429 pauses, the daily limit, a
   rejected token): an event, and an alert where the owner must know;
 - `tick` (each watchdog tick): throttling stretches as events and an alert,
-  the daily summary when due, PGN retention once a day (in a thread);
+  a temperature sample at most every HEAT_SAMPLE_S (the hottest reading of the
+  period, throttled if any tick was), the daily summary when due, PGN retention
+  once a day (in a thread);
 - at shutdown a `stop` event, then the writer and the alerts are closed.
 
 Nothing here blocks the loop: RecordWriter.put and Alerts only queue.
@@ -32,7 +34,7 @@ from bot.lichess.client import Lichess
 from bot.lichess.token import Token
 from bot.play.farming import RecentGames
 from bot.store import db, overview, retention
-from bot.store.model import ServiceEvent
+from bot.store.model import HeatSample, ServiceEvent
 from bot.store.queries import DayCounts, load_memory
 from bot.store.writer import RecordWriter
 
@@ -41,6 +43,7 @@ log = logging.getLogger(__name__)
 RETENTION_PERIOD_S = 86400.0  # records.keep_days is applied once a day
 OVERVIEW_PERIOD_S = 300.0     # the status page's long view is re-read this often...
 # ...and at once when a game ends (today's tally changes).
+HEAT_SAMPLE_S = 600.0         # one temperature sample per 10 minutes (the page's week)
 
 
 class OwnerMemory:
@@ -53,6 +56,10 @@ class OwnerMemory:
         self.alerts = Alerts.from_config(cfg.alerts,
                                          secrets=[token.reveal()] if token is not None else [])
         self._throttled = False
+        # The temperature sample being gathered: since (monotonic), hottest, throttled.
+        self._heat_since: float | None = None
+        self._heat_max: float | None = None
+        self._heat_throttled = False
         self._retention_at = 0.0  # monotonic time of the last retention run
         self._retention: asyncio.Task[int] | None = None
         # The status page's long view (bot.store.overview), read in a thread.
@@ -61,7 +68,7 @@ class OwnerMemory:
         self._overview_key: tuple[object, ...] = ()
         self._overview_at = 0.0
 
-    def _put(self, event: ServiceEvent) -> None:
+    def _put(self, event: ServiceEvent | HeatSample) -> None:
         if self.writer is not None:
             self.writer.put(event)
 
@@ -123,6 +130,7 @@ class OwnerMemory:
         if self.alerts.summary_due():
             self.alerts.daily_summary(_counts(tally))
         now = time.monotonic()
+        self._sample_heat(h["temp_c"], bool((h["throttled"] or 0) & 0xF), now)
         self._refresh_overview(tally, now)
         keep = self.cfg.records.keep_days
         if keep and pgn_directory and (self._retention is None or self._retention.done()) \
@@ -130,6 +138,18 @@ class OwnerMemory:
             self._retention_at = now
             self._retention = asyncio.ensure_future(
                 asyncio.to_thread(retention.compress_old, pgn_directory, keep))
+
+    def _sample_heat(self, temp_c: float | None, throttled: bool, now: float) -> None:
+        """Gather this tick's reading; a HeatSample once HEAT_SAMPLE_S have passed."""
+        if temp_c is not None:
+            self._heat_max = temp_c if self._heat_max is None else max(self._heat_max, temp_c)
+        self._heat_throttled = self._heat_throttled or throttled
+        if self._heat_since is None:
+            self._heat_since = now
+        elif now - self._heat_since >= HEAT_SAMPLE_S:
+            if self._heat_max is not None or self._heat_throttled:
+                self._put(HeatSample(self._heat_max, self._heat_throttled))
+            self._heat_since, self._heat_max, self._heat_throttled = now, None, False
 
     def _refresh_overview(self, tally: DailyTally, now: float) -> None:
         if self._on_overview is None or self.writer is None:

@@ -104,7 +104,17 @@ class ServiceEvent:
     at: float = field(default_factory=time.time)
 
 
-Record = GameStart | MoveRecord | GameEnd | RatingsAfter | ServiceEvent
+@dataclass(frozen=True)
+class HeatSample:
+    """The CPU over one period (minutes): its hottest reading, and whether it was
+    throttled or capped at any moment of it."""
+
+    temp_c: float | None            # None: no sensor
+    throttled: bool
+    at: float = field(default_factory=time.time)
+
+
+Record = GameStart | MoveRecord | GameEnd | RatingsAfter | ServiceEvent | HeatSample
 
 
 def result_for(color: str, status: str, winner: str | None) -> str | None:

@@ -3,7 +3,9 @@
 `overview` returns plain JSON-able data over the last `weeks` weeks: the
 rating per speed at the end of each ISO week (rated games), the results per
 week, per opponent (the most played) and per time control, and the last
-games with their mean search depth and nodes per second (engine moves only).
+games with their mean search depth and nodes per second (engine moves only),
+and the CPU temperature samples of the last HEAT_DAYS days ([at, temp_c,
+throttled 0/1], oldest first).
 The service reads it in a thread now and then (bot/service/memory.py) and
 hands it to the page, which may import nothing of the store (tests/test_layout.py).
 """
@@ -17,6 +19,7 @@ from bot.store.queries import period_key
 
 TOP_OPPONENTS = 10
 LAST_GAMES = 15
+HEAT_DAYS = 7
 
 
 def _tally() -> dict[str, int]:
@@ -61,9 +64,13 @@ def overview(conn: sqlite3.Connection, now: float, weeks: int = 12) -> dict[str,
                  "LEFT JOIN moves m ON m.game_id = g.id AND m.source = 'engine' "
                  "AND m.color = g.color WHERE g.ended_at >= ? AND g.result IS NOT NULL "
                  "GROUP BY g.id ORDER BY g.ended_at DESC LIMIT ?", (since, LAST_GAMES))]
+    heat = [[at, temp, int(throttled)] for at, temp, throttled in conn.execute(
+        "SELECT at, temp_c, throttled FROM heat WHERE at >= ? ORDER BY at",
+        (now - HEAT_DAYS * 86400,))]
     return {"weeks": weeks,
             "rating": {s: sorted(w.items()) for s, w in sorted(rating.items())},
             "per_week": sorted(per_week.items()),
             "per_opponent": top[:TOP_OPPONENTS],
             "per_time_control": sorted(per_tc.items()),
-            "games": games}
+            "games": games,
+            "heat": heat}

@@ -80,7 +80,18 @@ _V2 = (
     "CREATE INDEX games_opponent ON games(opponent COLLATE NOCASE, ended_at)",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2)
+# Version 3: CPU temperature samples for the status page's week of heat: one row
+# per period (bot/service/memory.py: at most one every 10 minutes).
+_V3 = (
+    """CREATE TABLE heat (
+        at REAL NOT NULL,                  -- Unix time, the end of the period
+        temp_c REAL,                       -- the hottest reading of the period; NULL: no sensor
+        throttled INTEGER NOT NULL         -- 1: throttled or capped at some tick of the period
+    )""",
+    "CREATE INDEX heat_at ON heat(at)",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3)
 VERSION = len(MIGRATIONS)
 
 

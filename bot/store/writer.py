@@ -28,6 +28,7 @@ from bot.store import db, schema
 from bot.store.model import (
     GameEnd,
     GameStart,
+    HeatSample,
     MoveRecord,
     RatingsAfter,
     Record,
@@ -320,6 +321,9 @@ def _apply(conn: sqlite3.Connection, r: Record) -> bool:
     elif isinstance(r, ServiceEvent):
         conn.execute("INSERT INTO events (at, kind, detail, until, game_id) "
                      "VALUES (?, ?, ?, ?, ?)", (r.at, r.kind, r.detail, r.until, r.game_id))
+    elif isinstance(r, HeatSample):
+        conn.execute("INSERT INTO heat (at, temp_c, throttled) VALUES (?, ?, ?)",
+                     (r.at, r.temp_c, int(r.throttled)))
     else:
         raise sqlite3.ProgrammingError(f"not a record: {type(r).__name__}")
     return True
