@@ -375,3 +375,21 @@ def test_an_arena_games_pgn_event_is_the_arenas_name(tmp_path: Path) -> None:
     (name, tid), = _rows(tmp_path / "pibot.db", "SELECT tournament_name, tournament_id "
                                                 "FROM games WHERE id = ?", pgn_path.stem)
     assert (name, tid) == ("Pi Evening Arena", aid)
+
+
+def test_temperature_is_sampled_once_per_ten_minutes_hottest_and_throttled(
+        tmp_path: Path) -> None:
+    from bot.service.memory import HEAT_SAMPLE_S, OwnerMemory
+
+    mem = OwnerMemory(bot_config("http://127.0.0.1:9", tmp_path), None)
+    assert mem.writer is not None
+    mem.writer.start()
+    t = 1000.0
+    for n in range(int(2 * HEAT_SAMPLE_S / 5) + 1):  # a tick every 5 s for 20 minutes
+        hot = 40 <= n < 44                           # throttled for 20 s in the first period
+        mem._sample_heat(60.0 + (10 if hot else n % 7), hot, t + 5 * n)
+    mem._sample_heat(None, False, t + 2 * HEAT_SAMPLE_S + 60)  # no new period yet
+    assert mem.writer.flush(10)
+    mem.writer.close()
+    rows = _rows(tmp_path / "pibot.db", "SELECT temp_c, throttled FROM heat ORDER BY at")
+    assert rows == [(70.0, 1), (66.0, 0)]

@@ -25,7 +25,7 @@ from conftest import ROOT
 from test_service_helpers import bot_and_emulator, needs_engine, wait_until
 
 from bot.emulator import OpponentSpec
-from bot.store.model import GameEnd, GameStart, MoveRecord
+from bot.store.model import GameEnd, GameStart, HeatSample, MoveRecord
 from bot.store.writer import RecordWriter
 
 FIXTURES = Path(__file__).parent / "data" / "machine"
@@ -63,10 +63,15 @@ def warm_up(root: Path, stop: threading.Event) -> None:
 
 
 def seed_records(db: Path, now: float) -> None:
-    """Ten weeks of earlier rated games (two speeds) in the records database, as the
-    service would have written them: the page's history plots them."""
+    """Ten weeks of earlier rated games (two speeds) and a week of CPU temperature
+    (one sample per 10 minutes, throttled one afternoon) in the records database, as
+    the service would have written them: the page's history plots them."""
     w = RecordWriter(db)
     w.start()
+    for n in range(7 * 144 - 1, 0, -1):
+        hot = 144 * 3 < n < 144 * 3 + 18
+        w.put(HeatSample(58.0 + 8 * abs((n % 144) - 72) / 72 + (12 if hot else 0), hot,
+                         at=now - n * 600))
     rating = {"bullet": 1500, "blitz": 1600}
     for week in range(10, 0, -1):
         for n, speed in enumerate(("bullet", "blitz", "bullet")):
@@ -180,6 +185,10 @@ def test_status_page_in_headless_chromium(tmp_path: Path,
     depth, nps = re.findall(r"<td>([\d.]+|-)</td>", row)[-2:]
     assert float(depth) > 0 and int(nps) > 0, row
     assert data["records"]["per_week"], data["records"]
+    # The week of temperature, above the results per week, its throttled afternoon red.
+    week = hist[hist.index('class="plot heat-week-plot"'):hist.index('id="per-week"')]
+    assert re.search(r'class="heat-line heat-week-line" points="[^"]+ [^"]+ [^"]+"', week)
+    assert week.count('class="throttled"') == 1, week
     if os.environ.get("PIBOT_UPDATE_SCREENSHOT") == "1":
         shutil.copyfile(shot, ROOT / "docs" / "status-page.png")
         shutil.copyfile(long_shot, ROOT / "docs" / "status-page-history.png")
