@@ -308,14 +308,18 @@ def _recent_card(g: dict[str, Any], now: float) -> str:
 
 
 def _results(r: dict[str, Any], t: dict[str, Any]) -> str:
+    # Today's counts are the service's daily tally, read back from the records
+    # database at start, so a restart keeps them; "this week" is this run's games
+    # (the database's weeks are in the history section).
+    r = {**r, "today": {k: t[k] for k in ("wins", "draws", "losses")}}
     limit = f" of {t['bot_limit']}" if t["bot_limit"] is not None else ""
     rows = "".join(f'<tr class="{name}"><th>{esc(label)}</th><td>{r[name]["wins"]}</td>'
                    f'<td>{r[name]["draws"]}</td><td>{r[name]["losses"]}</td></tr>'
                    for name, label in (("today", f"today ({t['date']} UTC)"),
-                                       ("week", "this week")))
+                                       ("week", "this week, since the service started")))
     return (f'<h2>Results</h2><table id="results"><tr><th></th><th>won</th><th>drawn</th>'
             f'<th>lost</th></tr>{rows}</table><p class="muted">{esc(t["bot_games"])}'
-            f'{esc(limit)} game(s) against bots today; counted since the service started</p>')
+            f'{esc(limit)} game(s) against bots today</p>')
 
 
 def _machine(h: dict[str, Any], heat: list[dict[str, Any]], now: float) -> str:
