@@ -27,7 +27,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from typing import Any, Literal, TypeVar, cast
 
 import requests
 import requests.adapters
@@ -223,6 +223,19 @@ def _session(token: Token | None, pool: int = 64) -> requests.Session:
 Observer = Callable[[str, str, "float | None"], None]
 
 
+_T = TypeVar("_T")
+
+
+def _parsed(name: str, body: Any, parse: Callable[[dict[str, Any]], _T]) -> _T:
+    """An endpoint's JSON object parsed at the edge; anything else is a NetworkError."""
+    try:
+        if not isinstance(body, dict):
+            raise Malformed(f"the answer is {type(body).__name__}, not an object")
+        return parse(body)
+    except Malformed as exc:
+        raise NetworkError(name, f"malformed answer: {exc}") from None
+
+
 class Lichess:
     """Async client for the endpoints pibot uses, with the retry policy applied."""
 
@@ -386,13 +399,7 @@ class Lichess:
 
     # -- account / setup --
     async def account(self) -> Profile:
-        body = await self._json("account")
-        try:
-            if not isinstance(body, dict):
-                raise Malformed(f"the answer is {type(body).__name__}, not an object")
-            return Profile.parse(body)
-        except Malformed as exc:
-            raise NetworkError("account", f"malformed answer: {exc}") from None
+        return _parsed("account", await self._json("account"), Profile.parse)
 
     async def playing(self) -> list[GameInfo]:
         """Games in progress. Fetched at most once a minute per account; within the
@@ -434,14 +441,9 @@ class Lichess:
                                 data={"rated": str(rated).lower(), "clock.limit": limit_s,
                                       "clock.increment": increment_s, "color": color,
                                       "variant": variant})
-        try:
-            if not isinstance(body, dict):
-                raise Malformed(f"the answer is {type(body).__name__}, not an object")
-            # lila answers {"challenge": {...}}, or the challenge itself.
-            inner = body.get("challenge")
-            return Challenge.parse(inner if isinstance(inner, dict) else body)
-        except Malformed as exc:
-            raise NetworkError("challenge", f"malformed answer: {exc}") from None
+        # lila answers {"challenge": {...}}, or the challenge itself.
+        return _parsed("challenge", body, lambda b: Challenge.parse(
+            b["challenge"] if isinstance(b.get("challenge"), dict) else b))
 
     async def cancel_challenge(self, challenge_id: str) -> None:
         await self._call("cancel", path={"id": challenge_id})
@@ -469,12 +471,7 @@ class Lichess:
             if exc.status == 404:
                 return None
             raise
-        try:
-            if not isinstance(body, dict):
-                raise Malformed(f"the answer is {type(body).__name__}, not an object")
-            return Tournament.parse(body)
-        except Malformed as exc:
-            raise NetworkError("tournament", f"malformed answer: {exc}") from None
+        return _parsed("tournament", body, Tournament.parse)
 
     async def join_tournament(self, tournament_id: str, team: str | None = None,
                               password: str | None = None) -> None:
