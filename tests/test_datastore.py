@@ -132,3 +132,34 @@ def test_bad_manifests_are_one_line(store: tuple[Path, Path], tmp_path: Path) ->
     assert res.returncode == 2 and "not a readable manifest" in res.stderr
     res = tool("status", tmp_path / "none.json", "--dir", data, ok=False)
     assert res.returncode == 2 and "no such manifest" in res.stderr
+
+
+def test_adopt_takes_checked_chunks_from_another_machine(store: tuple[Path, Path],
+                                                         datagen: Path,  # noqa: F811
+                                                         tmp_path: Path) -> None:
+    manifest, data = store
+    # "Another machine": a copy of the manifest and its own store, two chunks further on.
+    other, far = tmp_path / "other.json", tmp_path / "far"
+    other.write_text(manifest.read_text())
+    run = ("--threads", "2", "--nice", "0", "--binary", datagen)
+    tool("run", manifest, "--dir", data, "--target", "1", *run)
+    tool("run", other, "--dir", far, "--target", "1", *run)
+    n0 = int(chunks(other)[0]["positions"])  # type: ignore[call-overload]
+    tool("run", other, "--dir", far, "--target", str(n0 + 1), *run)
+    # A damaged file is refused in one line, and nothing is listed.
+    good = (far / "chunks" / "c00001.bin").read_bytes()
+    (far / "chunks" / "c00001.bin").write_bytes(good[:-32])
+    res = tool("adopt", manifest, other, "--from", far / "chunks", "--dir", data, ok=False)
+    assert res.returncode == 2 and res.stderr.count("\n") == 1 and "differs" in res.stderr
+    assert [c["index"] for c in chunks(manifest)] == [0]
+    (far / "chunks" / "c00001.bin").write_bytes(good)
+    out = tool("adopt", manifest, other, "--from", far / "chunks", "--dir", data).stdout
+    assert "adopted 1 chunk" in out
+    assert chunks(manifest) == chunks(other)
+    tool("status", manifest, "--dir", data, "--verify")
+    # Chunk 0, made on both sides, had to be identical; a differing one stops the adoption.
+    doc = json.loads(other.read_text())
+    doc["chunks"][0]["sha256"] = "0" * 64
+    other.write_text(json.dumps(doc))
+    res = tool("adopt", manifest, other, "--from", far / "chunks", "--dir", data, ok=False)
+    assert res.returncode == 2 and "not deterministic" in res.stderr

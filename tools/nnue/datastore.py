@@ -32,6 +32,7 @@ import argparse
 import hashlib
 import json
 import os
+import shutil
 import signal
 import struct
 import subprocess
@@ -423,6 +424,44 @@ def cmd_status(a: argparse.Namespace) -> int:
     return 1 if bad else 0
 
 
+def cmd_adopt(a: argparse.Namespace) -> int:
+    """Chunks made elsewhere (another machine's copy of the manifest) into this store:
+    same recipe, the chunks both list identical, each new file checked against the
+    other manifest's sha256 before it is moved in and listed."""
+    if running_pid(a.dir):
+        raise StoreError(f"a generator is running on {a.dir}: 'stop' it first, then adopt")
+    mine, other = load(a.manifest), load(a.other)
+    if mine.recipe != other.recipe:
+        raise StoreError(f"{a.other}: another recipe (commit, net, seed or inputs differ); "
+                         "its chunks belong in a store of their own")
+    have = {c.index: c for c in mine.chunks}
+    (a.dir / "chunks").mkdir(parents=True, exist_ok=True)
+    added = 0
+    for c in other.chunks:
+        if c.index in have:
+            if have[c.index].sha256 != c.sha256:
+                raise StoreError(f"chunk {c.index}: sha256 {c.sha256[:12]} in {a.other}, "
+                                 f"{have[c.index].sha256[:12]} here: the generator is not "
+                                 "deterministic across these machines; adopt nothing")
+            continue
+        src = a.source / c.name
+        if not src.exists():
+            say(f"chunk {c.index}: no file in {a.source}; not adopted")
+            continue
+        if (src.stat().st_size != HEADER.size + c.positions * RECORD_SIZE
+                or sha256_file(src) != c.sha256):
+            raise StoreError(f"{src}: differs from what {a.other} lists (size or sha256)")
+        shutil.copyfile(src, a.dir / "chunks" / (c.name + ".part"))
+        os.replace(a.dir / "chunks" / (c.name + ".part"), a.dir / "chunks" / c.name)
+        mine.chunks.append(c)
+        added += 1
+    mine.chunks.sort(key=lambda c: c.index)
+    save(a.manifest, mine)
+    say(f"adopted {added} chunk(s); the store now holds {mine.positions():,} positions in "
+        f"{len(mine.chunks)} chunks")
+    return 0
+
+
 def cmd_paths(a: argparse.Namespace) -> int:
     m = load(a.manifest)
     bad = check_files(m, a.dir, False)
@@ -471,6 +510,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--dir", type=Path, required=True)
     p.add_argument("--verify", action="store_true", help="also check every chunk's sha256")
     p.set_defaults(fn=cmd_status)
+    p = sub.add_parser("adopt", help="take in chunks generated on another machine")
+    p.add_argument("manifest", type=Path)
+    p.add_argument("other", type=Path, help="the other machine's copy of the manifest")
+    p.add_argument("--from", dest="source", type=Path, required=True,
+                   help="the folder holding the other machine's chunk files")
+    p.add_argument("--dir", type=Path, required=True)
+    p.set_defaults(fn=cmd_adopt)
     p = sub.add_parser("paths", help="the chunk files, in order (for train.py and the Texel tuner)")
     p.add_argument("manifest", type=Path)
     p.add_argument("--dir", type=Path, required=True)
