@@ -140,12 +140,14 @@ def test_adopt_takes_checked_chunks_from_another_machine(store: tuple[Path, Path
     manifest, data = store
     # "Another machine": a copy of the manifest and its own store, two chunks further on.
     other, far = tmp_path / "other.json", tmp_path / "far"
-    other.write_text(manifest.read_text())
     run = ("--threads", "2", "--nice", "0", "--binary", datagen)
     tool("run", manifest, "--dir", data, "--target", "1", *run)
-    tool("run", other, "--dir", far, "--target", "1", *run)
+    other.write_text(manifest.read_text())
     n0 = int(chunks(other)[0]["positions"])  # type: ignore[call-overload]
-    tool("run", other, "--dir", far, "--target", str(n0 + 1), *run)
+    # --new-only: the other machine makes chunk 1 and leaves chunk 0, which it lacks.
+    tool("run", other, "--dir", far, "--target", str(n0 + 1), "--new-only", *run)
+    assert sorted(p.name for p in (far / "chunks").iterdir()) == ["c00001.bin"]
+    assert [c["index"] for c in chunks(other)] == [0, 1]
     # A damaged file is refused in one line, and nothing is listed.
     good = (far / "chunks" / "c00001.bin").read_bytes()
     (far / "chunks" / "c00001.bin").write_bytes(good[:-32])
@@ -157,7 +159,7 @@ def test_adopt_takes_checked_chunks_from_another_machine(store: tuple[Path, Path
     assert "adopted 1 chunk" in out
     assert chunks(manifest) == chunks(other)
     tool("status", manifest, "--dir", data, "--verify")
-    # Chunk 0, made on both sides, had to be identical; a differing one stops the adoption.
+    # The chunks both list must be identical; a differing one stops the adoption.
     doc = json.loads(other.read_text())
     doc["chunks"][0]["sha256"] = "0" * 64
     other.write_text(json.dumps(doc))

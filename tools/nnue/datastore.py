@@ -286,7 +286,7 @@ def fmt_eta(seconds: float) -> str:
 
 
 def run(manifest_path: Path, root: Path, target: int, threads: int, nice: int,
-        binary: Path | None = None) -> int:
+        binary: Path | None = None, new_only: bool = False) -> int:
     m = load(manifest_path)
     root.mkdir(parents=True, exist_ok=True)
     (root / "chunks").mkdir(exist_ok=True)
@@ -301,7 +301,8 @@ def run(manifest_path: Path, root: Path, target: int, threads: int, nice: int,
         binary = binary or build_generator(m.recipe.commit, root)
         args = resolve_inputs(m.recipe, root)
         # Lost chunks first: regenerated exactly, or the build is not the one that made them.
-        for c in check_files(m, root, full=False):
+        # (new_only: a run on another machine, whose chunks are adopted at home.)
+        for c in [] if new_only else check_files(m, root, full=False):
             say(f"regenerating lost chunk {c.index} (games {c.first}..{c.first + c.games - 1})")
             again = generate_chunk(binary, m.recipe, args, c.index, root, threads)
             if again is None:
@@ -364,7 +365,7 @@ def cmd_init(a: argparse.Namespace) -> int:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    return run(a.manifest, a.dir, a.target, a.threads, a.nice, a.binary)
+    return run(a.manifest, a.dir, a.target, a.threads, a.nice, a.binary, a.new_only)
 
 
 def running_pid(root: Path) -> int | None:
@@ -497,8 +498,11 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--target", type=int, required=True, help="positions to reach")
         p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
         p.add_argument("--nice", type=int, default=19)
-        p.set_defaults(fn=fn, binary=None)
+        p.set_defaults(fn=fn, binary=None, new_only=False)
         if name == "run":
+            p.add_argument("--new-only", action="store_true",
+                           help="only make new chunks, leaving listed ones that are absent "
+                                "here (a run on another machine; 'adopt' takes its chunks)")
             p.add_argument("--binary", type=Path,
                            help="a datagen already built from the recipe's commit (else built "
                                 "in DIR/build); a lost chunk's sha256 still checks it")
