@@ -77,6 +77,12 @@ class Chunk:
     positions: int
     sha256: str
     seconds: float = 0.0
+    # datagen threads in the process that made it. Only 1 is reproducible byte for
+    # byte: the recipe's generator (bbaa488) parses FENs with strtok, whose state
+    # all threads share, so a game that starts while another thread parses may
+    # come out otherwise (a skipped game, another move counter). Chunks made with
+    # more threads before this was found say so (docs/tuning.md, round 4).
+    threads: int = 1
 
     @property
     def name(self) -> str:
@@ -222,42 +228,40 @@ def count_positions(path: Path, seed: int) -> int:
     return n
 
 
-_child: subprocess.Popen[bytes] | None = None
+_children: dict[int, subprocess.Popen[bytes]] = {}
 _stop = False
 
 
 def _on_signal(signum: int, _frame: Any) -> None:
     global _stop
     _stop = True
-    if _child is not None and _child.poll() is None:
-        _child.send_signal(signal.SIGTERM)
+    for child in list(_children.values()):
+        if child.poll() is None:
+            child.send_signal(signal.SIGTERM)
 
 
-def generate_chunk(binary: Path, recipe: Recipe, args: list[str], index: int, root: Path,
-                   threads: int) -> Chunk | None:
-    """Chunk `index` written and checked, or None when stopped by a signal."""
-    global _child
-    final = root / "chunks" / f"c{index:05d}.bin"
-    part = final.with_suffix(".bin.part")
+def start_chunk(binary: Path, recipe: Recipe, args: list[str], index: int,
+                root: Path) -> subprocess.Popen[bytes]:
+    """datagen for chunk `index` into NAME.part, one thread (see Chunk.threads)."""
+    part = root / "chunks" / f"c{index:05d}.bin.part"
     part.unlink(missing_ok=True)
     first = index * recipe.games_per_chunk
     cmd = [str(binary), str(part), *args, "--seed", str(recipe.seed), "--first", str(first),
-           "--games", str(recipe.games_per_chunk), "--threads", str(threads)]
-    t0 = time.monotonic()
+           "--games", str(recipe.games_per_chunk), "--threads", "1"]
     with (root / "datagen.log").open("ab") as log:
-        _child = subprocess.Popen(cmd, stdout=log, stderr=log)
-        rc = _child.wait()
-        _child = None
-    if _stop:
-        part.unlink(missing_ok=True)
-        return None
+        return subprocess.Popen(cmd, stdout=log, stderr=log)
+
+
+def finish_chunk(recipe: Recipe, index: int, rc: int, seconds: float, root: Path) -> Chunk:
+    """The finished chunk checked and renamed into place."""
+    part = root / "chunks" / f"c{index:05d}.bin.part"
     if rc != 0:
         tail = (root / "datagen.log").read_text(errors="replace").splitlines()[-3:]
         raise StoreError(f"datagen exited {rc} on chunk {index}: {' | '.join(tail)}")
     positions = count_positions(part, recipe.seed)
-    chunk = Chunk(index, first, recipe.games_per_chunk, positions, sha256_file(part),
-                  round(time.monotonic() - t0, 1))
-    os.replace(part, final)
+    chunk = Chunk(index, index * recipe.games_per_chunk, recipe.games_per_chunk, positions,
+                  sha256_file(part), round(seconds, 1), 1)
+    os.replace(part, root / "chunks" / chunk.name)
     return chunk
 
 
@@ -285,8 +289,12 @@ def fmt_eta(seconds: float) -> str:
     return f"{h}h{rem // 60:02d}m"
 
 
-def run(manifest_path: Path, root: Path, target: int, threads: int, nice: int,
-        binary: Path | None = None, new_only: bool = False) -> int:
+def run(manifest_path: Path, root: Path, target: int, jobs: int, nice: int,
+        binary: Path | None = None, new_only: bool = False,
+        deadline: float | None = None) -> int:
+    """Chunks made by `jobs` single-threaded datagen processes at once: lost ones
+    first, then new ones up to the target. With a deadline (seconds from now), no
+    chunk starts that would not end by then at the pace seen so far."""
     m = load(manifest_path)
     root.mkdir(parents=True, exist_ok=True)
     (root / "chunks").mkdir(exist_ok=True)
@@ -297,39 +305,84 @@ def run(manifest_path: Path, root: Path, target: int, threads: int, nice: int,
     signal.signal(signal.SIGTERM, _on_signal)
     signal.signal(signal.SIGINT, _on_signal)
     (root / "run.pid").write_text(f"{os.getpid()}\n")
+    t0 = time.monotonic()
     try:
         binary = binary or build_generator(m.recipe.commit, root)
         args = resolve_inputs(m.recipe, root)
         # Lost chunks first: regenerated exactly, or the build is not the one that made them.
-        # (new_only: a run on another machine, whose chunks are adopted at home.)
-        for c in [] if new_only else check_files(m, root, full=False):
-            say(f"regenerating lost chunk {c.index} (games {c.first}..{c.first + c.games - 1})")
-            again = generate_chunk(binary, m.recipe, args, c.index, root, threads)
-            if again is None:
-                return 130
-            if again.sha256 != c.sha256:
-                (root / "chunks" / again.name).unlink()
-                raise StoreError(f"chunk {c.index} regenerated with sha256 {again.sha256[:12]}, "
-                                 f"manifest says {c.sha256[:12]}: not the same build or inputs")
-        t0, made = time.monotonic(), 0
-        while m.positions() < target and not _stop:
-            index = m.next_index()
-            chunk = generate_chunk(binary, m.recipe, args, index, root, threads)
-            if chunk is None:
+        lost = {c.index: c for c in ([] if new_only else check_files(m, root, full=False))}
+        todo = sorted(lost)
+        next_new = m.next_index()
+        started: dict[int, float] = {}
+        made, durations = 0, []  # this run's chunk times: another machine's would mislead
+        avg_positions = m.positions() / len(m.chunks) if m.chunks else 75_000.0
+        while True:
+            while len(_children) < jobs and not _stop:
+                pace = sorted(durations)[len(durations) // 2] if durations else 0.0
+                if deadline is not None and durations and \
+                        time.monotonic() - t0 + pace > deadline:
+                    break  # would end past the deadline; the first batch always starts
+                if todo:
+                    index = todo.pop(0)
+                    say(f"regenerating lost chunk {index} (games {lost[index].first}.."
+                        f"{lost[index].first + lost[index].games - 1})")
+                else:
+                    coming = sum(1 for i in _children if i not in lost) * avg_positions
+                    if m.positions() + coming >= target:
+                        break
+                    index, next_new = next_new, next_new + 1
+                _children[index] = start_chunk(binary, m.recipe, args, index, root)
+                started[index] = time.monotonic()
+            if not _children:
                 break
-            m.chunks.append(chunk)
-            save(manifest_path, m)
-            made += chunk.positions
-            rate = made / max(time.monotonic() - t0, 1e-9)
-            left = max(target - m.positions(), 0)
-            say(f"{time.strftime('%Y-%m-%d %H:%M:%S')} chunk {index}: {chunk.positions} "
-                f"positions "
-                  f"in {chunk.seconds:.0f} s; store {m.positions():,} / {target:,} positions; "
-                  f"{rate:.0f} positions/s; ETA {fmt_eta(left / rate if rate else float('inf'))}")
-        say(f"{'stopped' if _stop else 'target reached'}: {m.positions():,} positions in "
-              f"{len(m.chunks)} chunks")
-        return 130 if _stop else 0
+            done = [(i, c.returncode) for i, c in _children.items() if c.poll() is not None]
+            if not done:
+                time.sleep(0.2)
+                continue
+            for index, rc in done:
+                del _children[index]
+                if _stop:
+                    continue
+                chunk = finish_chunk(m.recipe, index, rc, time.monotonic() - started[index],
+                                     root)
+                durations.append(chunk.seconds)
+                old = lost.pop(index, None)
+                if old is not None:
+                    if chunk.sha256 != old.sha256:
+                        if old.threads == 1:
+                            (root / "chunks" / chunk.name).unlink()
+                            raise StoreError(
+                                f"chunk {index} regenerated with sha256 {chunk.sha256[:12]}, "
+                                f"manifest says {old.sha256[:12]}: not the same build or inputs")
+                        say(f"chunk {index} remade with one thread: sha256 "
+                            f"{chunk.sha256[:12]}, not {old.sha256[:12]} (made with "
+                            f"{old.threads} threads, which the recipe's generator does not "
+                            "reproduce exactly); the manifest now lists the remade chunk")
+                        m.chunks = [chunk if c.index == index else c for c in m.chunks]
+                        save(manifest_path, m)
+                    continue
+                m.chunks.append(chunk)
+                m.chunks.sort(key=lambda c: c.index)
+                save(manifest_path, m)
+                made += chunk.positions
+                rate = made / max(time.monotonic() - t0, 1e-9)
+                left = max(target - m.positions(), 0)
+                say(f"{time.strftime('%Y-%m-%d %H:%M:%S')} chunk {index}: {chunk.positions} "
+                    f"positions in {chunk.seconds:.0f} s; store {m.positions():,} / "
+                    f"{target:,} positions; {rate:.0f} positions/s ({jobs} jobs); "
+                    f"ETA {fmt_eta(left / rate if rate else float('inf'))}")
+        for part in (root / "chunks").glob("*.part"):
+            part.unlink()
+        if _stop:
+            say(f"stopped: {m.positions():,} positions in {len(m.chunks)} chunks")
+            return 130
+        why = "target reached" if m.positions() >= target else "deadline"
+        say(f"{why}: {m.positions():,} positions in {len(m.chunks)} chunks")
+        return 0
     finally:
+        for child in _children.values():
+            if child.poll() is None:
+                child.kill()
         (root / "run.pid").unlink(missing_ok=True)
 
 
@@ -365,7 +418,10 @@ def cmd_init(a: argparse.Namespace) -> int:
 
 
 def cmd_run(a: argparse.Namespace) -> int:
-    return run(a.manifest, a.dir, a.target, a.threads, a.nice, a.binary, a.new_only)
+    if a.threads < 1:
+        raise StoreError("--threads must be at least 1")
+    return run(a.manifest, a.dir, a.target, a.threads, a.nice, a.binary, a.new_only,
+               a.deadline)
 
 
 def running_pid(root: Path) -> int | None:
@@ -496,10 +552,15 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--dir", type=Path, required=True,
                        help="where the chunks live (outside git)")
         p.add_argument("--target", type=int, required=True, help="positions to reach")
-        p.add_argument("--threads", type=int, default=os.cpu_count() or 1)
+        p.add_argument("--threads", type=int, default=os.cpu_count() or 1,
+                       help="chunks made at once, each by a one-thread datagen (default: "
+                            "the CPU count)")
         p.add_argument("--nice", type=int, default=19)
         p.set_defaults(fn=fn, binary=None, new_only=False)
         if name == "run":
+            p.add_argument("--deadline", type=float,
+                           help="seconds: start no chunk that would end later (at the pace "
+                                "seen so far), then finish those running")
             p.add_argument("--new-only", action="store_true",
                            help="only make new chunks, leaving listed ones that are absent "
                                 "here (a run on another machine; 'adopt' takes its chunks)")

@@ -27,6 +27,6 @@ args=$(recipe "' '.join(a for a in r['args'])" | sed -e "s#@openings.txt#$STORE/
        -e "s#@shared/#../shared/#g")
 # shellcheck disable=SC2086
 .dev/datagen /tmp/pibot-ref.bin $args --seed "$(recipe "r['seed']")" --first 0 --games 24 \
-    --threads 2 >/dev/null 2>&1
+    --threads 1 >/dev/null 2>&1
 sha256sum /tmp/pibot-ref.bin | cut -c1-64 > .dev/reference.sha256 && rm /tmp/pibot-ref.bin
 echo "ready: $(du -sh .dev | cut -f1) in .dev (next chunk $(recipe "max(c['index'] for c in json.load(open('$MAN'))['chunks'])+1"))"
