@@ -40,9 +40,8 @@ int nnue_parse_why(NnueNet *net, const uint8_t *data, size_t len, char *why, siz
     if (rd32(data + 12) == NNUE_INPUTS && rd32(data + 16) != NNUE_HIDDEN) {
         if (why && whylen)
             snprintf(why, whylen, "the net's hidden layer is %u wide, this engine was built "
-                     "for %d (build it for the net: PB_NNUE_HIDDEN=%u, which the Makefile "
-                     "and pip install set from the embedded net)", (unsigned)rd32(data + 16),
-                     NNUE_HIDDEN, (unsigned)rd32(data + 16));
+                     "for %d (an engine built with this net embedded takes its width)",
+                     (unsigned)rd32(data + 16), NNUE_HIDDEN);
         return PB_ERR_NET_FORMAT;
     }
     if (rd32(data + 12) != NNUE_INPUTS || rd32(data + 16) != NNUE_HIDDEN ||
