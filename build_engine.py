@@ -76,9 +76,23 @@ def cpu_flag(machine: str) -> str | None:
     return None
 
 
+def net_hidden() -> int:
+    """The embedded net's hidden width (header bytes 16..19): the engine is built for it."""
+    try:
+        head = NET.read_bytes()[:48]
+    except OSError:
+        return 256  # _check_toolchain names the missing net
+    width = int.from_bytes(head[16:20], "little") if len(head) == 48 else 0
+    if head[:8] != b"PIBOTNN\0" or not (64 <= width <= 1024 and width % 64 == 0):
+        sys.exit(f"pibot build: {NET} is not a pibot net with a hidden width of 64..1024. "
+                 "Restore it: git checkout -- engine_c/nets/default.pbnn")
+    return width
+
+
 def compile_args() -> list[str]:
     args = ["-O3", "-std=c11", "-DNDEBUG", "-Wall", "-Wextra", "-Wno-unused-parameter",
-            "-fno-strict-aliasing", "-D_GNU_SOURCE", f'-DPB_NNUE_FILE="{NET}"']
+            "-fno-strict-aliasing", "-D_GNU_SOURCE", f'-DPB_NNUE_FILE="{NET}"',
+            f"-DPB_NNUE_HIDDEN={net_hidden()}"]
     machine = platform.machine().lower()
     if machine in ("x86_64", "amd64"):
         flags = _flags_line(_cpuinfo())

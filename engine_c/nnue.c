@@ -8,6 +8,11 @@
 
 /* ---------- file format ---------- */
 
+#define STR_(x) #x
+#define STR(x) STR_(x)
+/* the v1 file size as a literal, for the error text */
+#define NNUE_V1_BYTES (48 + 768 * 2 * PB_NNUE_HIDDEN + 2 * PB_NNUE_HIDDEN + 4 * PB_NNUE_HIDDEN + 4)
+
 static const uint8_t Magic[8] = {'P', 'I', 'B', 'O', 'T', 'N', 'N', 0};
 
 uint64_t nnue_fnv1a(const uint8_t *data, size_t len) {
@@ -32,6 +37,13 @@ int nnue_parse_why(NnueNet *net, const uint8_t *data, size_t len, char *why, siz
     if (len < NNUE_HEADER_BYTES) return PB_ERR_NET_SIZE;
     uint32_t version = rd32(data + 8);
     if (version != NNUE_VERSION && version != NNUE_VERSION_BUCKETS) return PB_ERR_NET_VERSION;
+    if (rd32(data + 12) == NNUE_INPUTS && rd32(data + 16) != NNUE_HIDDEN) {
+        if (why && whylen)
+            snprintf(why, whylen, "the net's hidden layer is %u wide, this engine was built "
+                     "for %d (an engine built with this net embedded takes its width)",
+                     (unsigned)rd32(data + 16), NNUE_HIDDEN);
+        return PB_ERR_NET_FORMAT;
+    }
     if (rd32(data + 12) != NNUE_INPUTS || rd32(data + 16) != NNUE_HIDDEN ||
         rd32(data + 20) != NNUE_ACT_SCRELU || (int32_t)rd32(data + 24) != NNUE_QA ||
         (int32_t)rd32(data + 28) != NNUE_QB || (int32_t)rd32(data + 32) != NNUE_SCALE)
@@ -69,7 +81,7 @@ int nnue_parse_why(NnueNet *net, const uint8_t *data, size_t len, char *why, siz
     net->buckets = (int)buckets;
     memset(net->out_weight, 0, sizeof net->out_weight);
     memset(net->out_bias, 0, sizeof net->out_bias);
-    for (int k = 0; k < net->buckets; k++)      /* bucket-major: each bucket's 512 weights */
+    for (int k = 0; k < net->buckets; k++)      /* bucket-major: each bucket's 2H weights */
         for (int i = 0; i < 2 * NNUE_HIDDEN; i++, p += 2) {
             net->out_weight[k][i] = rd16(p);
             if (abs(net->out_weight[k][i]) > NNUE_MAX_OUT_WEIGHT) return PB_ERR_NET_FORMAT;
@@ -92,9 +104,12 @@ const char *nnue_strerror(int code) {
     case PB_ERR_NET_VERSION:
         return "unsupported .pbnn format version (this engine reads versions 1 and 2)";
     case PB_ERR_NET_FORMAT:
-        return "unsupported net shape (expected 768->256x2->1 SCReLU, 1..8 output buckets, "
-               "QA 255, QB 64, scale 400, |out weight| <= 127, accumulators within int16)";
-    case PB_ERR_NET_SIZE: return "wrong file size (truncated or extra bytes; a v1 net is 394804 bytes)";
+        return "unsupported net shape (expected 768->" STR(PB_NNUE_HIDDEN) "x2->1 SCReLU, "
+               "1..8 output buckets, QA 255, QB 64, scale 400, |out weight| <= 127, "
+               "accumulators within int16)";
+    case PB_ERR_NET_SIZE:
+        return "wrong file size (truncated or extra bytes; a v1 net of this width is "
+               STR(NNUE_V1_BYTES) " bytes)";
     case PB_ERR_NET_CHECKSUM: return "checksum mismatch (the file is corrupt)";
     case PB_ERR_IO: return "cannot read the file";
     case PB_ERR_NOMEM: return "out of memory";
@@ -111,7 +126,7 @@ void nnue_free(NnueNet *net) { free(net); }
 
 int nnue_load_file(const char *path, NnueNet **out, char *err, size_t errlen) {
     *out = NULL;
-    char why[160] = "";
+    char why[256] = "";
     if (err && errlen) err[0] = '\0';
     FILE *f = path ? fopen(path, "rb") : NULL;
     if (!f) {
@@ -261,23 +276,29 @@ void nnue_update(const NnueNet *net, NnueAcc *stack, int ply) {
  * gcc's own AVX2 code (docs/benchmarks.md, "NNUE evaluation cost"), so none.
  *
  * sum_i clamp(acc[i], 0, QA)^2 * w[i], exactly. With |w| <= 127, v * w fits
- * int16 (|.| <= 32385) and every term <= 65025 * 127, so 256 terms stay
- * below 2^31 (2,114,012,800): int32 is exact for one perspective. */
-static int32_t screlu_dot(const int16_t *acc, const int16_t *w) {
-    int32_t sum = 0;
-    for (int i = 0; i < NNUE_HIDDEN; i++) {
-        int16_t v = acc[i] < 0 ? 0 : acc[i] > NNUE_QA ? NNUE_QA : acc[i];
-        int16_t vw = (int16_t)(v * w[i]);
-        sum += (int32_t)v * vw;
+ * int16 (|.| <= 32385) and every term <= 65025 * 127, so a block of 256 terms
+ * stays below 2^31 (2,114,012,800): each block is summed in int32, the
+ * blocks in int64 (a 256-wide net is one block, as before). */
+static int64_t screlu_dot(const int16_t *acc, const int16_t *w) {
+    int64_t total = 0;
+    for (int base = 0; base < NNUE_HIDDEN; base += NNUE_DOT_BLOCK) {
+        int n = NNUE_HIDDEN - base < NNUE_DOT_BLOCK ? NNUE_HIDDEN - base : NNUE_DOT_BLOCK;
+        int32_t sum = 0;
+        for (int i = base; i < base + n; i++) {
+            int16_t v = acc[i] < 0 ? 0 : acc[i] > NNUE_QA ? NNUE_QA : acc[i];
+            int16_t vw = (int16_t)(v * w[i]);
+            sum += (int32_t)v * vw;
+        }
+        total += sum;
     }
-    return sum;
+    return total;
 }
 
 int nnue_output(const NnueNet *net, const NnueAcc *a, const Board *b) {
     int side = b->side;
     int k = nnue_bucket(__builtin_popcountll(b->by_type[0]), net->buckets);
     const int16_t *w = net->out_weight[k];
-    int64_t sum = (int64_t)screlu_dot(a->acc[side], w) + screlu_dot(a->acc[!side], w + NNUE_HIDDEN);
+    int64_t sum = screlu_dot(a->acc[side], w) + screlu_dot(a->acc[!side], w + NNUE_HIDDEN);
     int64_t v = sum / NNUE_QA + net->out_bias[k];       /* C division truncates toward 0 */
     return (int)(v * NNUE_SCALE / (NNUE_QA * NNUE_QB));
 }

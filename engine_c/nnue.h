@@ -1,15 +1,18 @@
-/* nnue.h — NNUE evaluation: 768 -> 256x2 -> 1 of B output buckets, SCReLU, int16
- * (net formats v1 = one bucket, and v2).
+/* nnue.h — NNUE evaluation: 768 -> Hx2 -> 1 of B output buckets, SCReLU, int16
+ * (net formats v1 = one bucket, and v2). H, the hidden width, is fixed at build
+ * time (PB_NNUE_HIDDEN, 256 unless the build says otherwise: the Makefile and
+ * build_engine.py read it from the header of the net they embed), so every loop
+ * over it has a constant trip count the compiler vectorises and unrolls.
  *
  * Data layout. NnueNet holds the quantised weights of one .pbnn file:
- * ft_weight is feature-major (feature f's 256 int16 weights are one
- * contiguous 512-byte row, so adding or removing a piece is one row add),
- * then ft_bias[256], and per output bucket out_weight[512] (first 256 for the
- * side to move, next 256 for the other side) and out_bias; the bucket of a
- * position is chosen by its piece count (nnue_bucket). Feature of a piece of colour c and
+ * ft_weight is feature-major (feature f's H int16 weights are one contiguous
+ * row of 2H bytes, so adding or removing a piece is one row add), then
+ * ft_bias[H], and per output bucket out_weight[2H] (first H for the side to
+ * move, next H for the other side) and out_bias; the bucket of a position is
+ * chosen by its piece count (nnue_bucket). Feature of a piece of colour c and
  * type t (0 pawn .. 5 king) on square s, for perspective p:
  *     idx = (c == p ? 0 : 384) + 64 * t + (p == WHITE ? s : s ^ 56)
- * An NnueAcc is one ply of a search: acc[WHITE] and acc[BLACK] (int16[256]
+ * An NnueAcc is one ply of a search: acc[WHITE] and acc[BLACK] (int16[H]
  * each, valid when `computed`), and the delta from the ply before it (at
  * most 2 pieces removed and 2 added, as (piece, square)). A search thread
  * owns an array of NNUE_STACK of them indexed by ply from its root: making
@@ -25,8 +28,17 @@
 #include "board.h"
 #include <stdalign.h>
 
+#ifndef PB_NNUE_HIDDEN
+#define PB_NNUE_HIDDEN 256
+#endif
+#if PB_NNUE_HIDDEN < 64 || PB_NNUE_HIDDEN > 1024 || PB_NNUE_HIDDEN % 64
+#error "PB_NNUE_HIDDEN must be a multiple of 64 in 64..1024"
+#endif
+
 enum {
-    NNUE_INPUTS = 768, NNUE_HIDDEN = 256,
+    NNUE_INPUTS = 768, NNUE_HIDDEN = PB_NNUE_HIDDEN,
+    /* screlu_dot sums blocks of this many terms exactly in int32 (nnue.c) */
+    NNUE_DOT_BLOCK = 256,
     NNUE_QA = 255, NNUE_QB = 64, NNUE_SCALE = 400,
     NNUE_VERSION = 1, NNUE_VERSION_BUCKETS = 2, NNUE_ACT_SCRELU = 1,
     NNUE_MAX_BUCKETS = 8,

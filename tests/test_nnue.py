@@ -250,7 +250,7 @@ def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         "flipped": (bytes(flipped), "checksum mismatch"),
         "magic": (magic, "bad magic"),
         "version": (version, "version"),
-        "hidden": (hidden, "unsupported net shape"),
+        "hidden": (hidden, "hidden layer is 512 wide, this engine was built for 256"),
         "truncated": (good[:-100], "wrong file size"),
         "long": (good + b"\0", "wrong file size"),
         "empty": (b"", "bad magic"),

@@ -1,10 +1,12 @@
 """Write a deterministic test net (small pseudo-random weights, fixed seed) in the .pbnn
 format, as a stand-in for engine_c/nets/default.pbnn until the trainer ships a real one.
 
-    python3 tools/nnue/make_random_net.py [OUT] [--seed N] [--buckets B]
+    python3 tools/nnue/make_random_net.py [OUT] [--seed N] [--buckets B] [--hidden H]
 
 --buckets B > 1 writes a v2 net with B output buckets (each its own random weights);
-the default, 1, writes the same v1 file as before buckets existed.
+the default, 1, writes the same v1 file as before buckets existed. --hidden H (a
+multiple of 64, default 256) makes a net for an engine built for that width
+(`make NET=...` in engine_c/), e.g. to measure a wider net's speed.
 
 The weights mean nothing for chess strength; they exercise every code path with values
 inside the contract's ranges (|ft| <= 505, |out| <= 127).
@@ -24,12 +26,12 @@ from pbnn import HIDDEN, INPUTS, MAX_BUCKETS, Net, name_of  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def make(seed: int, buckets: int = 1) -> Net:
+def make(seed: int, buckets: int = 1, hidden: int = HIDDEN) -> Net:
     rng = random.Random(seed)
-    ft_w = array("h", (rng.randint(-12, 12) for _ in range(INPUTS * HIDDEN)))
-    ft_b = array("h", (rng.randint(20, 120) for _ in range(HIDDEN)))
+    ft_w = array("h", (rng.randint(-12, 12) for _ in range(INPUTS * hidden)))
+    ft_b = array("h", (rng.randint(20, 120) for _ in range(hidden)))
     # (In this order one bucket draws exactly what the v1-only version drew.)
-    out_w = array("h", (rng.randint(-40, 40) for _ in range(buckets * 2 * HIDDEN)))
+    out_w = array("h", (rng.randint(-40, 40) for _ in range(buckets * 2 * hidden)))
     return Net(ft_w, ft_b, out_w, [rng.randint(-2000, 2000) for _ in range(buckets)])
 
 
@@ -39,10 +41,14 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=20261123)
     ap.add_argument("--buckets", type=int, default=1,
                     help=f"output buckets, 1..{MAX_BUCKETS} (1: a v1 file, more: v2)")
+    ap.add_argument("--hidden", type=int, default=HIDDEN,
+                    help=f"hidden width, a multiple of 64 in 64..1024 (default {HIDDEN})")
     args = ap.parse_args()
     if not 1 <= args.buckets <= MAX_BUCKETS:
         ap.error(f"--buckets {args.buckets}: use 1..{MAX_BUCKETS}")
-    data = make(args.seed, args.buckets).to_bytes()
+    if not (64 <= args.hidden <= 1024 and args.hidden % 64 == 0):
+        ap.error(f"--hidden {args.hidden}: use a multiple of 64 in 64..1024")
+    data = make(args.seed, args.buckets, args.hidden).to_bytes()
     Path(args.out).write_bytes(data)
     sys.stdout.write(f"{args.out}: {len(data)} bytes, {name_of(data)}\n")
     return 0

@@ -17,7 +17,7 @@ VERSION = 1          # one output bucket
 VERSION_BUCKETS = 2  # B output buckets; the header's reserved word holds B
 MAX_BUCKETS = 8
 INPUTS = 768
-HIDDEN = 256
+HIDDEN = 256  # the shipped width; a net's own is its header's (64..1024, steps of 64)
 ACT_SCRELU = 1
 QA, QB, SCALE = 255, 64, 400
 HEADER = struct.Struct("<8sIIIIiiiIQ")  # 48 bytes
@@ -26,8 +26,10 @@ PAYLOAD_BYTES = INPUTS * HIDDEN * 2 + HIDDEN * 2 + BUCKET_BYTES
 FILE_BYTES = HEADER.size + PAYLOAD_BYTES  # 394,804: a v1 net
 
 
-def file_bytes(buckets: int) -> int:
+def file_bytes(buckets: int, hidden: int = HIDDEN) -> int:
     """Size of a net with `buckets` output buckets (v1 when 1, else v2)."""
+    if hidden != HIDDEN:
+        return HEADER.size + INPUTS * hidden * 2 + hidden * 2 + buckets * (4 * hidden + 4)
     return FILE_BYTES + (buckets - 1) * BUCKET_BYTES
 
 
@@ -54,6 +56,10 @@ class Net:
     def buckets(self) -> int:
         return len(self.out_bias)
 
+    @property
+    def hidden(self) -> int:
+        return len(self.ft_bias)
+
     def payload(self) -> bytes:
         return (self.ft_weight.tobytes() + self.ft_bias.tobytes() + self.out_weight.tobytes()
                 + struct.pack(f"<{self.buckets}i", *self.out_bias))
@@ -62,7 +68,7 @@ class Net:
         """A v1 file for one bucket (as every net before buckets), else v2."""
         body = self.payload()
         b = self.buckets
-        head = HEADER.pack(MAGIC, VERSION if b == 1 else VERSION_BUCKETS, INPUTS, HIDDEN,
+        head = HEADER.pack(MAGIC, VERSION if b == 1 else VERSION_BUCKETS, INPUTS, self.hidden,
                            ACT_SCRELU, QA, QB, SCALE, 0 if b == 1 else b, fnv1a64(body))
         return head + body
 
@@ -79,24 +85,25 @@ def parse(data: bytes) -> Net:
     magic, version, inputs, hidden, act, qa, qb, scale, res, checksum = HEADER.unpack_from(data)
     if version not in (VERSION, VERSION_BUCKETS):
         raise ValueError(f"version {version}")
-    if (inputs, hidden, act, qa, qb, scale) != (INPUTS, HIDDEN, ACT_SCRELU, QA, QB, SCALE):
+    if (inputs, act, qa, qb, scale) != (INPUTS, ACT_SCRELU, QA, QB, SCALE) or not (
+            64 <= hidden <= 1024 and hidden % 64 == 0):
         raise ValueError("unsupported dims/activation/quantisation")
     buckets = 1 if version == VERSION else res
     if not 1 <= buckets <= MAX_BUCKETS:
         raise ValueError(f"bad output bucket count {buckets} (1..{MAX_BUCKETS} allowed)")
-    if len(data) != file_bytes(buckets):
+    if len(data) != file_bytes(buckets, hidden):
         raise ValueError(f"size {len(data)}, a net with {buckets} output buckets has "
-                         f"{file_bytes(buckets)}")
+                         f"{file_bytes(buckets, hidden)}")
     body = data[HEADER.size:]
     if fnv1a64(body) != checksum:
         raise ValueError("checksum")
     o = 0
-    ft_w = array("h", body[o:o + INPUTS * HIDDEN * 2])
-    o += INPUTS * HIDDEN * 2
-    ft_b = array("h", body[o:o + HIDDEN * 2])
-    o += HIDDEN * 2
-    out_w = array("h", body[o:o + buckets * 4 * HIDDEN])
-    o += buckets * 4 * HIDDEN
+    ft_w = array("h", body[o:o + INPUTS * hidden * 2])
+    o += INPUTS * hidden * 2
+    ft_b = array("h", body[o:o + hidden * 2])
+    o += hidden * 2
+    out_w = array("h", body[o:o + buckets * 4 * hidden])
+    o += buckets * 4 * hidden
     out_b = list(struct.unpack_from(f"<{buckets}i", body, o))
     return Net(ft_w, ft_b, out_w, out_b)
 
@@ -135,18 +142,19 @@ def evaluate(net: Net, fen: str) -> int:
     """Centipawns from the side to move's view, as docs/nnue.md specifies."""
     white, black, stm = features(fen)
     k = bucket(len(white), net.buckets)
-    ow = net.out_weight[k * 2 * HIDDEN:(k + 1) * 2 * HIDDEN]
+    h = net.hidden
+    ow = net.out_weight[k * 2 * h:(k + 1) * 2 * h]
     accs = []
     for feats in (white, black):
         acc = list(net.ft_bias)
         for f in feats:
-            row = net.ft_weight[f * HIDDEN:(f + 1) * HIDDEN]
+            row = net.ft_weight[f * h:(f + 1) * h]
             acc = [a + w for a, w in zip(acc, row, strict=True)]
         accs.append(acc)
     us, them = accs[stm], accs[1 - stm]
     total = 0
-    for i in range(HIDDEN):
+    for i in range(h):
         total += min(max(us[i], 0), QA) ** 2 * ow[i]
-        total += min(max(them[i], 0), QA) ** 2 * ow[HIDDEN + i]
+        total += min(max(them[i], 0), QA) ** 2 * ow[h + i]
     v = _trunc_div(total, QA) + net.out_bias[k]
     return _trunc_div(v * SCALE, QA * QB)

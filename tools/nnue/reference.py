@@ -28,7 +28,7 @@ VERSION = 1          # one output bucket
 VERSION_BUCKETS = 2  # B output buckets; the header's reserved word holds B
 MAX_BUCKETS = 8
 INPUTS = 768
-HIDDEN = 256
+HIDDEN = 256         # the shipped width; a net's own width is its header's (64..1024)
 ACTIVATION_SCRELU = 1
 QA, QB, SCALE = 255, 64, 400
 HEADER = struct.Struct("<8sIIIIiiiIQ")  # magic .. reserved, checksum
@@ -42,9 +42,14 @@ class NetError(ValueError):
     """A .pbnn file that is not a valid net of this format."""
 
 
-def file_size(buckets: int) -> int:
+def file_size(buckets: int, hidden: int = HIDDEN) -> int:
     """Bytes of a net with `buckets` output buckets (v1 when 1, else v2)."""
-    return FILE_SIZE + (buckets - 1) * BUCKET_SIZE
+    return HEADER.size + INPUTS * hidden * 2 + hidden * 2 + buckets * (4 * hidden + 4)
+
+
+def valid_hidden(hidden: int) -> bool:
+    """The widths the engine builds for (nnue.h: PB_NNUE_HIDDEN)."""
+    return 64 <= hidden <= 1024 and hidden % 64 == 0
 
 
 def bucket(pieces: int, buckets: int) -> int:
@@ -54,14 +59,18 @@ def bucket(pieces: int, buckets: int) -> int:
 
 @dataclass
 class QuantNet:
-    ft_weight: np.ndarray   # int16 [768, 256]
-    ft_bias: np.ndarray     # int16 [256]
-    out_weight: np.ndarray  # int16 [B, 512]: per bucket, side to move, then other side
+    ft_weight: np.ndarray   # int16 [768, H]
+    ft_bias: np.ndarray     # int16 [H]
+    out_weight: np.ndarray  # int16 [B, 2H]: per bucket, side to move, then other side
     out_bias: list[int]     # int32 [B]
 
     @property
     def buckets(self) -> int:
         return len(self.out_bias)
+
+    @property
+    def hidden(self) -> int:
+        return len(self.ft_bias)
 
     @property
     def checksum(self) -> int:
@@ -86,15 +95,16 @@ def fnv1a64(data: bytes) -> int:
 
 def quantise(ft_w: np.ndarray, ft_b: np.ndarray, out_w: np.ndarray, out_b: np.ndarray
              ) -> QuantNet:
-    """Float weights (ft_w [768, 256], ft_b [256], out_w [B, 512], out_b [B]) -> integers."""
+    """Float weights (ft_w [768, H], ft_b [H], out_w [B, 2H], out_b [B]) -> integers."""
     def q16(x: np.ndarray, scale: int) -> np.ndarray:
         r = np.rint(np.asarray(x, dtype=np.float64) * scale)
         if np.abs(r).max(initial=0) > 32767:
             raise NetError("a weight does not fit int16 after quantisation; clip the weights")
         return r.astype(np.int16)
     biases = np.atleast_1d(np.asarray(out_b, dtype=np.float64))
-    return QuantNet(q16(ft_w, QA).reshape(INPUTS, HIDDEN), q16(ft_b, QA).reshape(HIDDEN),
-                    q16(out_w, QB).reshape(len(biases), 2 * HIDDEN),
+    hidden = np.asarray(ft_b).size
+    return QuantNet(q16(ft_w, QA).reshape(INPUTS, hidden), q16(ft_b, QA).reshape(hidden),
+                    q16(out_w, QB).reshape(len(biases), 2 * hidden),
                     [int(x) for x in np.rint(biases * QA * QB)])
 
 
@@ -102,9 +112,12 @@ def write_pbnn(path: Path, net: QuantNet) -> None:
     """A v1 file for one output bucket (as every net before buckets), else v2."""
     if not 1 <= net.buckets <= MAX_BUCKETS:
         raise NetError(f"{net.buckets} output buckets; a net has 1..{MAX_BUCKETS}")
+    if not valid_hidden(net.hidden):
+        raise NetError(f"hidden width {net.hidden}; the engine builds for 64..1024 in steps "
+                       "of 64")
     payload = net.payload()
     v2 = net.buckets > 1
-    header = HEADER.pack(MAGIC, VERSION_BUCKETS if v2 else VERSION, INPUTS, HIDDEN,
+    header = HEADER.pack(MAGIC, VERSION_BUCKETS if v2 else VERSION, INPUTS, net.hidden,
                          ACTIVATION_SCRELU, QA, QB, SCALE, net.buckets if v2 else 0,
                          fnv1a64(payload))
     Path(path).write_bytes(header + payload)
@@ -117,27 +130,27 @@ def read_pbnn(path: Path) -> QuantNet:
     magic, version, inputs, hidden, act, qa, qb, scale, res, checksum = HEADER.unpack_from(data)
     if magic != MAGIC:
         raise NetError(f"{path}: not a pibot net (bad magic {magic!r})")
-    if version not in (VERSION, VERSION_BUCKETS) or (inputs, hidden, act, qa, qb, scale) != (
-            INPUTS, HIDDEN, ACTIVATION_SCRELU, QA, QB, SCALE):
+    if version not in (VERSION, VERSION_BUCKETS) or not valid_hidden(hidden) or (
+            inputs, act, qa, qb, scale) != (INPUTS, ACTIVATION_SCRELU, QA, QB, SCALE):
         raise NetError(f"{path}: unsupported net (version {version}, {inputs}x{hidden}, "
                        f"activation {act}, QA {qa}, QB {qb}, SCALE {scale})")
     buckets = 1 if version == VERSION else res
     if not 1 <= buckets <= MAX_BUCKETS:
         raise NetError(f"{path}: bad output bucket count {buckets} in the v2 header "
                        f"(1..{MAX_BUCKETS} allowed)")
-    if len(data) != file_size(buckets):
+    if len(data) != file_size(buckets, hidden):
         raise NetError(f"{path}: {len(data)} bytes, a v{version} net with {buckets} output "
-                       f"bucket(s) has {file_size(buckets)}")
+                       f"bucket(s) and {hidden} hidden has {file_size(buckets, hidden)}")
     payload = data[HEADER.size:]
     if fnv1a64(payload) != checksum:
         raise NetError(f"{path}: checksum mismatch (file corrupted or truncated)")
     o = 0
-    ft_w = np.frombuffer(payload, "<i2", INPUTS * HIDDEN, o).reshape(INPUTS, HIDDEN)
-    o += INPUTS * HIDDEN * 2
-    ft_b = np.frombuffer(payload, "<i2", HIDDEN, o)
-    o += HIDDEN * 2
-    out_w = np.frombuffer(payload, "<i2", buckets * 2 * HIDDEN, o).reshape(buckets, 2 * HIDDEN)
-    o += buckets * 2 * HIDDEN * 2
+    ft_w = np.frombuffer(payload, "<i2", INPUTS * hidden, o).reshape(INPUTS, hidden)
+    o += INPUTS * hidden * 2
+    ft_b = np.frombuffer(payload, "<i2", hidden, o)
+    o += hidden * 2
+    out_w = np.frombuffer(payload, "<i2", buckets * 2 * hidden, o).reshape(buckets, 2 * hidden)
+    o += buckets * 2 * hidden * 2
     out_b = list(struct.unpack_from(f"<{buckets}i", payload, o))
     return QuantNet(ft_w.astype(np.int16), ft_b.astype(np.int16), out_w.astype(np.int16), out_b)
 
@@ -191,8 +204,9 @@ def evaluate(net: QuantNet, fen: str) -> int:
     us, them = accs[stm], accs[1 - stm]
     k = bucket(len(fw), net.buckets)
     ow = net.out_weight[k].astype(np.int64)
-    total = int((np.clip(us, 0, QA) ** 2 * ow[:HIDDEN]).sum()
-                + (np.clip(them, 0, QA) ** 2 * ow[HIDDEN:]).sum())
+    h = net.hidden
+    total = int((np.clip(us, 0, QA) ** 2 * ow[:h]).sum()
+                + (np.clip(them, 0, QA) ** 2 * ow[h:]).sum())
     v = _trunc_div(total, QA) + net.out_bias[k]
     return _trunc_div(v * SCALE, QA * QB)
 

@@ -1,5 +1,5 @@
-"""Train pibot's NNUE (768 -> 256x2 -> 1 of B output buckets, SCReLU) with PyTorch and export
-a .pbnn.
+"""Train pibot's NNUE (768 -> Hx2 -> 1 of B output buckets, SCReLU; H 256 unless
+--hidden) with PyTorch and export a .pbnn.
 
 Data: the binary records of engine_c/tools/datagen.c (tools/nnue/posdata.py), one or
 more files (e.g. the chunks of tools/nnue/datastore.py), read streaming from memmaps, a
@@ -55,6 +55,7 @@ from reference import (  # noqa: E402
     bucket,
     quantise,
     read_pbnn,
+    valid_hidden,
     write_pbnn,
 )
 
@@ -167,12 +168,12 @@ def bucket_table(buckets: int) -> torch.Tensor:
 
 
 class Net(nn.Module):
-    def __init__(self, buckets: int = 1) -> None:
+    def __init__(self, buckets: int = 1, hidden: int = HIDDEN) -> None:
         super().__init__()
         self.buckets = buckets
-        self.ft = nn.EmbeddingBag(INPUTS + 1, HIDDEN, mode="sum", padding_idx=PAD)
-        self.ft_bias = nn.Parameter(torch.zeros(HIDDEN))
-        self.out = nn.Linear(2 * HIDDEN, buckets)  # one output per bucket
+        self.ft = nn.EmbeddingBag(INPUTS + 1, hidden, mode="sum", padding_idx=PAD)
+        self.ft_bias = nn.Parameter(torch.zeros(hidden))
+        self.out = nn.Linear(2 * hidden, buckets)  # one output per bucket
         self.register_buffer("bucket_of", bucket_table(buckets), persistent=False)
         with torch.no_grad():
             # ~30 pieces: accumulators start with spread ~0.3, inside SCReLU's [0, 1].
@@ -199,7 +200,7 @@ class Net(nn.Module):
         # The output bias is stored as int32 (x QA x QB): no clip needed.
 
     def float_weights(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """ft_w [768, 256], ft_b [256], out_w [B, 512], out_b [B]."""
+        """ft_w [768, H], ft_b [H], out_w [B, 2H], out_b [B]."""
         return (self.ft.weight[:INPUTS].detach().cpu().double().numpy(),
                 self.ft_bias.detach().cpu().double().numpy(),
                 self.out.weight.detach().cpu().double().numpy(),
@@ -222,6 +223,8 @@ def load_pbnn(model: Net, path: Path) -> None:
     """Float weights from a quantised net (when its .pt is gone): the integers
     divided by their scales, so exporting the model again gives the same file."""
     net = read_pbnn(path)
+    if net.hidden != model.ft_bias.numel():
+        raise NetError(f"{path} is {net.hidden} wide, --hidden is {model.ft_bias.numel()}")
     model.ft.weight[:INPUTS] = torch.from_numpy(net.ft_weight.astype(np.float32) / QA)
     model.ft.weight[PAD].zero_()
     model.ft_bias.copy_(torch.from_numpy(net.ft_bias.astype(np.float32) / QA))
@@ -234,6 +237,9 @@ def load_pbnn(model: Net, path: Path) -> None:
 def load_checkpoint(model: Net, path: Path) -> None:
     """A .pt of this trainer; a one-bucket one's output layer goes into every bucket."""
     state = torch.load(path, map_location="cpu")
+    width = state["ft_bias"].numel() if "ft_bias" in state else -1
+    if width != model.ft_bias.numel():
+        raise NetError(f"{path} is {width} wide, --hidden is {model.ft_bias.numel()}")
     for key in ("out.weight", "out.bias"):
         if key in state:
             state[key] = _spread(state[key], model.buckets, str(path))
@@ -294,6 +300,9 @@ def main() -> int:
     ap.add_argument("--buckets", type=int, default=1,
                     help=f"output buckets by piece count, 1..{MAX_BUCKETS} (default 1: a v1 "
                          "net as before; more: a v2 net)")
+    ap.add_argument("--hidden", type=int, default=HIDDEN,
+                    help=f"hidden width, a multiple of 64 in 64..1024 (default {HIDDEN}); the "
+                         "engine is built for the width of the net it embeds")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--threads", type=int, default=1, help="CPU threads of torch")
     ap.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
@@ -305,6 +314,8 @@ def main() -> int:
             ap.error(f"data file {path} not found; make it with engine_c/tools/datagen.c")
     if not 1 <= args.buckets <= MAX_BUCKETS:
         ap.error(f"--buckets {args.buckets}: use 1..{MAX_BUCKETS}")
+    if not valid_hidden(args.hidden):
+        ap.error(f"--hidden {args.hidden}: use a multiple of 64 in 64..1024")
     if args.init and not args.init.is_file():  # before the data: parsing takes a while
         ap.error(f"--init: {args.init} not found (a .pt checkpoint or a .pbnn net)")
     device = pick_device(args.device)
@@ -326,7 +337,7 @@ def main() -> int:
              "search score itself %.6f; device %s; %d output bucket(s)", data.n_train,
              data.n_val, len(args.data), args.lam, data.score_loss, device, args.buckets)
 
-    model = Net(args.buckets)
+    model = Net(args.buckets, args.hidden)
     try:
         if args.init and args.init.suffix == ".pbnn":
             load_pbnn(model, args.init)
