@@ -357,6 +357,8 @@ class Mix:
     arena_joined_after_s: float | None = None
     source_of: dict[str, str] = field(default_factory=dict)  # game id -> arena|challenge|own
     bursts: dict[str, Burst] = field(default_factory=dict)
+    # direct challenges not answered yet (one may wait in the queue like a burst's)
+    directs: dict[str, Burst] = field(default_factory=dict)
     bursts_sent: int = 0
     own_asked: int = 0
     own_refused: Counter[str] = field(default_factory=Counter)  # the socket's one line
@@ -368,8 +370,7 @@ class Mix:
     def burst_answers(self) -> dict[str, int]:
         """accepted_from_queue, withdrawn_while_queued, declined:<reason>,
         canceled_by_expiry (the emulator's expiry, as `canceled` for direct ones),
-        unanswered (open and out of the queue for BURST_ANSWER_GRACE_S after its
-        check)."""
+        unanswered (at the end, open and out of the queue for BURST_ANSWER_GRACE_S)."""
         return dict(sorted(Counter(b.outcome or "unanswered"
                                    for b in self.bursts.values()).items()))
 
@@ -447,6 +448,16 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
                 own_pending.pop(user)
                 mix.own_unstarted += 1
         await check_bursts(emu, mix, sock, now, final=False)
+        await check_bursts(emu, mix, sock, now, final=False, direct=True)
+        for cid, b in list(mix.directs.items()):
+            if b.outcome is not None:  # accepted: its game is picked up above
+                del mix.directs[cid]
+                if b.outcome.startswith("declined:"):
+                    declined[b.outcome.split(":", 1)[1]] += 1
+                elif b.outcome == "unanswered":
+                    declined["created"] += 1
+                elif b.outcome != "accepted_from_queue":
+                    declined[b.outcome] += 1
         running = len(games) - len(over)
         if len(games) >= args.games:
             if arena_open:
@@ -456,12 +467,15 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
                 log.warning("%d games started: arena %s ended", len(games), mix.arena_id)
             if running == 0 and not own_pending:
                 await check_bursts(emu, mix, sock, time.monotonic(), final=True)
-                if all(b.outcome for b in mix.bursts.values()):
+                await check_bursts(emu, mix, sock, time.monotonic(), final=True, direct=True)
+                if all(b.outcome for b in mix.bursts.values()) and not mix.directs:
                     break
             await asyncio.sleep(0.5)
             continue
         arena_slot = 1 if arena_open and mix.arena_joined_after_s is not None else 0
-        free = args.concurrency - arena_slot - running_other - len(own_pending)
+        # A direct challenge not answered yet holds its slot (it may be queued).
+        free = args.concurrency - arena_slot - running_other - len(own_pending) \
+            - len(mix.directs)
         fillers = [x for x in ("direct", "own") if x in mix.items]
         if free > 0 and fillers:
             base, inc = tcs[n_fill % len(tcs)]
@@ -497,12 +511,9 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
                     emu.challenge_bot, challenger=f"soak{n_fill % 7}", rated=False,
                     clock_limit_s=base, increment_s=inc, opponent=opponent_for(args, n_fill),
                     keep_alive=True)
-                status = await answer_of(emu, cid)
-                if status != "accepted":
-                    declined[emu.decline_reason(cid) or status] += 1
-                    await asyncio.sleep(1.0)
-                else:
-                    await asyncio.to_thread(emu.wait_game_started, cid, 25)
+                # Answered (or queued, then answered) while the loop goes on:
+                # check_bursts(direct=True) classifies it.
+                mix.directs[cid] = Burst(sent_at=time.monotonic(), withdraws=False)
             n_fill += 1
         elif free <= 0 and "burst" in mix.items and now - last_burst >= args.burst_every_s:
             # Every slot is busy (the arena's included): what a queue is for.
@@ -525,14 +536,18 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
         await asyncio.sleep(0.5)
 
 
-async def check_bursts(emu: Emulator, mix: Mix, sock: Path, now: float, final: bool) -> None:
+async def check_bursts(emu: Emulator, mix: Mix, sock: Path, now: float, final: bool,
+                       direct: bool = False) -> None:
     """Classify the burst challenges that got an answer. From BURST_CHECK_S on, one
     still open is looked up in the bot's queue: queued, it is withdrawn by its
     challenger (one in --burst-withdraw-every, and every one at the end, final) or
     left to wait; out of the queue, it may be on its way (an accept in flight, an
-    answer held by a 429 pause), and is unanswered only if it stays open and out of
-    the queue for BURST_ANSWER_GRACE_S."""
-    for cid, b in mix.bursts.items():
+    answer held by a 429 pause or a dead event stream), and is unanswered only if,
+    once every game is over (final), it has stayed open and out of the queue for
+    BURST_ANSWER_GRACE_S (its challenger keeps it seen: lila never expires it).
+    direct: the same for the direct challenges not answered yet (never withdrawn
+    before the end)."""
+    for cid, b in (mix.directs if direct else mix.bursts).items():
         if b.outcome is not None:
             continue
         if classify_answered(emu, cid, b, now):
@@ -557,29 +572,17 @@ async def check_bursts(emu: Emulator, mix: Mix, sock: Path, now: float, final: b
             continue
         if b.unqueued_since is None:
             b.unqueued_since = now
-        elif now - b.unqueued_since >= BURST_ANSWER_GRACE_S:
+            log.warning("%s challenge %s: open %.0f s after it was sent and not in the "
+                        "queue (an answer on its way?)", "direct" if direct else "burst", cid,
+                        now - b.sent_at)
+        elif final and now - b.unqueued_since >= BURST_ANSWER_GRACE_S:
             try:
                 await asyncio.to_thread(emu.cancel_challenge, cid)
             except EmulatorUsageError:
                 continue  # answered at the last moment
             b.outcome = "unanswered"
-            log.warning("burst challenge %s: no answer %.0f s after it was sent, and not "
-                        "in the queue", cid, now - b.sent_at)
-
-
-async def answer_of(emu: Emulator, cid: str) -> str:
-    """A direct challenge's answer: accepted | declined | canceled, or "created" if
-    it got none within BURST_ANSWER_GRACE_S (an answer may be held by a 429 pause of
-    challenge answers; lila keeps the challenge acceptable meanwhile)."""
-    deadline = time.monotonic() + BURST_ANSWER_GRACE_S
-    while True:
-        status = emu.challenge_status(cid)
-        if status in ("accepted", "declined", "canceled"):
-            return status
-        if time.monotonic() >= deadline:
-            log.warning("challenge %s: no answer in %.0f s", cid, BURST_ANSWER_GRACE_S)
-            return "created"
-        await asyncio.sleep(0.25)
+            log.warning("%s challenge %s: no answer %.0f s after it was sent, and not "
+                        "in the queue", "direct" if direct else "burst", cid, now - b.sent_at)
 
 
 def classify_answered(emu: Emulator, cid: str, b: Burst, now: float) -> bool:

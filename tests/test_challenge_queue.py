@@ -182,3 +182,23 @@ def test_a_queued_challenge_whose_challenger_left_is_aborted_not_lost(tmp_path: 
         snap = emu.wait_game_over(left, 20)
         assert (snap.status, snap.winner, snap.moves) == ("aborted", None, [])
         assert _playing(emu, kept)
+
+
+def test_a_freed_slot_goes_to_the_queue_before_a_newcomer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The queue is served every QUEUE_POLL_S; here never within the test, so only the
+    # newcomer's arrival can hand the freed slot over. It must go to the one that
+    # waited, not to the challenge that arrived after the game ended (the issue-33
+    # smoke: waits of 90-145 s while direct challenges took each freed slot).
+    monkeypatch.setattr("bot.challenges.incoming.QUEUE_POLL_S", 3600.0)
+    with _bot(tmp_path) as (emu, bot):
+        holder = _playing(emu, _challenge(emu, "holder"))
+        waiting = _challenge(emu, "alice")
+        assert wait_until(lambda: _queued(bot) == [waiting], 10), _queued(bot)
+        emu.opponent_action(holder, "resign")
+        assert wait_until(lambda: bot.service.slots.used() == 0, 10)
+        assert emu.challenge_status(waiting) == "created"  # the poll did not run
+        newcomer = _challenge(emu, "zed")
+        assert _playing(emu, waiting)
+        assert wait_until(lambda: _queued(bot) == [newcomer], 10), _queued(bot)
+        assert emu.challenge_status(newcomer) == "created"
