@@ -527,9 +527,11 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
                     emu.challenge_bot, challenger=f"burst{(n_burst + k) % 11}", rated=False,
                     clock_limit_s=base, increment_s=inc,
                     opponent=opponent_for(args, 1000 + n_burst + k), keep_alive=True)
+                # One in --burst-withdraw-every, counted from each burst's first (the
+                # one most likely queued: a later one may find the queue full).
                 mix.bursts[cid] = Burst(sent_at=time.monotonic(),
                                         withdraws=(n_burst + k) % args.burst_withdraw_every
-                                        == args.burst_withdraw_every - 1)
+                                        == 0)
             n_burst += args.burst_size
             mix.bursts_sent = n_burst
             log.warning("burst of %d challenges with every slot busy", args.burst_size)
