@@ -310,8 +310,15 @@ ARENA_OPPONENTS = (("arena-ann", 1450), ("arena-bob", 1500), ("arena-cid", 1550)
                    ("arena-dee", 1600))
 GAUNTLET = ("gauntlet-a", "gauntlet-b", "gauntlet-c")
 # A burst challenge still open this long after it was sent is looked up in the bot's
-# queue (`pibot queue`): queued, it may wait on; not queued, it was never answered.
+# queue (`pibot queue`): queued, it may wait on (or is withdrawn by its challenger).
 BURST_CHECK_S = 15.0
+# One still open and not in the queue may be on its way: taken from the queue with
+# its accept in flight, or an answer held by a 429 pause of challenge answers
+# (network.rate_limit_pause_s, 60 s) or by a dead event stream. It is unanswered
+# only if it stays open and out of the queue this long (lila would keep it
+# acceptable for hours: ChallengeApi.sweep takes it offline, deletes it 3 h later).
+BURST_ANSWER_GRACE_S = 120.0
+QUEUE_LISTING_EVERY_S = 2.0  # the soak asks `pibot queue` at most this often
 OWN_START_S = 60.0  # an own challenge's game should have started by then
 OWN_SETTLE_S = 10.0  # a series is over this long after its game (no "already running")
 
@@ -338,6 +345,7 @@ class Burst:
     withdraws: bool  # its challenger gives up at the check if the bot queued it
     outcome: str | None = None
     answered_after_s: float | None = None
+    unqueued_since: float | None = None  # open, past its check, not seen in the queue
 
 
 @dataclass
@@ -349,16 +357,20 @@ class Mix:
     arena_joined_after_s: float | None = None
     source_of: dict[str, str] = field(default_factory=dict)  # game id -> arena|challenge|own
     bursts: dict[str, Burst] = field(default_factory=dict)
+    # direct challenges not answered yet (one may wait in the queue like a burst's)
+    directs: dict[str, Burst] = field(default_factory=dict)
     bursts_sent: int = 0
     own_asked: int = 0
     own_refused: Counter[str] = field(default_factory=Counter)  # the socket's one line
     own_unstarted: int = 0  # asked, no game within OWN_START_S
     queue_listing: str = "absent"  # `queue` on the control socket: absent | present
+    listing: set[str] | None = None  # the last `queue` answer, and when it came
+    listed_at: float = -1e9
 
     def burst_answers(self) -> dict[str, int]:
         """accepted_from_queue, withdrawn_while_queued, declined:<reason>,
         canceled_by_expiry (the emulator's expiry, as `canceled` for direct ones),
-        unanswered (open at its check and not in the queue)."""
+        unanswered (at the end, open and out of the queue for BURST_ANSWER_GRACE_S)."""
         return dict(sorted(Counter(b.outcome or "unanswered"
                                    for b in self.bursts.values()).items()))
 
@@ -436,6 +448,16 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
                 own_pending.pop(user)
                 mix.own_unstarted += 1
         await check_bursts(emu, mix, sock, now, final=False)
+        await check_bursts(emu, mix, sock, now, final=False, direct=True)
+        for cid, b in list(mix.directs.items()):
+            if b.outcome is not None:  # accepted: its game is picked up above
+                del mix.directs[cid]
+                if b.outcome.startswith("declined:"):
+                    declined[b.outcome.split(":", 1)[1]] += 1
+                elif b.outcome == "unanswered":
+                    declined["created"] += 1
+                elif b.outcome != "accepted_from_queue":
+                    declined[b.outcome] += 1
         running = len(games) - len(over)
         if len(games) >= args.games:
             if arena_open:
@@ -445,12 +467,15 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
                 log.warning("%d games started: arena %s ended", len(games), mix.arena_id)
             if running == 0 and not own_pending:
                 await check_bursts(emu, mix, sock, time.monotonic(), final=True)
-                if all(b.outcome for b in mix.bursts.values()):
+                await check_bursts(emu, mix, sock, time.monotonic(), final=True, direct=True)
+                if all(b.outcome for b in mix.bursts.values()) and not mix.directs:
                     break
             await asyncio.sleep(0.5)
             continue
         arena_slot = 1 if arena_open and mix.arena_joined_after_s is not None else 0
-        free = args.concurrency - arena_slot - running_other - len(own_pending)
+        # A direct challenge not answered yet holds its slot (it may be queued).
+        free = args.concurrency - arena_slot - running_other - len(own_pending) \
+            - len(mix.directs)
         fillers = [x for x in ("direct", "own") if x in mix.items]
         if free > 0 and fillers:
             base, inc = tcs[n_fill % len(tcs)]
@@ -480,62 +505,99 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
                     mix.own_refused[str(exc)[:80]] += 1
                     await asyncio.sleep(1.0)
             else:
+                # Its challenger waits on the challenge page (keeps it seen), as a
+                # burst's does.
                 cid = await asyncio.to_thread(
                     emu.challenge_bot, challenger=f"soak{n_fill % 7}", rated=False,
-                    clock_limit_s=base, increment_s=inc, opponent=opponent_for(args, n_fill))
-                status = await asyncio.to_thread(emu.wait_challenge_answered, cid, 25)
-                if status != "accepted":
-                    declined[emu.decline_reason(cid) or status] += 1
-                    await asyncio.sleep(1.0)
-                else:
-                    await asyncio.to_thread(emu.wait_game_started, cid, 25)
+                    clock_limit_s=base, increment_s=inc, opponent=opponent_for(args, n_fill),
+                    keep_alive=True)
+                # Answered (or queued, then answered) while the loop goes on:
+                # check_bursts(direct=True) classifies it.
+                mix.directs[cid] = Burst(sent_at=time.monotonic(), withdraws=False)
             n_fill += 1
         elif free <= 0 and "burst" in mix.items and now - last_burst >= args.burst_every_s:
             # Every slot is busy (the arena's included): what a queue is for.
             last_burst = now
             for k in range(args.burst_size):
                 base, inc = tcs[(n_burst + k) % len(tcs)]
+                # Its challenger waits on the challenge page, which keeps the
+                # challenge seen (lila ChallengeApi.ping; an unseen one goes offline
+                # after 20 s, and accepting it then gives a game nobody plays).
                 cid = await asyncio.to_thread(
                     emu.challenge_bot, challenger=f"burst{(n_burst + k) % 11}", rated=False,
                     clock_limit_s=base, increment_s=inc,
-                    opponent=opponent_for(args, 1000 + n_burst + k))
+                    opponent=opponent_for(args, 1000 + n_burst + k), keep_alive=True)
+                # One in --burst-withdraw-every, counted from each burst's first (the
+                # one most likely queued: a later one may find the queue full).
                 mix.bursts[cid] = Burst(sent_at=time.monotonic(),
                                         withdraws=(n_burst + k) % args.burst_withdraw_every
-                                        == args.burst_withdraw_every - 1)
+                                        == 0)
             n_burst += args.burst_size
             mix.bursts_sent = n_burst
             log.warning("burst of %d challenges with every slot busy", args.burst_size)
         await asyncio.sleep(0.5)
 
 
-async def check_bursts(emu: Emulator, mix: Mix, sock: Path, now: float, final: bool) -> None:
-    """Classify the burst challenges that got an answer; at BURST_CHECK_S (or at the
-    end, final) one still open is looked up in the bot's queue: queued, it is
-    withdrawn by its challenger (one in --burst-withdraw-every, and every one at the
-    end) or left to wait; not queued, it is unanswered."""
-    listing: set[str] | None = None
-    looked = False
-    for cid, b in mix.bursts.items():
+async def check_bursts(emu: Emulator, mix: Mix, sock: Path, now: float, final: bool,
+                       direct: bool = False) -> None:
+    """Classify the burst challenges that got an answer. From BURST_CHECK_S on, one
+    still open is looked up in the bot's queue: queued, it is withdrawn by its
+    challenger (one in --burst-withdraw-every, and every one at the end, final) or
+    left to wait; out of the queue, it may be on its way (an accept in flight, an
+    answer held by a 429 pause or a dead event stream), and is unanswered only if,
+    once every game is over (final), it has stayed open and out of the queue for
+    BURST_ANSWER_GRACE_S (its challenger keeps it seen: lila never expires it).
+    direct: the same for the direct challenges not answered yet (never withdrawn
+    before the end)."""
+    for cid, b in (mix.directs if direct else mix.bursts).items():
         if b.outcome is not None:
             continue
-        status = emu.challenge_status(cid)
-        if status == "accepted":
-            b.outcome, b.answered_after_s = "accepted_from_queue", round(now - b.sent_at, 1)
-        elif status == "declined":
-            b.outcome = f"declined:{emu.decline_reason(cid) or 'generic'}"
-            b.answered_after_s = round(now - b.sent_at, 1)
-        elif status == "canceled":
-            b.outcome = "canceled_by_expiry"
-        elif final or now - b.sent_at >= BURST_CHECK_S:
-            if not looked:
-                listing, looked = await asyncio.to_thread(queued_ids, sock), True
-                if listing is not None:
-                    mix.queue_listing = "present"
-            queued = listing is not None and cid in listing
-            if queued and not (final or b.withdraws):
-                continue  # waits in the queue for a slot
-            await asyncio.to_thread(emu.cancel_challenge, cid)
-            b.outcome = "withdrawn_while_queued" if queued else "unanswered"
+        if classify_answered(emu, cid, b, now):
+            continue
+        if not (final or now - b.sent_at >= BURST_CHECK_S):
+            continue
+        if now - mix.listed_at >= QUEUE_LISTING_EVERY_S:
+            mix.listing = await asyncio.to_thread(queued_ids, sock)
+            mix.listed_at = now
+            if mix.listing is not None:
+                mix.queue_listing = "present"
+            if classify_answered(emu, cid, b, now):  # answered while we asked
+                continue
+        if mix.listing is not None and cid in mix.listing:
+            b.unqueued_since = None
+            if final or b.withdraws:
+                try:
+                    await asyncio.to_thread(emu.cancel_challenge, cid)
+                except EmulatorUsageError:
+                    continue  # taken from the queue meanwhile: its answer comes next
+                b.outcome = "withdrawn_while_queued"
+            continue
+        if b.unqueued_since is None:
+            b.unqueued_since = now
+            log.warning("%s challenge %s: open %.0f s after it was sent and not in the "
+                        "queue (an answer on its way?)", "direct" if direct else "burst", cid,
+                        now - b.sent_at)
+        elif final and now - b.unqueued_since >= BURST_ANSWER_GRACE_S:
+            try:
+                await asyncio.to_thread(emu.cancel_challenge, cid)
+            except EmulatorUsageError:
+                continue  # answered at the last moment
+            b.outcome = "unanswered"
+            log.warning("%s challenge %s: no answer %.0f s after it was sent, and not "
+                        "in the queue", "direct" if direct else "burst", cid, now - b.sent_at)
+
+
+def classify_answered(emu: Emulator, cid: str, b: Burst, now: float) -> bool:
+    """Set the burst's outcome if the emulator has its answer; True if it has one."""
+    status = emu.challenge_status(cid)
+    if status == "accepted":
+        b.outcome, b.answered_after_s = "accepted_from_queue", round(now - b.sent_at, 1)
+    elif status == "declined":
+        b.outcome = f"declined:{emu.decline_reason(cid) or 'generic'}"
+        b.answered_after_s = round(now - b.sent_at, 1)
+    elif status == "canceled":
+        b.outcome = "canceled_by_expiry"
+    return b.outcome is not None
 
 
 def flag_model_min_moves(clock: str, rtt_ms: tuple[float, float]) -> int:

@@ -28,9 +28,11 @@ from test_service_helpers import (
     wait_until,
 )
 
+from bot.cli import main
 from bot.config import load_config
 from bot.emulator import Emulator, OpponentSpec
 from bot.errors import UserError
+from bot.host import status_file
 
 ARENA_FAST = {"arena_pairing_interval_s": 0.2, "arena_virtual_game_s": 0.5}
 
@@ -144,7 +146,8 @@ def test_bad_tournament_entries_are_one_line(tmp_path: Path) -> None:
 
 
 @needs_engine
-def test_bot_plays_six_arena_games_and_lets_go_at_the_end(tmp_path: Path) -> None:
+def test_bot_plays_six_arena_games_and_lets_go_at_the_end(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     emu = Emulator(fast_emulator_config(**ARENA_FAST)).start()
     bot: RunningBot | None = None
     try:
@@ -174,6 +177,18 @@ def test_bot_plays_six_arena_games_and_lets_go_at_the_end(tmp_path: Path) -> Non
         assert emu.count("POST /api/tournament/*/join") >= 1
         # In the arena, its one slot is taken: a challenge is declined.
         assert service.slots.used() >= 1
+        # `pibot status` lists the arena (from the status file the service writes).
+        assert wait_until(lambda: service.status_writer is not None
+                          and service.status_writer.last is not None
+                          and [(a["id"], a["state"], a["source"]) for a in
+                               service.status_writer.last.get("arenas", [])]
+                          == [(aid, "joined", "config")], 10)
+        assert main(["status"]) == 0
+        shown = capsys.readouterr().out
+        assert "arenas: in 1 of 1" in shown, shown
+        assert service.status_writer is not None and service.status_writer.last is not None
+        assert "in 1 arena(s)" in status_file.summary(service.status_writer.last)
+        assert f"  {aid} " in shown and ": joined (from the config)" in shown, shown
         cid = emu.challenge_bot(challenger="zed", rated=False, clock_limit_s=60, increment_s=0)
         assert emu.wait_challenge_answered(cid, 10) == "declined"
         emu.finish_arena(aid)
@@ -316,8 +331,6 @@ def test_pibot_arena_join_list_leave_through_the_running_service(
     # The owner's verbs reach the arena room over the control socket; the entry
     # code goes from its file to lila and nowhere else.
     from test_service_helpers import bot_and_emulator
-
-    from bot.cli import main
 
     caplog.set_level(logging.DEBUG)
     with bot_and_emulator(tmp_path, fast_emulator_config(**ARENA_FAST),

@@ -157,3 +157,48 @@ def test_the_queue_orders_and_passes_over_what_does_not_fit() -> None:
     assert taken is not None and taken.id == "d" and "d" not in q
     assert q.with_user("A") == 1 and q.remove("a") and not q.remove("a")
     assert [ch.id for ch in q.drain()] == ["b", "c"] and len(q) == 0
+
+
+def test_a_queued_challenge_whose_challenger_left_is_aborted_not_lost(tmp_path: Path) -> None:
+    # lila's sweep, shortened: a challenge its challenger stopped keeping seen goes
+    # offline after 1 s (20 s on lichess.org) and stays acceptable; the game it gives
+    # (source friend) is one lila never ends for want of a first move
+    # (RoundGame.expirable), and its challenger, gone, never moves. The bot aborts it
+    # (game.abort_if_no_first_move_s) and the slot goes to the next waiting challenge.
+    cfg = fast_emulator_config(challenge_expiry_mode="offline", challenge_expiry_s=1.0)
+    holder_opp = OpponentSpec(think_time_s=0.1, stall_after=1)  # moves once, then sits
+    with bot_and_emulator(tmp_path, cfg, challenge={"concurrency": 1, "queue_max": 2},
+                          game={"abort_if_no_first_move_s": 3}) as (emu, bot):
+        holder = _playing(emu, emu.challenge_bot(
+            challenger="holder", rated=False, clock_limit_s=600, increment_s=5,
+            color="white", opponent=holder_opp, keep_alive=True))
+        assert wait_until(lambda: len(emu.game(holder).moves) >= 2, 10)
+        left = _challenge(emu, "alice")  # the bot is Black: the challenger moves first
+        kept = _challenge(emu, "bob", keep_alive=True)
+        assert wait_until(lambda: _queued(bot) == [left, kept], 10), _queued(bot)
+        assert wait_until(lambda: emu.challenge_status(left) == "offline", 10)
+        emu.opponent_action(holder, "resign")
+        assert wait_until(lambda: emu.challenge_status(left) == "accepted", 10)
+        snap = emu.wait_game_over(left, 20)
+        assert (snap.status, snap.winner, snap.moves) == ("aborted", None, [])
+        assert _playing(emu, kept)
+
+
+def test_a_freed_slot_goes_to_the_queue_before_a_newcomer(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The queue is served every QUEUE_POLL_S; here never within the test, so only the
+    # newcomer's arrival can hand the freed slot over. It must go to the one that
+    # waited, not to the challenge that arrived after the game ended (the issue-33
+    # smoke: waits of 90-145 s while direct challenges took each freed slot).
+    monkeypatch.setattr("bot.challenges.incoming.QUEUE_POLL_S", 3600.0)
+    with _bot(tmp_path) as (emu, bot):
+        holder = _playing(emu, _challenge(emu, "holder"))
+        waiting = _challenge(emu, "alice")
+        assert wait_until(lambda: _queued(bot) == [waiting], 10), _queued(bot)
+        emu.opponent_action(holder, "resign")
+        assert wait_until(lambda: bot.service.slots.used() == 0, 10)
+        assert emu.challenge_status(waiting) == "created"  # the poll did not run
+        newcomer = _challenge(emu, "zed")
+        assert _playing(emu, waiting)
+        assert wait_until(lambda: _queued(bot) == [newcomer], 10), _queued(bot)
+        assert emu.challenge_status(newcomer) == "created"

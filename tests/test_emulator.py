@@ -336,9 +336,24 @@ def test_clock_runs_out(emu: Emulator) -> None:
 
 def test_first_move_timeout_and_abort(emu_factory: Any) -> None:
     emu = emu_factory(first_move_timeout_s=0.4)
-    gid = emu.start_game_directly(bot_color="white")
+    # lila RoundGame.expirable: a lobby game without a first move is aborted by the
+    # server (Finisher.noStart outside tournaments: nobody wins) ...
+    gid = emu.start_game_directly(bot_color="white", source="lobby")
+    # ... a challenge's game (source friend) never: only a player can abort it.
+    friend = emu.start_game_directly(bot_color="white")
     snap = emu.wait_game_over(gid, 3)
-    assert snap.status == "noStart" and snap.winner == "black"
+    assert snap.status == "aborted" and snap.winner is None
+    # The timer restarts with each move: after White's first, Black has its own 0.4 s.
+    moved = emu.start_game_directly(bot_color="white", source="lobby",
+                                    opponent=OpponentSpec(stall_after=0))
+    time.sleep(0.25)
+    assert post(emu, f"/api/bot/game/{moved}/move/e2e4").status_code == 200
+    time.sleep(0.25)
+    assert not emu.game(moved).over
+    assert emu.wait_game_over(moved, 3).status == "aborted"
+    time.sleep(0.5)
+    assert not emu.game(friend).over and emu.game(friend).status == "started"
+    assert post(emu, f"/api/bot/game/{friend}/abort").status_code == 200
     gid2 = emu.start_game_directly(bot_color="black", opponent=OpponentSpec(think_time_s=0.01))
     emu.wait_until(lambda: len(emu.game(gid2).moves) == 1, 3)
     assert post(emu, f"/api/bot/game/{gid2}/abort").status_code == 200

@@ -258,6 +258,25 @@ def test_keepalive_defaults_are_lilas() -> None:
     assert (args.event_keepalive, args.game_keepalive) == (6.0, 7.0)
 
 
+def test_first_move_times_are_lilas(emu_factory: Any) -> None:
+    # lila RoundGame.timeForFirstMove / expirable (modules/round/src/main/RoundGame.scala):
+    # lobby games by speed (x5/4 in Chess960), none for a challenge's game.
+    emu = emu_factory()
+    assert EmulatorConfig().first_move_timeout_s is None
+    assert emulator_main.parse_args([]).first_move_timeout is None
+    expected = {(60, 0, "standard"): 20.0, (180, 2, "standard"): 25.0,
+                (600, 5, "standard"): 30.0, (1800, 0, "standard"): 35.0,
+                (180, 0, "chess960"): 31.25}
+    for (base, inc, variant), wait in expected.items():
+        before = time.monotonic()
+        gid = emu.start_game_directly(bot_color="white", clock_limit_s=base, increment_s=inc,
+                                      variant=variant, source="lobby")
+        deadline = emu._core.games[gid].first_move_deadline  # noqa: SLF001 - no API for it
+        assert deadline is not None and abs(deadline - before - wait) < 1.0, (base, inc)
+    friend = emu.start_game_directly(bot_color="white", clock_limit_s=60, increment_s=0)
+    assert emu._core.games[friend].first_move_deadline is None  # noqa: SLF001
+
+
 def test_keepalive_gaps_follow_the_config(emu_factory: Any) -> None:
     emu = emu_factory(event_keepalive_s=0.2, game_keepalive_s=0.6)
     gid = emu.start_game_directly(bot_color="white", clock_limit_s=600)

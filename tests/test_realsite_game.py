@@ -234,8 +234,9 @@ def test_latency_raises_the_move_overhead_and_never_flags(tmp_path: Path) -> Non
 def test_game_stream_429_does_not_wait_out_the_account_pause(tmp_path: Path) -> None:
     # A 429 pauses its endpoint class for a minute, but a game stream is never
     # paused (a game cannot wait a minute): the bot (white) must still make its
-    # first move before Lichess ends the game as noStart (soak: one game lost that way).
-    emu_cfg = fast_emulator_config(first_move_timeout_s=8)
+    # first move at once (an arena or lobby game would be lost by noStart, a
+    # challenger would abort; soak: one game lost that way).
+    emu_cfg = fast_emulator_config()
     with bot_and_emulator(tmp_path, emu_cfg, network={"rate_limit_pause_s": 60}) as (emu, _bot):
         emu.inject("http_error", "GET /api/bot/game/stream/*", status=429)
         opp = OpponentSpec(policy="random", think_time_s=0.2, seed=3)

@@ -200,3 +200,56 @@ def test_a_short_mixed_soak_passes(tmp_path: Path) -> None:
     assert set(got["burst_answers"]) <= {"declined:later"}
     rc, pooled = run_merge(tmp_path, {**got, "seed": 99})
     assert rc == 0 and pooled["by_source"] == got["by_source"]
+
+
+def _soak_module() -> Any:
+    import importlib.util
+
+    bench = MERGE.parent
+    sys.path.insert(0, str(bench))  # soak.py imports flag_model / soak_merge as a script
+    spec = importlib.util.spec_from_file_location("soak_under_test", bench / "soak.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_an_open_challenge_out_of_the_queue_is_not_called_unanswered_early(
+        tmp_path: Path) -> None:
+    # The issue-33 queue smoke called a burst challenge "unanswered" when, 15 s after
+    # it was sent, it was open and not in the bot's queue listing, and withdrew it;
+    # such a one may be an accept in flight or an answer held by a 429 pause. Now it
+    # is followed, and unanswered only at the end, after BURST_ANSWER_GRACE_S.
+    import asyncio
+    import time
+
+    import requests
+
+    from bot.emulator import Emulator, EmulatorConfig
+
+    soak = _soak_module()
+    emu = Emulator(EmulatorConfig(challenge_expiry_mode="offline")).start()
+    try:
+        mix = soak.Mix(items=["direct", "burst"])
+        no_service = tmp_path / "control.sock"  # nothing listens: no queue listing
+        late, lost = (emu.challenge_bot(challenger=who, rated=False, clock_limit_s=60,
+                                        increment_s=0, keep_alive=True)
+                      for who in ("ann", "bob"))
+        for cid in (late, lost):
+            mix.bursts[cid] = soak.Burst(sent_at=time.monotonic() - 20, withdraws=False)
+        asyncio.run(soak.check_bursts(emu, mix, no_service, time.monotonic(), final=False))
+        assert [b.outcome for b in mix.bursts.values()] == [None, None]
+        assert emu.challenge_status(late) == "created"  # not withdrawn by the soak
+        # The answer arrives (the bot's accept, over HTTP): answered after all.
+        r = requests.post(f"{emu.url}/api/challenge/{late}/accept", timeout=5,
+                          headers={"Authorization": f"Bearer {emu.token}"})
+        assert r.status_code == 200
+        later = time.monotonic() + soak.BURST_ANSWER_GRACE_S
+        asyncio.run(soak.check_bursts(emu, mix, no_service, later, final=True))
+        assert mix.bursts[late].outcome == "accepted_from_queue"
+        # Still open and out of the queue at the end, past the grace: unanswered.
+        assert mix.bursts[lost].outcome == "unanswered"
+        assert mix.burst_answers() == {"accepted_from_queue": 1, "unanswered": 1}
+    finally:
+        emu.stop()

@@ -111,6 +111,11 @@ class Arenas:
         await self.sync()
 
     async def list(self) -> builtins.list[ArenaStatus]:
+        return self.listing()
+
+    def listing(self) -> builtins.list[ArenaStatus]:
+        """The arenas we want to be in, and where we stand (`pibot arena list`, the
+        status file)."""
         cfg_ids = {t.id for t in self.get_cfg().tournaments}
         out = []
         for tid in sorted(cfg_ids | set(self._owner) | self.joined):

@@ -74,6 +74,10 @@ class Incoming:
         self._forget_old()
         self._seen[cid] = time.monotonic()
         cfg = self.get_cfg().challenge
+        # A slot freed since the queue was last served goes to the challenges waiting
+        # for one, not to this newcomer (serve_queue polls every QUEUE_POLL_S: a
+        # challenge sent the moment a game ended took the slot a waiting one was owed).
+        self.take_queued()
         d = self._decide(ch)
         if d.busy and not ch.correspondence and len(self.queue) < cfg.queue_max:
             self.queue.add(ch)

@@ -43,7 +43,9 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--game-keepalive", type=float, default=7.0, metavar="S",
                    help="keep-alive gap on game streams (default 7, as lila)")
     p.add_argument("--challenge-expiry", type=float, default=20.0, metavar="S")
-    p.add_argument("--first-move-timeout", type=float, default=30.0, metavar="S")
+    p.add_argument("--first-move-timeout", type=float, default=None, metavar="S",
+                   help="first-move wait of a lobby game (default: lila's by speed; "
+                   "a challenge's game never expires, as on lila)")
     p.add_argument("--bot-daily-limit", type=int, default=None, metavar="N")
     p.add_argument("--seed", type=int, default=None)
     p.add_argument("-v", "--verbose", action="store_true", help="debug logging")

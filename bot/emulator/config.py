@@ -144,7 +144,13 @@ class EmulatorConfig:
     # lila ChallengeRepo.offline: an offline challenge's expiresAt becomes now + 3 h;
     # the sweep then deletes it (no event) and an accept gets 404.
     challenge_offline_delete_s: float = 3 * 3600.0
-    first_move_timeout_s: float = 30.0  # no first move in time -> noStart
+    # lila ends a game nobody has moved in for long enough only if it is expirable
+    # (modules/round/src/main/RoundGame.scala `expirable`: source lobby, arena, pool
+    # or swiss, modules/core/src/main/game/misc.scala `Source.expirable`): a game
+    # from a challenge (source friend) never. The wait is RoundGame `timeForFirstMove`
+    # after the last move (None = lila's values by speed: 15/20/25/30/35 s, x5/4
+    # in Chess960); a number overrides it for such a non-tournament game (tests).
+    first_move_timeout_s: float | None = None
     # Arenas (arena.py). lila's StartedOrganizer looks at a small arena every 15 s;
     # tests shorten it. None for the first-move timer = lila's tournament values by
     # speed (RoundGame timeForFirstMove: bullet 16 s, blitz 21, rapid 25, else 30).
@@ -185,7 +191,8 @@ class EmulatorConfig:
             "game_keepalive_s": self.game_keepalive_s,
             "challenge_expiry_s": self.challenge_expiry_s,
             "challenge_offline_delete_s": self.challenge_offline_delete_s,
-            "first_move_timeout_s": self.first_move_timeout_s,
+            "first_move_timeout_s": 1.0 if self.first_move_timeout_s is None
+            else self.first_move_timeout_s,
             "handler_timeout_s": self.handler_timeout_s,
             "arena_pairing_interval_s": self.arena_pairing_interval_s,
             "arena_virtual_game_s": self.arena_virtual_game_s,

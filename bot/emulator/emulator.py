@@ -188,8 +188,13 @@ class Emulator:
         wtime_ms: int | None = None,
         btime_ms: int | None = None,
         bot_username: str | None = None,
+        source: str = "friend",
     ) -> str:
-        """A game already in progress (e.g. to test resumption after a restart)."""
+        """A game already in progress (e.g. to test resumption after a restart).
+
+        source: "friend" (a challenge's game: lila never ends it for want of a first
+        move) or "lobby" (a seek's or pool's: a side that does not make its first
+        move in time gets it aborted, RoundGame.expirable)."""
         check_kwargs(Emulator.start_game_directly, _args(locals()), "start_game_directly")
         return self._core.start_game_directly(
             bot_color=bot_color,
@@ -207,6 +212,7 @@ class Emulator:
             wtime_ms=wtime_ms,
             btime_ms=btime_ms,
             bot_username=bot_username,
+            source=source,
         )
 
     def game(self, game_id: str) -> GameSnapshot:

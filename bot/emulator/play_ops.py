@@ -38,6 +38,9 @@ class PlayOps(CoreState):
                 color = self.rng.choice(("white", "black"))
             if color not in ("white", "black"):
                 raise EmulatorUsageError(f"bot_color {color!r} is invalid; use white or black")
+            source = kw.pop("source")
+            if source not in ("friend", "lobby"):
+                raise EmulatorUsageError(f"source {source!r} is invalid; use friend or lobby")
             variant = check_variant(kw.pop("variant"))
             fen = kw.pop("initial_fen")
             if fen is not None:
@@ -50,7 +53,7 @@ class PlayOps(CoreState):
                 bot_color=chess.WHITE if color == "white" else chess.BLACK,
                 variant=variant,
                 initial_fen=fen,
-                source="friend",
+                source=source,
                 **kw,
             )
             return game.id

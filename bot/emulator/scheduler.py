@@ -115,9 +115,14 @@ class Scheduler(ArenaOps):
         self._add_chat(game, "spectator", f"spectator{n % 3 + 1}", lines[n % len(lines)])
 
     def _no_start(self, game: Game, now: float) -> None:
-        # lila: the side that never moved loses by noStart (abandoned, unrated).
+        # lila Finisher.noStart (modules/round/src/main/Finisher.scala): in a
+        # tournament game the side that did not move loses by noStart; any other
+        # expirable game (lobby, pool) is aborted by the server, nobody wins.
         loser = game.board.turn
-        self._finish(game, "noStart", game.color_name(not loser), now)
+        if game.tournament_id is not None:
+            self._finish(game, "noStart", game.color_name(not loser), now)
+        else:
+            self._finish(game, "aborted", None, now)
 
     def _outgoing_answer(self, ch: Challenge) -> None:
         ch.respond_at = None

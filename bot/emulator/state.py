@@ -35,6 +35,9 @@ log = logging.getLogger(__name__)
 NOT_YOUR_TURN = "Not your turn, or game already over"
 ID_CHARS = string.ascii_letters + string.digits
 COMPAT = {"bot": True, "board": True}
+# lila Source.expirable (modules/core/src/main/game/misc.scala): the games whose
+# first moves are timed (RoundGame.expirable); a challenge's game is "friend".
+EXPIRABLE_SOURCES = frozenset({"lobby", "arena", "pool", "swiss"})
 
 
 class CoreState:
@@ -203,8 +206,7 @@ class CoreState:
             clock.white_ms = float(wtime_ms)
         if btime_ms is not None:
             clock.black_ms = float(btime_ms)
-        if len(game.moves) < 2 and clock.limited:
-            # lila's noStart timer exists for real-time games only.
+        if len(game.moves) < 2 and self._expirable(game):
             game.first_move_deadline = now + self._first_move_s(game)
         self.games[gid] = game
         if self.config.spectator_chat and self.config.spectator_chat_interval_s > 0:
@@ -230,14 +232,27 @@ class CoreState:
             return True
         return False
 
+    @staticmethod
+    def _expirable(game: Game) -> bool:
+        """lila RoundGame `expirable` (modules/round/src/main/RoundGame.scala): a
+        real-time game from the lobby, a pool, an arena or a Swiss (`Source.expirable`,
+        modules/core/src/main/game/misc.scala) ends if a side does not make its first
+        move in time; a game from a challenge (source friend) never does."""
+        return game.source in EXPIRABLE_SOURCES and game.clock.limited
+
     def _first_move_s(self, game: Game) -> float:
-        if game.tournament_id is None:
-            return self.config.first_move_timeout_s
-        if self.config.arena_first_move_s is not None:
-            return self.config.arena_first_move_s
-        # lila RoundGame.timeForFirstMove, tournament values.
-        return {"ultraBullet": 11.0, "bullet": 16.0, "blitz": 21.0,
-                "rapid": 25.0}.get(game.speed, 30.0)
+        """lila RoundGame `timeForFirstMove`, counted from the last move (`movedAt`)."""
+        if game.tournament_id is not None:
+            if self.config.arena_first_move_s is not None:
+                return self.config.arena_first_move_s
+            base = {"ultraBullet": 11.0, "bullet": 16.0, "blitz": 21.0,
+                    "rapid": 25.0}.get(game.speed, 30.0)
+        else:
+            if self.config.first_move_timeout_s is not None:
+                return self.config.first_move_timeout_s
+            base = {"ultraBullet": 15.0, "bullet": 20.0, "blitz": 25.0,
+                    "rapid": 30.0}.get(game.speed, 35.0)
+        return base * 5 / 4 if game.variant == "chess960" else base
 
     def _arena_game_over(self, game: Game) -> None:
         """An arena game ended: its tournament scores it (arena.py overrides this)."""

@@ -98,6 +98,15 @@ class QueuedStatus(TypedDict):
     bot: bool
 
 
+class ArenaRow(TypedDict):
+    """An arena the bot wants to be in (config `tournaments:` or `pibot arena join`)."""
+
+    id: str
+    name: str                     # "" until Lichess has been asked
+    state: str                    # waiting | joined | left | ended
+    source: str                   # config | owner
+
+
 class _RequiredStatus(TypedDict):
     schema: int
     pid: int
@@ -131,6 +140,7 @@ class ServiceStatus(_RequiredStatus, total=False):
     pgn_problem: str | None       # why they wait
     queue: list[QueuedStatus]     # challenges waiting for a free slot, the next one first
     records: RecordsStatus | None  # None: records.db is null
+    arenas: list[ArenaRow]        # the arena room's list, as `pibot arena list` gives it
 
 
 # -- where --------------------------------------------------------------------------
@@ -232,14 +242,15 @@ class Writer:
                 heat: HeatStatus, today: TodayStatus, unsaved_pgns: int = 0,
                 pgn_problem: str | None = None,
                 queue: list[QueuedStatus] | None = None,
-                records: RecordsStatus | None = None) -> str:
+                records: RecordsStatus | None = None,
+                arenas: list[ArenaRow] | None = None) -> str:
         """Write the file; returns the one-line summary (for sdnotify.status)."""
         status = ServiceStatus(
             schema=SCHEMA, pid=os.getpid(), account=account, url=url, state=state,
             started_at=self.started_at, updated_at=time.time(), period_s=self.period_s,
             concurrency=concurrency, free_slots=free_slots, games=games, engine=engine,
             heat=heat, today=today, unsaved_pgns=unsaved_pgns, pgn_problem=pgn_problem,
-            queue=queue or [], records=records)
+            queue=queue or [], records=records, arenas=arenas or [])
         self.last = status
         with self._lock:
             if self._closed:
@@ -461,6 +472,9 @@ def summary(s: ServiceStatus) -> str:
         parts.append(f"{s['unsaved_pgns']} PGN(s) not saved")
     if s.get("queue"):
         parts.insert(2, f"{len(s.get('queue', []))} challenge(s) waiting")
+    joined = sum(1 for a in s.get("arenas", []) if a["state"] == "joined")
+    if joined:
+        parts.insert(2, f"in {joined} arena(s)")
     rec = s.get("records")
     if rec is not None and rec["problem"]:
         parts.append("records database in trouble")
@@ -490,6 +504,13 @@ def render(s: ServiceStatus, now: float | None = None) -> list[str]:
         rating = q["rating"] if q["rating"] is not None else "?"
         lines.append(f"  {q['id']}  {q['challenger']}{' (BOT)' if q['bot'] else ''} "
                      f"{rating}, {q['speed']}, waiting {ago(now - q['waiting_since'])}")
+    arenas = s.get("arenas", [])
+    if arenas:
+        joined = sum(1 for a in arenas if a["state"] == "joined")
+        lines.append(f"arenas: in {joined} of {len(arenas)} (each one joined holds a slot)")
+    for a in arenas:
+        name = f" {a['name']}" if a["name"] else ""
+        lines.append(f"  {a['id']}{name}: {a['state']} (from the {a['source']})")
     threads = f"{e['threads_now']} of {e['threads']}" if e["threads_now"] != e["threads"] \
         else f"{e['threads']}"
     lines.append(f"engine: {threads} thread(s) per game, table {e['hash_mb']} MiB per slot")

@@ -270,7 +270,8 @@ class Service:
                 self.status_writer, self.me, self.api.url, status.state_of(
                     self.waiting_for, self.draining), self.cfg, self.pool, self.heat,
                 runners, self.slots, self.tally, self.saver,
-                self.desk.queued() if self.desk else None, self.memory.status())
+                self.desk.queued() if self.desk else None, self.memory.status(),
+                self.arenas.listing())
             self.memory.tick(self.heat, self.tally, self.cfg.pgn_directory)
             if self.page is not None:
                 self.page.history.tick(self.status_writer.last, boards(runners))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import time
 
+from bot.challenges.arenas import ArenaStatus
 from bot.challenges.queue import QueuedChallenge
 from bot.challenges.slots import Slots
 from bot.config import Config
@@ -24,7 +25,8 @@ async def publish(writer: status_file.Writer, me: str, url: str, state: str, cfg
                   pool: EnginePool | None, heat: HeatMonitor, runners: list[GameRunner],
                   slots: Slots, tally: status_file.DailyTally, saver: Saver,
                   queued: list[QueuedChallenge] | None = None,
-                  records: dict[str, object] | None = None) -> str:
+                  records: dict[str, object] | None = None,
+                  arenas: list[ArenaStatus] | None = None) -> str:
     """Rewrite the status file (in a thread); returns its one-line summary."""
     pool_slots = await asyncio.to_thread(pool.slot_status) if pool else []
     engine = status_file.EngineStatus(
@@ -40,7 +42,9 @@ async def publish(writer: status_file.Writer, me: str, url: str, state: str, cfg
         queue=[status_file.QueuedStatus(id=q.id, challenger=q.challenger, rating=q.rating,
                                         speed=q.speed, waiting_since=q.waiting_since,
                                         bot=q.bot) for q in queued or []],
-        records=_records(records))
+        records=_records(records),
+        arenas=[status_file.ArenaRow(id=a.id, name=a.name, state=a.state, source=a.source)
+                for a in arenas or []])
 
 
 def _records(rec: dict[str, object] | None) -> status_file.RecordsStatus | None:
