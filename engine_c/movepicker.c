@@ -99,11 +99,20 @@ static void tt_move_first(MovePicker *p) {
     p->noisy_left -= mp_is_noisy(p->board, p->tt_move);
 }
 
+/* Atomic and antichess: SEE cannot judge their captures (explosions,
+ * forced captures), so every capture keeps its MVV-LVA score as a good one. */
+static __attribute__((noinline)) void variant_scores(MovePicker *p) {
+    int v = p->board->variant;
+    if (v != VAR_ATOMIC && v != VAR_ANTICHESS) return;
+    for (int i = 0; i < p->list.count; i++) p->see_pending[i] = 0;
+}
+
 static void generate(MovePicker *p) {
     p->list.count = 0;
     p->next = 0;
     movegen_legal(p->board, &p->list, p->gen);
     score_moves(p);
+    if (__builtin_expect(p->board->variant != VAR_STANDARD, 0)) variant_scores(p);
     p->stage = MP_STAGE_PICK;
 }
 

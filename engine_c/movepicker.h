@@ -61,8 +61,10 @@ static inline bool mp_is_capture(const Board *b, Move m) {
     return board_piece_on(b, move_to(m)) != NO_PIECE;
 }
 
+/* A crazyhouse queen drop (from == to) is quiet: the test is reached by
+ * queen promotions only. */
 static inline bool mp_is_noisy(const Board *b, Move m) {
-    return mp_is_capture(b, m) || (move_kind(m) == MOVE_PROMO && move_promo(m) == QUEEN);
+    return mp_is_capture(b, m) || (move_kind(m) == MOVE_PROMO && move_promo(m) == QUEEN && !move_is_drop(m));
 }
 
 static inline int mp_captured_type(const Board *b, Move m) {
