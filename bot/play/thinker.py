@@ -100,13 +100,9 @@ class Thinker:
         if overhead_ms is not None:
             # Per search: the game measures its latency and raises this as needed.
             self.engine.set_option(move_overhead_ms=overhead_ms)
-        if self.variant == "chess":
-            self.engine.set_position(self.initial_fen, moves, self.chess960)
-        else:
-            # A variant's rules for this search (a pooled engine may have played
-            # another variant, or standard chess, last).
-            self.engine.set_position(self.initial_fen, moves, self.chess960,
-                                     variant=self.variant)
+        # The variant with every position: a pooled engine may have played another
+        # variant, or standard chess, in its last game.
+        self.engine.set_position(self.initial_fen, moves, self.chess960, variant=self.variant)
         return self.engine.search(limits, stop_event=stop, ponderhit_event=hit)
 
     def _submit(self, moves: list[str], limits: Any, overhead_ms: int | None
