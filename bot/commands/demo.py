@@ -15,11 +15,11 @@ from typing import Any
 
 import chess
 
+from bot import variants
 from bot.config import parse_config
 from bot.errors import UserError
 from bot.host.logsetup import setup_logging
 from bot.lichess.token import Token
-from bot import variants
 from bot.lichess_limits import ULTRABULLET_BELOW_S, VARIANTS
 
 DEMO_TIMEOUT_S = 600
