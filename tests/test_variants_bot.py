@@ -20,7 +20,14 @@ from test_book import write_book
 from bot import variants
 from bot.challenges.policy import decide
 from bot.config import parse_config
-from bot.emulator import DEFAULT_TOKEN, CloudPv, Emulator, EmulatorConfig, ExplorerMove
+from bot.emulator import (
+    DEFAULT_TOKEN,
+    CloudPv,
+    Emulator,
+    EmulatorConfig,
+    ExplorerMove,
+    OpponentSpec,
+)
 from bot.lichess.events import Challenge, GameFull, GameState, parse_event
 from bot.lichess.token import Token
 from bot.lichess_limits import VARIANTS
@@ -233,3 +240,42 @@ def test_explorer_and_cloud_eval_name_the_variant(emu: Emulator) -> None:
     # The same position under standard rules is another position for both.
     assert asyncio.run(src.cloud_eval(chess.Board(), 60, 2.0))[0] is None
     src.close()
+
+
+# -- the emulator's referee: how a variant game ends (scalachess Situation.status) ----------
+ENDS = [
+    # (variant, start, our move, the opponent's scripted reply, status, winner)
+    ("kingOfTheHill", "8/8/8/8/8/3K4/8/k7 w - - 0 1", "d3d4", None, "variantEnd", "white"),
+    ("threeCheck", "7k/8/8/5Q2/8/8/8/K7 w - - 1+3 0 1", "f5f8", None, "variantEnd", "white"),
+    # The third check is also a mate: "mate" comes first.
+    ("threeCheck", "7k/8/6K1/5Q2/8/8/8/8 w - - 1+3 0 1", "f5f8", None, "mate", "white"),
+    ("atomic", "8/8/8/8/8/2k5/1r6/1R2K3 w - - 0 1", "b1b2", None, "variantEnd", "white"),
+    # White gives its last piece away: it has none left, and wins.
+    ("antichess", "8/8/8/8/8/1p6/8/R7 w - - 0 1", "a1a2", "b3a2", None, None),
+    ("horde", "4k3/8/8/8/8/8/3r4/3P4 b - - 0 1", "d2d1", None, "variantEnd", "black"),
+    # White reaches the eighth rank first, Black draws level at once: a draw.
+    ("racingKings", "8/k4K2/8/8/8/8/8/8 w - - 0 1", "f7f8", "a7a8", "draw", None),
+]
+
+
+@pytest.mark.parametrize(("variant", "fen", "ours", "reply", "status", "winner"), ENDS,
+                         ids=[f"{e[0]}-{e[4]}" for e in ENDS])
+def test_the_emulator_ends_a_variant_game_as_lila(emu: Emulator, variant: str, fen: str,
+                                                   ours: str, reply: str | None,
+                                                   status: str | None,
+                                                   winner: str | None) -> None:
+    import requests
+
+    color = "white" if fen.split()[1] == "w" else "black"
+    opp = OpponentSpec(policy="scripted", moves=[reply] if reply else [], think_time_s=0)
+    gid = emu.start_game_directly(bot_color=color, variant=variant, initial_fen=fen,
+                                  opponent=opp)
+    r = requests.post(f"{emu.url}/api/bot/game/{gid}/move/{ours}", timeout=5,
+                      headers={"Authorization": f"Bearer {emu.token}"})
+    assert r.status_code == 200, r.text
+    if status is None:  # antichess: the opponent's capture leaves White without pieces
+        snap = emu.wait_game_over(gid, 5)
+        assert (snap.status, snap.winner) == ("variantEnd", "white")
+        return
+    snap = emu.wait_game_over(gid, 5)
+    assert (snap.status, snap.winner) == (status, winner), snap.moves
