@@ -279,3 +279,11 @@ def test_the_emulator_ends_a_variant_game_as_lila(emu: Emulator, variant: str, f
         return
     snap = emu.wait_game_over(gid, 5)
     assert (snap.status, snap.winner) == (status, winner), snap.moves
+
+
+def test_the_status_page_draws_a_variant_board() -> None:
+    from bot.host.status_page import board_svg
+
+    zh = PlayState(variant="crazyhouse", moves=list(ZH_MOVES)).board().fen()
+    assert board_svg(zh, "P@e4", "white").startswith("<svg")
+    assert board_svg("7k/8/6K1/5Q2/8/8/8/8 w - - 1+3 0 1", None, "black").startswith("<svg")
