@@ -226,6 +226,6 @@ bool movegen_is_legal_noisy(const Board *b, Move m) {
     if (!movegen_is_legal(b, m)) return false;
     /* GEN_NOISY: captures and queen promotions; a capturing under-promotion
      * is not one of them (mg_add_promos). */
-    if (move_kind(m) == MOVE_PROMO) return move_promo(m) == QUEEN && !move_is_drop(m);  /* not a queen drop */
+    if (move_kind(m) == MOVE_PROMO) return move_promo(m) == QUEEN;
     return move_kind(m) == MOVE_EP || (move_kind(m) == MOVE_NORMAL && b->squares[move_to(m)]);
 }

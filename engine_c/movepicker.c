@@ -99,12 +99,29 @@ static void tt_move_first(MovePicker *p) {
     p->noisy_left -= mp_is_noisy(p->board, p->tt_move);
 }
 
-/* Atomic and antichess: SEE cannot judge their captures (explosions,
- * forced captures), so every capture keeps its MVV-LVA score as a good one. */
+/* The variants' scores, after score_moves. Atomic and antichess: SEE
+ * cannot judge their captures (explosions, forced captures), so every
+ * capture keeps its MVV-LVA score as a good one. Crazyhouse: a queen drop
+ * (which mp_is_noisy takes for a queen promotion) is scored as the quiet
+ * move it is. */
 static __attribute__((noinline)) void variant_scores(MovePicker *p) {
-    int v = p->board->variant;
-    if (v != VAR_ATOMIC && v != VAR_ANTICHESS) return;
-    for (int i = 0; i < p->list.count; i++) p->see_pending[i] = 0;
+    const Board *b = p->board;
+    if (b->variant == VAR_ATOMIC || b->variant == VAR_ANTICHESS) {
+        for (int i = 0; i < p->list.count; i++) p->see_pending[i] = 0;
+    } else if (b->variant == VAR_CRAZYHOUSE) {
+        const History *h = p->hist;
+        const HistNode *n = p->node;
+        for (int i = 0; i < p->list.count; i++) {
+            Move m = p->list.moves[i];
+            if (!move_is_drop(m) || !p->see_pending[i]) continue;
+            p->see_pending[i] = 0;
+            p->noisy_left--;
+            if (!n) { p->scores[i] = 0; continue; }
+            p->scores[i] = m == h->killers[n->ply][0] ? SC_KILLER1 : m == h->killers[n->ply][1] ? SC_KILLER2
+                         : n->counter && m == *n->counter ? SC_COUNTER
+                         : hist_quiet_score(h, n->cont1, n->cont2, b->side, NO_PIECE, m);
+        }
+    }
 }
 
 static void generate(MovePicker *p) {

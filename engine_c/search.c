@@ -150,6 +150,11 @@ static inline bool null_move_usable(const Board *b, bool var) {
     return !var || b->variant != VAR_ANTICHESS;
 }
 
+/* mp_is_noisy, less the crazyhouse queen drops it takes for promotions. */
+static inline bool is_noisy(const Board *b, Move m, bool var) {
+    return mp_is_noisy(b, m) && !(var && move_is_drop(m));
+}
+
 /* Static eval of the thread's board at `ply`, from the side to move's view.
  * The NNUE output is kept out of the mate range whatever the net; a variant
  * has its own hand-crafted eval (variant_eval.h), never the NNUE. */
@@ -241,7 +246,9 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
     MovePicker p;
     HistNode hn;   /* only a list with quiet moves (in check) reads the history */
     if (in_check) hn = hist_node(t, ply);
-    mp_init_qsearch(&p, b, &t->hist, in_check ? &hn : NULL, found ? hit.move : MOVE_NONE, in_check);
+    /* (movegen_is_legal_noisy takes a crazyhouse queen drop, from == to, for a promotion) */
+    Move qs_tt = found && !(var && !in_check && move_is_drop(hit.move)) ? hit.move : MOVE_NONE;
+    mp_init_qsearch(&p, b, &t->hist, in_check ? &hn : NULL, qs_tt, in_check);
     Move m, best_move = MOVE_NONE;
     int sc, legal = 0, old_alpha = alpha;
     while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
@@ -381,7 +388,7 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
 
     while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
         if (m == excluded) continue;
-        bool noisy = mp_is_noisy(b, m);
+        bool noisy = is_noisy(b, m, var);
         if (skip_quiets && !noisy && sc < SC_COUNTER) {
             /* Scores only fall, so every move left below is skipped too
              * unless it is a capture: without one left, we are done. */
@@ -487,14 +494,14 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
         return in_check ? -MATE + ply : (eval != SCORE_NONE ? eval : 0);
     }
 
-    if (best >= beta && best_move != MOVE_NONE && !mp_is_noisy(b, best_move))
+    if (best >= beta && best_move != MOVE_NONE && !is_noisy(b, best_move, var))
         hist_update_quiets(&t->hist, &hn, b, depth, best_move, quiets, quiets_tried);
 
     if (excluded) return best;
     int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
     /* Teach the correction history what the search found, where the bound
      * says which way the eval was off and no capture explains the gap. */
-    if (!in_check && (best_move == MOVE_NONE || !mp_is_noisy(b, best_move)) &&
+    if (!in_check && (best_move == MOVE_NONE || !is_noisy(b, best_move, var)) &&
         !(bound == BOUND_LOWER && best <= eval) && !(bound == BOUND_UPPER && best >= eval) &&
         best > -MATE_IN_MAX && best < MATE_IN_MAX)
         hist_update_correction(&t->hist, b, depth, best - eval);
@@ -563,7 +570,8 @@ static void iterate(SearchThread *t) {
         }
         t->seldepth = 0;
         for (;;) {
-            score = NEGAMAX(b->variant != VAR_STANDARD)(t, alpha, beta, depth, 0, false);
+            score = b->variant == VAR_STANDARD ? negamax_std(t, alpha, beta, depth, 0, false)
+                                               : negamax_var(t, alpha, beta, depth, 0, false);
             if (stopped(t)) break;
             if (score <= alpha) {
                 beta = (alpha + beta) / 2;
