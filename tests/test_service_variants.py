@@ -70,3 +70,18 @@ def test_the_bot_plays_every_variant_to_its_end_over_http(
             assert wait_until(pgn.exists, 10), variant
             assert f'[Variant "{variants.get(variant).name}"]' in pgn.read_text()
         assert bot.thread.is_alive() and bot.error is None
+
+
+def test_the_bot_mates_with_a_drop_from_a_pocket(tmp_path: Path) -> None:
+    # The black king is boxed in by its own pawns; White holds a rook in its pocket:
+    # a rook dropped on the back rank mates (R@a8 ... R@f8). The drop travels as
+    # `R@a8`-style UCI in the move POST and back in the game stream.
+    fen = "7k/6pp/8/8/8/8/8/K7[R] w - - 0 1"
+    with bot_and_emulator(tmp_path, challenge={"variants": ["crazyhouse"]}) as (emu, _bot):
+        gid = emu.challenge_bot(challenger="zhfan", rated=False, variant="crazyhouse",
+                                clock_limit_s=60, increment_s=0, color="black",
+                                initial_fen=fen, opponent=OpponentSpec(policy="random"))
+        emu.wait_game_started(gid, 15)
+        snap = emu.wait_game_over(gid, 60)
+        assert (snap.status, snap.winner) == ("mate", "white"), snap.moves
+        assert len(snap.moves) == 1 and snap.moves[0][:2] == "R@", snap.moves
