@@ -287,3 +287,13 @@ def test_the_status_page_draws_a_variant_board() -> None:
     zh = PlayState(variant="crazyhouse", moves=list(ZH_MOVES)).board().fen()
     assert board_svg(zh, "P@e4", "white").startswith("<svg")
     assert board_svg("7k/8/6K1/5Q2/8/8/8/8 w - - 1+3 0 1", None, "black").startswith("<svg")
+
+
+def test_our_own_challenge_may_name_every_variant_but_from_position() -> None:
+    from bot.challenges.outgoing import Order
+
+    for variant in variants.BY_KEY:
+        problem = Order("sparbot", 180, 2, variant=variant).problem()
+        assert (problem is None) == (variant != "fromPosition"), (variant, problem)
+    assert "use one of standard, chess960, crazyhouse" in str(
+        Order("sparbot", 180, 2, variant="giveaway").problem())
