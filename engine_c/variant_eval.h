@@ -24,13 +24,13 @@ enum {
     /* king of the hill: king's distance (Chebyshev) to the nearest centre square */
     VE_KOTH_DIST_1 = 180, VE_KOTH_DIST_2 = 90, VE_KOTH_DIST_3 = 40, VE_KOTH_DIST_4 = 15,
     /* three-check: per check already given (1, 2), per square from which a check is ready */
-    VE_3CHECK_GIVEN_1 = 120, VE_3CHECK_GIVEN_2 = 400, VE_3CHECK_READY = 12,
-    VE_3CHECK_KING_ZONE = 8,     /* per enemy-attacked square next to the king */
+    VE_3CHECK_GIVEN_1 = 250, VE_3CHECK_GIVEN_2 = 700, VE_3CHECK_READY = 25,
+    VE_3CHECK_KING_ZONE = 20,    /* per enemy-attacked square next to the king */
     /* crazyhouse: men in hand by type, king danger from the enemy's hand */
     VE_ZH_HAND_PAWN = 120, VE_ZH_HAND_KNIGHT = 330, VE_ZH_HAND_BISHOP = 330,
     VE_ZH_HAND_ROOK = 450, VE_ZH_HAND_QUEEN = 850,
     VE_ZH_ZONE_ATTACKED = 3, VE_ZH_ZONE_EMPTY = 2,   /* king-danger units per zone square */
-    VE_ZH_DANGER_MUL = 3, VE_ZH_DANGER_MAX = 700,
+    VE_ZH_DANGER_MUL = 5, VE_ZH_DANGER_MAX = 1200,
     /* atomic: own men next to one's own king (a capture there explodes it) */
     VE_ATOMIC_NEXT_TO_KING = 12, VE_ATOMIC_KINGS_TOUCH = 40,
     /* antichess: every man a liability; mobility keeps one out of zugzwang */
@@ -40,7 +40,7 @@ enum {
     VE_RK_KNIGHT = 300, VE_RK_BISHOP = 320, VE_RK_ROOK = 480, VE_RK_QUEEN = 900,
     VE_RK_FREE_STEP = 25, VE_RK_BLOCKED = 60,
     /* horde: the white pawns, their chains and advance; black's pieces */
-    VE_HORDE_PAWN = 105, VE_HORDE_SUPPORTED = 10, VE_HORDE_ISOLATED = 15,
+    VE_HORDE_PAWN = 100, VE_HORDE_SUPPORTED = 10, VE_HORDE_ISOLATED = 15,
     VE_HORDE_PIECE_MOBILITY = 3,
 };
 
