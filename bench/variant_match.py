@@ -112,9 +112,10 @@ class Player:
 
 
 def play_game(variant: str, white: Player, black: Player, opening: list[chess.Move],
-              tc: tuple[float, float], max_plies: int,
-              game_id: object) -> tuple[str, str, chess.Board]:
-    """(result "1-0"/"0-1"/"1/2-1/2", why, final board)."""
+              tc: tuple[float, float], max_plies: int, game_id: object,
+              times: list[float]) -> tuple[str, str, chess.Board]:
+    """(result "1-0"/"0-1"/"1/2-1/2", why, final board); `times` gets the
+    seconds each move after the opening took (a failed one's too)."""
     board = VARIANTS[variant]()
     for move in opening:
         board.push(move)
@@ -135,6 +136,7 @@ def play_game(variant: str, white: Player, black: Player, opening: list[chess.Mo
         except (chess.engine.EngineError, chess.IllegalMoveError) as exc:
             return ("0-1" if side == chess.WHITE else "1-0"), f"{player.name} failed: {exc}", board
         spent = time.monotonic() - started
+        times.append(spent)
         if player.engine is not None and player.nodes is None:
             clocks[side] -= spent
             if clocks[side] < 0:
@@ -198,8 +200,9 @@ def main(argv: list[str] | None = None) -> int:
                         opening.append(move)
                 pibot_white = g % 2 == 0
                 white, black = (ours, theirs) if pibot_white else (theirs, ours)
+                times: list[float] = []
                 result, why, final = play_game(variant, white, black, opening, args.tc,
-                                               args.max_plies, (variant, g))
+                                               args.max_plies, (variant, g), times)
                 ours_score = {"1-0": 1.0, "0-1": 0.0}.get(result, 0.5)
                 if not pibot_white:
                     ours_score = 1.0 - ours_score
@@ -213,6 +216,10 @@ def main(argv: list[str] | None = None) -> int:
                       f"{result} ({why}, {final.ply()} plies)", flush=True)
                 if args.pgn:
                     pgn = chess.pgn.Game.from_board(final)
+                    # The time each move took ([%emt]), after the opening.
+                    nodes = list(pgn.mainline())[len(opening):]
+                    for node, spent in zip(nodes, times, strict=False):
+                        node.comment = f"[%emt {spent:.3f}]"
                     pgn.headers.update(Event=f"variant match {variant}", Round=str(g + 1),
                                        White=white.name, Black=black.name, Result=result,
                                        Termination=why)

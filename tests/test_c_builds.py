@@ -236,7 +236,7 @@ def test_sanitizer_build_variant_search_clean(tmp_path: Path) -> None:
         "atomic: rnbqkbnr/pppppppp/8/6N1/8/8/PPPPPPPP/RNBQKB1R w KQkq - 0 1",
         "atomic: rnbq1bnr/ppppp1pp/8/8/8/8/PPPPPPPP/RNBQKB1R b KQ - 0 3",
         "crazyhouse: startpos",
-        "crazyhouse: r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R[Pp] w KQkq - 0 5",
+        "crazyhouse: r1bqkb1r/pppp1ppp/2n2n2/8/2B5/5N2/PPPP1PPP/RNBQK2R[Pp] w KQkq - 0 5",
         "crazyhouse: 6k1/5ppp/8/8/8/8/8/4K3[Rqn] w - - 0 1",
     ]) + "\n")
     proc = subprocess.run([str(exe), "bench", "6", str(positions)],

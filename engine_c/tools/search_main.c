@@ -40,6 +40,8 @@ int main(int argc, char **argv) {
             if (colon) { *colon = '\0'; variant = line; fen = colon + 1 + (colon[1] == ' '); }
             if (pb_engine_set_variant_position(e, variant, fen, "", 0, msg, sizeof msg)) {
                 fprintf(stderr, "%s\n", msg);
+                fclose(f);
+                pb_engine_free(e);
                 return 2;
             }
             PbLimits bl = {-1, -1, -1, -1, 0, -1, atoi(argv[2]), 0, 0, 0, 0};
