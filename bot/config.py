@@ -74,10 +74,19 @@ AUTO = "auto"
 
 @dataclass(frozen=True)
 class PolyglotBooks:
-    """Book files per variant, tried in order (fromPosition games use `standard`)."""
+    """Book files per variant (Lichess's keys), tried in order. fromPosition games use
+    `standard`; a variant with its own rules uses only its own list (a standard book's
+    moves are no advice there), so a variant without one plays from the engine."""
 
     standard: list[str] = _list([], doc="polyglot .bin files")
     chess960: list[str] = _list([], doc="polyglot .bin files")
+    crazyhouse: list[str] = _list([], doc="polyglot .bin files")
+    atomic: list[str] = _list([], doc="polyglot .bin files")
+    antichess: list[str] = _list([], doc="polyglot .bin files")
+    kingOfTheHill: list[str] = _list([], doc="polyglot .bin files")
+    threeCheck: list[str] = _list([], doc="polyglot .bin files")
+    horde: list[str] = _list([], doc="polyglot .bin files")
+    racingKings: list[str] = _list([], doc="polyglot .bin files")
 
 
 @dataclass(frozen=True)
@@ -474,7 +483,10 @@ def _check_meta(key: str, value: Any, meta: Any) -> None:
     items = value if isinstance(value, list) else [value]
     for item in items:
         if choices and item not in choices:
-            hint = difflib.get_close_matches(str(item), choices, n=1)
+            # Case-blind, so that python-chess's and UCI's spellings (3check,
+            # kingofthehill) find Lichess's key (threeCheck, kingOfTheHill).
+            lower = {c.lower(): c for c in choices}
+            hint = [lower[h] for h in difflib.get_close_matches(str(item).lower(), lower, n=1)]
             extra = f" (did you mean '{hint[0]}'?)" if hint else ""
             raise UserError(f"config key '{key}': {_show(item)} is not allowed{extra}; "
                             f"use one of: {', '.join(choices)}")

@@ -111,17 +111,25 @@ def _moves_to_plies(value: Any, _src: dict[str, Any], _res: Result) -> Any:
     return 1000 if math.isinf(v) else max(1, min(1000, int(v) * 2))
 
 
+# lichess-bot's book lists are keyed by python-chess's uci_variant (engine_wrapper
+# get_book_move: "standard"/"chess960" for chess, else board.uci_variant); pibot's
+# by Lichess's variant key, as challenge.variants.
+_BOOK_VARIANTS = {"kingofthehill": "kingOfTheHill", "3check": "threeCheck",
+                  "racingkings": "racingKings"}
+
+
 def _books(value: Any, _src: dict[str, Any], res: Result) -> Any:
     if not isinstance(value, dict):
         raise Dropped("not a mapping of variant -> book files")
     out: dict[str, Any] = {}
     for variant, files in value.items():
         key = f"engine.polyglot.book.{variant}"
-        if variant not in ("standard", "chess960"):
-            res.drop(key, "a book for a variant pibot does not play (it plays standard, "
-                          "chess960 and fromPosition, which uses the standard books)")
+        ours = _BOOK_VARIANTS.get(str(variant).lower(), variant)
+        if ours not in VARIANTS or ours == "fromPosition":
+            res.drop(key, "not a variant of Lichess's (fromPosition games use the "
+                          "standard books)")
         elif files is not None:
-            out[variant] = [files] if isinstance(files, str) else files
+            out[ours] = [files] if isinstance(files, str) else files
     return out
 
 
@@ -194,7 +202,7 @@ def _variants(value: Any, _src: dict[str, Any], res: Result) -> Any:
     items = [value] if isinstance(value, str) else list(value or [])
     for v in items:
         if v not in VARIANTS:
-            res.drop(f"challenge.variants[{v}]", "a variant pibot does not play")
+            res.drop(f"challenge.variants[{v}]", "not a variant of Lichess's")
     return [v for v in items if v in VARIANTS]
 
 
@@ -277,8 +285,9 @@ RULES: dict[str, Rule] = {
     "engine.ponder": to("engine.ponder"),
     "engine.uci_ponder": to("engine.ponder", "engine.ponder (pibot has one ponder switch)"),
     "engine.polyglot.enabled": to("engine.polyglot.enabled"),
-    "engine.polyglot.book": to("engine.polyglot.book", "standard and chess960 lists; books "
-                               "for other variants are dropped", _books),
+    "engine.polyglot.book": to("engine.polyglot.book", "a list per variant (3check -> "
+                               "threeCheck, kingofthehill -> kingOfTheHill, racingkings -> "
+                               "racingKings)", _books),
     "engine.polyglot.min_weight": to("engine.polyglot.min_weight", "same when normalization "
                                      "is none; dropped otherwise", _min_weight),
     "engine.polyglot.selection": to("engine.polyglot.selection"),
@@ -393,8 +402,8 @@ RULES: dict[str, Rule] = {
                              _clamp(1, LICHESS_MAX_DAYS)),
     "challenge.min_days": to("challenge.min_days", "days, same",
                              _clamp(1, LICHESS_MAX_DAYS)),
-    "challenge.variants": to("challenge.variants", "standard, chess960, fromPosition; "
-                             "other variants are dropped", _variants),
+    "challenge.variants": to("challenge.variants", "same (every Lichess variant); unknown "
+                             "names are dropped", _variants),
     "challenge.time_controls": to("challenge.time_controls", "same; ultraBullet dropped",
                                   _time_controls),
     "challenge.modes": to("challenge.modes"),

@@ -6,7 +6,10 @@ lichess-bot's values into them.  It imports nothing.
 
 from __future__ import annotations
 
-VARIANTS = ("standard", "chess960", "fromPosition")
+# Lichess's variant keys (lila chess.variant.Variant.key; lichess-org/api
+# schemas/VariantKey.yaml), all of which pibot plays (bot/variants.py).
+VARIANTS = ("standard", "chess960", "fromPosition", "crazyhouse", "atomic", "antichess",
+            "kingOfTheHill", "threeCheck", "horde", "racingKings")
 SPEEDS = ("ultraBullet", "bullet", "blitz", "rapid", "classical", "correspondence")
 MODES = ("rated", "casual")
 

@@ -57,8 +57,9 @@ log = logging.getLogger(__name__)
 _MAX_PERFT_DEPTH = 15
 
 # UCI_Variant's values, as Fairy-Stockfish names them. The engine has the
-# rules of each (position, go perft, d); its search and evaluation are
-# standard chess's only (one king per side), so `go` in a variant is refused.
+# rules of each (position, go perft, d) and searches each with its own
+# hand-crafted evaluation (engine_c/variant_eval.h; the NNUE is standard
+# chess's only). Book and tablebase answer standard chess only.
 UCI_VARIANTS = ("chess", "crazyhouse", "atomic", "antichess", "kingofthehill", "3check",
                 "racingkings", "horde")
 
@@ -131,8 +132,7 @@ class UciSession:
             self._engine.load_net(o.eval_file or None)
             self._engine.set_eval("nnue" if o.use_nnue else "hce")
             self._engine.new_game()  # fault the table in now, not during a timed search
-            if o.variant == "chess":   # a variant's position is not the engine's (cmd_position)
-                self._engine.set_position(self._fen, self._moves, o.chess960)
+            self._engine.set_position(self._fen, self._moves, o.chess960, o.variant)
         return self._engine
 
     def _searching(self) -> bool:
@@ -291,8 +291,8 @@ class UciSession:
             # starts from its own start position until the next `position`.
             self._opts.variant = variant
             self._fen, self._moves = None, []
-            if self._engine is not None and variant == "chess":
-                self._engine.set_position(None, [], self._opts.chess960)
+            if self._engine is not None:
+                self._engine.set_position(None, [], self._opts.chess960, variant)
 
     def _variant_board(self) -> Board:
         """The position in force under UCI_Variant's rules."""
@@ -300,15 +300,6 @@ class UciSession:
         for mv in self._moves:
             board.push_uci(mv)
         return board
-
-    def _refuse_in_variant(self, what: str) -> bool:
-        """True (after one `info string`) when UCI_Variant is not chess: the
-        search and evaluation know standard chess only."""
-        if self._opts.variant == "chess":
-            return False
-        self.info_string(f"{what} in {self._opts.variant} is not supported yet "
-                         "(UCI_Variant has the rules only: position, go perft, d)")
-        return True
 
     def _set_source_option(self, name: str, value: str) -> None:
         src = self._sources
@@ -399,17 +390,9 @@ class UciSession:
         else:
             raise UciError(f"expected startpos or fen, got {_quote(head[0])}")
         self._finish_search()
-        if self._opts.variant != "chess":
-            # The engine's search plays standard chess only: a variant's
-            # position is read (and checked) by a Board of its rules.
-            board = Board(fen, chess960=self._opts.chess960, variant=self._opts.variant)
-            for mv in moves:
-                board.push_uci(mv)
-            self._fen, self._moves = fen, moves
-            return
         # Set on the engine first: on a bad FEN/move it raises and the
         # previous position stays in force.
-        self._get_engine().set_position(fen, moves, self._opts.chess960)
+        self._get_engine().set_position(fen, moves, self._opts.chess960, self._opts.variant)
         self._fen, self._moves = fen, moves
 
     def cmd_go(self, args: list[str]) -> None:
@@ -418,9 +401,6 @@ class UciSession:
             raise UciError("already searching; send stop first")
         if args and args[0] == "perft":
             self._start_perft(args[1:])
-            return
-        if self._refuse_in_variant("search"):
-            self.send("bestmove (none)")  # a GUI waits for one after every go
             return
         limits = _parse_go(args)
         eng = self._get_engine()
@@ -431,8 +411,9 @@ class UciSession:
         self._answered = threading.Event()
         # A GUI analysing (infinite) or pondering waits for `stop`/`ponderhit`:
         # an instant book move would break that, so those always search.
-        position = None if (limits.infinite or limits.ponder) else (
-            self._fen, list(self._moves), self._opts.chess960)
+        # Book and tablebase know standard chess only.
+        sources = not (limits.infinite or limits.ponder or self._opts.variant != "chess")
+        position = (self._fen, list(self._moves), self._opts.chess960) if sources else None
         self._worker = threading.Thread(
             target=self._search_worker, args=(eng, limits, self._stop_event,
                                               self._ponderhit_event, self._answered, start_us,
@@ -580,8 +561,6 @@ class UciSession:
         self.send(f"Legal moves: {' '.join(eng.legal_moves())}")
 
     def cmd_eval(self, args: list[str]) -> None:
-        if self._refuse_in_variant("evaluation"):
-            return
         self.send(f"Static eval: {self._get_engine().evaluate()} cp (side to move)")
 
 

@@ -15,6 +15,7 @@ uint64_t ZobSide;
 uint64_t ZobChecks[2][4];
 uint64_t ZobPocket[2][8][POCKET_MAX + 1];
 uint64_t ZobPromoted[64];
+uint64_t ZobVariant[VAR_COUNT];
 
 static const char PieceChars[] = " PNBRQK  pnbrqk";
 
@@ -38,6 +39,8 @@ static void init_zobrist(void) {
         for (int t = PAWN; t < KING; t++)
             for (int n = 1; n <= POCKET_MAX; n++) ZobPocket[c][t][n] = NEXT();
     for (int sq = 0; sq < 64; sq++) ZobPromoted[sq] = NEXT();
+    ZobVariant[VAR_STANDARD] = 0;
+    for (int v = 1; v < VAR_COUNT; v++) ZobVariant[v] = NEXT();
 #undef NEXT
 }
 
@@ -104,6 +107,7 @@ uint64_t board_compute_key(const Board *b) {
     k ^= ZobCastle[b->castling];
     if (b->ep != SQ_NONE) k ^= ZobEp[sq_file(b->ep)];
     if (b->side == BLACK) k ^= ZobSide;
+    k ^= ZobVariant[b->variant];
     if (b->variant == VAR_THREECHECK) k ^= ZobChecks[WHITE][b->checks_left[WHITE]] ^ ZobChecks[BLACK][b->checks_left[BLACK]];
     if (b->variant == VAR_CRAZYHOUSE) {
         for (int c = 0; c < 2; c++)

@@ -88,6 +88,9 @@ extern uint64_t ZobChecks[2][4];   /* three-check: [side][checks left] */
 #define POCKET_MAX 32
 extern uint64_t ZobPocket[2][8][POCKET_MAX + 1];
 extern uint64_t ZobPromoted[64];
+/* The rule set, 0 for standard chess: one table shared by games of several
+ * variants (an engine reused from game to game) never mixes their entries. */
+extern uint64_t ZobVariant[VAR_COUNT];
 
 /* One-time init of attack tables and Zobrist keys; thread-safe. */
 void board_init_tables(void);

@@ -4,6 +4,8 @@
 #include "eval.h"
 #include "movegen.h"
 #include "notation.h"
+#include "variant.h"
+#include "variant_eval.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,12 +147,22 @@ void pb_engine_hurry_clear(PbEngine *e, int on) {
 
 int pb_engine_set_position(PbEngine *e, const char *fen, const char *moves, int chess960,
                            char *err, size_t errlen) {
+    return pb_engine_set_variant_position(e, NULL, fen, moves, chess960, err, errlen);
+}
+
+int pb_engine_set_variant_position(PbEngine *e, const char *variant, const char *fen, const char *moves,
+                                   int chess960, char *err, size_t errlen) {
     if (err && errlen) err[0] = '\0';
+    int v = variant_from_name(variant);
+    if (v < 0 || !board_variant_supported(v)) {
+        if (err && errlen) snprintf(err, errlen, "unknown or unsupported variant '%s'", variant);
+        return PB_ERR_VARIANT;
+    }
     /* Parsed into a private board first: the root changes only on success. */
     Board *b = malloc(sizeof *b);
     if (!b) return PB_ERR_NOMEM;
-    if (!fen || !fen[0] || strcmp(fen, "startpos") == 0) fen = BOARD_START_FEN;
-    int rc = board_set_fen(b, fen, chess960 != 0, err, errlen);
+    if (!fen || !fen[0] || strcmp(fen, "startpos") == 0) fen = variant_start_fen(v);
+    int rc = board_set_fen_variant(b, fen, v, chess960 != 0, err, errlen);
     if (rc) { free(b); return rc; }
     if (moves) {
         const char *p = moves;
@@ -284,6 +296,17 @@ int pb_engine_time_budget(const PbLimits *lim, int side, int overhead_ms, int mo
     return PB_OK;
 }
 
+/* The score of a root without a legal move: mated, stalemated, or a game a
+ * variant rule has ended (won, lost, drawn for the side to move). */
+static int root_end_score(const Board *b) {
+    if (b->variant != VAR_STANDARD && movegen_variant_end(b)) {
+        int w = movegen_variant_winner(b);
+        return w < 0 ? 0 : w == b->side ? MATE : -MATE;
+    }
+    if (b->variant == VAR_ANTICHESS) return MATE;   /* stalemated: a win */
+    return board_in_check(b) ? -MATE : 0;
+}
+
 int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
     if (!lim || !out) return PB_ERR_ARG;
     /* Under ctl_lock: a stop or ponderhit from another thread either comes
@@ -300,7 +323,9 @@ int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
     sh->infinite = lim->infinite != 0;
     sh->depth_limit = lim->depth > 0 && lim->depth < MAX_PLY - 1 ? lim->depth : MAX_PLY - 2;
     sh->node_limit = lim->nodes;
-    sh->net = e->use_nnue ? e->net : NULL;
+    /* The NNUE knows standard chess (and Chess960) only: a variant searches
+     * with its hand-crafted eval (variant_eval.h). */
+    sh->net = e->use_nnue && e->root.variant == VAR_STANDARD ? e->net : NULL;
     sh->report = on_report;
     sh->report_ctx = e;
     sh->was_pondering = lim->ponder != 0;
@@ -328,8 +353,7 @@ int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
     score_to_info(t->best_score, &out->score_cp, &out->mate, &out->is_mate);
     if (best == MOVE_NONE) {
         strcpy(out->bestmove, "0000");
-        score_to_info(board_in_check(&e->root) ? -MATE : 0, &out->score_cp, &out->mate,
-                      &out->is_mate);
+        score_to_info(root_end_score(&e->root), &out->score_cp, &out->mate, &out->is_mate);
     } else {
         notation_move_to_uci(&e->root, best, out->bestmove);
         Move ponder = find_ponder(e, t, best);
@@ -400,7 +424,12 @@ int pb_engine_get_fen(PbEngine *e, char *out, size_t outlen) {
 int pb_engine_eval(PbEngine *e, int *out) {
     if (!out) return PB_ERR_ARG;
     pthread_mutex_lock(&e->ctl_lock);
-    if (e->use_nnue) {
+    if (e->root.variant != VAR_STANDARD) {
+        /* A game over has no eval to ask for: the result, as a clamped score. */
+        int end = movegen_variant_end(&e->root) ? root_end_score(&e->root) : 0;
+        *out = end > 0 ? NNUE_EVAL_LIMIT : end < 0 ? -NNUE_EVAL_LIMIT
+             : movegen_variant_end(&e->root) ? 0 : variant_eval(&e->root);
+    } else if (e->use_nnue) {
         NnueAcc *a = aligned_alloc(64, sizeof *a);
         if (!a) { pthread_mutex_unlock(&e->ctl_lock); return PB_ERR_NOMEM; }
         nnue_refresh(e->net, a, &e->root);

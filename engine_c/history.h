@@ -107,7 +107,8 @@ _Static_assert(2LL * SCORE_NONE * CORR_GRAIN * CORR_WEIGHT_MAX +
 
 /* A search of depth `depth` found b's static eval off by diff (score - eval),
  * |diff| < 2 x SCORE_NONE. */
-static inline void hist_update_correction(History *h, const Board *b, int depth, int diff) {
+static inline __attribute__((always_inline)) void hist_update_correction(History *h, const Board *b, int depth,
+                                                                    int diff) {
     int16_t *e = hist_corr_entry(h, b);
     int w = depth * depth + 2 * depth + 1;
     if (w > CORR_WEIGHT_MAX) w = CORR_WEIGHT_MAX;

@@ -34,4 +34,10 @@ int movegen_variant_legal(const Board *b, MoveList *list, int kind);
  * a king in the goal)? The side to move then has no moves. */
 bool movegen_variant_end(const Board *b);
 
+/* Who won the game that movegen_variant_end says is over: WHITE, BLACK,
+ * or -1 for a draw (both kings in racing kings' goal). */
+int movegen_variant_winner(const Board *b);
+/* Antichess: has the side to move a capture, which it must then make? */
+bool movegen_must_capture(const Board *b);
+
 #endif

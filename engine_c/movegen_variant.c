@@ -75,6 +75,11 @@ static int gen_kingless(const Board *b, MoveList *list, int kind) {
     return (int)(out - start);
 }
 
+static inline Bitboard pawn_attacks_of(int c, Bitboard pawns) {
+    Bitboard f = pawn_push(c, pawns);
+    return shift_east(f) | shift_west(f);
+}
+
 static inline bool is_capture(const Board *b, Move m) {
     return move_kind(m) == MOVE_EP || b->squares[move_to(m)] != NO_PIECE;
 }
@@ -179,6 +184,39 @@ bool movegen_variant_end(const Board *b) {
     case VAR_ANTICHESS: return !b->by_color[WHITE] || !b->by_color[BLACK];
     default: return false;
     }
+}
+
+int movegen_variant_winner(const Board *b) {
+    switch (b->variant) {
+    case VAR_KOTH: return (board_pieces(b, WHITE, KING) & CenterBB) ? WHITE : BLACK;
+    case VAR_THREECHECK: return !b->checks_left[WHITE] ? WHITE : BLACK;
+    case VAR_RACINGKINGS: {
+        Bitboard goal = b->by_type[KING] & RANK_8_BB;
+        if ((goal & b->by_color[WHITE]) && (goal & b->by_color[BLACK])) return -1;
+        return (goal & b->by_color[WHITE]) ? WHITE : BLACK;
+    }
+    case VAR_ATOMIC: return board_pieces(b, WHITE, KING) ? WHITE : BLACK;
+    case VAR_HORDE: return b->by_color[WHITE] ? WHITE : BLACK;       /* who has men left wins */
+    case VAR_ANTICHESS: return b->by_color[WHITE] ? BLACK : WHITE;   /* who has none left wins */
+    default: return -1;
+    }
+}
+
+bool movegen_must_capture(const Board *b) {
+    int us = b->side;
+    Bitboard theirs = b->by_color[!us], occ = b->by_type[0];
+    Bitboard pawns = board_pieces(b, us, PAWN);
+    if (pawn_attacks_of(us, pawns) & theirs) return true;
+    if (b->ep != SQ_NONE && (PawnAttacks[!us][b->ep] & pawns)) return true;
+    Bitboard pieces = b->by_color[us] & ~b->by_type[PAWN];
+    while (pieces) {
+        int from = pop_lsb(&pieces), type = piece_type(b->squares[from]);
+        Bitboard t = type == KNIGHT ? KnightAttacks[from] : type == BISHOP ? bishop_attacks(from, occ)
+                   : type == ROOK ? rook_attacks(from, occ) : type == QUEEN ? queen_attacks(from, occ)
+                   : KingAttacks[from];
+        if (t & theirs) return true;
+    }
+    return false;
 }
 
 /* Would m check the opponent's king? For racing kings only: no pawns, no

@@ -99,11 +99,37 @@ static void tt_move_first(MovePicker *p) {
     p->noisy_left -= mp_is_noisy(p->board, p->tt_move);
 }
 
+/* The variants' scores, after score_moves. Atomic and antichess: SEE
+ * cannot judge their captures (explosions, forced captures), so every
+ * capture keeps its MVV-LVA score as a good one. Crazyhouse: a queen drop
+ * (which mp_is_noisy takes for a queen promotion) is scored as the quiet
+ * move it is. */
+static __attribute__((noinline)) void variant_scores(MovePicker *p) {
+    const Board *b = p->board;
+    if (b->variant == VAR_ATOMIC || b->variant == VAR_ANTICHESS) {
+        for (int i = 0; i < p->list.count; i++) p->see_pending[i] = 0;
+    } else if (b->variant == VAR_CRAZYHOUSE) {
+        const History *h = p->hist;
+        const HistNode *n = p->node;
+        for (int i = 0; i < p->list.count; i++) {
+            Move m = p->list.moves[i];
+            if (!move_is_drop(m) || !p->see_pending[i]) continue;
+            p->see_pending[i] = 0;
+            p->noisy_left--;
+            if (!n) { p->scores[i] = 0; continue; }
+            p->scores[i] = m == h->killers[n->ply][0] ? SC_KILLER1 : m == h->killers[n->ply][1] ? SC_KILLER2
+                         : n->counter && m == *n->counter ? SC_COUNTER
+                         : hist_quiet_score(h, n->cont1, n->cont2, b->side, NO_PIECE, m);
+        }
+    }
+}
+
 static void generate(MovePicker *p) {
     p->list.count = 0;
     p->next = 0;
     movegen_legal(p->board, &p->list, p->gen);
     score_moves(p);
+    if (__builtin_expect(p->board->variant != VAR_STANDARD, 0)) variant_scores(p);
     p->stage = MP_STAGE_PICK;
 }
 

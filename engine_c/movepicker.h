@@ -61,6 +61,9 @@ static inline bool mp_is_capture(const Board *b, Move m) {
     return board_piece_on(b, move_to(m)) != NO_PIECE;
 }
 
+/* (A crazyhouse queen drop, from == to, passes for a queen promotion here:
+ * the picker scores drops as quiet moves and the search asks move_is_drop
+ * in its variant copy, so standard chess pays no test for it.) */
 static inline bool mp_is_noisy(const Board *b, Move m) {
     return mp_is_capture(b, m) || (move_kind(m) == MOVE_PROMO && move_promo(m) == QUEEN);
 }

@@ -78,6 +78,15 @@ int pb_engine_clear(PbEngine *e);
 void pb_engine_hurry_clear(PbEngine *e, int on);
 int pb_engine_set_position(PbEngine *e, const char *fen, const char *moves, int chess960,
                            char *err, size_t errlen);
+/* The same for a variant's position: `variant` named as UCI_Variant
+ * (Fairy-Stockfish), Lichess or python-chess name it ("atomic",
+ * "kingOfTheHill", "3check", ...; NULL or "chess" is standard chess), fen
+ * NULL, "" or "startpos" its start position. PB_ERR_VARIANT for an unknown
+ * variant; the search then plays by its rules with its own evaluation
+ * (never the NNUE), and moves are written as python-chess and Lichess write
+ * them (a crazyhouse drop is "N@f3"). */
+int pb_engine_set_variant_position(PbEngine *e, const char *variant, const char *fen, const char *moves,
+                                   int chess960, char *err, size_t errlen);
 int pb_engine_search(PbEngine *e, const PbLimits *limits, PbResult *out);
 void pb_engine_stop(PbEngine *e);
 void pb_engine_ponderhit(PbEngine *e);

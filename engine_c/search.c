@@ -11,6 +11,7 @@
 #include "movepicker.h"
 #include "see.h"
 #include "tt.h"
+#include "variant_eval.h"
 
 #include <math.h>
 #include <string.h>
@@ -106,9 +107,59 @@ static inline int clamp_eval(int v) {
     return v > NNUE_EVAL_LIMIT ? NNUE_EVAL_LIMIT : v < -NNUE_EVAL_LIMIT ? -NNUE_EVAL_LIMIT : v;
 }
 
+/* ---------- variants ----------
+ * The search is compiled twice from one body: negamax_std / qsearch_std for
+ * standard chess and Chess960, negamax_var / qsearch_var for the variants
+ * (iterate picks one by the root's b->variant). The bodies are always_inline
+ * functions whose `var` argument is a compile-time constant in each copy,
+ * so every `var && ...` below is gone from the standard one: standard chess
+ * pays nothing for the variants (docs/benchmarks.md). */
+#define SEARCH_BODY static inline __attribute__((always_inline))
+
+static int negamax_std(SearchThread *t, int alpha, int beta, int depth, int ply, bool cut_node);
+static int negamax_var(SearchThread *t, int alpha, int beta, int depth, int ply, bool cut_node);
+static int qsearch_std(SearchThread *t, int alpha, int beta, int ply);
+static int qsearch_var(SearchThread *t, int alpha, int beta, int ply);
+#define NEGAMAX(var) ((var) ? negamax_var : negamax_std)
+#define QSEARCH(var) ((var) ? qsearch_var : qsearch_std)
+
+/* The score of a game a variant rule has ended (movegen_variant_end), for
+ * the side to move at `ply`: won, lost or drawn, won and lost as mates are. */
+static inline int variant_end_score(const Board *b, int ply) {
+    int w = movegen_variant_winner(b);
+    return w < 0 ? 0 : w == b->side ? MATE - ply : -MATE + ply;
+}
+
+/* No legal move (in a game no variant rule has ended): checkmate or
+ * stalemate; in antichess the side that cannot move wins. */
+static inline int no_moves_score(const Board *b, int ply, bool var) {
+    if (var && b->variant == VAR_ANTICHESS) return MATE - ply;
+    return board_in_check(b) ? -MATE + ply : 0;
+}
+
+/* Can SEE judge this position's exchanges? Not atomic's (a capture blows up
+ * the capturer and its neighbours) nor antichess's (captures are forced and
+ * losing material is the aim). */
+static inline bool see_usable(const Board *b, bool var) {
+    return !var || (b->variant != VAR_ATOMIC && b->variant != VAR_ANTICHESS);
+}
+
+/* Null move: not in antichess, where being made to move (and capture) is
+ * the whole game. */
+static inline bool null_move_usable(const Board *b, bool var) {
+    return !var || b->variant != VAR_ANTICHESS;
+}
+
+/* mp_is_noisy, less the crazyhouse queen drops it takes for promotions. */
+static inline bool is_noisy(const Board *b, Move m, bool var) {
+    return mp_is_noisy(b, m) && !(var && move_is_drop(m));
+}
+
 /* Static eval of the thread's board at `ply`, from the side to move's view.
- * The NNUE output is kept out of the mate range whatever the net. */
-static inline int evaluate(SearchThread *t, int ply) {
+ * The NNUE output is kept out of the mate range whatever the net; a variant
+ * has its own hand-crafted eval (variant_eval.h), never the NNUE. */
+SEARCH_BODY int evaluate(SearchThread *t, int ply, bool var) {
+    if (var) return clamp_eval(variant_eval(&t->board));
     const NnueNet *net = t->sh->net;
     if (!net) return eval_evaluate(&t->board);
     return clamp_eval(nnue_evaluate(net, t->nnue, ply, &t->board));
@@ -153,24 +204,27 @@ static inline bool tt_refines(const TTHit *h, int v) {
 }
 
 /* board_make_move plus the NNUE delta for the child's accumulator. */
-static inline bool make_move(SearchThread *t, int ply, Move m) {
-    if (t->sh->net) nnue_push_move(t->nnue, ply, &t->board, m);
+SEARCH_BODY bool make_move(SearchThread *t, int ply, Move m, bool var) {
+    if (!var && t->sh->net) nnue_push_move(t->nnue, ply, &t->board, m);
     return board_make_move(&t->board, m);
 }
 
 /* ---------- quiescence ---------- */
 
-static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
+SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, const bool var) {
     Board *b = &t->board;
     count_node(t);
     if (stopped(t)) return 0;
     if (ply > t->seldepth) t->seldepth = ply;
     t->pv_len[ply] = 0;
 
+    if (var && movegen_variant_end(b)) return variant_end_score(b, ply);
     if (board_is_repetition(b, t->root_ply) || rules_is_draw_50(b) || board_insufficient_material(b))
         return 0;
-    bool in_check = board_in_check(b);
-    if (ply >= MAX_PLY - 1) return in_check ? 0 : evaluate(t, ply);
+    /* Antichess: a side that can capture must, so it cannot stand pat: its
+     * (capturing) moves are all searched, as evasions are in check. */
+    bool in_check = board_in_check(b) || (var && b->variant == VAR_ANTICHESS && movegen_must_capture(b));
+    if (ply >= MAX_PLY - 1) return in_check ? 0 : evaluate(t, ply, var);
 
     TTHit hit;
     bool found = tt_probe(t->sh->tt, b->key, ply, &hit);
@@ -181,7 +235,7 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
 
     int best = -SCORE_INF, stand = SCORE_NONE, raw_eval = SCORE_NONE;
     if (!in_check) {
-        raw_eval = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply);
+        raw_eval = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply, var);
         stand = corrected_eval(t, raw_eval);
         best = stand;
         if (tt_score_ok && tt_refines(&hit, stand)) best = hit.score;
@@ -192,7 +246,9 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
     MovePicker p;
     HistNode hn;   /* only a list with quiet moves (in check) reads the history */
     if (in_check) hn = hist_node(t, ply);
-    mp_init_qsearch(&p, b, &t->hist, in_check ? &hn : NULL, found ? hit.move : MOVE_NONE, in_check);
+    /* (movegen_is_legal_noisy takes a crazyhouse queen drop, from == to, for a promotion) */
+    Move qs_tt = found && !(var && !in_check && move_is_drop(hit.move)) ? hit.move : MOVE_NONE;
+    mp_init_qsearch(&p, b, &t->hist, in_check ? &hn : NULL, qs_tt, in_check);
     Move m, best_move = MOVE_NONE;
     int sc, legal = 0, old_alpha = alpha;
     while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
@@ -201,17 +257,18 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
             /* Losing captures cannot raise a quiet stand-pat score. */
             /* Scores only fall from here: every move left is one too. */
             if (sc < SC_GOOD_CAP - QS_BAD_CAPTURE_SLACK && sc != SC_TT) break;
-            if (sc == SC_TT && !see_ge(b, m, 0)) continue;
-            /* Delta pruning: even winning the piece leaves us far below alpha. */
-            if (move_kind(m) != MOVE_PROMO &&
+            if (sc == SC_TT && see_usable(b, var) && !see_ge(b, m, 0)) continue;
+            /* Delta pruning: even winning the piece leaves us far below alpha
+             * (an atomic capture takes more than the piece). */
+            if (move_kind(m) != MOVE_PROMO && (!var || b->variant != VAR_ATOMIC) &&
                 stand + MpMvvValue[mp_captured_type(b, m)] + QS_DELTA_MARGIN <= alpha) continue;
         }
         /* Most captures here are pruned above, so the prefetch waits for
          * them; the child's TT bucket still loads during make_move. */
         tt_prefetch(t->sh->tt, board_key_after(b, m));
         stack_push(t, ply, m, board_piece_on(b, move_from(m)));
-        if (!make_move(t, ply, m)) continue;
-        int score = -qsearch(t, -beta, -alpha, ply + 1);
+        if (!make_move(t, ply, m, var)) continue;
+        int score = -QSEARCH(var)(t, -beta, -alpha, ply + 1);
         board_unmake_move(b);
         if (stopped(t)) return 0;
         if (score > best) {
@@ -223,21 +280,29 @@ static int qsearch(SearchThread *t, int alpha, int beta, int ply) {
             }
         }
     }
-    if (in_check && legal == 0) return -MATE + ply;
+    if (in_check && legal == 0) return var ? no_moves_score(b, ply, var) : -MATE + ply;
     int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
     tt_store(t->sh->tt, b->key, ply, best_move, best, raw_eval, 0, bound);
     return best;
 }
 
+static int qsearch_std(SearchThread *t, int alpha, int beta, int ply) {
+    return qsearch_impl(t, alpha, beta, ply, false);
+}
+static __attribute__((noinline)) int qsearch_var(SearchThread *t, int alpha, int beta, int ply) {
+    return qsearch_impl(t, alpha, beta, ply, true);
+}
+
 /* ---------- main search ---------- */
 
-static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, bool cut_node) {
+SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, int ply, bool cut_node,
+                             const bool var) {
     Board *b = &t->board;
     bool pv_node = beta - alpha > 1;
     bool root = ply == 0;
     bool in_check = board_in_check(b);
 
-    if (depth <= 0 && !in_check) return qsearch(t, alpha, beta, ply);
+    if (depth <= 0 && !in_check) return QSEARCH(var)(t, alpha, beta, ply);
     if (depth < 0) depth = 0;
 
     count_node(t);
@@ -246,10 +311,11 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     t->pv_len[ply] = 0;
 
     if (!root) {
+        if (var && movegen_variant_end(b)) return variant_end_score(b, ply);
         if (board_is_repetition(b, t->root_ply) || rules_is_draw_50(b) ||
             board_insufficient_material(b))
             return 0;
-        if (ply >= MAX_PLY - 1) return in_check ? 0 : evaluate(t, ply);
+        if (ply >= MAX_PLY - 1) return in_check ? 0 : evaluate(t, ply, var);
         /* Mate distance pruning: no line here can beat a shorter mate. */
         alpha = alpha > -MATE + ply ? alpha : -MATE + ply;
         beta = beta < MATE - ply - 1 ? beta : MATE - ply - 1;
@@ -277,7 +343,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     } else if (in_check) {
         eval = raw_eval = SCORE_NONE;
     } else {
-        raw_eval = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply);
+        raw_eval = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply, var);
         eval = corrected_eval(t, raw_eval);
     }
     t->stack[ply].eval = eval;
@@ -296,14 +362,14 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
             return adj_eval;
         /* Null move: give a free move; if still >= beta, this node fails high. */
         if (depth >= NMP_MIN_DEPTH && adj_eval >= beta && ply > 0 && t->stack[ply - 1].move != MOVE_NULL &&
-            has_non_pawn_material(b, b->side) && beta > -MATE_IN_MAX) {
+            has_non_pawn_material(b, b->side) && beta > -MATE_IN_MAX && null_move_usable(b, var)) {
             int r = NMP_BASE_R + depth / NMP_DEPTH_DIV +
                     ((adj_eval - beta) / NMP_EVAL_DIV < NMP_EVAL_MAX_R
                          ? (adj_eval - beta) / NMP_EVAL_DIV : NMP_EVAL_MAX_R);
             stack_push(t, ply, MOVE_NULL, 0);
-            if (t->sh->net) nnue_push_null(t->nnue, ply);
+            if (!var && t->sh->net) nnue_push_null(t->nnue, ply);
             board_make_null(b);
-            int score = -negamax(t, -beta, -beta + 1, depth - 1 - r, ply + 1, !cut_node);
+            int score = -NEGAMAX(var)(t, -beta, -beta + 1, depth - 1 - r, ply + 1, !cut_node);
             board_unmake_null(b);
             if (stopped(t)) return 0;
             if (score >= beta) return score >= MATE_IN_MAX ? beta : score;
@@ -313,7 +379,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
     MovePicker p;
     HistNode hn = hist_node(t, ply);
     mp_init_main(&p, b, &t->hist, &hn, tt_move);
-    if (mp_no_moves(&p)) return in_check ? -MATE + ply : 0;
+    if (mp_no_moves(&p)) return var ? no_moves_score(b, ply, var) : in_check ? -MATE + ply : 0;
 
     int best = -SCORE_INF, old_alpha = alpha, moves = 0, quiets_tried = 0, sc;
     Move best_move = MOVE_NONE, m;
@@ -322,7 +388,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
 
     while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
         if (m == excluded) continue;
-        bool noisy = mp_is_noisy(b, m);
+        bool noisy = is_noisy(b, m, var);
         if (skip_quiets && !noisy && sc < SC_COUNTER) {
             /* Scores only fall, so every move left below is skipped too
              * unless it is a capture: without one left, we are done. */
@@ -339,8 +405,10 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
                 if (depth <= LMP_MAX_DEPTH && quiets_tried >= lmp) { skip_quiets = true; continue; }
                 if (!in_check && depth <= FUT_MAX_DEPTH && eval != SCORE_NONE &&
                     eval + FUT_BASE + FUT_PER_PLY * depth <= alpha && sc < SC_COUNTER) { skip_quiets = true; continue; }
-                if (depth <= SEE_MAX_DEPTH && !see_ge(b, m, -SEE_QUIET_PER_PLY * depth)) continue;
-            } else if (depth <= SEE_MAX_DEPTH && !see_ge(b, m, -SEE_NOISY_PER_PLY * depth)) continue;
+                if (depth <= SEE_MAX_DEPTH && see_usable(b, var) && !see_ge(b, m, -SEE_QUIET_PER_PLY * depth))
+                    continue;
+            } else if (depth <= SEE_MAX_DEPTH && see_usable(b, var) && !see_ge(b, m, -SEE_NOISY_PER_PLY * depth))
+                continue;
         }
 
         /* Singular extension: if every other move fails well below the TT
@@ -352,7 +420,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
             hit.score > -MATE_IN_MAX && hit.score < MATE_IN_MAX && ply < CHECK_EXT_MAX_PLY) {
             int s_beta = hit.score - SE_MARGIN_PER_PLY * depth;
             t->stack[ply].excluded = m;
-            int s = negamax(t, s_beta - 1, s_beta, (depth - 1) / 2, ply, cut_node);
+            int s = NEGAMAX(var)(t, s_beta - 1, s_beta, (depth - 1) / 2, ply, cut_node);
             t->stack[ply].excluded = MOVE_NONE;
             t->pv_len[ply] = 0;
             if (stopped(t)) return 0;
@@ -368,7 +436,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
 
         t->stack[ply].doubles = base_doubles + (se_ext == 2);  /* for this move's subtree */
         stack_push(t, ply, m, board_piece_on(b, move_from(m)));
-        if (!make_move(t, ply, m)) continue;
+        if (!make_move(t, ply, m, var)) continue;
         moves++;
         if (!noisy && quiets_tried < MAX_MOVES) quiets[quiets_tried++] = m;
 
@@ -379,7 +447,7 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         if (moves == 1) {
             /* Node types as in Stockfish: the first child of a cut node is an
              * expected all node and vice versa; PV children are neither. */
-            score = -negamax(t, -beta, -alpha, new_depth, ply + 1, !pv_node && !cut_node);
+            score = -NEGAMAX(var)(t, -beta, -alpha, new_depth, ply + 1, !pv_node && !cut_node);
         } else {
             /* Late move reductions for quiet moves searched late. */
             int r = 0;
@@ -394,12 +462,12 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
                 if (r < 0) r = 0;
                 if (r > new_depth - 1) r = new_depth - 1 > 0 ? new_depth - 1 : 0;
             }
-            score = -negamax(t, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
+            score = -NEGAMAX(var)(t, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
             /* No re-search once stopped: the 0 a stopped child returns means nothing. */
             if (score > alpha && r > 0 && !stopped(t))
-                score = -negamax(t, -alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
+                score = -NEGAMAX(var)(t, -alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
             if (score > alpha && pv_node && !stopped(t))
-                score = -negamax(t, -beta, -alpha, new_depth, ply + 1, false);
+                score = -NEGAMAX(var)(t, -beta, -alpha, new_depth, ply + 1, false);
         }
         board_unmake_move(b);
         if (stopped(t)) return 0;
@@ -426,19 +494,27 @@ static int negamax(SearchThread *t, int alpha, int beta, int depth, int ply, boo
         return in_check ? -MATE + ply : (eval != SCORE_NONE ? eval : 0);
     }
 
-    if (best >= beta && best_move != MOVE_NONE && !mp_is_noisy(b, best_move))
+    if (best >= beta && best_move != MOVE_NONE && !is_noisy(b, best_move, var))
         hist_update_quiets(&t->hist, &hn, b, depth, best_move, quiets, quiets_tried);
 
     if (excluded) return best;
     int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
     /* Teach the correction history what the search found, where the bound
      * says which way the eval was off and no capture explains the gap. */
-    if (!in_check && (best_move == MOVE_NONE || !mp_is_noisy(b, best_move)) &&
+    if (!in_check && (best_move == MOVE_NONE || !is_noisy(b, best_move, var)) &&
         !(bound == BOUND_LOWER && best <= eval) && !(bound == BOUND_UPPER && best >= eval) &&
         best > -MATE_IN_MAX && best < MATE_IN_MAX)
         hist_update_correction(&t->hist, b, depth, best - eval);
     tt_store(t->sh->tt, b->key, ply, best_move, best, raw_eval, depth, bound);
     return best;
+}
+
+static int negamax_std(SearchThread *t, int alpha, int beta, int depth, int ply, bool cut_node) {
+    return negamax_impl(t, alpha, beta, depth, ply, cut_node, false);
+}
+static __attribute__((noinline)) int negamax_var(SearchThread *t, int alpha, int beta, int depth, int ply,
+                                                 bool cut_node) {
+    return negamax_impl(t, alpha, beta, depth, ply, cut_node, true);
 }
 
 /* ---------- iterative deepening ---------- */
@@ -494,7 +570,8 @@ static void iterate(SearchThread *t) {
         }
         t->seldepth = 0;
         for (;;) {
-            score = negamax(t, alpha, beta, depth, 0, false);
+            score = b->variant == VAR_STANDARD ? negamax_std(t, alpha, beta, depth, 0, false)
+                                               : negamax_var(t, alpha, beta, depth, 0, false);
             if (stopped(t)) break;
             if (score <= alpha) {
                 beta = (alpha + beta) / 2;

@@ -214,6 +214,39 @@ def test_sanitizer_build_search_clean(tmp_path: Path) -> None:
     assert "Nodes searched" in proc.stdout
 
 
+def test_sanitizer_build_variant_search_clean(tmp_path: Path) -> None:
+    """The variants' search and evaluation under ASan/UBSan: every variant's
+    start, positions after a few moves, and games that are over (kingless
+    boards: the horde, antichess, an exploded king)."""
+    exe = build("san", "search_main")
+    positions = tmp_path / "variants.txt"
+    positions.write_text("\n".join([
+        "kingofthehill: startpos",
+        "kingofthehill: rnbqkbnr/pppppppp/8/8/8/4K3/PPPPPPPP/RNBQ1BNR w kq - 0 1",
+        "3check: startpos",
+        "3check: rnbqkbnr/pppp1ppp/8/4p3/2B1P3/8/PPPP1PPP/RNBQK1NR w KQkq - 1+3 0 3",
+        "racingkings: startpos",
+        "racingkings: 8/6K1/8/8/8/8/krbnNBR1/qrbn1BRQ w - - 0 1",
+        "horde: startpos",
+        "horde: rnbqkbnr/pppppppp/8/8/8/8/8/8 w kq - 0 1",
+        "antichess: startpos",
+        "antichess: 8/8/8/8/8/8/1p6/R7 w - - 0 1",
+        "antichess: 8/8/8/8/8/8/8/2q5 w - - 0 2",
+        "atomic: startpos",
+        "atomic: rnbqkbnr/pppppppp/8/6N1/8/8/PPPPPPPP/RNBQKB1R w KQkq - 0 1",
+        "atomic: rnbq1bnr/ppppp1pp/8/8/8/8/PPPPPPPP/RNBQKB1R b KQ - 0 3",
+        "crazyhouse: startpos",
+        "crazyhouse: r1bqkb1r/pppp1ppp/2n2n2/8/2B5/5N2/PPPP1PPP/RNBQK2R[Pp] w KQkq - 0 5",
+        "crazyhouse: 6k1/5ppp/8/8/8/8/8/4K3[Rqn] w - - 0 1",
+    ]) + "\n")
+    proc = subprocess.run([str(exe), "bench", "6", str(positions)],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "UBSAN_OPTIONS": "halt_on_error=1"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "runtime error" not in proc.stderr and "AddressSanitizer" not in proc.stderr
+    assert "Nodes searched" in proc.stdout
+
+
 def test_a_corrupt_embedded_net_is_a_clean_error_at_engine_start(tmp_path: Path) -> None:
     """The net built in is verified (checksum) when an engine starts: an error code
     naming the problem, no crash."""

@@ -38,7 +38,10 @@ def test_values_are_parsed() -> None:
     ({"engine": {"hash_mb": "big"}}, "'engine.hash_mb' must be an integer"),
     ({"engine": {"hash_mb": True}}, "'engine.hash_mb' must be an integer"),
     ({"engine": {"threads": 0}}, "'engine.threads' is 0, below the minimum 1"),
-    ({"challenge": {"variants": ["atomic"]}}, "'challenge.variants': 'atomic' is not allowed"),
+    ({"challenge": {"variants": ["giveaway"]}}, "'challenge.variants': 'giveaway' is not allowed"),
+    # python-chess's and UCI_Variant's spellings point at Lichess's key.
+    ({"challenge": {"variants": ["3check"]}}, "did you mean 'threeCheck'"),
+    ({"challenge": {"variants": ["kingofthehill"]}}, "did you mean 'kingOfTheHill'"),
     ({"challenge": {"time_controls": ["blits"]}}, "did you mean 'blitz'"),
     ({"challenge": {"min_base": 600, "max_base": 60}}, "greater than 'challenge.max_base'"),
     ({"challenge": "yes"}, "section 'challenge' must be a mapping"),

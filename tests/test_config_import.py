@@ -59,7 +59,7 @@ def test_default_config_imports_and_passes_check(tmp_path: Path, emu_factory: An
     # Every key of config.yml.default is known: carried over or dropped with a reason.
     assert not [k for k, why in dropped.items() if "not a key of lichess-bot" in why]
     assert "external engine" in dropped["engine.dir"]
-    assert "variant pibot does not play" in dropped["engine.polyglot.book.atomic"]
+    assert "engine.polyglot.book.atomic" not in dropped  # a variant's own book list
     assert "engine.hash_mb" in dropped["engine.uci_options.Hash"]
     assert "upper bound" in dropped["engine.online_moves.online_egtb.max_time"]
     assert "Syzygy" in dropped["engine.lichess_bot_tbs.gaviota"]
@@ -69,6 +69,7 @@ def test_default_config_imports_and_passes_check(tmp_path: Path, emu_factory: An
     cfg = load_config(tmp_path / "pibot.yml")
     assert cfg.url == emu.url
     assert cfg.engine.polyglot.max_depth == 40  # 20 moves
+    assert cfg.engine.polyglot.book.atomic == ["engines/atomicbook1.bin", "engines/atomicbook2.bin"]
     assert cfg.engine.move_overhead_ms == 2000
     assert cfg.engine.online_moves.online_egtb.max_pieces == 7  # 8 is beyond Lichess's
     assert cfg.matchmaking.challenge_timeout_s == 1800  # 30 minutes
@@ -96,14 +97,14 @@ def test_stockfish_bot_with_book_and_matchmaking(tmp_path: Path, emu_factory: An
     emu = emu_factory()
     src = _source(tmp_path, "stockfish.yml", emu.url, token=emu.token)
     (tmp_path / "books").mkdir()
-    for name in ("performance.bin", "chess960.bin"):
+    for name in ("performance.bin", "chess960.bin", "atomic.bin"):
         write_book(tmp_path / "books" / name, [(chess.Board(), "e2e4", 10)])
     shutil.copytree(data_dir / "syzygy", tmp_path / "syzygy")
     r = _pibot("config", "import", str(src), "-o", "pibot.yml", "--token-file", "token",
                cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     dropped = _dropped(r.stdout)
-    assert "a variant pibot does not play" in dropped["challenge.variants[atomic]"]
+    assert not [k for k in dropped if k.startswith("challenge.variants")]
     assert "UltraBullet" in dropped["challenge.time_controls[ultraBullet]"]
     assert "challenge API" in dropped["matchmaking.challenge_initial_time[100]"]
     assert "0..60" in dropped["matchmaking.challenge_increment[90]"]
@@ -123,7 +124,7 @@ def test_stockfish_bot_with_book_and_matchmaking(tmp_path: Path, emu_factory: An
     assert cfg.engine.online_moves.lichess_cloud_analysis.max_score_difference == 30
     assert cfg.engine.move_overhead_ms == 500
     assert cfg.engine.hash_mb != 256 or cfg.sizing.hash_auto  # Hash: 256 is not carried
-    assert cfg.challenge.variants == ["standard", "chess960"]
+    assert cfg.challenge.variants == ["standard", "chess960", "atomic"]
     assert cfg.challenge.time_controls == ["bullet", "blitz"]
     assert cfg.draw_or_resign.resign_enabled and cfg.draw_or_resign.resign_score == -800
     assert cfg.challenge.queue_order == "first"  # sort_by: first
@@ -147,7 +148,7 @@ def test_casual_bot_with_greetings_and_correspondence(tmp_path: Path, emu_factor
     r = _pibot("config", "import", str(src), "-o", "pibot.yml", cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr
     dropped = _dropped(r.stdout)
-    assert "variant pibot does not play" in dropped["challenge.variants[crazyhouse]"]
+    assert not [k for k in dropped if k.startswith("challenge.variants")]
     assert "homemade engine" in dropped["engine.homemade_options"]
     assert "shutdown_grace_s" in dropped["quit_after_all_games_finish"]
     assert "upper bound" in dropped["engine.online_moves.lichess_opening_explorer.max_time"]
@@ -158,7 +159,7 @@ def test_casual_bot_with_greetings_and_correspondence(tmp_path: Path, emu_factor
     assert cfg.challenge.max_base == 10800 and cfg.challenge.concurrency == 3
     assert cfg.challenge.reserved_for_humans == 1  # games_reserved_for_humans
     assert "correspondence" in cfg.challenge.time_controls
-    assert cfg.challenge.variants == ["standard", "fromPosition"]
+    assert cfg.challenge.variants == ["standard", "fromPosition", "crazyhouse", "horde"]
     assert cfg.game.max_takebacks_accepted == 3 and cfg.game.abort_if_no_first_move_s == 120
     assert cfg.greeting.hello == "Hello {opponent}! I'm {me}, a friendly bot. Takebacks are fine!"
     assert cfg.greeting.goodbye == ""  # empty in lichess-bot: say nothing

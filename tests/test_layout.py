@@ -27,6 +27,8 @@ RULES: dict[str, tuple[str, ...] | str] = {
     ROOT: (),
     "errors": (),
     "lichess_limits": (),
+    # The Lichess variants' table (python-chess's boards, the engine's names).
+    "variants": ("lichess_limits",),
     "_engine": (),
     "lichess_bot_keys": ("lichess_limits",),
     "host": ("errors",),
@@ -37,8 +39,8 @@ RULES: dict[str, tuple[str, ...] | str] = {
     "config": ("errors", "host", "lichess_bot_keys", "lichess_limits"),
     "config_import": ("config", "lichess_bot_keys"),
     "lichess": ("config", "errors", "host"),
-    "sources": ("config", "errors", "host", "lichess"),
-    "play": ("config", "engine", "errors", "host", "lichess", "sources", "store"),
+    "sources": ("config", "errors", "host", "lichess", "lichess_limits", "variants"),
+    "play": ("config", "engine", "errors", "host", "lichess", "sources", "store", "variants"),
     "uci": ("engine", "errors", "host", "sources"),
     "challenges": ("config", "engine", "errors", "host", "lichess", "lichess_limits"),
     # store imports nothing of the bot, alerts only config and store: the owner's

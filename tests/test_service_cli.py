@@ -53,6 +53,22 @@ def test_demo_plays_a_game() -> None:
     assert "Traceback" not in r.stderr
 
 
+def test_demo_plays_a_variant() -> None:
+    r = subprocess.run([sys.executable, "-m", "bot.cli", "demo", "--variant", "atomic", "--tc",
+                        "30+0"], capture_output=True, text=True, timeout=120,
+                       env={k: v for k, v in os.environ.items() if k != "LICHESS_BOT_TOKEN"})
+    assert r.returncode == 0, r.stderr
+    assert ", Atomic, 30+0, on http://127.0.0.1:" in r.stdout
+    assert "accepting challenge" in r.stderr and "(atomic, bullet 30+0, casual)" in r.stderr
+    assert r.stdout.strip().splitlines()[-1].startswith("Result: ")
+    assert "engine failed" not in r.stderr and "Traceback" not in r.stderr
+    for args, fragment in ((["--variant", "giveaway"], "invalid choice: 'giveaway'"),
+                           (["--variant", "horde", "--arena"], "--arena plays standard chess")):
+        bad = subprocess.run([sys.executable, "-m", "bot.cli", "demo", *args],
+                             capture_output=True, text=True, timeout=60)
+        assert bad.returncode == 2 and fragment in bad.stderr, bad.stderr
+
+
 def test_ctrl_c_ends_the_demo() -> None:
     # Old code: Ctrl-C asked the service to drain, i.e. to finish the 10-minute
     # game first, while the demo kept printing it.

@@ -363,8 +363,9 @@ def test_an_arena_games_pgn_event_is_the_arenas_name(tmp_path: Path) -> None:
                          game={"abort_if_no_first_move_s": 1})
         bot = RunningBot(cfg, emu.token).start()
         games = tmp_path / "games"
-        assert wait_until(lambda: games.exists() and any(games.glob("*.pgn")), 60)
-        pgn_path = next(games.glob("*.pgn"))
+        # "[!.]": not the saver's temporary .tmp-*.pgn, renamed away a moment later.
+        assert wait_until(lambda: games.exists() and any(games.glob("[!.]*.pgn")), 60)
+        pgn_path = next(games.glob("[!.]*.pgn"))
         emu.finish_arena(aid)
     finally:
         if bot is not None:

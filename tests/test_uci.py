@@ -450,13 +450,19 @@ def test_uci_variant_sets_the_rules_of_position_and_perft(uci: Uci) -> None:
     assert f"Fen: {ref_zh.fen(en_passant='xfen')}" in lines, lines
     uci.send("go perft 1")
     assert uci.expect("Nodes searched")[-1] == f"Nodes searched: {ref_zh.legal_moves.count()}"
-    # A search in a variant is refused with one line (its search is standard chess's).
-    uci.send("go depth 1", "isready")
-    lines = uci.expect("readyok")
-    assert [line for line in lines if line.startswith("info string")] == [
-        "info string search in crazyhouse is not supported yet "
-        "(UCI_Variant has the rules only: position, go perft, d)"]
-    assert [line for line in lines if line.startswith("bestmove")] == ["bestmove (none)"]
+    # A search in a variant plays by its rules: a legal move (a drop is written "N@f3").
+    uci.send("go depth 3")
+    lines = uci.expect("bestmove")
+    assert chess.Move.from_uci(lines[-1].split()[1]) in ref_zh.legal_moves, lines
+    # Atomic from the start, as the issue asks: a legal bestmove.
+    uci.send("setoption name UCI_Variant value atomic", "position startpos", "go depth 4")
+    lines = uci.expect("bestmove")
+    assert chess.Move.from_uci(lines[-1].split()[1]) in chess.variant.AtomicBoard().legal_moves
+    assert not any(line.startswith("info string") for line in lines), lines
+    uci.send("eval")
+    assert uci.expect("Static eval")[-1].startswith("Static eval: ")
+    uci.send("setoption name UCI_Variant value crazyhouse",
+             f"position startpos moves {' '.join(moves)}")
     # The engine made after a variant's position is set (the first `isready`) is fine.
     fresh = Uci()
     try:

@@ -24,12 +24,15 @@ from bot.challenges.slots import Slots
 from bot.config import Config
 from bot.lichess.client import Lichess, LichessError, OpponentAtDailyLimit
 from bot.lichess_limits import API_CLOCK_LIMITS_S, ULTRABULLET_BELOW_S
+from bot.lichess_limits import VARIANTS as LICHESS_VARIANTS
 
 log = logging.getLogger(__name__)
 
 MAX_GAMES = 100  # lila's bot-vs-bot day holds 100 games: a longer series cannot happen
 MAX_INCREMENT_S = 60  # lichess-org/api challengeCreate: clock.increment 0..60
-VARIANTS = ("standard", "chess960")  # what the engine plays from a challenge of ours
+# What a challenge of ours may name: every variant the engine plays, but From
+# Position (it needs a FEN, which `pibot challenge` does not take).
+VARIANTS = tuple(v for v in LICHESS_VARIANTS if v != "fromPosition")
 COLORS = ("white", "black", "random")
 POLL_S = 0.25  # how often a series looks at its game's slot
 _USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,29}$")  # lila's username rule
@@ -75,7 +78,7 @@ class Order:
         if self.color not in COLORS:
             return f"colour {self.color[:20]!r}: use white, black or random"
         if self.variant not in VARIANTS:
-            return f"variant {self.variant[:20]!r}: use {' or '.join(VARIANTS)}"
+            return f"variant {self.variant[:20]!r}: use one of {', '.join(VARIANTS)}"
         if not 1 <= self.games <= MAX_GAMES:
             return f"games: 1 to {MAX_GAMES} (lila's bot-vs-bot day)"
         return clock_problem(self.base_s, self.inc_s)

@@ -15,21 +15,26 @@ from typing import Any
 
 import chess
 
+from bot import variants
 from bot.config import parse_config
 from bot.errors import UserError
 from bot.host.logsetup import setup_logging
 from bot.lichess.token import Token
-from bot.lichess_limits import ULTRABULLET_BELOW_S
+from bot.lichess_limits import ULTRABULLET_BELOW_S, VARIANTS
 
 DEMO_TIMEOUT_S = 600
 INTERRUPTED = 130  # the shell's code for a command ended by Ctrl-C
 MAX_BASE_S = 10800  # the challenge API's clock.limit maximum (3 hours)
 MAX_INCREMENT_S = 180  # lila HookConfig.validateIncrement
+# Every Lichess variant but From Position, which needs a FEN the demo does not take.
+DEMO_VARIANTS = tuple(v for v in VARIANTS if v != "fromPosition")
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tc", default="60+1", metavar="BASE+INC",
                         help="time control in seconds, e.g. 60+1 (default) or 180+2")
+    parser.add_argument("--variant", default="standard", choices=DEMO_VARIANTS,
+                        help="the game's variant, as Lichess names it (default standard)")
     parser.add_argument("--moves-only", action="store_true",
                         help="print only the moves and the result (no service log)")
     parser.add_argument("--arena", action="store_true",
@@ -63,7 +68,7 @@ def _san_lines(snap_moves: list[str], start: int, board: chess.Board) -> list[st
     return out
 
 
-async def _demo(base: int, inc: int, moves_only: bool) -> int:
+async def _demo(base: int, inc: int, moves_only: bool, variant: str = "standard") -> int:
     from bot.emulator import Emulator, EmulatorConfig, OpponentSpec
     from bot.service import Service
 
@@ -76,7 +81,7 @@ async def _demo(base: int, inc: int, moves_only: bool) -> int:
             "records": {"db": None},  # games against the emulator are not the owner's history
             "engine": {"hash_mb": 16, "move_overhead_ms": 50},
             "challenge": {"time_controls": ["bullet", "blitz", "rapid", "classical"],
-                          "max_base": 10800},
+                          "max_base": 10800, "variants": [variant]},
             "network": {"stream_read_timeout_s": 5.0}})
         # Ctrl-C ends the demo at once: the service's own handler would drain,
         # i.e. wait for the game, while this loop kept printing it.
@@ -92,16 +97,20 @@ async def _demo(base: int, inc: int, moves_only: bool) -> int:
             return await _interrupted(service, run)
         cid = await asyncio.to_thread(
             emu.challenge_bot, challenger="demo-human", rated=False, clock_limit_s=base,
-            increment_s=inc, opponent=OpponentSpec(policy="greedy", think_time_s=0.3))
+            increment_s=inc, variant=variant,
+            opponent=OpponentSpec(policy="greedy", think_time_s=0.3))
         try:
             await asyncio.to_thread(emu.wait_game_started, cid, 25)
         except TimeoutError:
-            raise UserError(f"the bot did not accept the demo challenge ({base}+{inc}) "
-                            f"within 25 s; see the log above") from None
+            raise UserError(f"the bot did not accept the demo challenge ({variant} "
+                            f"{base}+{inc}) within 25 s; see the log above") from None
         snap = emu.game(cid)
+        rules = variants.get(variant)
         if not moves_only:
-            print(f"{snap.white} (white) vs {snap.black} (black), {base}+{inc}, on {emu.url}")
-        board = chess.Board()
+            shown_variant = "" if variant == "standard" else f"{rules.name}, "
+            print(f"{snap.white} (white) vs {snap.black} (black), {shown_variant}{base}+{inc}, "
+                  f"on {emu.url}")
+        board = rules.start_board()
         shown = 0
         deadline = time.monotonic() + DEMO_TIMEOUT_S
         while time.monotonic() < deadline:
@@ -147,6 +156,8 @@ async def _arena(base: int, inc: int, moves_only: bool, minutes: float) -> int:
 
 def run(args: argparse.Namespace) -> int:
     base, inc = parse_tc(args.tc)
+    if args.arena and args.variant != "standard":
+        raise UserError("--arena plays standard chess; leave out --variant or --arena")
     setup_logging("warning" if args.moves_only else "info")
     logging.getLogger("bot.emulator").setLevel(logging.WARNING)  # the bot's log is the show
     if args.arena:
@@ -154,4 +165,4 @@ def run(args: argparse.Namespace) -> int:
             raise UserError(f"--arena-minutes {args.arena_minutes:g} is out of range; give "
                             f"1 to 60")
         return asyncio.run(_arena(base, inc, args.moves_only, args.arena_minutes))
-    return asyncio.run(_demo(base, inc, args.moves_only))
+    return asyncio.run(_demo(base, inc, args.moves_only, args.variant))

@@ -199,6 +199,10 @@ class ChallengeOps(CoreState):
             if variant not in VARIANTS:
                 raise bad_request(f"Invalid variant {variant!r}")
             fen = params.get("fen") or None
+            if variant not in ("standard", "fromPosition", "chess960"):
+                # lila ignores it (ChallengeJoiner.gameSetup reads a FEN only for
+                # From Position and Chess960): the variant's own start.
+                fen = None
             if fen is not None:
                 variant = "fromPosition" if variant == "standard" else variant
                 try:

@@ -125,6 +125,12 @@ class Emulator:
         open, or keepAliveStream=true), so it never expires while unanswered.
 
         clock_limit_s=None makes a correspondence (`days`) or unlimited challenge.
+        variant: any Lichess key (crazyhouse, atomic, antichess, kingOfTheHill,
+        threeCheck, horde, racingKings too), refereed by python-chess's
+        chess.variant boards. initial_fen with a variant of its own rules starts
+        that game there (pockets `[Qn]` for crazyhouse), which lila never does
+        (its games start at the variant's start, gameFull `initialFen: "startpos"`):
+        a test's way to reach a position.
         With EmulatorConfig.refuse_bot_ultrabullet, an UltraBullet clock to a BOT
         raises EmulatorUsageError with lila's reason (lila never delivers such a
         challenge) unless force=True.

@@ -203,23 +203,39 @@ class Game:
         self.takeback_offer = {True: False, False: False}
 
     def natural_end(self) -> tuple[str, str | None] | None:
-        """(status, winner) if the position ends the game by the rules."""
+        """(status, winner) if the position ends the game by the rules.
+
+        As scalachess's Situation.status orders them: a mate first (a third check
+        or a king on the hill that also mates is "mate"), then a variant's own end
+        ("variantEnd": a king on the hill, the third check, a king on the eighth
+        rank, an exploded king, a side without pieces, an antichess stalemate),
+        then stalemate, then the draws, racing kings' two kings on the eighth rank
+        among them (RacingKings.specialDraw is an autoDraw: status "draw")."""
         outcome = self.board.outcome(claim_draw=True)
         if outcome is None:
             return None
         winner = None if outcome.winner is None else self.color_name(outcome.winner)
         term = outcome.termination
-        if term == chess.Termination.CHECKMATE:
+        if term == chess.Termination.CHECKMATE or self._mate_at_variant_end(term):
             return "mate", winner
         if term == chess.Termination.STALEMATE:
             return "stalemate", None
-        if term in (
-            chess.Termination.VARIANT_WIN,
-            chess.Termination.VARIANT_LOSS,
-            chess.Termination.VARIANT_DRAW,
-        ):
+        if term in (chess.Termination.VARIANT_WIN, chess.Termination.VARIANT_LOSS):
             return "variantEnd", winner
         return "draw", None
+
+    def _mate_at_variant_end(self, term: chess.Termination) -> bool:
+        """A three-check or king of the hill end that is a mate as well: python-chess
+        reports the variant's end (it generates no moves once the game is over), so
+        the mate is looked for under chess's rules, which are these variants' moves."""
+        if term != chess.Termination.VARIANT_LOSS or not isinstance(
+                self.board, chess.variant.ThreeCheckBoard | chess.variant.KingOfTheHillBoard):
+            return False
+        plain = chess.Board.empty()
+        plain.set_piece_map(self.board.piece_map())
+        plain.turn, plain.ep_square = self.board.turn, self.board.ep_square
+        plain.castling_rights = self.board.castling_rights
+        return plain.is_checkmate()
 
     def finish(self, status: str, winner: str | None, now: float) -> None:
         self.clock.stop(self.white_to_move, now)

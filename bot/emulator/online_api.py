@@ -3,7 +3,13 @@
 
 * opening explorer `GET /masters`, `GET /lichess` (explorer.lichess.org),
 * cloud evaluation `GET /api/cloud-eval` (lichess.org),
-* tablebase `GET /standard` (tablebase.lichess.org).
+* tablebase `GET /standard`, `/atomic` and `/antichess` (tablebase.lichess.org),
+
+each in the variants Lichess serves there: the Lichess-games explorer and cloud
+eval take a `variant` (schemas/VariantKey.yaml; positions read by python-chess's
+variant boards), the masters explorer is standard chess only, the tablebase
+has one path per variant it knows (tags/tablebase/atomic.yaml, antichess.yaml;
+only game ends are known in those two here: no variant tables are bundled).
 
 Shapes follow lichess-org/api doc/specs (tags/openingexplorer/masters.yaml and
 lichess.yaml, schemas/OpeningExplorerMasters.yaml, tags/analysis/api-cloud-eval.yaml,
@@ -25,6 +31,8 @@ import chess.polyglot
 import chess.syzygy
 
 from bot.emulator.errors import ApiError, EmulatorUsageError
+from bot.emulator.game import make_board
+from bot.emulator.payloads import VARIANTS
 from bot.emulator.server import Reply, Request, Route
 
 NO_CLOUD_EVAL = "No cloud evaluation available for that position"
@@ -47,18 +55,18 @@ class CloudPv:
 
 
 def position_key(board: chess.Board) -> str:
-    """Position identity without move counters (as lila keys explorer/cloud data)."""
-    return board.epd()
+    """Position identity without move counters (as lila keys explorer/cloud data),
+    per variant (a crazyhouse EPD carries its pockets)."""
+    return f"{board.uci_variant} {board.epd()}"
 
 
 def _board(fen: str | None, variant: str = "standard") -> chess.Board:
-    chess960 = variant == "chess960"
+    if variant not in VARIANTS:
+        raise ApiError(400, f"Invalid variant {variant[:20]!r}")
     try:
-        board = chess.Board(fen.replace("_", " "), chess960=chess960) if fen \
-            else chess.Board(chess960=chess960)
+        return make_board(variant, fen.replace("_", " ") if fen else None)
     except ValueError:
         raise ApiError(400, "Invalid fen") from None
-    return board
 
 
 class OnlineData:
@@ -74,10 +82,12 @@ class OnlineData:
 
     # ------------------------------------------------------------------ setup
     def set_explorer(self, fen: str, moves: list[ExplorerMove],
-                     db: str = "masters") -> None:
+                     db: str = "masters", variant: str = "standard") -> None:
         if db not in ("masters", "lichess"):
             raise EmulatorUsageError(f"explorer db {db!r}: use masters or lichess")
-        board = _board(fen)
+        if db == "masters" and variant != "standard":
+            raise EmulatorUsageError("the masters explorer is standard chess only")
+        board = _board(fen, variant)
         for m in moves:
             if chess.Move.from_uci(m.uci) not in board.legal_moves:
                 raise EmulatorUsageError(f"explorer move {m.uci} is illegal in {fen}")
@@ -85,8 +95,8 @@ class OnlineData:
             self._explorer[(db, position_key(board))] = list(moves)
 
     def set_cloud_eval(self, fen: str, pvs: list[CloudPv], depth: int = 30,
-                       knodes: int = 50_000) -> None:
-        board = _board(fen)
+                       knodes: int = 50_000, variant: str = "standard") -> None:
+        board = _board(fen, variant)
         for pv in pvs:
             first = pv.moves.split()[0] if pv.moves.split() else ""
             if not first or board.parse_uci(first) not in board.legal_moves:
@@ -114,7 +124,9 @@ class OnlineData:
 
     # ------------------------------------------------------------------ answers
     def explorer(self, db: str, req: Request) -> dict[str, Any]:
-        board = _board(req.query.get("fen"), req.query.get("variant", "standard"))
+        # The masters database has no variant parameter: standard chess.
+        variant = req.query.get("variant", "standard") if db == "lichess" else "standard"
+        board = _board(req.query.get("fen"), variant)
         for uci in filter(None, req.query.get("play", "").split(",")):
             try:
                 board.push(board.parse_uci(uci))
@@ -122,7 +134,7 @@ class OnlineData:
                 raise ApiError(400, f"Illegal move {uci}") from None
         with self._lock:
             moves = self._explorer.get((db, position_key(board)))
-            if moves is None and self._book is not None:
+            if moves is None and self._book is not None and variant == "standard":
                 # weight = games; the side to move scored weight/2 wins, the rest draws
                 moves = []
                 for e in self._book.find_all(board, minimum_weight=1):
@@ -173,13 +185,13 @@ class OnlineData:
             lines.append(line)
         return {"fen": fen, "knodes": knodes, "depth": depth, "pvs": lines}
 
-    def tablebase(self, req: Request) -> dict[str, Any]:
+    def tablebase(self, req: Request, variant: str = "standard") -> dict[str, Any]:
         fen = req.query.get("fen")
         if not fen:
             raise ApiError(400, "Missing fen")
-        board = _board(fen)
+        board = _board(fen, variant)
         with self._lock:
-            tb = self._tb
+            tb = self._tb if variant == "standard" else None
             info = _tb_info(tb, board)
             moves = []
             for move in board.legal_moves:
@@ -197,13 +209,17 @@ class OnlineData:
         def key(m: dict[str, Any]) -> tuple[int, int]:
             cat = m["category"]
             dtz = abs(m["dtz"] or 0)
-            if m["checkmate"]:
+            if m["checkmate"] or m["variant_loss"]:
                 return (-1, 0)
             if cat in ("loss", "blessed-loss"):
                 return (order[cat], 0 if m["zeroing"] else 1 + dtz)
             return (order[cat], -dtz)
 
         info["moves"] = sorted(moves, key=key)
+        if info["category"] == "unknown" and moves and info["moves"][0]["category"] == "loss":
+            # A move that ends the game (an explosion, the last piece given away) wins
+            # it; the server knows as much without a table.
+            info.update(category="win", dtz=1, precise_dtz=1)
         return info
 
 
@@ -211,11 +227,14 @@ def _tb_info(tb: chess.syzygy.Tablebase | None, board: chess.Board) -> dict[str,
     info: dict[str, Any] = {
         "category": "unknown", "dtz": None, "precise_dtz": None, "dtc": None, "dtm": None,
         "dtw": None, "checkmate": board.is_checkmate(), "stalemate": board.is_stalemate(),
-        "variant_win": False, "variant_loss": False,
+        "variant_win": board.is_variant_win(), "variant_loss": board.is_variant_loss(),
         "insufficient_material": board.is_insufficient_material(),
     }
-    if info["checkmate"]:
+    if info["checkmate"] or info["variant_loss"]:
         info.update(category="loss", dtz=0, precise_dtz=0)
+        return info
+    if info["variant_win"]:
+        info.update(category="win", dtz=0, precise_dtz=0)
         return info
     if info["stalemate"] or info["insufficient_material"]:
         info.update(category="draw", dtz=0, precise_dtz=0)
@@ -283,21 +302,30 @@ def build_online_routes(data: OnlineData) -> list[Route]:
         seen(req)
         return Reply(body=data.tablebase(req))
 
+    def atomic(req: Request) -> Reply:
+        seen(req)
+        return Reply(body=data.tablebase(req, "atomic"))
+
+    def antichess(req: Request) -> Reply:
+        seen(req)
+        return Reply(body=data.tablebase(req, "antichess"))
+
     # Control over HTTP (no auth, no faults), for a bot or bench in another process.
     def ctl_explorer(req: Request) -> Reply:
-        body = _keys(req.body, {"fen", "moves", "db"}, "/emu/online/explorer")
+        body = _keys(req.body, {"fen", "moves", "db", "variant"}, "/emu/online/explorer")
         moves = [_dc(ExplorerMove, m, "/emu/online/explorer moves[]") for m in
                  _list(body.get("moves"), "moves")]
         data.set_explorer(str(body.get("fen") or chess.STARTING_FEN), moves,
-                          str(body.get("db", "masters")))
+                          str(body.get("db", "masters")), str(body.get("variant", "standard")))
         return Reply()
 
     def ctl_cloud(req: Request) -> Reply:
-        body = _keys(req.body, {"fen", "pvs", "depth", "knodes"}, "/emu/online/cloud-eval")
+        body = _keys(req.body, {"fen", "pvs", "depth", "knodes", "variant"},
+                     "/emu/online/cloud-eval")
         pvs = [_dc(CloudPv, pv, "/emu/online/cloud-eval pvs[]") for pv in
                _list(body.get("pvs"), "pvs")]
         data.set_cloud_eval(str(body.get("fen") or ""), pvs, int(body.get("depth", 30)),
-                            int(body.get("knodes", 50_000)))
+                            int(body.get("knodes", 50_000)), str(body.get("variant", "standard")))
         return Reply()
 
     def ctl_path(req: Request) -> Reply:
@@ -321,4 +349,6 @@ def build_online_routes(data: OnlineData) -> list[Route]:
         Route("GET", "/lichess", lichess, auth=True),
         Route("GET", "/api/cloud-eval", cloud),
         Route("GET", "/standard", standard),
+        Route("GET", "/atomic", atomic),
+        Route("GET", "/antichess", antichess),
     ]

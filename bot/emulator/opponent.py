@@ -6,6 +6,7 @@ import logging
 import random
 
 import chess
+import chess.variant
 
 from bot.emulator.config import OpponentSpec
 
@@ -30,16 +31,19 @@ def _material(board: chess.Board, color: chess.Color) -> int:
 
 
 def _greedy(board: chess.Board, rng: random.Random) -> chess.Move:
-    """1-ply: mate if possible, else best material balance, random tie-break."""
+    """1-ply: mate (or a variant's win: the hill, the third check, an exploded
+    king...) if possible, else the best material balance (antichess: the least
+    material), random tie-break."""
     me = board.turn
+    sign = -1 if isinstance(board, chess.variant.AntichessBoard) else 1
     best: list[chess.Move] = []
     best_score = -(10**9)
     for move in board.legal_moves:
         board.push(move)
-        if board.is_checkmate():
+        if board.is_checkmate() or board.is_variant_loss():
             score = 10**6
         else:
-            score = _material(board, me)
+            score = sign * _material(board, me)
         board.pop()
         if score > best_score:
             best_score, best = score, [move]

@@ -17,7 +17,7 @@ from bot.emulator.arena import ArenaOps
 from bot.emulator.challenge import Challenge
 from bot.emulator.game import Game
 from bot.emulator.opponent import choose_move
-from bot.emulator.uci_opponent import UCI_VARIANTS, UciPlayer, resolve_engine
+from bot.emulator.uci_opponent import UciPlayer, resolve_engine
 
 log = logging.getLogger(__name__)
 
@@ -152,7 +152,7 @@ class Scheduler(ArenaOps):
         if spec.leave_after is not None and n >= spec.leave_after:
             self._go_gone(game, now)
             return
-        if spec.policy == "uci" and game.variant in UCI_VARIANTS:
+        if spec.policy == "uci":
             self._uci_think(game)
             return
         self._play_opponent_move(game, choose_move(game.board, spec, n, game.rng), now)

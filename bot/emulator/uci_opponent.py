@@ -2,7 +2,12 @@
 skill level) per game, through python-chess's SimpleEngine. It is started on
 the opponent's first move and closed when the game ends or the emulator stops.
 Searching happens in a worker thread, outside the core lock, so streams and
-other games keep going while the engine thinks."""
+other games keep going while the engine thinks.
+
+A variant game needs an engine that offers UCI_Variant (Debian's
+fairy-stockfish plays every Lichess variant; python-chess sets the option from
+the board's class): with one that does not (Stockfish), the opponent plays
+random legal moves in that game, said once in the log."""
 
 from __future__ import annotations
 
@@ -18,7 +23,6 @@ log = logging.getLogger(__name__)
 
 # Debian installs engines (stockfish, ...) in /usr/games, often not on a service's PATH.
 EXTRA_ENGINE_DIRS = ("/usr/games", "/usr/local/games")
-UCI_VARIANTS = ("standard", "chess960", "fromPosition")
 
 
 def resolve_engine(engine: str) -> str | None:
@@ -38,6 +42,7 @@ class UciPlayer:
         self._engine: chess.engine.SimpleEngine | None = None
         self._lock = threading.Lock()  # one search at a time; close() waits for it
         self.closed = False
+        self.no_variant = False  # the engine lacks UCI_Variant: random moves in this game
 
     @property
     def running(self) -> bool:
@@ -46,13 +51,19 @@ class UciPlayer:
     def choose(self, board: chess.Board) -> chess.Move | None:
         """The engine's move, or None if it is closed or failed (the caller falls back)."""
         with self._lock:
-            if self.closed:
+            if self.closed or self.no_variant:
                 return None
             try:
                 if self._engine is None:
                     self._engine = chess.engine.SimpleEngine.popen_uci(self.path)
                     if self.skill_level is not None:
                         self._engine.configure({"Skill Level": self.skill_level})
+                if type(board).uci_variant != "chess" and \
+                        "UCI_Variant" not in self._engine.options:
+                    self.no_variant = True
+                    log.warning("uci opponent %s has no UCI_Variant for %s; playing random "
+                                "moves in this game", self.path, type(board).uci_variant)
+                    return None
                 result = self._engine.play(
                     board, chess.engine.Limit(time=self.movetime_ms / 1000.0)
                 )

@@ -21,6 +21,7 @@ from types import TracebackType
 from typing import Any, Literal
 
 from bot.engine import search_bindings as sb
+from bot.engine.board import Board
 from bot.engine.exceptions import EngineArgumentError, EngineBusyError, EngineError
 
 log = logging.getLogger(__name__)
@@ -237,15 +238,27 @@ class Engine:
         if ptr is not None:
             sb.hurry_clear(ptr, on)
 
-    def set_position(self, fen: str | None, moves: list[str], chess960: bool = False) -> None:
+    def set_position(self, fen: str | None, moves: list[str], chess960: bool = False,
+                     variant: str = "chess") -> None:
         """Root position: FEN (None = start position) plus the moves played since.
 
-        Raises FenError / IllegalMoveError naming the bad part; the previous
-        position is kept then.
+        `variant` names the rules, as UCI_Variant, Lichess or python-chess
+        spell them ("atomic", "kingOfTheHill", "3check", ...; "standard" and
+        "chess" are standard chess): the search then plays that variant with
+        its own evaluation, and its moves are UCI as Lichess writes them (a
+        crazyhouse drop is "N@f3"). Raises FenError / IllegalMoveError /
+        VariantError naming the bad part; the previous position is kept then.
         """
         if isinstance(moves, str):
             raise EngineArgumentError("moves must be a list of UCI strings, not one string")
-        sb.set_position(self._handle(), fen, list(moves), chess960)
+        if variant == "chess960":   # Lichess's key: standard rules, Chess960 castling
+            variant, chess960 = "chess", True
+        sb.set_position(self._handle(), fen, list(moves), chess960, variant)
+
+    def set_board(self, board: Board) -> None:
+        """Root position: a Board (its variant, FEN and Chess960 flag; the moves
+        that led to it are not passed, so repetitions before it are not seen)."""
+        sb.set_position(self._handle(), board.fen(), [], board.chess960, board.variant)
 
     # ---- searching ----
 

@@ -104,14 +104,21 @@ def hurry_clear(ptr: Any, on: bool) -> None:
     lib.pb_engine_hurry_clear(ptr, int(on))
 
 
-def set_position(ptr: Any, fen: str | None, moves: list[str], chess960: bool) -> None:
+def set_position(ptr: Any, fen: str | None, moves: list[str], chess960: bool,
+                 variant: str = "chess") -> None:
     err = ffi.new("char[256]")
     fen_arg = ffi.NULL if fen is None else c_text(fen, "FEN")
     move_text = c_text(" ".join(moves), "move list")
-    code = lib.pb_engine_set_position(ptr, fen_arg, move_text, int(chess960), err, 256)
+    if variant == "chess":
+        code = lib.pb_engine_set_position(ptr, fen_arg, move_text, int(chess960), err, 256)
+    else:
+        code = lib.pb_engine_set_variant_position(ptr, c_text(variant, "variant"), fen_arg,
+                                                  move_text, int(chess960), err, 256)
     detail = c_str(err, errors="replace")
     if code == -1 and fen is not None:
         detail = f"{detail} (FEN: {fen!r})"
+    if variant != "chess" and code in (-1, -14):
+        detail = f"{detail} (variant {variant!r})"
     check(code, detail)
 
 

@@ -21,6 +21,7 @@ import html
 import json
 import logging
 import math
+import re
 import socket
 import threading
 import time
@@ -245,8 +246,11 @@ def _band(a: float, b: float) -> str:
 
 
 def board_svg(fen: str, last_move: str | None, orientation: str) -> str:
+    # The pieces only: a variant's FEN carries more than chess's (crazyhouse's pockets
+    # `[Pn]` and promoted `~`, three-check's `3+3` counts), which the picture omits.
+    placement = re.sub(r"\[.*?\]|~", "", fen.split(" ", 1)[0])
     try:
-        board = chess.Board(fen)
+        board = chess.BaseBoard(placement)
         move = chess.Move.from_uci(last_move) if last_move else None
     except ValueError:
         return "<p>(no board)</p>"

@@ -14,6 +14,7 @@ writes the same ones).
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypedDict
@@ -76,6 +77,20 @@ def _bool(d: Payload, key: str) -> bool:
 def _variant(d: Payload) -> str:
     """A variant is an object with a key; "standard" when absent."""
     return _str(_obj(d, "variant"), "key", "standard")
+
+
+# A game stream's move (scalachess format.Uci, as lila's UciDump writes it): a move
+# from-to with a promotion (a king's in antichess), or a crazyhouse drop `P@e4`
+# (Uci.Drop: the role's PGN letter, `@`, the square).
+_UCI_MOVE = re.compile(r"[a-h][1-8][a-h][1-8][qrbnk]?|[PNBRQ]@[a-h][1-8]")
+
+
+def _moves(d: Payload) -> tuple[str, ...]:
+    moves = tuple(_str(d, "moves").split())
+    for i, move in enumerate(moves):
+        if not _UCI_MOVE.fullmatch(move):
+            raise Malformed(f"move {i + 1} ({move[:12]!r}) is neither a UCI move nor a drop")
+    return moves
 
 
 # -- people ------------------------------------------------------------------
@@ -291,7 +306,7 @@ class GameState:
     @staticmethod
     def parse(d: Payload, received_at: float = 0.0) -> GameState:
         return GameState(
-            moves=tuple(_str(d, "moves").split()), status=_str(d, "status", "started"),
+            moves=_moves(d), status=_str(d, "status", "started"),
             winner=_opt_str(d, "winner"), wtime=_opt_int(d, "wtime"),
             btime=_opt_int(d, "btime"), winc=_int(d, "winc"), binc=_int(d, "binc"),
             wdraw=_bool(d, "wdraw"), bdraw=_bool(d, "bdraw"),
@@ -327,6 +342,16 @@ class GameFull:
     @property
     def correspondence(self) -> bool:
         return self.speed == "correspondence" or bool(self.days_per_turn)
+
+    @property
+    def start_fen(self) -> str | None:
+        """The FEN the game started from; None: the variant's own start position.
+
+        lila writes a FEN only for Chess960 and From Position games, "startpos"
+        otherwise (BotJsonView.gameImmutable), so a horde or racing kings game is
+        "startpos" too, at that variant's start. A crazyhouse FEN carries the
+        pockets in brackets (`[Qn]`) and promoted pieces marked `~`."""
+        return None if self.initial_fen in ("", "startpos") else self.initial_fen
 
     def time_control(self) -> str:
         if self.clock is not None:

@@ -14,6 +14,7 @@ import logging
 import time
 from typing import Any
 
+from bot import variants
 from bot.lichess import events
 from bot.lichess.client import LichessError, backoff_s
 from bot.lichess.latency import LatencyEstimate
@@ -249,20 +250,21 @@ class GameRunner:
         st.full = ev
         st.color = "white" if ev.white.id.lower() == self.me.lower() else "black"
         st.opponent = (ev.black if st.color == "white" else ev.white).display or "?"
-        st.initial_fen = None if ev.initial_fen == "startpos" else ev.initial_fen
+        st.initial_fen = ev.start_fen  # None: the variant's own start (horde's, ...)
         st.chess960 = ev.variant == "chess960"
+        st.variant = ev.variant
         st.first_to_move = "black" if st.initial_fen and st.initial_fen.split()[1:2] == ["b"] \
             else "white"
         st.has_clock = ev.clock is not None
         if self._forms is None:
-            self._forms = MoveForms(st.initial_fen, st.chess960)
+            self._forms = MoveForms(st.initial_fen, st.chess960, st.variant)
         self.correspondence = ev.correspondence
         self.journal.started(ev, st.color, st.initial_fen, st.chess960)
         if self.thinker is None:
             # Takes its engine at the first search: a book move never waits for a table.
             self.thinker = Thinker(self.game_id, self.cfg.engine, self.cfg.sized,
                                    st.initial_fen, st.chess960, self.ctx.pool,
-                                   self.ctx.threads_now)
+                                   self.ctx.threads_now, variants.get(st.variant).engine)
         log.info("game %s: %s vs %s, I play %s, %d moves so far", self.game_id,
                  ev.white.name or None, ev.black.name or None, st.color, len(ev.state.moves))
         if not self._greeted:

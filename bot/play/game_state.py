@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 
 import chess
 
+from bot import variants
 from bot.lichess.events import GameFull
 from bot.play import records
 from bot.play.clock import Clock
@@ -30,8 +31,9 @@ class GameHooks:
 class GameState:
     color: str = "white"
     opponent: str = "?"
-    initial_fen: str | None = None
+    initial_fen: str | None = None  # None: the variant's own start position
     chess960: bool = False
+    variant: str = "standard"  # Lichess's key (bot/variants.py)
     first_to_move: str = "white"
     has_clock: bool = True
     moves: list[str] = field(default_factory=list)
@@ -52,8 +54,10 @@ class GameState:
         return len(self.moves) >= (1 if self.first_to_move != self.color else 2)
 
     def board(self, moves: list[str] | None = None) -> chess.Board:
-        board = chess.Board(self.initial_fen, chess960=self.chess960) if self.initial_fen \
-            else chess.Board(chess960=self.chess960)
+        """python-chess's board after `moves` under the game's rules (a crazyhouse
+        board's pockets filled by the captures and drops played); ValueError for
+        an unreadable FEN or an illegal move."""
+        board = variants.get(self.variant).start_board(self.initial_fen, self.chess960)
         for m in self.moves if moves is None else moves:
             board.push_uci(m)
         return board

@@ -23,6 +23,7 @@ from typing import Any
 
 import chess
 
+from bot import variants
 from bot.lichess import events
 from bot.store import pgn
 from bot.store.model import GameEnd, GameStart, MoveRecord, Record, speed_of
@@ -72,6 +73,8 @@ class GameJournal:
     # -- what the runner tells it --------------------------------------------------
     def started(self, full: events.GameFull, color: str, initial_fen: str | None,
                 chess960: bool) -> None:
+        """The gameFull: the game's start record; `initial_fen` None is its variant's
+        start position."""
         me, them = (full.white, full.black) if color == "white" else (full.black, full.white)
         clock = full.clock
         speed = full.speed or (speed_of(clock.initial_ms / 1000, clock.increment_ms / 1000)
@@ -92,8 +95,13 @@ class GameJournal:
             tournament_name=self.tournament_name(full.tournament_id)
             if full.tournament_id and self.tournament_name else None)
         if self._board is None:
-            self._board = chess.Board(initial_fen, chess960=chess960) if initial_fen \
-                else chess.Board(chess960=chess960)
+            try:
+                self._board = variants.get(full.variant).start_board(initial_fen, chess960)
+            except ValueError:
+                log.warning("game %s: its start (%s, %s) is unreadable; moves not recorded",
+                            self.game_id, full.variant, initial_fen)
+                self._put(self.start)
+                return
             self._first = "white" if self._board.turn else "black"
         self._put(self.start)
 

@@ -16,6 +16,8 @@ import logging
 
 import chess
 
+from bot import variants
+
 log = logging.getLogger(__name__)
 
 
@@ -24,16 +26,17 @@ class MoveForms:
     stream repeats the whole list with every move, so only new moves are parsed
     (a takeback, or anything unexpected, re-reads the list from the start)."""
 
-    def __init__(self, initial_fen: str | None, chess960: bool) -> None:
+    def __init__(self, initial_fen: str | None, chess960: bool,
+                 variant: str = "standard") -> None:
         self.initial_fen, self.chess960 = initial_fen, chess960
+        self.variant = variants.get(variant)  # drops (P@e4) parse on a crazyhouse board
         self._raw: list[str] = []
         self._out: list[str] = []
         self._board = self._start()
         self._warned = -1  # the stream move last warned about (once, not per state)
 
     def _start(self) -> chess.Board:
-        return chess.Board(self.initial_fen, chess960=self.chess960) if self.initial_fen \
-            else chess.Board(chess960=self.chess960)
+        return self.variant.start_board(self.initial_fen, self.chess960)
 
     def canonical(self, raw: list[str]) -> list[str]:
         """`raw` with every move spelt as the engine spells it; a move that does not

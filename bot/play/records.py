@@ -15,6 +15,8 @@ from pathlib import Path
 import chess
 import chess.pgn
 
+from bot import variants
+
 log = logging.getLogger(__name__)
 
 _DRAWISH = {"draw", "stalemate"}
@@ -59,7 +61,13 @@ def to_pgn(rec: GameRecord) -> str:
         return rec.text
     chess960 = rec.variant == "chess960"
     fen = rec.initial_fen if rec.initial_fen not in (None, "", "startpos") else None
-    board = chess.Board(fen, chess960=chess960) if fen else chess.Board(chess960=chess960)
+    variant = variants.get(rec.variant)
+    try:
+        board = variant.start_board(fen, chess960)
+    except ValueError:
+        log.warning("game %s: its start (%s, %s) is unreadable; PGN without moves",
+                    rec.game_id, rec.variant, fen)
+        board, fen = chess.Board(), None
     game = chess.pgn.Game()
     h = game.headers
     h["Event"] = f"{'Rated' if rec.rated else 'Casual'} {rec.variant} game"
@@ -76,7 +84,7 @@ def to_pgn(rec: GameRecord) -> str:
     if fen or chess960:
         game.setup(board)  # sets FEN/SetUp (and drops Variant for a standard board)
     if rec.variant != "standard":
-        h["Variant"] = "Chess960" if chess960 else "From Position"
+        h["Variant"] = variant.name
     node: chess.pgn.GameNode = game
     for ply, uci in enumerate(rec.moves):
         try:

@@ -35,12 +35,13 @@ log = logging.getLogger(__name__)
 class Thinker:
     def __init__(self, game_id: str, cfg: EngineConfig, sizing: EngineSizing,
                  initial_fen: str | None, chess960: bool, pool: EnginePool | None = None,
-                 threads_now: Callable[[], int] | None = None) -> None:
+                 threads_now: Callable[[], int] | None = None, variant: str = "chess") -> None:
         self.game_id = game_id
         self.cfg = cfg
         self.sizing = sizing  # engine.hash_mb and engine.threads as numbers
-        self.initial_fen = initial_fen
+        self.initial_fen = initial_fen  # None: the variant's start position
         self.chess960 = chess960
+        self.variant = variant  # the engine's UCI_Variant name (bot/variants.py)
         self.engine: Any = None
         self.pooled = False  # the engine is the pool's (released, not closed, at the end)
         self.slot: int | None = None  # the pool slot, for the status file
@@ -99,7 +100,9 @@ class Thinker:
         if overhead_ms is not None:
             # Per search: the game measures its latency and raises this as needed.
             self.engine.set_option(move_overhead_ms=overhead_ms)
-        self.engine.set_position(self.initial_fen, moves, self.chess960)
+        # The variant with every position: a pooled engine may have played another
+        # variant, or standard chess, in its last game.
+        self.engine.set_position(self.initial_fen, moves, self.chess960, variant=self.variant)
         return self.engine.search(limits, stop_event=stop, ponderhit_event=hit)
 
     def _submit(self, moves: list[str], limits: Any, overhead_ms: int | None

@@ -21,14 +21,18 @@ from pathlib import Path
 import chess
 import chess.polyglot
 
+from bot import variants
 from bot.config import PolyglotConfig
 from bot.errors import UserError, read_regular_file
+from bot.lichess_limits import VARIANTS
 
 ENTRY_SIZE = 16  # key u64, move u16, weight u16, learn u32, big-endian
 # The largest public books are a few hundred MB; validation reads the whole file
 # into memory (a Pi has 1-8 GB), so anything larger is a wrong path, not a book.
 MAX_BOOK_BYTES = 512 << 20
 _KEY = struct.Struct(">Q")
+# engine.polyglot.book's lists: one per Lichess variant (fromPosition uses standard's).
+BOOK_LISTS = tuple(v for v in VARIANTS if v != "fromPosition")
 
 
 @dataclass(frozen=True)
@@ -48,10 +52,11 @@ class BookInfo:
 
 
 def variant_key(board: chess.Board, variant: str | None = None) -> str:
-    """Which book list a game uses: chess960 or standard (also for fromPosition)."""
-    if variant == "chess960" or (variant is None and board.chess960):
-        return "chess960"
-    return "standard"
+    """Which book list a game uses: its variant's (Lichess's key; `variant` None: the
+    board's), fromPosition's being standard's. A variant with rules of its own never
+    falls back to the standard books: their moves are no advice there."""
+    key = variants.of_board(board).key if variant is None else variant
+    return "standard" if key == "fromPosition" else key
 
 
 CONFIG_FIX = "fix engine.polyglot.book or set engine.polyglot.enabled: false"
@@ -101,7 +106,7 @@ class OpeningBooks:
         if not cfg.enabled:
             return None
         infos: list[BookInfo] = []
-        for variant in ("standard", "chess960"):
+        for variant in BOOK_LISTS:
             for name in getattr(cfg.book, variant):
                 path = Path(name).expanduser()
                 if base is not None and not path.is_absolute():

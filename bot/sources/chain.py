@@ -52,7 +52,7 @@ class SourceMove:
 @dataclass
 class MoveContext:
     game_id: str
-    variant: str  # "standard", "chess960" or "fromPosition"
+    variant: str  # the game's Lichess key (bot/variants.py)
     clock_s: float  # our remaining clock (online sources need min_time)
     budget_s: float  # the most pick() may spend (online requests share it)
     rng: random.Random | None = None

@@ -6,7 +6,11 @@ The one module that knows these endpoints (the Bot API stays in bot/lichess/clie
   (authenticated: since March 2026 the explorer answers 401 to anonymous
   requests, so these carry the bot's token, and only these),
 * cloud evaluation: ``{cloud_url or url}/api/cloud-eval``,
-* tablebase: ``{tablebase_url}/standard`` (up to 7 pieces).
+* tablebase: ``{tablebase_url}/standard``, ``/atomic`` and ``/antichess``.
+
+Each only for the variants it serves (bot/variants.py: the tablebase standard,
+atomic and antichess; the Lichess-games explorer and cloud eval every variant,
+named by its `variant` parameter; the masters explorer standard chess only).
 
 Paths, parameters and answers follow lichess-org/api doc/specs (see
 bot/emulator/online_api.py, which serves them in tests). Every call is a
@@ -29,6 +33,7 @@ from typing import Any, TypedDict
 import chess
 import requests
 
+from bot import variants
 from bot.config import OnlineMovesConfig
 from bot.lichess.client import USER_AGENT
 from bot.lichess.token import Token
@@ -153,12 +158,15 @@ class OnlineSources:
         c = self.cfg.lichess_opening_explorer
         if not c.enabled or clock_s < c.min_time:
             return None, False
-        if board.chess960 and c.source == "masters":
+        variant = variants.of_board(board)
+        if c.source == "masters" and variant.key != "standard":
             return None, False  # masters are standard chess only
+        if variant.explorer is None:
+            return None, False
         params: dict[str, str] = {"fen": board.fen(), "moves": "12", "topGames": "0"}
         if c.source == "lichess":
-            params.update(variant="chess960" if board.chess960 else "standard",
-                          speeds=LICHESS_SPEEDS, ratings=LICHESS_RATINGS, recentGames="0")
+            params.update(variant=variant.explorer, speeds=LICHESS_SPEEDS,
+                          ratings=LICHESS_RATINGS, recentGames="0")
         sent, data = await self._get(EXPLORER, f"{self.explorer_base}/{c.source}", params,
                                      min(c.timeout_s, budget_s), self._explorer_auth)
         if data is None:
@@ -188,9 +196,12 @@ class OnlineSources:
         c = self.cfg.lichess_cloud_analysis
         if not c.enabled or clock_s < c.min_time:
             return None, False
+        variant = variants.of_board(board).explorer
+        if variant is None:
+            return None, False
         params = {"fen": board.fen(), "multiPv": "5" if c.move_quality == "good" else "1"}
-        if board.chess960:
-            params["variant"] = "chess960"
+        if variant != "standard":
+            params["variant"] = variant
         sent, data = await self._get(CLOUD, f"{self.cloud_base}/api/cloud-eval", params,
                                      min(c.timeout_s, budget_s))
         if data is None:
@@ -225,10 +236,11 @@ class OnlineSources:
     async def tablebase(self, board: chess.Board, clock_s: float,
                         budget_s: float) -> OnlineMove | None:
         c = self.cfg.online_egtb
-        if (not c.enabled or clock_s < c.min_time or board.chess960 or board.castling_rights
+        path = variants.of_board(board).tablebase
+        if (not c.enabled or clock_s < c.min_time or path is None or board.castling_rights
                 or chess.popcount(board.occupied) > c.max_pieces):
             return None
-        _, data = await self._get(EGTB, f"{self.tablebase_base}/standard",
+        _, data = await self._get(EGTB, f"{self.tablebase_base}/{path}",
                                   {"fen": board.fen()}, min(c.timeout_s, budget_s))
         if data is None or data.get("category") in (None, "unknown"):
             return None

@@ -35,6 +35,7 @@ from pathlib import Path
 import chess
 import chess.syzygy
 
+from bot import variants
 from bot.config import SyzygyConfig
 from bot.errors import UserError
 
@@ -180,8 +181,10 @@ class Tablebases:
                       "instead: check the tables", board.fen(), key)
 
     def _probable(self, board: chess.Board) -> bool:
-        # Syzygy tables hold no positions with castling rights.
-        return not board.castling_rights and chess.popcount(board.occupied) <= self.max_pieces
+        # Syzygy tables hold no positions with castling rights, and these are standard
+        # chess's (a variant's position would be read under the wrong rules).
+        return variants.of_board(board).standard_rules and not board.castling_rights \
+            and chess.popcount(board.occupied) <= self.max_pieces
 
     def root_move(self, board: chess.Board) -> TbMove | None:
         """The tablebase move for the side to move, or None when the tables can't say."""

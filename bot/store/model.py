@@ -38,7 +38,7 @@ class GameStart:
     my_rating: int | None
     opponent_rating: int | None
     speed: str                      # Lichess key: bullet, blitz, correspondence, ...
-    variant: str                    # Lichess key: standard, chess960, fromPosition
+    variant: str                    # Lichess key: standard, chess960, crazyhouse, ...
     rated: bool
     site: str                       # https://lichess.org
     started_at: float               # Unix time

@@ -27,6 +27,7 @@ import logging
 
 import chess
 import chess.pgn
+import chess.variant
 
 from bot.store.model import GameEnd, GameStart, MoveRecord, result_for
 from bot.store.queries import StoredGame
@@ -44,8 +45,23 @@ _TERMINATION = {
 }
 _SPEED_NAME = {"ultraBullet": "UltraBullet", "bullet": "Bullet", "blitz": "Blitz",
                "rapid": "Rapid", "classical": "Classical", "correspondence": "Correspondence"}
+# Lichess's variant names (lila chess.variant.Variant.name), by key.
 _VARIANT_NAME = {"standard": "Standard", "chess960": "Chess960",
-                 "fromPosition": "From Position"}
+                 "fromPosition": "From Position", "crazyhouse": "Crazyhouse",
+                 "atomic": "Atomic", "antichess": "Antichess",
+                 "kingOfTheHill": "King of the Hill", "threeCheck": "Three-check",
+                 "horde": "Horde", "racingKings": "Racing Kings"}
+_CHESS_RULES = ("standard", "chess960", "fromPosition")
+
+
+def start_board(variant: str, initial_fen: str | None) -> chess.Board:
+    """The board a game of `variant` (Lichess's key) starts on: python-chess's
+    variant boards read Lichess's keys (find_variant), and without a FEN stand at
+    the variant's own start (horde's pawns, racing kings' rows).  Raises
+    ValueError for a FEN those rules cannot read."""
+    chess960 = variant == "chess960"
+    cls = chess.Board if variant in _CHESS_RULES else chess.variant.find_variant(variant)
+    return cls(initial_fen, chess960=chess960) if initial_fen else cls(chess960=chess960)
 
 
 def format_clock(ms: int) -> str:
@@ -100,7 +116,8 @@ def event(g: StoredGame) -> str:
     if g.tournament_name:
         return g.tournament_name
     mode = "Rated" if g.rated else "Casual"
-    perf = _VARIANT_NAME[g.variant] if g.variant in ("chess960", "fromPosition") \
+    # lila's perf: a variant's own (Crazyhouse, ...), the speed's for standard chess.
+    perf = _VARIANT_NAME.get(g.variant, g.variant) if g.variant != "standard" \
         else _SPEED_NAME.get(g.speed, g.speed)
     if g.tournament_id:
         return f"{mode} {perf} tournament {g.site}/tournament/{g.tournament_id}"
@@ -144,8 +161,12 @@ def render(g: StoredGame, moves: list[MoveRecord], notes: dict[int, str] | None 
     the move's commands (the runner's own files name the move source there:
     `{ [%eval 0.17] [%clk 0:02:58] book }`; Lichess's export has none)."""
     chess960 = g.variant == "chess960"
-    board = chess.Board(g.initial_fen, chess960=chess960) if g.initial_fen \
-        else chess.Board(chess960=chess960)
+    try:
+        board = start_board(g.variant, g.initial_fen)
+    except ValueError:
+        log.warning("game %s: its start (%s, %s) is unreadable; PGN without moves",
+                    g.game_id, g.variant, g.initial_fen)
+        board, moves = chess.Board(), []
     game = chess.pgn.Game()
     game.headers.clear()
     white_is_me = g.color == "white"

@@ -2,7 +2,8 @@
  *   search_main go DEPTH [FEN]        search to DEPTH, print info + bestmove
  *   search_main movetime MS [FEN]     search for MS milliseconds
  *   search_main bench DEPTH FILE [nnue]  one FEN per line; total nodes (as pibot bench),
- *                                     with the hand-crafted eval or the embedded NNUE
+ *                                     with the hand-crafted eval or the embedded NNUE;
+ *                                     "VARIANT: FEN" searches a variant's position
  */
 #include <stdint.h>
 #include <stddef.h>
@@ -35,7 +36,14 @@ int main(int argc, char **argv) {
         while (fgets(line, sizeof line, f)) {
             line[strcspn(line, "\r\n")] = '\0';
             if (!line[0]) continue;
-            if (pb_engine_set_position(e, line, "", 0, msg, sizeof msg)) { fprintf(stderr, "%s\n", msg); return 2; }
+            char *fen = line, *variant = NULL, *colon = strchr(line, ':');
+            if (colon) { *colon = '\0'; variant = line; fen = colon + 1 + (colon[1] == ' '); }
+            if (pb_engine_set_variant_position(e, variant, fen, "", 0, msg, sizeof msg)) {
+                fprintf(stderr, "%s\n", msg);
+                fclose(f);
+                pb_engine_free(e);
+                return 2;
+            }
             PbLimits bl = {-1, -1, -1, -1, 0, -1, atoi(argv[2]), 0, 0, 0, 0};
             PbResult br;
             pb_engine_search(e, &bl, &br);

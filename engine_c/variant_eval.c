@@ -1,0 +1,273 @@
+/* variant_eval.c — the hand-crafted evaluation of the variants (variant_eval.h). */
+#include "variant_eval.h"
+#include "attacks.h"
+#include "bitboard.h"
+#include "eval.h"
+
+static const Bitboard CenterBB = 0x0000001818000000ULL;   /* d4 e4 d5 e5 */
+
+static inline int distance(int a, int b) {
+    int df = sq_file(a) - sq_file(b), dr = sq_rank(a) - sq_rank(b);
+    if (df < 0) df = -df;
+    if (dr < 0) dr = -dr;
+    return df > dr ? df : dr;
+}
+
+static inline Bitboard pawn_attacks_bb(int c, Bitboard pawns) {
+    Bitboard f = pawn_push(c, pawns);
+    return shift_east(f) | shift_west(f);
+}
+
+/* Squares attacked by c's men; kings included when `kings`. */
+static Bitboard attacks_by(const Board *b, int c, bool kings) {
+    Bitboard occ = b->by_type[0];
+    Bitboard att = pawn_attacks_bb(c, board_pieces(b, c, PAWN));
+    Bitboard bb = b->by_color[c] & ~b->by_type[PAWN];
+    if (!kings) bb &= ~b->by_type[KING];
+    while (bb) {
+        int sq = pop_lsb(&bb);
+        switch (piece_type(b->squares[sq])) {
+        case KNIGHT: att |= KnightAttacks[sq]; break;
+        case BISHOP: att |= bishop_attacks(sq, occ); break;
+        case ROOK: att |= rook_attacks(sq, occ); break;
+        case QUEEN: att |= queen_attacks(sq, occ); break;
+        default: att |= KingAttacks[sq]; break;
+        }
+    }
+    return att;
+}
+
+/* Squares from which a piece of type t would check a king on ksq. */
+static Bitboard check_squares(const Board *b, int t, int ksq, int checker) {
+    Bitboard occ = b->by_type[0];
+    switch (t) {
+    case PAWN: return PawnAttacks[!checker][ksq];
+    case KNIGHT: return KnightAttacks[ksq];
+    case BISHOP: return bishop_attacks(ksq, occ);
+    case ROOK: return rook_attacks(ksq, occ);
+    case QUEEN: return queen_attacks(ksq, occ);
+    default: return 0;
+    }
+}
+
+/* Pseudo-legal targets of c's pieces of type t (no pawns, no kings). */
+static Bitboard piece_targets(const Board *b, int c, int t) {
+    Bitboard occ = b->by_type[0], bb = board_pieces(b, c, t), att = 0;
+    while (bb) {
+        int sq = pop_lsb(&bb);
+        att |= t == KNIGHT ? KnightAttacks[sq] : t == BISHOP ? bishop_attacks(sq, occ)
+             : t == ROOK ? rook_attacks(sq, occ) : queen_attacks(sq, occ);
+    }
+    return att & ~b->by_color[c];
+}
+
+static inline int for_side(const Board *b, int white_view) { return b->side == WHITE ? white_view : -white_view; }
+
+/* ---- king of the hill ---- */
+
+static int koth_dist_bonus(int d) {
+    switch (d) {
+    case 1: return VE_KOTH_DIST_1;
+    case 2: return VE_KOTH_DIST_2;
+    case 3: return VE_KOTH_DIST_3;
+    case 4: return VE_KOTH_DIST_4;
+    default: return 0;
+    }
+}
+
+/* Can c's king step onto a centre square now (empty or enemy, not attacked)? */
+static bool koth_step_free(const Board *b, int c, Bitboard their_att) {
+    int k = board_king_sq(b, c);
+    return (KingAttacks[k] & CenterBB & ~b->by_color[c] & ~their_att) != 0;
+}
+
+static int eval_koth(const Board *b) {
+    int v = eval_evaluate(b);   /* side to move's view */
+    int us = b->side, them = !us;
+    Bitboard att[2] = {attacks_by(b, WHITE, true), attacks_by(b, BLACK, true)};
+    int d_us = 8, d_them = 8;
+    Bitboard c = CenterBB;
+    int ku = board_king_sq(b, us), kt = board_king_sq(b, them);
+    while (c) {
+        int sq = pop_lsb(&c);
+        if (distance(ku, sq) < d_us) d_us = distance(ku, sq);
+        if (distance(kt, sq) < d_them) d_them = distance(kt, sq);
+    }
+    v += koth_dist_bonus(d_us) - koth_dist_bonus(d_them);
+    if (d_us == 1 && !b->checkers && koth_step_free(b, us, att[them])) return v + VE_WIN_IN_ONE;
+    if (d_them == 1 && koth_step_free(b, them, att[us])) v -= VE_THREAT_TO_WIN;
+    return v;
+}
+
+/* ---- three-check ---- */
+
+static int checks_given_bonus(int left) {
+    return left == 2 ? VE_3CHECK_GIVEN_1 : left <= 1 ? VE_3CHECK_GIVEN_2 : 0;
+}
+
+/* Squares from which c can check the enemy king with a move of a piece
+ * (pawns and kings left out; pins not looked at). */
+static int ready_checks(const Board *b, int c) {
+    int ksq = board_king_sq(b, !c), n = 0;
+    for (int t = KNIGHT; t <= QUEEN; t++)
+        n += popcount(piece_targets(b, c, t) & check_squares(b, t, ksq, c));
+    return n;
+}
+
+static int eval_threecheck(const Board *b) {
+    int v = eval_evaluate(b);
+    int us = b->side, them = !us;
+    v += checks_given_bonus(b->checks_left[us]) - checks_given_bonus(b->checks_left[them]);
+    Bitboard att[2] = {attacks_by(b, WHITE, false), attacks_by(b, BLACK, false)};
+    int ready_us = ready_checks(b, us), ready_them = ready_checks(b, them);
+    /* Each check counts more the fewer are left to give. */
+    v += VE_3CHECK_READY * (ready_us * (4 - b->checks_left[us]) - ready_them * (4 - b->checks_left[them]));
+    v += VE_3CHECK_KING_ZONE * (popcount(KingAttacks[board_king_sq(b, them)] & att[us]) -
+                                popcount(KingAttacks[board_king_sq(b, us)] & att[them]));
+    if (b->checks_left[us] == 1 && ready_us && !b->checkers) return v + VE_WIN_IN_ONE;
+    if (b->checks_left[them] == 1 && ready_them) v -= VE_THREAT_TO_WIN;
+    return v;
+}
+
+/* ---- crazyhouse ---- */
+
+static const int ZhHand[8] = {0, VE_ZH_HAND_PAWN, VE_ZH_HAND_KNIGHT, VE_ZH_HAND_BISHOP, VE_ZH_HAND_ROOK,
+                              VE_ZH_HAND_QUEEN, 0, 0};
+
+/* Danger to c's king: the enemy's attacks on and the empty squares of its
+ * zone, times what the enemy can drop there. */
+static int zh_king_danger(const Board *b, int c, Bitboard their_att) {
+    int k = board_king_sq(b, c), them = !c;
+    Bitboard zone = KingAttacks[k];
+    int units = VE_ZH_ZONE_ATTACKED * popcount(zone & their_att) + VE_ZH_ZONE_EMPTY * popcount(zone & ~b->by_type[0]);
+    int hand = 0;
+    for (int t = PAWN; t < KING; t++) hand += b->pocket[them][t] * (t == PAWN ? 1 : t == QUEEN ? 4 : 2);
+    int d = units * (hand + 1) * VE_ZH_DANGER_MUL / 2;
+    return d > VE_ZH_DANGER_MAX ? VE_ZH_DANGER_MAX : d;
+}
+
+static int eval_crazyhouse(const Board *b) {
+    int v = eval_evaluate(b);
+    int us = b->side, them = !us;
+    for (int t = PAWN; t < KING; t++) v += ZhHand[t] * (b->pocket[us][t] - b->pocket[them][t]);
+    Bitboard att_us = attacks_by(b, us, false), att_them = attacks_by(b, them, false);
+    v += zh_king_danger(b, them, att_us) - zh_king_danger(b, us, att_them);
+    return v;
+}
+
+/* ---- atomic ---- */
+
+/* Does c threaten to explode the enemy king with a capture: a man of the
+ * enemy's (or the king itself) next to it, attacked by c's non-king men,
+ * the capture not also blowing up c's own king? */
+static bool atomic_threat(const Board *b, int c, Bitboard att_nonking) {
+    Bitboard ck = board_pieces(b, c, KING), ek = board_pieces(b, !c, KING);
+    if (!ck || !ek) return false;
+    int k = lsb(ck), e = lsb(ek);
+    if (KingAttacks[k] & ek) return false;   /* touching kings: no capture may take both */
+    Bitboard targets = (KingAttacks[e] | ek) & b->by_color[!c] & att_nonking & ~KingAttacks[k];
+    return targets != 0;
+}
+
+static int eval_atomic(const Board *b) {
+    int v = eval_evaluate(b);
+    int us = b->side, them = !us;
+    Bitboard att_us = attacks_by(b, us, false), att_them = attacks_by(b, them, false);
+    int ku = board_king_sq(b, us), kt = board_king_sq(b, them);
+    if (KingAttacks[ku] & sq_bb(kt)) return v + (b->checkers ? 0 : VE_ATOMIC_KINGS_TOUCH / 4);
+    v -= VE_ATOMIC_NEXT_TO_KING * (popcount(KingAttacks[ku] & b->by_color[us] & ~b->by_type[PAWN]) -
+                                   popcount(KingAttacks[kt] & b->by_color[them] & ~b->by_type[PAWN]));
+    if (!b->checkers && atomic_threat(b, us, att_us)) return v + VE_WIN_IN_ONE;
+    if (atomic_threat(b, them, att_them)) v -= VE_THREAT_TO_WIN;
+    return v;
+}
+
+/* ---- antichess ---- */
+
+static const int AcValue[8] = {0, VE_AC_PAWN, VE_AC_KNIGHT, VE_AC_BISHOP, VE_AC_ROOK, VE_AC_QUEEN, VE_AC_KING, 0};
+
+static int eval_antichess(const Board *b) {
+    int s[2] = {0, 0};
+    Bitboard att[2] = {attacks_by(b, WHITE, true), attacks_by(b, BLACK, true)};
+    for (int c = WHITE; c <= BLACK; c++) {
+        for (int t = PAWN; t <= KING; t++) s[c] -= AcValue[t] * popcount(board_pieces(b, c, t));
+        s[c] += VE_AC_MOBILITY * popcount(att[c] & ~b->by_color[c]);
+        /* the other side must take what it attacks: men of ours it attacks
+         * are men it will have to remove for us */
+        s[c] += VE_AC_ATTACKED * popcount(b->by_color[c] & att[!c]);
+    }
+    return for_side(b, s[WHITE] - s[BLACK]) + VE_TEMPO;
+}
+
+/* ---- racing kings ---- */
+
+static const int RkValue[8] = {0, 0, VE_RK_KNIGHT, VE_RK_BISHOP, VE_RK_ROOK, VE_RK_QUEEN, 0, 0};
+
+static int eval_racingkings(const Board *b) {
+    static const int rank_bonus[8] = VE_RK_RANK_INIT;
+    int s[2] = {0, 0};
+    Bitboard att[2] = {attacks_by(b, WHITE, true), attacks_by(b, BLACK, true)};
+    for (int c = WHITE; c <= BLACK; c++) {
+        for (int t = KNIGHT; t <= QUEEN; t++) s[c] += RkValue[t] * popcount(board_pieces(b, c, t));
+        int k = board_king_sq(b, c), r = sq_rank(k);
+        s[c] += rank_bonus[r];
+        if (r < 7) {
+            Bitboard ahead = KingAttacks[k] & (RANK_1_BB << (8 * (r + 1)));
+            int free = popcount(ahead & ~att[!c] & ~b->by_color[c]);
+            s[c] += free ? VE_RK_FREE_STEP * free : -VE_RK_BLOCKED;
+        }
+    }
+    int v = for_side(b, s[WHITE] - s[BLACK]) + VE_TEMPO;
+    /* A king on the seventh with a free step wins, unless black answers
+     * White's arrival with its own (a draw). */
+    int us = b->side, them = !us, ku = board_king_sq(b, us), kt = board_king_sq(b, them);
+    bool us_free = sq_rank(ku) == 6 && (KingAttacks[ku] & RANK_8_BB & ~att[them] & ~b->by_color[us]);
+    bool them_free = sq_rank(kt) == 6 && (KingAttacks[kt] & RANK_8_BB & ~att[us] & ~b->by_color[them]);
+    if (us_free && !(us == WHITE && them_free)) return v + VE_WIN_IN_ONE;
+    if (them_free) v -= VE_THREAT_TO_WIN;
+    return v;
+}
+
+/* ---- horde ---- */
+
+static const int HordeValue[8] = {0, 100, 320, 330, 500, 950, 0, 0};
+
+static int eval_horde(const Board *b) {
+    static const int advance[8] = VE_HORDE_ADVANCE_INIT;
+    int s[2] = {0, 0};
+    Bitboard wp = board_pieces(b, WHITE, PAWN), wpa = pawn_attacks_bb(WHITE, wp);
+    Bitboard bb = wp;
+    while (bb) {
+        int sq = pop_lsb(&bb), f = sq_file(sq);
+        s[WHITE] += VE_HORDE_PAWN + advance[sq_rank(sq)];
+        if (wpa & sq_bb(sq)) s[WHITE] += VE_HORDE_SUPPORTED;
+        Bitboard files = (f > 0 ? FILE_A_BB << (f - 1) : 0) | (f < 7 ? FILE_A_BB << (f + 1) : 0);
+        if (!(files & wp)) s[WHITE] -= VE_HORDE_ISOLATED;
+    }
+    for (int c = WHITE; c <= BLACK; c++) {
+        for (int t = KNIGHT; t <= QUEEN; t++) {
+            Bitboard pcs = board_pieces(b, c, t);
+            s[c] += HordeValue[t] * popcount(pcs);
+            s[c] += VE_HORDE_PIECE_MOBILITY * popcount(piece_targets(b, c, t));
+        }
+    }
+    Bitboard bp = board_pieces(b, BLACK, PAWN);
+    while (bp) {
+        int sq = pop_lsb(&bp);
+        s[BLACK] += HordeValue[PAWN] + advance[relative_rank(BLACK, sq)];
+    }
+    return for_side(b, s[WHITE] - s[BLACK]) + VE_TEMPO;
+}
+
+int variant_eval(const Board *b) {
+    switch (b->variant) {
+    case VAR_KOTH: return eval_koth(b);
+    case VAR_THREECHECK: return eval_threecheck(b);
+    case VAR_CRAZYHOUSE: return eval_crazyhouse(b);
+    case VAR_ATOMIC: return eval_atomic(b);
+    case VAR_ANTICHESS: return eval_antichess(b);
+    case VAR_RACINGKINGS: return eval_racingkings(b);
+    case VAR_HORDE: return eval_horde(b);
+    default: return eval_evaluate(b);
+    }
+}

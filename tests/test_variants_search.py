@@ -1,0 +1,164 @@
+"""The search in the variants, refereed by python-chess's chess.variant.
+
+For each variant the engine plays: a legal best move at positions along
+seeded random games; the variant's wins in one found (a king step onto the
+hill, the third check, a king to the eighth rank, the explosion of the
+king, giving away the last man in antichess, a drop mate in crazyhouse);
+no crash and no move in games that are over; a clean error for a FEN that
+is not a legal position of the variant.
+"""
+
+from __future__ import annotations
+
+import random
+
+import chess
+import chess.variant
+import pytest
+
+from bot.engine.board import Board
+from bot.engine.engine import Engine, SearchLimits
+from bot.engine.exceptions import FenError, VariantError
+
+VARIANTS = {
+    "kingofthehill": chess.variant.KingOfTheHillBoard,
+    "3check": chess.variant.ThreeCheckBoard,
+    "racingkings": chess.variant.RacingKingsBoard,
+    "horde": chess.variant.HordeBoard,
+    "antichess": chess.variant.AntichessBoard,
+    "atomic": chess.variant.AtomicBoard,
+    "crazyhouse": chess.variant.CrazyhouseBoard,
+}
+
+
+@pytest.fixture(scope="module")
+def engine():
+    with Engine(hash_mb=16) as eng:
+        yield eng
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_search_plays_legal_moves_along_random_games(engine: Engine, variant: str) -> None:
+    """Every few plies of two seeded random games: the search's move is legal
+    for python-chess, and so is its ponder move after it."""
+    rng = random.Random(f"search-{variant}")
+    cls = VARIANTS[variant]
+    searched = 0
+    for _ in range(2):
+        ref = cls()
+        moves: list[str] = []
+        engine.new_game()
+        while not ref.is_game_over() and len(moves) < 120:
+            if len(moves) % 5 == 0:
+                engine.set_position(None, moves, variant=variant)
+                res = engine.search(SearchLimits(nodes=3000))
+                move = chess.Move.from_uci(res.bestmove)
+                assert move in ref.legal_moves, (variant, moves, res)
+                if res.ponder:
+                    after = ref.copy()
+                    after.push(move)
+                    ponder = chess.Move.from_uci(res.ponder)
+                    assert ponder in after.legal_moves, (variant, moves, res)
+                searched += 1
+            move = rng.choice(list(ref.legal_moves))
+            moves.append(move.uci())
+            ref.push(move)
+    assert searched >= 4
+
+
+# (variant, FEN, the winning moves) -- the side to move wins with one of them.
+WINS_IN_ONE = [
+    ("kingofthehill", "rnbqkbnr/pppppppp/8/8/8/4K3/PPPPPPPP/RNBQ1BNR w kq - 0 1", {"e3d4", "e3e4"}),
+    ("3check", "rnbqkbnr/pppp1ppp/8/4p3/2B1P3/8/PPPP1PPP/RNBQK1NR w KQkq - 1+3 0 3", {"c4f7"}),
+    ("racingkings", "8/6K1/8/8/8/8/krbnNBR1/qrbn1BRQ w - - 0 1", {"g7f8", "g7g8", "g7h8"}),
+    ("atomic", "rnbqkbnr/pppppppp/8/6N1/8/8/PPPPPPPP/RNBQKB1R w KQkq - 0 1", {"g5f7"}),
+    ("crazyhouse", "6k1/5ppp/8/8/8/8/8/4K3[R] w - - 0 1", {"R@a8", "R@b8", "R@c8", "R@d8", "R@e8"}),
+]
+
+
+@pytest.mark.parametrize(("variant", "fen", "wins"), WINS_IN_ONE, ids=[w[0] for w in WINS_IN_ONE])
+def test_search_finds_the_variant_win_in_one(engine: Engine, variant: str, fen: str,
+                                             wins: set[str]) -> None:
+    ref = VARIANTS[variant](fen)
+    assert ref.is_valid(), ref.status()
+    engine.new_game()
+    engine.set_position(fen, [], variant=variant)
+    res = engine.search(SearchLimits(depth=4))
+    assert res.bestmove in wins, res
+    assert res.mate == 1, res
+    ref.push_uci(res.bestmove)
+    outcome = ref.outcome()
+    assert outcome is not None and outcome.winner == chess.WHITE
+
+
+def test_antichess_gives_its_last_man_away(engine: Engine) -> None:
+    """White's rook goes where the black pawn must take it: no men, a win."""
+    fen = "8/8/8/8/8/8/1p6/R7 w - - 0 1"
+    engine.new_game()
+    engine.set_position(fen, [], variant="antichess")
+    res = engine.search(SearchLimits(depth=5))
+    assert res.bestmove == "a1c1", res
+    assert res.mate == 1, res
+    ref = chess.variant.AntichessBoard(fen)
+    ref.push_uci(res.bestmove)
+    assert [m.uci()[:4] for m in ref.legal_moves] == ["b2c1"] * 5   # forced: five promotions
+
+
+def test_antichess_capture_is_forced(engine: Engine) -> None:
+    engine.new_game()
+    engine.set_position(None, ["e2e3", "b7b5"], variant="antichess")
+    res = engine.search(SearchLimits(depth=6))
+    assert res.bestmove == "f1b5", res
+
+
+# Games that are over: no move, no crash; 1 the side to move has won, -1 lost, 0 drawn.
+FINISHED = [
+    ("kingofthehill", "rnbqkbnr/pppppppp/8/8/4K3/8/PPPPPPPP/RNBQ1BNR b kq - 0 1", -1),
+    ("3check", "rnbqkbnr/pppp1ppp/8/4p3/2B1P3/8/PPPP1PPP/RNBQK1NR b KQkq - 0+3 0 3", -1),
+    ("racingkings", "5K2/8/8/8/8/8/krbnNBR1/qrbn1BRQ b - - 0 1", -1),
+    ("racingkings", "2K1k3/8/8/8/8/8/1rbnNBR1/qrbn1BRQ w - - 0 1", 0),
+    ("atomic", "rnbq1bnr/ppppp1pp/8/8/8/8/PPPPPPPP/RNBQKB1R b KQ - 0 3", -1),
+    ("antichess", "8/8/8/8/8/8/8/2q5 w - - 0 2", 1),
+    ("antichess", "8/8/8/8/8/p7/P7/8 w - - 0 1", 1),   # stalemated: a win
+    ("horde", "rnbqkbnr/pppppppp/8/8/8/8/8/8 w kq - 0 1", -1),
+    ("crazyhouse", "3R2k1/5ppp/8/8/8/8/8/4K3[] b - - 1 1", -1),
+]
+
+
+@pytest.mark.parametrize(("variant", "fen", "result"), FINISHED,
+                         ids=[f"{f[0]}-{i}" for i, f in enumerate(FINISHED)])
+def test_search_on_finished_games(engine: Engine, variant: str, fen: str, result: int) -> None:
+    ref = VARIANTS[variant](fen)
+    assert ref.is_game_over(), fen
+    engine.set_position(fen, [], variant=variant)
+    res = engine.search(SearchLimits(depth=3))
+    assert res.bestmove == "0000", res
+    if result == 0:
+        assert res.mate is None and res.score_cp == 0, res
+    else:   # "mate 0": the game is decided (UCI has no sign for a zero)
+        assert res.mate == 0, res
+    engine.evaluate()   # answers, whatever it is
+
+
+def test_variant_position_errors_are_clean(engine: Engine) -> None:
+    with pytest.raises(FenError, match="racing kings has no pawns"):
+        engine.set_position("8/8/8/8/8/P7/krbnNBRK/qrbnNBRQ w - - 0 1", [], variant="racingkings")
+    with pytest.raises(VariantError):
+        engine.set_position(None, [], variant="nosuchchess")
+    # The position before the errors stays in force and searches.
+    engine.set_position(None, ["e2e4"], variant="atomic")
+    with pytest.raises(FenError):
+        engine.set_position("not a fen", [], variant="atomic")
+    assert engine.fen().startswith("rnbqkbnr/pppppppp/8/8/4P3/")
+    assert engine.search(SearchLimits(depth=2)).bestmove in engine.legal_moves()
+
+
+def test_set_board_and_lichess_names(engine: Engine) -> None:
+    board = Board(variant="kingOfTheHill")
+    board.push_uci("e2e4")
+    engine.set_board(board)
+    assert engine.fen() == board.fen()
+    res = engine.search(SearchLimits(depth=3))
+    assert res.bestmove in board.legal_moves()
+    engine.set_position(None, [], variant="threeCheck")
+    assert engine.search(SearchLimits(depth=2)).bestmove in Board(variant="3check").legal_moves()
