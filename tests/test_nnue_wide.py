@@ -12,7 +12,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from conftest import ROOT
 from test_c_builds import ENGINE, run
 from test_nnue import WALK_FENS
