@@ -162,3 +162,16 @@ def test_set_board_and_lichess_names(engine: Engine) -> None:
     assert res.bestmove in board.legal_moves()
     engine.set_position(None, [], variant="threeCheck")
     assert engine.search(SearchLimits(depth=2)).bestmove in Board(variant="3check").legal_moves()
+
+
+
+def test_each_variant_has_its_own_keys() -> None:
+    """The same placement under two rule sets has two Zobrist keys (one
+    engine's table serves games of several variants); standard chess's keys
+    are those it always had."""
+    keys = {Board(variant=v).key() for v in ("chess", "kingofthehill", "atomic", "antichess")}
+    assert len(keys) == 4
+    for v in VARIANTS:
+        board = Board(variant=v)
+        assert board.key() == board.computed_key()
+    assert Board().key() == 0x74D2019366283A2   # as before the variants had keys of their own
