@@ -96,6 +96,22 @@ def test_takeback(tmp_path: Path, accept: bool) -> None:
                    for r in emu.requests("POST /api/bot/game/*/takeback/*"))
 
 
+def test_a_takeback_that_undoes_our_move_is_played_again(tmp_path: Path) -> None:
+    """The opponent asks on its own turn, after our reply: lila takes back both moves,
+    and when the opponent has moved again we must move again at the same ply (the
+    bot used to remember that ply as played and wait for its clock to run out)."""
+    with bot_and_emulator(tmp_path, game={"accept_takebacks": True}) as (emu, _bot):
+        opp = OpponentSpec(policy="random", think_time_s=0.05, takeback_on_turn=2,
+                           resign_after=5, seed=7)
+        cid = emu.challenge_bot(challenger="erin", rated=False, clock_limit_s=60,
+                                increment_s=0, color="white", opponent=opp)
+        emu.wait_game_started(cid, 10)
+        snap = emu.wait_game_over(cid, 90)
+        assert any(r.path.endswith("/yes")
+                   for r in emu.requests("POST /api/bot/game/*/takeback/*"))
+        assert snap.status == "resign" and snap.winner == snap.bot_color, snap.status
+
+
 def test_draw_accepted_by_rules(tmp_path: Path) -> None:
     # Lenient draw rule: any eval, any material, after one move: the offer is accepted.
     rules = {"offer_draw_enabled": True, "offer_draw_score": 10000, "offer_draw_moves": 1,

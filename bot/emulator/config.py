@@ -45,6 +45,9 @@ class OpponentSpec:
     takeback_at: int | None = None  # propose a takeback right after its N-th move
     # how often: after an accepted takeback it replays its N-th move and asks again
     takeback_times: int = 1
+    # propose a takeback when its (N+1)-th move is due, i.e. after the bot answered its
+    # N-th: lila then takes back both (the bot's move too), and waits for the answer
+    takeback_on_turn: int | None = None
     accept_draw: bool = False  # answer to draws offered by the bot
     accept_takeback: bool = False  # answer to takebacks proposed by the bot
     leave_after: int | None = None  # stop moving after N moves -> opponentGone

@@ -152,6 +152,17 @@ class Scheduler(ArenaOps):
         if spec.leave_after is not None and n >= spec.leave_after:
             self._go_gone(game, now)
             return
+        if spec.takeback_on_turn is not None and spec.takeback_on_turn == n \
+                and game.takebacks_asked < spec.takeback_times:
+            # Asked on its own turn; it moves only once the bot has answered.
+            game.takebacks_asked += 1
+            game.takeback_offer[not game.bot_color] = True
+            game.opp_due = now + spec.think_time_s
+            self._publish_state(game, now)
+            return
+        if game.takeback_offer[not game.bot_color]:
+            game.opp_due = now + spec.think_time_s  # still waiting for the answer
+            return
         if spec.policy == "uci":
             self._uci_think(game)
             return

@@ -282,8 +282,11 @@ class GameRunner:
             # so the echo, ponder and resync checks compare moves, not strings.
             played = self._forms.canonical(played)
         if len(played) < len(st.moves):
-            # A takeback: offers made again at these plies are new offers to answer.
+            # A takeback: offers made again at these plies are new offers to answer,
+            # and a move of ours it undid is one to play again at that ply.
             self._answered = {a for a in self._answered if a[1] < len(played)}
+            if self.track.moved_ply >= len(played):
+                self.track.moved_ply = -1
         st.status = state.status
         st.winner = state.winner
         st.clock = Clock.from_state(state, now, st.has_clock)
