@@ -26,7 +26,8 @@ def _shared_match_tool() -> Path:
     return Path(__file__).resolve().parents[1].parent / "shared" / "tools" / "match.py"
 
 
-def _option(text: str) -> tuple[str, object]:
+def uci_option(text: str) -> tuple[str, object]:
+    """NAME=VALUE of a UCI option from the command line (ints and booleans typed)."""
     name, sep, value = text.partition("=")
     if not sep or not name:
         raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
@@ -42,7 +43,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--opp-name", default="ethereal", help="name in the summary line")
     ap.add_argument("--opp-cmd", default="/usr/games/ethereal-chess",
                     help="UCI command of the opponent")
-    ap.add_argument("--opp-opt", type=_option, action="append", default=None,
+    ap.add_argument("--opp-opt", type=uci_option, action="append", default=None,
                     metavar="NAME=VALUE",
                     help="opponent UCI option (repeatable; default Threads=1 Hash=64)")
     ap.add_argument("--match-tool", type=Path, default=_shared_match_tool())

@@ -28,25 +28,11 @@ import chess
 import chess.engine
 import chess.pgn
 import chess.variant
+from match_engine import uci_option  # bench/, beside this script
 
-VARIANTS: dict[str, type[chess.Board]] = {
-    "kingofthehill": chess.variant.KingOfTheHillBoard,
-    "3check": chess.variant.ThreeCheckBoard,
-    "racingkings": chess.variant.RacingKingsBoard,
-    "horde": chess.variant.HordeBoard,
-    "antichess": chess.variant.AntichessBoard,
-    "atomic": chess.variant.AtomicBoard,
-    "crazyhouse": chess.variant.CrazyhouseBoard,
-}
+from bot.variants import ENGINE_BOARDS
 
-
-def _option(text: str) -> tuple[str, object]:
-    name, sep, value = text.partition("=")
-    if not sep or not name:
-        raise argparse.ArgumentTypeError(f"expected NAME=VALUE, got {text!r}")
-    if value.lstrip("-").isdigit():
-        return name, int(value)
-    return name, {"true": True, "false": False}.get(value.lower(), value)
+VARIANTS = ENGINE_BOARDS  # UCI_Variant name -> python-chess board (bot/variants.py)
 
 
 def _tc(text: str) -> tuple[float, float]:
@@ -154,12 +140,13 @@ def main(argv: list[str] | None = None) -> int:
                     help=f"one of {', '.join(VARIANTS)} or 'all' (repeatable)")
     ap.add_argument("--engine", default=f"{shlex.quote(sys.executable)} -m bot uci",
                     help="pibot's UCI command (default: this Python's `-m bot uci`)")
-    ap.add_argument("--engine-opt", type=_option, action="append", default=None,
+    ap.add_argument("--engine-opt", type=uci_option, action="append", default=None,
                     metavar="NAME=VALUE", help="pibot UCI option (default Hash=16 Threads=1)")
     ap.add_argument("--engine-nodes", type=int, default=None, help="pibot: fixed nodes per move")
     ap.add_argument("--opponent", default="random", help="'random' or a UCI engine command")
     ap.add_argument("--opp-name", default=None, help="the opponent's name in the output")
-    ap.add_argument("--opp-opt", type=_option, action="append", default=None, metavar="NAME=VALUE",
+    ap.add_argument("--opp-opt", type=uci_option, action="append", default=None,
+                    metavar="NAME=VALUE",
                     help="opponent UCI option (repeatable; e.g. 'Skill Level=0')")
     ap.add_argument("--opp-nodes", type=int, default=None, help="opponent: fixed nodes per move")
     ap.add_argument("--games", type=int, default=10, help="games per variant (even: colours swap)")

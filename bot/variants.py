@@ -77,6 +77,10 @@ assert tuple(BY_KEY) == VARIANTS, "bot.lichess_limits.VARIANTS and this table di
 
 # Keys of the variants with rules of their own (per-variant books, strength tables).
 OWN_RULES = tuple(v.key for v in _ROWS if not v.standard_rules)
+# The same variants by the engine's UCI_Variant name: python-chess's board class
+# (the referee of the engine's tests and variant matches).
+ENGINE_BOARDS: dict[str, type[chess.Board]] = {
+    v.engine: v.board for v in _ROWS if not v.standard_rules}
 
 
 def get(key: str) -> Variant:

@@ -18,16 +18,9 @@ import pytest
 
 from bot.engine.board import Board
 from bot.engine.exceptions import FenError, VariantError
+from bot.variants import ENGINE_BOARDS
 
-VARIANTS = {
-    "kingofthehill": chess.variant.KingOfTheHillBoard,
-    "3check": chess.variant.ThreeCheckBoard,
-    "racingkings": chess.variant.RacingKingsBoard,
-    "horde": chess.variant.HordeBoard,
-    "antichess": chess.variant.AntichessBoard,
-    "atomic": chess.variant.AtomicBoard,
-    "crazyhouse": chess.variant.CrazyhouseBoard,
-}
+VARIANTS = ENGINE_BOARDS  # UCI_Variant name -> python-chess board (bot/variants.py)
 RANDOM_POSITIONS = 100
 GAMES = 30
 
