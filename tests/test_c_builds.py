@@ -197,6 +197,16 @@ print(ffi.string(lib.pb_backend()).decode(), lib.pb_perft(b, 5), lib.pb_attacks_
     assert proc.stdout.split()[-3:] == ["magic", "4865609", "0"]
 
 
+def sanitized_bench(exe: Path, positions: Path) -> None:
+    """A depth-6 bench of the sanitizer build over the positions: no report, a result."""
+    proc = subprocess.run([str(exe), "bench", "6", str(positions)],
+                          capture_output=True, text=True, timeout=600,
+                          env={**os.environ, "UBSAN_OPTIONS": "halt_on_error=1"})
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert "runtime error" not in proc.stderr and "AddressSanitizer" not in proc.stderr
+    assert "Nodes searched" in proc.stdout
+
+
 def test_sanitizer_build_search_clean(tmp_path: Path) -> None:
     """The whole engine (search, TT, eval) under ASan/UBSan: a fixed-depth bench."""
     exe = build("san", "search_main")
@@ -206,12 +216,7 @@ def test_sanitizer_build_search_clean(tmp_path: Path) -> None:
     fens.append("7k/5Q2/6K1/8/8/8/8/8 b - - 0 1")          # stalemate: no legal move
     positions = tmp_path / "fens.txt"
     positions.write_text("\n".join(fens) + "\n")
-    proc = subprocess.run([str(exe), "bench", "6", str(positions)],
-                          capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "UBSAN_OPTIONS": "halt_on_error=1"})
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "runtime error" not in proc.stderr and "AddressSanitizer" not in proc.stderr
-    assert "Nodes searched" in proc.stdout
+    sanitized_bench(exe, positions)
 
 
 def test_sanitizer_build_variant_search_clean(tmp_path: Path) -> None:
@@ -239,12 +244,7 @@ def test_sanitizer_build_variant_search_clean(tmp_path: Path) -> None:
         "crazyhouse: r1bqkb1r/pppp1ppp/2n2n2/8/2B5/5N2/PPPP1PPP/RNBQK2R[Pp] w KQkq - 0 5",
         "crazyhouse: 6k1/5ppp/8/8/8/8/8/4K3[Rqn] w - - 0 1",
     ]) + "\n")
-    proc = subprocess.run([str(exe), "bench", "6", str(positions)],
-                          capture_output=True, text=True, timeout=600,
-                          env={**os.environ, "UBSAN_OPTIONS": "halt_on_error=1"})
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    assert "runtime error" not in proc.stderr and "AddressSanitizer" not in proc.stderr
-    assert "Nodes searched" in proc.stdout
+    sanitized_bench(exe, positions)
 
 
 def test_a_corrupt_embedded_net_is_a_clean_error_at_engine_start(tmp_path: Path) -> None:
