@@ -1,6 +1,7 @@
-/* movepicker.c — staged, lazy move ordering (see movepicker.h).
+/* movepicker.c — staged and one-list move ordering (see movepicker.h).
  *
- * Why the order is exactly that of the eager picker it replaced (which
+ * The one list. Why its order is exactly that of the eager picker it
+ * replaced (which
  * scored every move, SEE included, then selection-sorted: pick the FIRST
  * index of maximal score among those left, swap it with `next`):
  *
@@ -133,11 +134,158 @@ static void generate(MovePicker *p) {
     p->stage = MP_STAGE_PICK;
 }
 
+/* ---------- staged: standard chess's main search ---------- */
+
+static inline int mvv_lva(const Board *b, Move m) {
+    int victim = mp_is_capture(b, m) ? MpMvvValue[mp_captured_type(b, m)] : 0;
+    if (move_kind(m) == MOVE_PROMO) victim += MpMvvValue[QUEEN];
+    return victim * 16 - piece_type(board_piece_on(b, move_from(m)));
+}
+
+/* Drop entry i (a move already handed out in an earlier stage). */
+static inline void drop_entry(MovePicker *p, int i) {
+    p->list.count--;
+    p->list.moves[i] = p->list.moves[p->list.count];
+}
+
+/* Index of the first maximal score in [from, to). */
+static inline int best_index(const MovePicker *p, int from, int to) {
+    int best = from;
+    for (int i = from + 1; i < to; i++)
+        if (p->scores[i] > p->scores[best]) best = i;
+    return best;
+}
+
+static void gen_noisy(MovePicker *p) {
+    const Board *b = p->board;
+    p->list.count = 0;
+    movegen_legal(b, &p->list, GEN_NOISY);
+    for (int i = 0; i < p->list.count;) {
+        if (p->list.moves[i] == p->tt_move) { drop_entry(p, i); continue; }
+        p->scores[i] = mvv_lva(b, p->list.moves[i]);
+        i++;
+    }
+    p->noisy_end = p->list.count;
+    p->next = p->bad_end = 0;
+}
+
+/* The killers and the countermove worth a search here: legal, quiet (a
+ * capture came with the captures), not the TT move, each once. */
+static void pick_refutations(MovePicker *p) {
+    const Board *b = p->board;
+    const History *h = p->hist;
+    const HistNode *n = p->node;
+    Move cand[3] = {h->killers[n->ply][0], h->killers[n->ply][1], n->counter ? *n->counter : MOVE_NONE};
+    static const int score[3] = {SC_KILLER1, SC_KILLER2, SC_COUNTER};
+    p->refute_count = 0;
+    for (int k = 0; k < 3; k++) {
+        Move m = cand[k];
+        if (m == MOVE_NONE || m == p->tt_move) continue;
+        bool seen = false;
+        for (int j = 0; j < p->refute_count; j++) seen |= p->refute[j] == m;
+        if (seen || mp_is_noisy(b, m) || !movegen_is_legal(b, m)) continue;
+        p->refute[p->refute_count] = m;
+        p->refute_score[p->refute_count++] = score[k];
+    }
+    p->next = 0;
+}
+
+static void gen_quiet(MovePicker *p) {
+    const Board *b = p->board;
+    const History *h = p->hist;
+    const ContHist *c1 = p->node->cont1, *c2 = p->node->cont2;
+    p->list.count = p->noisy_end;
+    movegen_legal(b, &p->list, GEN_QUIET);
+    for (int i = p->noisy_end; i < p->list.count;) {
+        Move m = p->list.moves[i];
+        bool sent = m == p->tt_move;
+        for (int j = 0; j < p->refute_count; j++) sent |= p->refute[j] == m;
+        if (sent) { drop_entry(p, i); continue; }
+        p->scores[i] = hist_quiet_score(h, c1, c2, b->side, board_piece_on(b, move_from(m)), m);
+        i++;
+    }
+    p->next = p->noisy_end;
+}
+
+static Move next_staged(MovePicker *p, int *score) {
+    switch (p->stage) {
+    case MP_MAIN_TT:
+        p->stage = MP_GEN_NOISY;
+        if (p->tt_move != MOVE_NONE) {
+            *score = SC_TT;
+            return p->tt_move;
+        }
+        /* fall through */
+    case MP_GEN_NOISY:
+        gen_noisy(p);
+        p->stage = MP_GOOD_NOISY;
+        /* fall through */
+    case MP_GOOD_NOISY:
+        while (p->next < p->noisy_end) {
+            int i = best_index(p, p->next, p->noisy_end), n = p->next++;
+            Move m = p->list.moves[i];
+            int s = p->scores[i];
+            p->list.moves[i] = p->list.moves[n];
+            p->scores[i] = p->scores[n];
+            if (!see_ge(p->board, m, 0)) {
+                /* Slots below `next` are spent: the loser waits there. */
+                p->list.moves[p->bad_end] = m;
+                p->scores[p->bad_end++] = s;
+                continue;
+            }
+            *score = SC_GOOD_CAP + s;
+            return m;
+        }
+        pick_refutations(p);
+        p->stage = MP_REFUTE;
+        /* fall through */
+    case MP_REFUTE:
+        if (!p->skip_quiets && p->next < p->refute_count) {
+            *score = p->refute_score[p->next];
+            return p->refute[p->next++];
+        }
+        p->stage = MP_GEN_QUIET;
+        /* fall through */
+    case MP_GEN_QUIET:
+        if (!p->skip_quiets) gen_quiet(p);
+        p->stage = MP_QUIET;
+        /* fall through */
+    case MP_QUIET:
+        if (!p->skip_quiets && p->next < p->list.count) {
+            int i = best_index(p, p->next, p->list.count), n = p->next++;
+            Move m = p->list.moves[i];
+            *score = p->scores[i];
+            p->list.moves[i] = p->list.moves[n];
+            p->scores[i] = p->scores[n];
+            return m;
+        }
+        p->next = 0;
+        p->stage = MP_BAD_NOISY;
+        /* fall through */
+    case MP_BAD_NOISY:
+        if (p->next < p->bad_end) {
+            *score = SC_BAD_CAP + p->scores[p->next];
+            return p->list.moves[p->next++];
+        }
+        p->stage = MP_DONE;
+        /* fall through */
+    default:
+        return MOVE_NONE;
+    }
+}
+
 void mp_init_main(MovePicker *p, const Board *b, const History *h, const HistNode *n, Move tt_move) {
     p->board = b;
     p->hist = h;
     p->node = n;
     p->gen = GEN_ALL;
+    p->handed = 0;
+    p->skip_quiets = false;
+    if (b->variant == VAR_STANDARD) {
+        p->tt_move = movegen_is_legal(b, tt_move) ? tt_move : MOVE_NONE;
+        p->stage = MP_MAIN_TT;
+        return;
+    }
     p->tt_move = tt_move;
     generate(p);
 }
@@ -148,6 +296,8 @@ void mp_init_qsearch(MovePicker *p, const Board *b, const History *h, const Hist
     p->hist = h;
     p->node = n;
     p->gen = in_check ? GEN_ALL : GEN_NOISY;
+    p->handed = 0;
+    p->skip_quiets = false;
     p->list.count = 0;
     p->next = 0;
     bool legal = in_check ? movegen_is_legal(b, tt_move) : movegen_is_legal_noisy(b, tt_move);
@@ -158,7 +308,9 @@ void mp_init_qsearch(MovePicker *p, const Board *b, const History *h, const Hist
         generate(p);
 }
 
-Move mp_next(MovePicker *p, int *score) {
+/* ---------- one list ---------- */
+
+static Move next_one_list(MovePicker *p, int *score) {
     if (p->stage == MP_STAGE_TT) {
         p->stage = MP_STAGE_PICK;
         p->tt_index = MP_TT_SENT;  /* generate on the next call */
@@ -179,9 +331,8 @@ Move mp_next(MovePicker *p, int *score) {
     for (;;) {
         int n = p->next, count = p->list.count;
         if (n >= count) return MOVE_NONE;
-        int best = n;
-        for (int i = n + 1; i < count; i++)
-            if (p->scores[i] > p->scores[best]) best = i;
+        if (p->skip_quiets && p->noisy_left == 0) return MOVE_NONE;
+        int best = best_index(p, n, count);
         if (p->see_pending[best]) {
             p->see_pending[best] = 0;
             if (!see_ge(b, p->list.moves[best], 0)) {
@@ -190,10 +341,19 @@ Move mp_next(MovePicker *p, int *score) {
             }
         }
         Move m = p->list.moves[best];
-        *score = p->scores[best];
+        int s = p->scores[best];
         swap_to_next(p, best);
         p->next++;
-        p->noisy_left -= *score > SC_KILLER1 || *score < SC_BAD_CAP / 2;  /* a capture's range */
+        bool capture_range = s > SC_KILLER1 || s < SC_BAD_CAP / 2;
+        p->noisy_left -= capture_range;
+        if (p->skip_quiets && !capture_range) continue;  /* a quiet move, killers included: skipped */
+        *score = s;
         return m;
     }
+}
+
+Move mp_next(MovePicker *p, int *score) {
+    Move m = p->stage >= MP_MAIN_TT ? next_staged(p, score) : next_one_list(p, score);
+    p->handed += m != MOVE_NONE;
+    return m;
 }

@@ -1,20 +1,31 @@
-/* movepicker.h — the search's move ordering: a staged, lazy selection sort.
+/* movepicker.h — the search's move ordering, generated and sorted in stages.
  *
  * Data: one MovePicker per node, on the search's C stack: the position and
- * the history tables it reads (history.h, never the search), the legal moves
- * (MoveList), a score per move and a "SEE not yet known" flag per move,
- * kept in three parallel arrays that are swapped together, and `next`, the
- * number of moves already handed out (they sit in [0, next)).
- * Stages:
- *   MP_STAGE_TT    quiescence only: the TT move, checked with
- *                  movegen_is_legal(_noisy), is handed out before any move is
- *                  generated (a cutoff on it saves the generation);
- *   MP_STAGE_PICK  the list is generated and scored; each call selects the
- *                  first move of highest score among those left and swaps
- *                  it to `next`. A capture's static exchange is computed
- *                  only when the capture could be that move.
- * The order is exactly the one of scoring every move up front (SEE
- * included) and running the same selection sort: see movepicker.c.
+ * the history tables it reads (history.h, never the search), the moves
+ * generated so far (MoveList), a score per move and a "SEE not yet known"
+ * flag per move, kept in parallel arrays that are swapped together, and
+ * `next`, the cursor of the stage in hand.
+ *
+ * Standard chess's main search (mp_init_main) generates in steps, so a
+ * cutoff early in the list saves the generation and scoring of the rest:
+ *   MP_MAIN_TT      the TT move, checked with movegen_is_legal, before any
+ *                   move is generated;
+ *   MP_GOOD_NOISY   captures and queen promotions (GEN_NOISY), best
+ *                   MVV-LVA first; one whose static exchange loses is set
+ *                   aside at the front of the list [0, bad_end);
+ *   MP_REFUTE       the two killers and the countermove, each checked legal
+ *                   and quiet;
+ *   MP_QUIET        the other moves (GEN_QUIET: quiet moves, under-
+ *                   promotions, capturing ones included), scored by history
+ *                   only now, after the captures' subtrees have taught it;
+ *   MP_BAD_NOISY    the captures set aside, in the order they were found.
+ * mp_skip_quiets ends the two quiet stages (the quiet list is then never
+ * generated if it was not yet).
+ * qsearch, and every node of a variant, generate their list at once
+ * (MP_STAGE_PICK, after an optional MP_STAGE_TT in qsearch): a lazy
+ * selection sort in which a capture's static exchange is computed only
+ * when the capture could be the next pick; movepicker.c says why that order
+ * is the one of scoring everything first.
  */
 #ifndef PB_MOVEPICKER_H
 #define PB_MOVEPICKER_H
@@ -30,7 +41,11 @@
 enum { SC_TT = 30000000, SC_GOOD_CAP = 20000000, SC_KILLER1 = 19000000, SC_KILLER2 = 18999999,
        SC_COUNTER = 18000000, SC_BAD_CAP = -20000000 };
 
-enum { MP_STAGE_TT = 0, MP_STAGE_PICK = 1 };
+enum {
+    MP_STAGE_TT, MP_STAGE_PICK,                          /* one list */
+    MP_MAIN_TT, MP_GEN_NOISY, MP_GOOD_NOISY, MP_REFUTE,  /* staged */
+    MP_GEN_QUIET, MP_QUIET, MP_BAD_NOISY, MP_DONE
+};
 enum { MP_TT_SENT = -2 };
 
 /* Victim values of the MVV-LVA score (by piece type); qsearch's delta
@@ -46,8 +61,15 @@ typedef struct {
     int tt_index;                    /* the TT move's index in the list, -1 if not in
                                         it, MP_TT_SENT before the deferred generation */
     Move tt_move;                    /* legal TT move, or MOVE_NONE */
-    int noisy_left;                  /* captures and queen promotions in [next, count) */
-    int gen;                         /* GEN_ALL or GEN_NOISY */
+    int noisy_left;                  /* one list: captures and queen promotions in [next, count) */
+    int gen;                         /* one list: GEN_ALL or GEN_NOISY */
+    int bad_end;                     /* staged: losing captures sit in [0, bad_end) */
+    int noisy_end;                   /* staged: the quiet list starts here */
+    Move refute[3];                  /* staged: killers and countermove that passed */
+    int refute_score[3];
+    int refute_count;
+    int handed;                      /* moves handed out */
+    bool skip_quiets;
     const Board *board;              /* the node's position */
     const History *hist;             /* the tables that score its quiet moves */
     const HistNode *node;            /* ... as seen from this node (the caller's;
@@ -72,9 +94,9 @@ static inline int mp_captured_type(const Board *b, Move m) {
     return move_kind(m) == MOVE_EP ? PAWN : piece_type(board_piece_on(b, move_to(m)));
 }
 
-/* negamax: every legal move, scored at once (the history tables the quiet
- * moves are scored with change while the first move's subtree is searched,
- * so scoring later would change the order). */
+/* negamax: staged in standard chess, one list in a variant (whose legality
+ * test of a killer would generate the whole list anyway). tt_move may be
+ * any move: an illegal one is never handed out. */
 void mp_init_main(MovePicker *p, const Board *b, const History *h, const HistNode *n, Move tt_move);
 /* qsearch: captures and queen promotions, or every move when in check (n
  * may be NULL when not in check: no quiet move is scored then). The
@@ -83,13 +105,14 @@ void mp_init_main(MovePicker *p, const Board *b, const History *h, const HistNod
  * scored after it is the one that would have been scored before. */
 void mp_init_qsearch(MovePicker *p, const Board *b, const History *h, const HistNode *n, Move tt_move,
                      bool in_check);
-/* True if the node has no legal move (mp_init_main only: it generated). */
-static inline bool mp_no_moves(const MovePicker *p) { return p->list.count == 0; }
-/* Next move in score order, or MOVE_NONE. Writes its score to *score.
- * Scores never increase from one move to the next. */
+/* Next move, or MOVE_NONE. Writes its score to *score: SC_TT, a capture's
+ * range, SC_KILLER1/2, SC_COUNTER or a quiet move's history sum. */
 Move mp_next(MovePicker *p, int *score);
-/* Are captures or queen promotions (mp_is_noisy) still to come? After the
- * first move (only then is the list generated). */
-static inline bool mp_noisy_left(const MovePicker *p) { return p->noisy_left > 0; }
+/* From now on, no move scored as a quiet one (history sum, killer or
+ * countermove still to come) is handed out: the captures left still are. */
+static inline void mp_skip_quiets(MovePicker *p) { p->skip_quiets = true; }
+/* How many moves mp_next has handed out: none at the end means the node
+ * has no legal move. */
+static inline int mp_handed_out(const MovePicker *p) { return p->handed; }
 
 #endif

@@ -379,22 +379,14 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     MovePicker p;
     HistNode hn = hist_node(t, ply);
     mp_init_main(&p, b, &t->hist, &hn, tt_move);
-    if (mp_no_moves(&p)) return var ? no_moves_score(b, ply, var) : in_check ? -MATE + ply : 0;
 
     int best = -SCORE_INF, old_alpha = alpha, moves = 0, quiets_tried = 0, sc;
     Move best_move = MOVE_NONE, m;
     Move quiets[MAX_MOVES];
-    bool skip_quiets = false;
 
     while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
         if (m == excluded) continue;
         bool noisy = is_noisy(b, m, var);
-        if (skip_quiets && !noisy && sc < SC_COUNTER) {
-            /* Scores only fall, so every move left below is skipped too
-             * unless it is a capture: without one left, we are done. */
-            if (!mp_noisy_left(&p)) break;
-            continue;
-        }
         /* The child's TT bucket starts loading now, while the pruning, the
          * singular search and the NNUE update run. */
         tt_prefetch(t->sh->tt, board_key_after(b, m));
@@ -402,9 +394,9 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
         if (!root && best > -MATE_IN_MAX && has_non_pawn_material(b, b->side)) {
             if (!noisy) {
                 int lmp = (LMP_BASE + depth * depth) / (2 - improving);
-                if (depth <= LMP_MAX_DEPTH && quiets_tried >= lmp) { skip_quiets = true; continue; }
+                if (depth <= LMP_MAX_DEPTH && quiets_tried >= lmp) { mp_skip_quiets(&p); continue; }
                 if (!in_check && depth <= FUT_MAX_DEPTH && eval != SCORE_NONE &&
-                    eval + FUT_BASE + FUT_PER_PLY * depth <= alpha && sc < SC_COUNTER) { skip_quiets = true; continue; }
+                    eval + FUT_BASE + FUT_PER_PLY * depth <= alpha && sc < SC_COUNTER) { mp_skip_quiets(&p); continue; }
                 if (depth <= SEE_MAX_DEPTH && see_usable(b, var) && !see_ge(b, m, -SEE_QUIET_PER_PLY * depth))
                     continue;
             } else if (depth <= SEE_MAX_DEPTH && see_usable(b, var) && !see_ge(b, m, -SEE_NOISY_PER_PLY * depth))
@@ -488,6 +480,8 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     }
 
     if (moves == 0) {
+        /* No legal move: mate or stalemate (or a variant's own end). */
+        if (mp_handed_out(&p) == 0) return var ? no_moves_score(b, ply, var) : in_check ? -MATE + ply : 0;
         /* Left out the only move: the singular search fails low. */
         if (excluded) return alpha;
         /* Every legal move was pruned: fall back to a quiet static score. */

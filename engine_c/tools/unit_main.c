@@ -9,6 +9,8 @@
 #include "../board.h"
 #include "../engine.h"
 #include "../movegen.h"
+#include "../movepicker.h"
+#include "../see.h"
 #include "../notation.h"
 #include "../search.h"
 #include "../tt.h"
@@ -371,6 +373,122 @@ static void is_legal_at(Board *b, int ply) {
 /* The move picker trusts movegen_is_legal(_noisy) for TT moves, garbage included. */
 static void check_is_legal(void) { walk_positions(is_legal_at); }
 
+/* ---- move picker: every legal move once, in falling score order ---- */
+
+static uint64_t picker_seed = 0x2545F4914F6CDD1DULL;
+static uint32_t picker_rand(void) {
+    picker_seed = picker_seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (uint32_t)(picker_seed >> 33);
+}
+
+/* One run of the main-search picker over b: TT move, killers and
+ * countermove drawn from the legal list, from garbage and from nothing;
+ * history rows filled at random. With skip_at >= 0, mp_skip_quiets after
+ * that many moves. Checks the moves handed out against the GEN_ALL list. */
+static void picker_run(Board *b, History *h, int skip_at) {
+    static uint8_t seen[65536];
+    MoveList all;
+    all.count = 0;
+    movegen_legal(b, &all, GEN_ALL);
+    memset(seen, 0, sizeof seen);
+    for (int i = 0; i < all.count; i++) seen[all.moves[i]] = 1;
+    Move pick[4];
+    for (int k = 0; k < 4; k++) {
+        uint32_t r = picker_rand();
+        pick[k] = r % 4 == 0 ? MOVE_NONE : r % 4 == 1 ? (Move)(picker_rand() & 0xFFFF)
+                : all.count ? all.moves[picker_rand() % (uint32_t)all.count] : MOVE_NONE;
+    }
+    int ply = 3;
+    h->killers[ply][0] = pick[1];
+    h->killers[ply][1] = pick[2];
+    Move counter = pick[3];
+    HistNode n = {hist_cont_row(h, 1 + (int)(picker_rand() % 14), (int)(picker_rand() % 64)),
+                  hist_cont_row(h, 1 + (int)(picker_rand() % 14), (int)(picker_rand() % 64)), &counter, ply};
+    for (int i = 0; i < 64; i++) {
+        h->butterfly[b->side][picker_rand() % 64][picker_rand() % 64] = (int16_t)(picker_rand() % 4001) - 2000;
+        (*n.cont1)[picker_rand() % 16][picker_rand() % 64] = (int16_t)(picker_rand() % 4001) - 2000;
+    }
+    MovePicker p;
+    mp_init_main(&p, b, h, &n, pick[0]);
+    int handed = 0, prev = SC_TT + 1, sc;
+    bool skipped = false;
+    Move m;
+    while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
+        if (seen[m] != 1) {
+            failure = seen[m] ? "the picker handed a move out twice" : "the picker handed out a move not in the legal list";
+            return;
+        }
+        seen[m] = 2;
+        if (sc > prev) { failure = "the picker's scores rose"; return; }
+        prev = sc;
+        if (handed == 0 && movegen_is_legal(b, pick[0]) && (m != pick[0] || sc != SC_TT)) { failure = "a legal TT move did not come first"; return; }
+        if (sc == SC_TT && m != pick[0]) { failure = "SC_TT on a move other than the TT move"; return; }
+        bool quiet_range = sc < SC_COUNTER && sc > SC_BAD_CAP / 2;
+        if (skipped && (quiet_range || (sc >= SC_COUNTER && sc <= SC_KILLER1))) { failure = "a quiet move after mp_skip_quiets"; return; }
+        if (b->variant == VAR_STANDARD && sc != SC_TT) {
+            if (sc > SC_KILLER1 && !see_ge(b, m, 0)) { failure = "a losing capture scored as a good one"; return; }
+            if (sc < SC_BAD_CAP / 2 && see_ge(b, m, 0)) { failure = "a winning capture scored as a losing one"; return; }
+            if ((sc > SC_KILLER1 || sc < SC_BAD_CAP / 2) != (mp_is_noisy(b, m) && !(move_kind(m) == MOVE_PROMO && move_promo(m) != QUEEN))) {
+                failure = "a capture scored as a quiet move, or the reverse"; return;
+            }
+            if (sc >= SC_COUNTER && sc <= SC_KILLER1 && m != (sc == SC_KILLER1 ? pick[1] : sc == SC_KILLER2 ? pick[2] : pick[3])) {
+                failure = "a killer or countermove score on another move"; return;
+            }
+        }
+        if (++handed == skip_at) { mp_skip_quiets(&p); skipped = true; }
+    }
+    if (mp_handed_out(&p) != handed) { failure = "mp_handed_out miscounts"; return; }
+    for (int i = 0; i < all.count; i++) {
+        if (seen[all.moves[i]] == 2) continue;
+        if (!skipped) { failure = "a legal move never came out of the picker"; return; }
+        /* Skipped: only quiet moves (or, staged, quiet-stage under-promotions) may be missing. */
+        Move q = all.moves[i];
+        bool quiet_stage = b->variant == VAR_STANDARD && move_kind(q) == MOVE_PROMO && move_promo(q) != QUEEN;
+        bool noisy = mp_is_noisy(b, q) && !move_is_drop(q);
+        if (noisy && !quiet_stage) { failure = "mp_skip_quiets lost a capture"; return; }
+    }
+}
+
+static void picker_at(Board *b, int ply) {
+    static History h;
+    if (ply == 0) hist_clear(&h);
+    for (int r = 0; r < 6 && !failure; r++) picker_run(b, &h, r < 3 ? -1 : 1 + (int)(picker_rand() % 6));
+}
+
+/* The variants use the one-list picker; a few random games of each. */
+static void picker_variants(void) {
+    static const struct { int variant; const char *fen; } F[] = {
+        {VAR_CRAZYHOUSE, "r1bqk2r/ppp2ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPP2PPP/R1BQK2R[Pp] w KQkq - 0 5"},
+        {VAR_ATOMIC, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1"},
+        {VAR_ANTICHESS, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1"},
+        {VAR_THREECHECK, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 3+3 0 1"},
+        {VAR_HORDE, "rnbqkbnr/pppppppp/8/1PP2PP1/PPPPPPPP/PPPPPPPP/PPPPPPPP/PPPPPPPP w kq - 0 1"},
+    };
+    static Board b;
+    for (size_t f = 0; f < sizeof F / sizeof F[0] && !failure; f++) {
+        for (int w = 0; w < 3 && !failure; w++) {
+            char err[128];
+            if (board_set_fen_variant(&b, F[f].fen, F[f].variant, false, err, sizeof err) != PB_OK) {
+                failure = "a variant FEN does not parse";
+                return;
+            }
+            for (int ply = 0; ply < 24 && !failure; ply++) {
+                picker_at(&b, ply);
+                MoveList list;
+                list.count = 0;
+                movegen_legal(&b, &list, GEN_ALL);
+                if (list.count == 0) break;
+                board_make_move(&b, list.moves[picker_rand() % (uint32_t)list.count]);
+            }
+        }
+    }
+}
+
+static void check_picker(void) {
+    walk_positions(picker_at);
+    if (!failure) picker_variants();
+}
+
 /* ---- registry ---- */
 
 typedef struct {
@@ -389,6 +507,7 @@ static const Check CHECKS[] = {
     {"nnue_search", check_nnue_search},
     {"key_after", check_key_after},
     {"is_legal", check_is_legal},
+    {"picker", check_picker},
 };
 
 int main(int argc, char **argv) {
