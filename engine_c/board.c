@@ -487,6 +487,16 @@ static inline Undo *push_undo(Board *b, Move m) {
     return u;
 }
 
+/* What push_undo saved, back on the board (unmake, and a crazyhouse drop's). */
+static inline void restore_undo(Board *b, const Undo *u) {
+    b->key = u->key;
+    b->pawn_key = u->pawn_key;
+    b->checkers = u->checkers;
+    b->castling = u->castling;
+    b->ep = u->ep;
+    b->rule50 = u->rule50;
+}
+
 /* Antichess's promotion to a king (MOVE_KING_PROMO, the castling kind):
  * the pawn leaves `from`, a king of its side stands on `to` after taking
  * what stood there. Returns the key so far updated. Inline on the castling
@@ -694,12 +704,7 @@ static bool zh_before_unmake(Board *b) {
         b->pocket[us][move_drop_type(m)]++;
         b->ply--;
         b->side = us;
-        b->key = u->key;
-        b->pawn_key = u->pawn_key;
-        b->checkers = u->checkers;
-        b->castling = u->castling;
-        b->ep = u->ep;
-        b->rule50 = u->rule50;
+        restore_undo(b, u);
         b->promoted = before;
         return true;
     }
@@ -817,12 +822,7 @@ void board_unmake_move(Board *b) {
             put_piece(b, u->captured, cap_sq);
         }
     }
-    b->key = u->key;
-    b->pawn_key = u->pawn_key;
-    b->checkers = u->checkers;
-    b->castling = u->castling;
-    b->ep = u->ep;
-    b->rule50 = u->rule50;
+    restore_undo(b, u);
 }
 
 void board_make_null(Board *b) {
