@@ -10,6 +10,9 @@ native variant) in a temporary directory, then `search_main bench` (the
 so that a machine getting busier or quieter affects both alike. Prints each
 run's nodes/second, each pair's NEW/OLD ratio and the median ratio, and
 whether both searched the same tree (same node count: a pure speed change).
+When the trees differ, nodes/second alone misleads (a change may search more
+nodes faster): it also prints each pair's and the median ratio of the time
+to reach the depth, NEW/OLD (below 1: NEW is faster).
 """
 
 from __future__ import annotations
@@ -65,15 +68,17 @@ def build(dest: Path) -> Path:
     return dest / "engine_c/out/auto/search_main"
 
 
-def bench(exe: Path, depth: int, fens: Path, eval_name: str) -> tuple[int, int]:
+def bench(exe: Path, depth: int, fens: Path, eval_name: str) -> tuple[int, int, int]:
+    """Nodes, nodes/second and milliseconds of one bench run."""
     out = subprocess.run([str(exe), "bench", str(depth), str(fens), eval_name],
                          capture_output=True, text=True, check=True).stdout
     nodes = re.search(r"^Nodes searched: (\d+)$", out, re.MULTILINE)
     nps = re.search(r"^Nodes/second: (\d+)$", out, re.MULTILINE)
-    if not nodes or not nps:
+    ms = re.search(r"^Time: (\d+) ms$", out, re.MULTILINE)
+    if not nodes or not nps or not ms:
         fail(f"unexpected bench output from {exe}:\n{out}")
-    assert nodes and nps
-    return int(nodes.group(1)), int(nps.group(1))
+    assert nodes and nps and ms
+    return int(nodes.group(1)), int(nps.group(1)), max(1, int(ms.group(1)))
 
 
 def main() -> int:
@@ -97,13 +102,19 @@ def main() -> int:
         fens.write_text("\n".join(BENCH_FENS) + "\n")
         print(f"old: {names[0]}\nnew: {names[1]}\n"
               f"bench depth {args.depth}, eval {args.eval}, {args.pairs} pairs")
-        ratios, nodes_seen = [], set()
+        ratios, times, nodes_seen = [], [], set()
         for i in range(args.pairs):
-            (n_old, old), (n_new, new) = (bench(e, args.depth, fens, args.eval) for e in exes)
+            (n_old, old, ms_old), (n_new, new, ms_new) = (
+                bench(e, args.depth, fens, args.eval) for e in exes)
             nodes_seen.add((n_old, n_new))
             ratios.append(new / old)
-            print(f"pair {i + 1}: old {old} nps, new {new} nps, new/old {new / old:.3f}")
+            times.append(ms_new / ms_old)
+            print(f"pair {i + 1}: old {old} nps, new {new} nps, new/old {new / old:.3f}"
+                  + (f"; time old {ms_old} ms, new {ms_new} ms, new/old {ms_new / ms_old:.3f}"
+                     if n_old != n_new else ""))
         print(f"median new/old: {statistics.median(ratios):.3f}")
+        if any(n_old != n_new for n_old, n_new in nodes_seen):
+            print(f"median time to depth new/old: {statistics.median(times):.3f}")
         for n_old, n_new in sorted(nodes_seen):
             same = "same tree" if n_old == n_new else "DIFFERENT trees"
             print(f"nodes: old {n_old}, new {n_new} ({same})")
