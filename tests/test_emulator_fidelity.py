@@ -341,6 +341,7 @@ def test_unseen_challenge_goes_offline_like_lila(emu_factory: Any) -> None:
         ("/emu/fault", {"kind": "slow", "duration_s": "x"}, "duration_s"),
         ("/emu/fault", {"kind": "http_error", "count": "two"}, "count"),
         ("/emu/fault", {"kind": "stall", "apply": "no"}, "apply"),
+        ("/emu/fault", {"kind": "slow", "duration_s": 1, "after": "yes"}, "after"),
         ("/emu/game/nope/opponent/resign", {}, "nope"),
         ("/emu/game/nope/spectator", {"text": "hi"}, "nope"),
     ],

@@ -7,9 +7,11 @@ that keeps rated rematches out of lila's FarmBoostDetection."""
 
 from __future__ import annotations
 
+import logging
 from pathlib import Path
 
 import chess
+import pytest
 from blocklist_server import BlockListServer
 from test_book import write_book
 from test_service_helpers import (
@@ -88,6 +90,30 @@ def test_matchmaking_skips_decliners_blocked_far_and_unknown(tmp_path: Path) -> 
         # Several more idle rounds: nobody else fits, and the decliner is not asked again.
         assert not wait_until(lambda: emu.count("POST /api/challenge/*") > 1, 6)
         assert emu.count("GET /api/account") >= 2  # our own rating was read for the range
+
+
+def test_matchmaking_sees_a_decline_that_beats_its_challenges_answer(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """The decliner answers at once and our POST's answer comes back a second later:
+    the decline is seen when the POST returns (no wait to challenge_expiry_s, no
+    cancel of a challenge already declined, the slot freed)."""
+    caplog.set_level(logging.INFO)
+    users = [UserSpec("decliner", rating=1500, on_challenge="decline", response_delay_s=0.05)]
+    mm = {"allow_matchmaking": True, "challenge_timeout_s": 1, "challenge_expiry_s": 8,
+          "challenge_initial_time": [60], "challenge_increment": [1],
+          "challenge_filter": "coarse"}
+    with bot_and_emulator(tmp_path, fast_emulator_config(users=users),
+                          matchmaking=mm) as (emu, bot):
+        emu.inject("slow", "POST /api/challenge/decliner", count=None, duration_s=1.0,
+                   after=True)
+        assert emu.count("POST /api/challenge/decliner") == 0  # the fault is in time
+        assert wait_until(lambda: emu.count("POST /api/challenge/decliner") >= 1, 15)
+        assert wait_until(lambda: "matchmaking: decliner declined" in caplog.text, 5)
+        assert bot.service is not None
+        assert wait_until(lambda: bot.service.slots.used() == 0, 3)
+        assert not wait_until(lambda: emu.count("POST /api/challenge/*/cancel") > 0, 9)
+        assert "did not answer" not in caplog.text
+        assert emu.count("POST /api/challenge/decliner") == 1
 
 
 @needs_engine

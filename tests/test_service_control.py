@@ -91,6 +91,23 @@ def test_a_declined_challenge_ends_the_series_and_frees_its_slot(
         assert len(emu.requests(CHALLENGE)) == 1
 
 
+def test_a_decline_that_beats_its_challenges_answer_is_seen(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """sparbot declines at once, and the answer to our POST comes back a second later
+    (a slow way back): the series sees the decline when the POST returns, instead of
+    waiting to challenge_expiry_s and cancelling a challenge already declined."""
+    caplog.set_level(logging.INFO)
+    emu_cfg = fast_emulator_config(users=[sparbot(on_challenge="decline")])
+    with bot_and_emulator(tmp_path, emu_cfg) as (emu, bot):
+        emu.inject("slow", CHALLENGE, duration_s=1.0, after=True)
+        assert main(["challenge", "sparbot", "--games", "2"]) == 0
+        assert wait_until(lambda: "0 of 2 game(s) played" in caplog.text, 6), caplog.text
+        assert "sparbot declined challenge" in caplog.text
+        assert "did not answer" not in caplog.text
+        assert emu.count("POST /api/challenge/*/cancel") == 0
+        assert bot.service is not None and bot.service.slots.used() == 0
+
+
 def test_the_service_answers_documented_commands_only(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with bot_and_emulator(tmp_path):

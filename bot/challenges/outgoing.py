@@ -35,6 +35,7 @@ MAX_INCREMENT_S = 60  # lichess-org/api challengeCreate: clock.increment 0..60
 VARIANTS = tuple(v for v in LICHESS_VARIANTS if v != "fromPosition")
 COLORS = ("white", "black", "random")
 POLL_S = 0.25  # how often a series looks at its game's slot
+EARLY_ANSWERS_KEPT = 64  # answers to challenges whose POST has not returned yet
 _USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,29}$")  # lila's username rule
 
 
@@ -102,6 +103,9 @@ class Outgoing:
         self._answers: dict[str, str] = {}  # our challenge id -> started | declined | canceled
         self.running: dict[str, Order] = {}  # opponent (lowercase) -> its series
         self._waiting: set[str] = set()  # our challenges not answered yet
+        # Answers no series waits on (yet): one can beat its challenge's POST response
+        # (a bot that declines at once, a slow way back); the series finds it here.
+        self._early: dict[str, str] = {}
 
     def start(self, order: Order) -> str:
         """Begin a series (ValueError: why not, one line); what the owner reads."""
@@ -120,9 +124,14 @@ class Outgoing:
 
     def answered(self, challenge_id: str, how: str) -> None:
         """gameStart (a game has its challenge's id), challengeDeclined or
-        challengeCanceled: kept only for the challenges a series waits on."""
+        challengeCanceled: kept for the challenges a series waits on, and the latest
+        few others in case a POST still on its way back sent them."""
         if challenge_id in self._waiting:
             self._answers[challenge_id] = how
+            return
+        self._early[challenge_id] = how
+        if len(self._early) > EARLY_ANSWERS_KEPT:
+            del self._early[next(iter(self._early))]  # the oldest
 
     async def _series(self, order: Order) -> None:
         played = 0
@@ -171,6 +180,9 @@ class Outgoing:
         log.info("challenge series: game %d of %d, %s as %s (id %s)", n, order.games,
                  order.user, color, cid)
         self._waiting.add(cid)
+        early = self._early.pop(cid, None)
+        if early is not None:
+            self._answers[cid] = early
         try:
             return await self._answer(order, cid, expiry)
         finally:

@@ -323,6 +323,7 @@ class Emulator:
         probability: float = 1.0,
         duration_s: float | None = None,
         apply: bool = True,
+        after: bool = False,
     ) -> Fault:
         """Add a fault; see faults.Fault. Examples:
 
@@ -330,6 +331,7 @@ class Emulator:
         inject("drop_stream", "event"); inject("silent_stream", "game", duration_s=3)
         inject("http_error", "*", status=503, count=None, probability=0.02)  # soak
         inject("stall", "POST /api/bot/game/*/move/*", duration_s=None, apply=True)
+        inject("slow", "POST /api/challenge/*", duration_s=1, after=True)  # late answer
         inject("http_error", "POST /api/bot/game/*/move/*", status=400,
                error="Not your turn, or game already over")
         """
@@ -346,6 +348,7 @@ class Emulator:
                     probability=probability,
                     duration_s=duration_s,
                     apply=apply,
+                    after=after,
                 )
             except FaultError as exc:
                 raise EmulatorUsageError(str(exc)) from None

@@ -61,6 +61,11 @@ class Fault:
     # stall: whether the server still handles the request (the move lands) before
     # holding the connection; False = the request is read and ignored
     apply: bool = True
+    # slow: False = the wait comes before the request is handled (the way there is
+    # slow); True = the request is handled at once and its answer waits (the way
+    # back is slow), so what it did (a challenge sent, a move played) shows in the
+    # streams before the client has the answer
+    after: bool = False
     id: int = 0
 
     def __post_init__(self) -> None:
@@ -84,6 +89,8 @@ class Fault:
             raise FaultError(f"count {self.count} must be >= 1 (or null for unlimited)")
         if not isinstance(self.apply, bool):
             raise FaultError(f"apply={self.apply!r} must be true or false")
+        if not isinstance(self.after, bool):
+            raise FaultError(f"after={self.after!r} must be true or false")
         if self.duration_s is not None and (
             isinstance(self.duration_s, bool)
             or not isinstance(self.duration_s, (int, float))

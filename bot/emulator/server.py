@@ -124,6 +124,7 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
     server_version = "lichess-emulator/1.0"
     _pending_record: tuple[str, str, str] | None = None  # (method, path, route) not yet logged
     _one_way_s = 0.0  # this request's one-way network latency (EmulatorConfig.rtt_ms)
+    _late_s = 0.0  # slow faults with after=True: the answer waits this long
 
     def setup(self) -> None:
         super().setup()
@@ -154,6 +155,7 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
     def _dispatch(self, method: str) -> None:
         core = self.server.core
         self._one_way_s = 0.0
+        self._late_s = 0.0
         split = urlsplit(self.path)
         path = split.path
         query = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
@@ -193,6 +195,8 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
                     raise ApiError(429, TOO_MANY)
                 self._authenticate(route, req)
             result = route.handler(req)
+            if self._late_s:
+                time.sleep(self._late_s)
             if isinstance(result, StreamReply):
                 status = 200
                 self._pending_record = None
@@ -252,7 +256,8 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         return self.rfile.read(length) if length > 0 else b""
 
     def _apply_request_faults(self, method: str, path: str) -> Fault | None:
-        """Sleep for a slow fault, raise an http_error one; return a stall fault.
+        """Sleep for a slow fault (or, with after=True, set the answer's wait),
+        raise an http_error one; return a stall fault.
 
         A 429 is answered at once, even when a slow fault fires too: lila checks
         its limiters before it does the work (`lila.memo.RateLimit` around the
@@ -265,7 +270,10 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
                 raise ApiError(fault.status, fault.error_text())
         for fault in faults:
             if fault.kind == "slow" and fault.duration_s:
-                time.sleep(fault.duration_s)
+                if fault.after:
+                    self._late_s += fault.duration_s
+                else:
+                    time.sleep(fault.duration_s)
         for fault in faults:
             if fault.kind == "stall":
                 return fault
