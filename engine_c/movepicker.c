@@ -156,6 +156,17 @@ static inline int best_index(const MovePicker *p, int from, int to) {
     return best;
 }
 
+/* Take the first move of highest score in [next, to): the move at `next`
+ * moves into its slot, and `next` passes on (slots below it are spent). */
+static inline Move take_best(MovePicker *p, int to, int *score) {
+    int i = best_index(p, p->next, to), n = p->next++;
+    Move m = p->list.moves[i];
+    *score = p->scores[i];
+    p->list.moves[i] = p->list.moves[n];
+    p->scores[i] = p->scores[n];
+    return m;
+}
+
 static void gen_noisy(MovePicker *p) {
     const Board *b = p->board;
     p->list.count = 0;
@@ -222,11 +233,8 @@ static Move next_staged(MovePicker *p, int *score) {
         /* fall through */
     case MP_GOOD_NOISY:
         while (p->next < p->noisy_end) {
-            int i = best_index(p, p->next, p->noisy_end), n = p->next++;
-            Move m = p->list.moves[i];
-            int s = p->scores[i];
-            p->list.moves[i] = p->list.moves[n];
-            p->scores[i] = p->scores[n];
+            int s;
+            Move m = take_best(p, p->noisy_end, &s);
             if (!see_ge(p->board, m, 0)) {
                 /* Slots below `next` are spent: the loser waits there. */
                 p->list.moves[p->bad_end] = m;
@@ -251,14 +259,7 @@ static Move next_staged(MovePicker *p, int *score) {
         p->stage = MP_QUIET;
         /* fall through */
     case MP_QUIET:
-        if (!p->skip_quiets && p->next < p->list.count) {
-            int i = best_index(p, p->next, p->list.count), n = p->next++;
-            Move m = p->list.moves[i];
-            *score = p->scores[i];
-            p->list.moves[i] = p->list.moves[n];
-            p->scores[i] = p->scores[n];
-            return m;
-        }
+        if (!p->skip_quiets && p->next < p->list.count) return take_best(p, p->list.count, score);
         p->next = 0;
         p->stage = MP_BAD_NOISY;
         /* fall through */
