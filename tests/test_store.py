@@ -11,6 +11,7 @@ import signal
 import sqlite3
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -401,3 +402,35 @@ def test_a_record_that_breaks_the_writer_is_skipped_not_fatal(
         assert writer.flush(10)
     assert writer.written == 1 and writer.dropped == 2 and writer.problem is None
     assert queries.game(db.connect_readonly(writer.path), "after") is not None
+
+
+def _open_together(path: Path, count: int) -> list[str]:
+    """db.connect(path) from `count` threads released at the same instant."""
+    gate = threading.Barrier(count)
+    errors: list[str] = []
+
+    def open_it() -> None:
+        gate.wait()
+        try:
+            db.connect(path).close()
+        except sqlite3.Error as exc:
+            errors.append(str(exc))
+
+    threads = [threading.Thread(target=open_it) for _ in range(count)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def test_connections_opening_an_old_file_at_once_all_get_it(tmp_path: Path) -> None:
+    # Switching a rollback-journal file to WAL while another connection does the
+    # same can answer "database is locked" at once, without SQLite's busy wait.
+    for n in range(30):
+        path = tmp_path / f"old{n}.db"
+        conn = sqlite3.connect(path, isolation_level=None)
+        schema.migrate(conn, target=1)
+        conn.close()
+        assert _open_together(path, 4) == [], f"file {n}"
+        assert schema.version(sqlite3.connect(path)) == schema.VERSION

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import time
 from pathlib import Path
 
 from bot.store import schema
@@ -22,7 +23,7 @@ def connect(path: str | Path, max_bytes: int | None = None) -> sqlite3.Connectio
     conn = sqlite3.connect(str(path), timeout=BUSY_TIMEOUT_MS / 1000,
                            isolation_level=None, check_same_thread=False)
     try:
-        conn.execute("PRAGMA journal_mode=WAL")
+        _enter_wal(conn)
         conn.execute("PRAGMA synchronous=FULL")
         if max_bytes is not None:
             page = int(conn.execute("PRAGMA page_size").fetchone()[0])
@@ -32,6 +33,26 @@ def connect(path: str | Path, max_bytes: int | None = None) -> sqlite3.Connectio
         conn.close()
         raise
     return conn
+
+
+def _enter_wal(conn: sqlite3.Connection) -> None:
+    """PRAGMA journal_mode=WAL, retried while another connection holds the file.
+
+    Switching an old rollback-journal file to WAL needs an exclusive lock, and
+    SQLite answers "database is locked" at once -- without its busy handler --
+    when another connection is switching it at the same moment (the writer
+    thread and the start-up read both open the file at the service's start)."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    pause = 0.001
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 def connect_readonly(path: str | Path) -> sqlite3.Connection:
