@@ -3,7 +3,8 @@
 It holds the incoming challenges' answers (incoming.py, with the accept policy
 of policy.py), our own challenges (matchmaking.py; the owner's `pibot
 challenge` series: outgoing.py) and the online block lists both consult
-(blocklist.py).  Slots are shared with the game supervisor: the desk reserves
+(blocklist.py), and the answers to our own challenges both senders read
+(answers.py).  Slots are shared with the game supervisor: the desk reserves
 one before it accepts or sends a challenge, the supervisor fills it when the
 game starts.
 """
@@ -13,6 +14,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Container
 
+from bot.challenges.answers import RecentAnswers
 from bot.challenges.blocklist import OnlineBlockList
 from bot.challenges.incoming import Incoming, Spawn
 from bot.challenges.matchmaking import Matchmaker
@@ -33,10 +35,12 @@ class ChallengeDesk:
         self.blocked_online = OnlineBlockList()  # challenge.online_block_list's names
         self.incoming = Incoming(api, me, get_cfg, slots, corr_slots, draining,
                                  self.blocked_online, stream, spawn)
+        self.answers = RecentAnswers()  # to our own challenges, read by both senders
         self.matchmaker = Matchmaker(api, me, get_cfg,
                                      lambda: not draining() and slots.used() == 0,
-                                     slots, recent=recent_opponents)
-        self.outgoing = Outgoing(api, me, get_cfg, slots, draining, spawn)  # pibot challenge
+                                     slots, recent=recent_opponents, answers=self.answers)
+        self.outgoing = Outgoing(api, me, get_cfg, slots, draining, spawn,  # pibot challenge
+                                 self.answers)
 
     def tasks(self) -> dict[str, Callable[[], Awaitable[None]]]:
         """The desk's long-lived tasks, for the service to supervise."""
@@ -54,16 +58,16 @@ class ChallengeDesk:
             return
         cid = ev.challenge.id
         self.incoming.withdrawn(cid)
-        self.outgoing.answered(cid, "declined" if isinstance(ev, ChallengeDeclined)
-                               else "canceled")
+        self.answers.record(cid, "declined" if isinstance(ev, ChallengeDeclined)
+                            else "canceled")
         if isinstance(ev, ChallengeDeclined):
             self.matchmaker.declined(ev.challenge)
         self.matchmaker.challenge_answered(cid)
 
     def game_started(self, game_id: str) -> None:
         """A game created from a challenge has the challenge's id."""
+        self.answers.record(game_id, "started")
         self.matchmaker.challenge_answered(game_id)
-        self.outgoing.answered(game_id, "started")
 
     async def _block_lists(self) -> None:
         cfg = self.get_cfg

@@ -23,9 +23,9 @@ import asyncio
 import logging
 import random
 import time
-from collections import deque
 from collections.abc import Callable, Container
 
+from bot.challenges.answers import RecentAnswers
 from bot.challenges.blocklist import OnlineBlockList
 from bot.challenges.slots import Slots
 from bot.config import Config
@@ -41,7 +41,6 @@ log = logging.getLogger(__name__)
 
 MAX_LIMIT_S = 10800  # lichess-org/api challengeCreate: clock.limit 0..10800
 MAX_INCREMENT_S = 60  # clock.increment 0..60
-EARLY_ANSWERS_KEPT = 64  # recent answers that came before their challenge's POST returned
 FILTER_S = 86400.0  # challenge_filter: a decline holds for a day (lichess-bot: days(1))
 ACCOUNT_MAX_AGE_S = 300.0  # our own ratings are re-read this often (lichess-bot: 5 min)
 # declineReasonKey -> the aspect of our challenge it objects to ("" = the challenge as
@@ -80,7 +79,8 @@ def speed_of(base_s: int, inc_s: int) -> str:
 class Matchmaker:
     def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config],
                  is_idle: Callable[[], bool], slots: Slots | None = None,
-                 recent: Container[str] = frozenset()) -> None:
+                 recent: Container[str] = frozenset(),
+                 answers: RecentAnswers | None = None) -> None:
         self.api, self.me = api, me.lower()
         self.get_cfg, self.is_idle = get_cfg, is_idle
         self.slots = slots or Slots()
@@ -90,10 +90,9 @@ class Matchmaker:
         self.idle_since = time.monotonic()
         self.pending: str | None = None  # id of our outstanding challenge
         self._answered = asyncio.Event()
-        # Answers to challenges that were not (yet) ours to wait for: an answer can
-        # beat the POST's own response (a bot that declines at once, a slow way
-        # back), and ours is then found here when the POST returns.
-        self._early_answers: deque[str] = deque(maxlen=EARLY_ANSWERS_KEPT)
+        # Recorded by the desk; an answer can beat our POST's own response (a bot
+        # that declines at once, a slow way back) and is then found here.
+        self.answers = answers if answers is not None else RecentAnswers()
         self.recent = recent  # opponents of recent games (bot/play/farming.py RecentGames)
         self.blocked_online = OnlineBlockList()  # refreshed by the service
         self.declined_until: dict[tuple[str, str], float] = {}  # (bot, aspect) -> time.time()
@@ -133,11 +132,10 @@ class Matchmaker:
         return perf.rating if perf.known else None
 
     def challenge_answered(self, challenge_id: str) -> None:
-        """Called by the service on gameStart/challengeDeclined/Canceled."""
+        """Called by the desk on gameStart/challengeDeclined/Canceled, once the
+        answer is in `answers`."""
         if challenge_id == self.pending:
             self._answered.set()
-        else:
-            self._early_answers.append(challenge_id)
 
     def _pick(self, bots: list[Profile], speed: str, rated: bool = False,
               my_rating: int | None = None) -> str | None:
@@ -260,7 +258,7 @@ class Matchmaker:
                  "rated" if rated else "casual", cid)
         self.pending = cid
         self._answered.clear()
-        if cid in self._early_answers:
+        if self.answers.get(cid) is not None:
             # Answered before the POST's response came back: a decline or cancel then
             # found no slot under this id to free (a started game holds its own).
             self.slots.release(cid)

@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from bot.challenges.answers import RecentAnswers
 from bot.challenges.incoming import Spawn
 from bot.challenges.slots import Slots
 from bot.config import Config
@@ -35,7 +36,6 @@ MAX_INCREMENT_S = 60  # lichess-org/api challengeCreate: clock.increment 0..60
 VARIANTS = tuple(v for v in LICHESS_VARIANTS if v != "fromPosition")
 COLORS = ("white", "black", "random")
 POLL_S = 0.25  # how often a series looks at its game's slot
-EARLY_ANSWERS_KEPT = 64  # answers to challenges whose POST has not returned yet
 _USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,29}$")  # lila's username rule
 
 
@@ -97,15 +97,11 @@ class Order:
 
 class Outgoing:
     def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config], slots: Slots,
-                 draining: Callable[[], bool], spawn: Spawn) -> None:
+                 draining: Callable[[], bool], spawn: Spawn, answers: RecentAnswers) -> None:
         self.api, self.me, self.get_cfg, self.slots = api, me.lower(), get_cfg, slots
         self.draining, self._spawn = draining, spawn
-        self._answers: dict[str, str] = {}  # our challenge id -> started | declined | canceled
+        self.answers = answers  # recorded by the desk, before or after our POST returns
         self.running: dict[str, Order] = {}  # opponent (lowercase) -> its series
-        self._waiting: set[str] = set()  # our challenges not answered yet
-        # Answers no series waits on (yet): one can beat its challenge's POST response
-        # (a bot that declines at once, a slow way back); the series finds it here.
-        self._early: dict[str, str] = {}
 
     def start(self, order: Order) -> str:
         """Begin a series (ValueError: why not, one line); what the owner reads."""
@@ -121,17 +117,6 @@ class Outgoing:
         self.running[order.user.lower()] = order
         self._spawn(self._series(order), f"challenge-{order.user.lower()}")
         return f"challenging {order.describe()}"
-
-    def answered(self, challenge_id: str, how: str) -> None:
-        """gameStart (a game has its challenge's id), challengeDeclined or
-        challengeCanceled: kept for the challenges a series waits on, and the latest
-        few others in case a POST still on its way back sent them."""
-        if challenge_id in self._waiting:
-            self._answers[challenge_id] = how
-            return
-        self._early[challenge_id] = how
-        if len(self._early) > EARLY_ANSWERS_KEPT:
-            del self._early[next(iter(self._early))]  # the oldest
 
     async def _series(self, order: Order) -> None:
         played = 0
@@ -179,21 +164,13 @@ class Outgoing:
         self.slots.rename(key, cid)
         log.info("challenge series: game %d of %d, %s as %s (id %s)", n, order.games,
                  order.user, color, cid)
-        self._waiting.add(cid)
-        early = self._early.pop(cid, None)
-        if early is not None:
-            self._answers[cid] = early
-        try:
-            return await self._answer(order, cid, expiry)
-        finally:
-            self._waiting.discard(cid)
-            self._answers.pop(cid, None)
+        return await self._answer(order, cid, expiry)
 
     async def _answer(self, order: Order, cid: str, expiry: float) -> str | None:
         loop = asyncio.get_running_loop()
         deadline = loop.time() + expiry
         while cid not in self.slots.running:
-            how = self._answers.get(cid)
+            how = self.answers.get(cid)
             if how == "started":
                 break  # and already over: the series goes on
             if how is not None or loop.time() > deadline:
