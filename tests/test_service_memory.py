@@ -325,7 +325,8 @@ def test_429_and_a_rejected_token_are_events_and_the_token_an_alert(
 
 def test_a_rated_games_record_has_the_ratings_lichess_reports_after(tmp_path: Path) -> None:
     """gameFinish's ratingDiff (ours) and opponent.ratingDiff: the records keep the
-    ratings after, and `pibot history` draws its trend from them."""
+    ratings after, the game's PGN file its RatingDiff tags, and `pibot history`
+    draws its trend from them."""
     db = tmp_path / "pibot.db"
     with bot_and_emulator(tmp_path) as (emu, _bot):
         opp = OpponentSpec(policy="random", think_time_s=0.05, resign_after=6, seed=7)
@@ -336,6 +337,7 @@ def test_a_rated_games_record_has_the_ratings_lichess_reports_after(tmp_path: Pa
         assert snap.status in ("resign", "mate"), snap.status
         assert wait_until(lambda: _rows(db, "SELECT my_rating_after FROM games WHERE id = ?",
                                         gid)[0][0] is not None, 10)
+        assert wait_until((tmp_path / "games" / f"{gid}.pgn").exists, 10)
     (before, after, opp_before, opp_after, rated), = _rows(
         db, "SELECT my_rating, my_rating_after, opponent_rating, opponent_rating_after, rated "
             "FROM games WHERE id = ?", gid)
@@ -343,6 +345,11 @@ def test_a_rated_games_record_has_the_ratings_lichess_reports_after(tmp_path: Pa
     # The emulator's diffs: Elo, K = 20, the bot (white) won.
     diff = round(20 * (1 - 1 / (1 + 10 ** ((opp_before - before) / 400))))
     assert diff > 0 and after == before + diff and opp_after == opp_before - diff
+    # The game's PGN file has them too, as Lichess's export does.
+    game = chess.pgn.read_game(io.StringIO((tmp_path / "games" / f"{gid}.pgn").read_text()))
+    assert game is not None
+    assert (game.headers.get("WhiteRatingDiff"), game.headers.get("BlackRatingDiff")) == \
+        (f"+{diff}", f"-{diff}"), game.headers
     r = _pibot("history", "--db", str(db), "--json", "--period", "day")
     assert r.returncode == 0, r.stderr
     trend = json.loads(r.stdout)["rating"]["bullet"]

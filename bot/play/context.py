@@ -11,7 +11,7 @@ from bot.lichess.client import Lichess
 from bot.play.game_state import GameHooks
 from bot.play.records import Saver
 from bot.sources.chain import MoveSources
-from bot.store.model import MoveRecord
+from bot.store.model import MoveRecord, RatingsAfter
 from bot.store.writer import RecordWriter
 
 
@@ -37,3 +37,5 @@ class GameContext:
     moves: dict[int, MoveRecord] = field(default_factory=dict)
     # An arena's id -> its name (the arena room's), for the PGN's Event; None: unknown.
     tournament_name: Callable[[str], str | None] | None = None
+    # A rated game's rating changes once its gameFinish has come (the supervisor's).
+    ratings_after: Callable[[], RatingsAfter | None] = lambda: None

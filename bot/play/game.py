@@ -48,6 +48,10 @@ FINAL_STREAM_STATUSES = {
     403: "the token lacks the bot:play scope",
     404: "no such game, or not ours",
 }
+# How long a rated game's end waits for its gameFinish event, whose rating
+# changes its PGN file's RatingDiff tags need (it comes with the final state).
+RATINGS_WAIT_S = 2.0
+RATINGS_POLL_S = 0.05
 GOODBYE_FLUSH_S = 5.0  # at the end, how long queued chat (goodbyes) may take to go out
 
 
@@ -416,7 +420,14 @@ class GameRunner:
             self.ctx.sources.game_over(self.game_id)
         if self.hooks.on_end:
             self.hooks.on_end(self.game_id, st.status, st.winner, st.color)
-        end = self.journal.ended(st.status, st.winner, len(st.moves))
+        ratings = self.ctx.ratings_after()
+        if ratings is None and self.journal.rated and st.status != "aborted" \
+                and self.cfg.pgn_directory:
+            deadline = time.monotonic() + RATINGS_WAIT_S
+            while ratings is None and time.monotonic() < deadline:
+                await asyncio.sleep(RATINGS_POLL_S)
+                ratings = self.ctx.ratings_after()
+        end = self.journal.ended(st.status, st.winner, len(st.moves), ratings)
         rec = st.record(self.game_id, self.api.url)
         if rec is not None:
             # As Lichess exports it (%eval, %clk: bot.store.pgn), the move sources after.

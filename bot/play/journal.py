@@ -26,7 +26,7 @@ import chess
 from bot import variants
 from bot.lichess import events
 from bot.store import pgn
-from bot.store.model import GameEnd, GameStart, MoveRecord, Record, speed_of
+from bot.store.model import GameEnd, GameStart, MoveRecord, RatingsAfter, Record, speed_of
 from bot.store.writer import RecordWriter
 
 log = logging.getLogger(__name__)
@@ -159,8 +159,22 @@ class GameJournal:
             score_cp=-result.score_cp if result.score_cp is not None else None,
             mate=-result.mate if result.mate is not None else None)))
 
-    def ended(self, status: str, winner: str | None, plies: int) -> GameEnd:
-        end = GameEnd(self.game_id, status, winner, plies=plies)
+    @property
+    def rated(self) -> bool:
+        return self.start is not None and self.start.rated
+
+    def ended(self, status: str, winner: str | None, plies: int,
+              ratings: RatingsAfter | None = None) -> GameEnd:
+        """The end, with the ratings after where `ratings` (gameFinish's) gives them:
+        ours is the rating the game started with plus our change."""
+        mine = theirs = None
+        if ratings is not None:
+            before = self.start.my_rating if self.start is not None else None
+            if before is not None and ratings.my_rating_diff is not None:
+                mine = before + ratings.my_rating_diff
+            theirs = ratings.opponent_rating_after
+        end = GameEnd(self.game_id, status, winner, plies=plies, my_rating_after=mine,
+                      opponent_rating_after=theirs)
         self._put(end)
         return end
 

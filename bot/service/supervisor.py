@@ -65,6 +65,8 @@ class GameSupervisor:
         # and a correspondence game's parking.
         self._comments: dict[str, dict[int, str]] = {}
         self._moves: dict[str, dict[int, MoveRecord]] = {}  # the same for the records
+        # A rated game's rating changes from its gameFinish event, for its PGN file.
+        self._ratings: dict[str, RatingsAfter] = {}
         self._tasks: set[asyncio.Task[None]] = set()  # check-ins, goodbyes
 
     # -- what the event stream says ---------------------------------------------
@@ -80,13 +82,17 @@ class GameSupervisor:
         self._start(game.id, game.opponent.name, game.correspondence, game.tournament_id)
 
     def game_finished(self, game: GameInfo) -> None:
-        if self.writer is not None and game.rated and (
-                game.rating_diff is not None or game.opponent_rating_diff is not None):
+        if game.rated and (game.rating_diff is not None
+                           or game.opponent_rating_diff is not None):
             # Only gameFinish tells the ratings after; the runner may be gone by now.
             opp = game.opponent.rating
             theirs = opp + game.opponent_rating_diff \
                 if opp is not None and game.opponent_rating_diff is not None else None
-            self.writer.put(RatingsAfter(game.id, game.rating_diff, theirs))
+            ratings = RatingsAfter(game.id, game.rating_diff, theirs)
+            if self.writer is not None:
+                self.writer.put(ratings)
+            if game.id in self.games:
+                self._ratings[game.id] = ratings
         runner = self.runners.get(game.id)
         if runner is not None:
             runner.poke()
@@ -158,7 +164,8 @@ class GameSupervisor:
             threads_now=self.threads_now, sources=self.sources,
             previous_lines=tuple(self.recent_games.lines(opponent)), saver=self.saver,
             comments=self._comments.setdefault(gid, {}), writer=self.writer,
-            moves=self._moves.setdefault(gid, {}), tournament_name=self.tournament_name)
+            moves=self._moves.setdefault(gid, {}), tournament_name=self.tournament_name,
+            ratings_after=lambda: self._ratings.get(gid))
 
     async def _run_game(self, gid: str, cfg: Config, opponent: str) -> None:
         parked = False
@@ -191,6 +198,7 @@ class GameSupervisor:
                 self.corr_slots.finish(gid)
                 self._comments.pop(gid, None)
                 self._moves.pop(gid, None)
+                self._ratings.pop(gid, None)
                 self._ended[gid] = time.monotonic()
 
     def _count_result(self, runner: GameRunner) -> None:
