@@ -137,6 +137,20 @@ def test_the_overview_has_the_last_week_of_heat_samples(tmp_path: Path) -> None:
     assert heat[0][0] == NOW - 8 * 600 and heat == sorted(heat)
 
 
+def test_heat_samples_older_than_a_month_are_deleted_as_new_ones_come(tmp_path: Path) -> None:
+    from bot.store.writer import HEAT_KEEP_S
+
+    path = tmp_path / "pibot.db"
+    w = RecordWriter(path)
+    w.start()
+    for at in (NOW - HEAT_KEEP_S - 600, NOW - HEAT_KEEP_S + 600, NOW - 86400, NOW):
+        w.put(HeatSample(60.0, False, at=at))
+    assert w.flush(10) and w.problem is None
+    w.close()
+    left = [at for (at,) in sqlite3.connect(path).execute("SELECT at FROM heat ORDER BY at")]
+    assert left == [NOW - HEAT_KEEP_S + 600, NOW - 86400, NOW]
+
+
 def test_the_service_s_start_up_read_upgrades_an_old_file_too(tmp_path: Path) -> None:
     path = tmp_path / "old.db"
     conn = sqlite3.connect(path, isolation_level=None)

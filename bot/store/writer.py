@@ -40,6 +40,9 @@ log = logging.getLogger(__name__)
 
 QUEUE_SIZE = 10_000  # a day of bullet moves; only a stuck disk fills it
 RETRY_S = 60.0       # reopen a database that could not be opened at most this often
+# Temperature samples older than this are deleted as new ones come: the status
+# page draws a week; a month stays for a look at the file (~4,500 rows).
+HEAT_KEEP_S = 31 * 86400
 
 _MOVE_COLS = ("san", "clock_before_ms", "clock_after_ms", "think_ms", "score_cp", "mate",
               "depth", "nodes", "source", "latency_ms", "at")
@@ -324,6 +327,7 @@ def _apply(conn: sqlite3.Connection, r: Record) -> bool:
     elif isinstance(r, HeatSample):
         conn.execute("INSERT INTO heat (at, temp_c, throttled) VALUES (?, ?, ?)",
                      (r.at, r.temp_c, int(r.throttled)))
+        conn.execute("DELETE FROM heat WHERE at < ?", (r.at - HEAT_KEEP_S,))
     else:
         raise sqlite3.ProgrammingError(f"not a record: {type(r).__name__}")
     return True
