@@ -248,6 +248,42 @@ def test_trainer_trains_on_records(datagen: Path, tmp_path: Path) -> None:
     assert "Traceback" not in proc.stderr
 
 
+def test_a_stopped_training_run_resumes_to_the_same_net(datagen: Path, tmp_path: Path) -> None:
+    """Three epochs at once, and one then two with --stop-after and --resume: the
+    same bytes (the lr drop falls in the resumed part); another run's state is one
+    error line."""
+    pytest.importorskip("torch")
+    data = tmp_path / "d.bin"
+    run(datagen, data, "--openings", OPENINGS, "--games", 12, "--nodes", 200)
+
+    def train(out: Path, *more: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, str(ROOT / "tools" / "nnue" / "train.py"),
+                               str(data), "--out", str(out), "--epochs", "3", "--batch", "256",
+                               "--lr-drop", "0.5", "--device", "cpu", *more],
+                              capture_output=True, text=True, timeout=300)
+
+    whole = train(tmp_path / "whole.pbnn")
+    assert whole.returncode == 0, whole.stderr
+    parts = tmp_path / "parts.pbnn"
+    first = train(parts, "--stop-after", "1")
+    assert first.returncode == 0, first.stderr
+    assert "stopped after epoch 1 of 3" in first.stderr and not parts.exists()
+    state = tmp_path / "parts.pbnn.state.pt"
+    assert state.is_file()
+    rest = train(parts, "--resume")
+    assert rest.returncode == 0, rest.stderr
+    assert "resumed after epoch 1 of 3" in rest.stderr and "epoch 1 train" not in rest.stderr
+    assert "epoch 3 train" in rest.stderr
+    assert parts.read_bytes() == (tmp_path / "whole.pbnn").read_bytes()
+    other = train(parts, "--resume", "--seed", "2")
+    assert other.returncode == 2 and "differs in seed" in other.stderr, other.stderr
+    assert "Traceback" not in other.stderr
+    state.write_bytes(b"not a state")
+    bad = train(parts, "--resume")
+    assert bad.returncode == 2 and f"--resume: {state}" in bad.stderr, bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
 def test_trainer_buckets_init_from_a_v1_net_keeps_its_evals(datagen: Path,
                                                             tmp_path: Path) -> None:
     """--buckets 8 --init NET.pbnn (v1), no epoch: a v2 net whose 8 heads are the v1

@@ -23,6 +23,12 @@ step the weights are clipped to [-1.98, 1.98] (int16 accumulators cannot overflo
 logged; the epoch with the best validation loss is exported. `--device auto`
 (default) trains on a CUDA GPU when torch sees one, else on the CPU.
 
+A run outlives the process: after every epoch the whole state (weights, optimiser,
+random generators, best epoch) is written to OUT.state.pt, and `--resume` goes on
+from it -- to the same weights as a run never stopped -- when the data and the
+settings are the run's own.  `--stop-after N` ends a run after N epochs of this
+process (e.g. what fits a working session), leaving the state to resume.
+
     nice -n 19 .venv/bin/python tools/nnue/train.py /tmp/nnue/data.bin \\
         --out engine_c/nets/candidate.pbnn --epochs 60 --seed 1
 """
@@ -32,6 +38,7 @@ from __future__ import annotations
 import argparse
 import logging
 import math
+import pickle
 import sys
 import time
 from collections.abc import Iterator
@@ -276,6 +283,40 @@ def pick_device(name: str) -> torch.device | None:
     return torch.device(name)
 
 
+# ---------------------------------------------------------------- resuming
+
+def run_key(args: argparse.Namespace) -> dict[str, object]:
+    """What makes a run the same run: its data (files by name and size) and every
+    setting that shapes the weights."""
+    return {"data": [(p.name, p.stat().st_size) for p in args.data],
+            **{k: str(getattr(args, k)) for k in (
+                "init", "epochs", "batch", "lr", "lr_drop", "wd", "lam", "mirror", "buckets",
+                "hidden", "seed")}}
+
+
+def save_state(path: Path, state: dict[str, object]) -> None:
+    """Written to a temporary name and renamed: a stop mid-write leaves the last one."""
+    tmp = path.with_name(path.name + ".tmp")
+    torch.save(state, tmp)
+    tmp.replace(path)
+
+
+def load_state(path: Path, run: dict[str, object], model: Net, opt: torch.optim.Optimizer,
+               gen: torch.Generator, device: torch.device) -> tuple[int, float, int, float]:
+    """Restore a saved run: (its last epoch, best val loss, best epoch, seconds spent)."""
+    state = torch.load(path, map_location=device, weights_only=False)
+    if state["run"] != run:
+        differ = sorted(k for k in run if state["run"].get(k) != run[k])
+        raise ValueError(f"another run's state (it differs in {', '.join(differ)}); delete it "
+                         f"or give that run's data and settings")
+    model.load_state_dict(state["model"])
+    opt.load_state_dict(state["opt"])
+    gen.set_state(state["gen"].cpu())
+    torch.set_rng_state(state["torch_rng"].cpu())
+    return (int(state["epoch"]), float(state["best"]), int(state["best_epoch"]),
+            float(state["spent"]))
+
+
 # ---------------------------------------------------------------- main
 
 def main() -> int:
@@ -307,6 +348,10 @@ def main() -> int:
     ap.add_argument("--threads", type=int, default=1, help="CPU threads of torch")
     ap.add_argument("--device", choices=("auto", "cpu", "cuda"), default="auto",
                     help="auto (default): cuda when torch sees a GPU, else cpu")
+    ap.add_argument("--resume", action="store_true",
+                    help="go on from OUT.state.pt (written after every epoch) if it is there")
+    ap.add_argument("--stop-after", type=int, metavar="N",
+                    help="end after N epochs of this process; --resume goes on later")
     args = ap.parse_args()
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     for path in args.data:
@@ -316,6 +361,8 @@ def main() -> int:
         ap.error(f"--buckets {args.buckets}: use 1..{MAX_BUCKETS}")
     if not valid_hidden(args.hidden):
         ap.error(f"--hidden {args.hidden}: use a multiple of 64 in 64..1024")
+    if args.stop_after is not None and args.stop_after < 1:
+        ap.error(f"--stop-after {args.stop_after}: use 1 or more epochs")
     if args.init and not args.init.is_file():  # before the data: parsing takes a while
         ap.error(f"--init: {args.init} not found (a .pt checkpoint or a .pbnn net)")
     device = pick_device(args.device)
@@ -349,11 +396,25 @@ def main() -> int:
     opt = torch.optim.AdamW(model.parameters(), lr=args.lr, weight_decay=args.wd)
     drops = {math.ceil(args.epochs * 0.6), math.ceil(args.epochs * 0.85)}
     ckpt = args.checkpoint or args.out.with_suffix(".pt")
-    best = evaluate_loss(model, data, device)
-    log.info("epoch 0 val %.6f", best)
-    best_epoch = 0
-    t0 = time.monotonic()
-    for epoch in range(1, args.epochs + 1):
+    state_path = args.out.with_name(args.out.name + ".state.pt")
+    run = run_key(args)
+    first, best_epoch, spent = 1, 0, 0.0
+    if args.resume and state_path.is_file():
+        try:
+            done, best, best_epoch, spent = load_state(state_path, run, model, opt, gen,
+                                                       device)
+        except (OSError, RuntimeError, KeyError, ValueError, pickle.UnpicklingError) as exc:
+            ap.error(f"--resume: {state_path}: {exc}")
+        first = done + 1
+        log.info("resumed after epoch %d of %d (best: epoch %d, val %.6f)", first - 1,
+                 args.epochs, best_epoch, best)
+    else:
+        best = evaluate_loss(model, data, device)
+        log.info("epoch 0 val %.6f", best)
+    t0 = time.monotonic() - spent
+    last = args.epochs if args.stop_after is None else min(args.epochs,
+                                                           first - 1 + args.stop_after)
+    for epoch in range(first, last + 1):
         if epoch in drops:
             for g in opt.param_groups:
                 g["lr"] *= args.lr_drop
@@ -376,6 +437,14 @@ def main() -> int:
         log.info("epoch %d train %.6f val %.6f lr %.2g %.0f s%s", epoch,
                  float(total) / data.n_train, vl,
                  opt.param_groups[0]["lr"], time.monotonic() - t0, mark)
+        save_state(state_path, {"run": run, "epoch": epoch, "best": best,
+                                "best_epoch": best_epoch, "spent": time.monotonic() - t0,
+                                "model": model.state_dict(), "opt": opt.state_dict(),
+                                "gen": gen.get_state(), "torch_rng": torch.get_rng_state()})
+    if last < args.epochs:
+        log.info("stopped after epoch %d of %d; go on with the same command and --resume "
+                 "(state: %s)", last, args.epochs, state_path)
+        return 0
     if best_epoch:
         model.load_state_dict(torch.load(ckpt, map_location=device))
     name = export(model, args.out)
