@@ -84,6 +84,12 @@ def test_chunks_resume_and_lost_ones_come_back_the_same(store: tuple[Path, Path]
     tool("status", manifest, "--dir", data, "--verify")
     paths = tool("paths", manifest, "--dir", data).stdout.split()
     assert paths == [str(data / "chunks" / "c00000.bin"), str(data / "chunks" / "c00001.bin")]
+    # A pinned training set: the first chunks that reach N positions.
+    for n, want in ((1, 1), (n0, 1), (n0 + 1, 2)):
+        assert tool("paths", manifest, "--dir", data, "--positions", str(n)
+                    ).stdout.split() == paths[:want]
+    over = tool("paths", manifest, "--dir", data, "--positions", "99999999", ok=False)
+    assert over.returncode == 2 and "the store has" in over.stderr
     # The trainer reads the chunks as one data set (game 9, in chunk 1, is validation).
     if importlib.util.find_spec("torch") is not None:
         net = data / "n.pbnn"

@@ -519,12 +519,31 @@ def cmd_adopt(a: argparse.Namespace) -> int:
     return 0
 
 
+def first_chunks(m: Manifest, positions: int | None) -> list[Chunk]:
+    """The manifest's chunks, in order; with `positions`, only the first ones that
+    together reach it -- a training set that stays the same while the store grows."""
+    if positions is None:
+        return list(m.chunks)
+    taken, total = [], 0
+    for c in m.chunks:
+        if total >= positions:
+            break
+        taken.append(c)
+        total += c.positions
+    if total < positions:
+        raise StoreError(f"--positions {positions:,}: the store has {total:,}; "
+                         f"'run' generates more")
+    return taken
+
+
 def cmd_paths(a: argparse.Namespace) -> int:
     m = load(a.manifest)
-    bad = check_files(m, a.dir, False)
+    chunks = first_chunks(m, a.positions)
+    missing = {c.index for c in check_files(m, a.dir, False)}
+    bad = [c for c in chunks if c.index in missing]
     if bad:
         raise StoreError(f"{len(bad)} chunk(s) missing in {a.dir}; 'run' regenerates them")
-    for c in m.chunks:
+    for c in chunks:
         say(str(a.dir / "chunks" / c.name))
     return 0
 
@@ -585,6 +604,9 @@ def main(argv: list[str] | None = None) -> int:
     p = sub.add_parser("paths", help="the chunk files, in order (for train.py and the Texel tuner)")
     p.add_argument("manifest", type=Path)
     p.add_argument("--dir", type=Path, required=True)
+    p.add_argument("--positions", type=int, metavar="N",
+                   help="only the first chunks that together hold N positions (a training "
+                        "set that does not grow with the store)")
     p.set_defaults(fn=cmd_paths)
     a, rest = ap.parse_known_args(argv)
     if a.cmd == "init" and rest[:1] == ["--"]:
