@@ -9,6 +9,11 @@ arguments to match.py unchanged:
     python bench/match_engine.py --engine "pibot uci" --engine-opt Hash=64 \\
         --engine-opt Threads=1 --games 200 --tc 10+0.1 --concurrency 2 --seed 1 \\
         --pgn /tmp/ethereal.pgn
+
+`--skip-openings K` plays the openings after the first K of the seed's order: with
+--games 200 --skip-openings 100 it plays games 201-400 of a 400-game run with the
+same seed (match.py gives opening i//2 to games i and i+1, from one shuffle of the
+book that does not depend on --games), so a 400-game run can be made of two halves.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ import asyncio
 import importlib.util
 import shutil
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def _shared_match_tool() -> Path:
@@ -36,6 +43,16 @@ def uci_option(text: str) -> tuple[str, object]:
     return name, {"true": True, "false": False}.get(value.lower(), value)
 
 
+OpeningLoader = Callable[[str, int, int], list[Any]]
+
+
+def skipping(load: OpeningLoader, skip: int) -> OpeningLoader:
+    """match.py's load_openings(path, n, seed), starting after the first `skip`."""
+    def later(path: str, n: int, seed: int) -> list[Any]:
+        return load(path, n + skip, seed)[skip:]
+    return later
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  epilog="Other arguments go to match.py (--engine, --games, "
@@ -47,7 +64,11 @@ def main(argv: list[str] | None = None) -> int:
                     metavar="NAME=VALUE",
                     help="opponent UCI option (repeatable; default Threads=1 Hash=64)")
     ap.add_argument("--match-tool", type=Path, default=_shared_match_tool())
+    ap.add_argument("--skip-openings", type=int, default=0, metavar="K",
+                    help="start after the seed's first K openings (a later part of a longer run)")
     args, rest = ap.parse_known_args(argv)
+    if args.skip_openings < 0:
+        ap.error("--skip-openings: 0 or more")
     if not args.match_tool.is_file():
         ap.error(f"match.py not found at {args.match_tool}; pass --match-tool PATH")
     exe = args.opp_cmd.split()[0]
@@ -62,6 +83,8 @@ def main(argv: list[str] | None = None) -> int:
     spec.loader.exec_module(match)
     options = dict(args.opp_opt or [("Threads", 1), ("Hash", 64)])
     match.OPPONENTS[args.opp_name] = ("uci", args.opp_cmd, options)
+    if args.skip_openings:
+        match.load_openings = skipping(match.load_openings, args.skip_openings)
     sys.argv = [str(args.match_tool), "--opp", args.opp_name, *rest]
     asyncio.run(match.main())
     return 0
