@@ -82,6 +82,11 @@ class GameSupervisor:
         self._start(game.id, game.opponent.name, game.correspondence, game.tournament_id)
 
     def game_finished(self, game: GameInfo) -> None:
+        runner = self.runners.get(game.id)
+        if runner is not None:
+            runner.poke()
+        elif game.id in self.parked:
+            self._start(game.id, self.parked.games[game.id], True)  # to record the end
         if game.rated and (game.rating_diff is not None
                            or game.opponent_rating_diff is not None):
             # Only gameFinish tells the ratings after; the runner may be gone by now.
@@ -91,13 +96,8 @@ class GameSupervisor:
             ratings = RatingsAfter(game.id, game.rating_diff, theirs)
             if self.writer is not None:
                 self.writer.put(ratings)
-            if game.id in self.games:
+            if game.id in self.games:  # a parked game's task was started just above
                 self._ratings[game.id] = ratings
-        runner = self.runners.get(game.id)
-        if runner is not None:
-            runner.poke()
-        elif game.id in self.parked:
-            self._start(game.id, self.parked.games[game.id], True)  # to record the end
 
     def check_in_soon(self) -> None:
         """Games whose gameStart we may have missed while the event stream was down
