@@ -186,3 +186,29 @@ def test_paired_score_pairs_games_by_opening_and_colour(tmp_path: Path) -> None:
                               capture_output=True, text=True, timeout=60)
         assert proc.returncode == 2 and why in proc.stderr, proc.stderr
         assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1
+
+
+def test_net_gauntlet_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
+    """tools/tune/net_gauntlet.sh names what is missing before fastchess starts anything."""
+    script = str(ROOT / "tools/tune/net_gauntlet.sh")
+    fake = tmp_path / "pibot-uci"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    net = tmp_path / "net.pbnn"
+    net.write_bytes(b"")
+    cases = (
+        ([], "usage:"),
+        ([str(tmp_path / "none"), str(net), "o.pgn"], "is not an executable"),
+        ([str(fake), str(tmp_path / "none.pbnn"), "o.pgn"], "no net at"),
+    )
+    for args, why in cases:
+        proc = subprocess.run(["sh", script, *args], capture_output=True, text=True, timeout=60,
+                              cwd=tmp_path)
+        assert proc.returncode == 2 and why in proc.stderr, proc.stderr
+        assert len(proc.stderr.splitlines()) == 1
+    # A missing Ethereal is named with the package to install.
+    proc = subprocess.run(["sh", script, str(fake), str(net), "o.pgn"], capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path,
+                          env={**os.environ, "ETHEREAL": str(tmp_path / "no-ethereal")})
+    assert proc.returncode == 2 and "apt-get install ethereal-chess" in proc.stderr, proc.stderr
+    assert not (tmp_path / "o.pgn").exists()
