@@ -188,6 +188,22 @@ def test_paired_score_pairs_games_by_opening_and_colour(tmp_path: Path) -> None:
         assert "Traceback" not in proc.stderr and len(proc.stderr.splitlines()) == 1
 
 
+def test_paired_score_says_when_a_file_has_unpaired_games(tmp_path: Path) -> None:
+    """A 400-game run against a 200-game one: the scores printed are the paired games'."""
+    long = [("pibot", "eth", "1-0", "2. Nf3 Nc6"), ("eth", "pibot", "1/2-1/2", "2. Nf3 Nc6"),
+            ("pibot", "eth", "0-1", "2. Bc4 Bc5"), ("eth", "pibot", "0-1", "2. Bc4 Bc5")]
+    (tmp_path / "new.pgn").write_text(_pgn(long))
+    (tmp_path / "old.pgn").write_text(_pgn(long[:2]))
+    proc = subprocess.run([sys.executable, str(ROOT / "tools/tune/paired_score.py"),
+                           str(tmp_path / "new.pgn"), str(tmp_path / "old.pgn")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert "75.0% on its 2 paired games of 4 " in lines[0], lines
+    assert "paired games of" not in lines[1] and "75.0% (" in lines[1], lines
+    assert "paired games 2: difference +0.00" in lines[2], lines
+
+
 def test_net_gauntlet_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     """tools/tune/net_gauntlet.sh names what is missing before fastchess starts anything."""
     script = str(ROOT / "tools/tune/net_gauntlet.sh")

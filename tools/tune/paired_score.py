@@ -121,14 +121,23 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--name", default="pibot", help="the candidate's name in the PGNs")
     args = ap.parse_args(argv)
     try:
-        c = compare(load(args.new, args.name), load(args.old, args.name))
+        new, old = load(args.new, args.name), load(args.old, args.name)
+        c = compare(new, old)
     except PgnError as exc:
         sys.stderr.write(f"paired_score: {exc}\n")
         return 2
     d, h = c.elo_diff()
+
+    def scope(games: dict[tuple[str, bool], list[float]]) -> str:
+        # the scores are the paired games' only: say so when a file has more
+        total = sum(len(v) for v in games.values())
+        return "" if total == c.pairs else f" on its {c.pairs} paired games of {total}"
+
     sys.stdout.write(
-        f"{args.new}: {100 * c.score_new:.1f}% ({c.elo_new:+.0f} Elo against the opponent)\n"
-        f"{args.old}: {100 * c.score_old:.1f}% ({c.elo_old:+.0f} Elo against the opponent)\n"
+        f"{args.new}: {100 * c.score_new:.1f}%{scope(new)} "
+        f"({c.elo_new:+.0f} Elo against the opponent)\n"
+        f"{args.old}: {100 * c.score_old:.1f}%{scope(old)} "
+        f"({c.elo_old:+.0f} Elo against the opponent)\n"
         f"paired games {c.pairs}: difference {100 * c.diff:+.2f} +/- {100 * c.half_width:.2f} "
         f"points (95%), {d:+.1f} +/- {h:.1f} Elo\n")
     return 0
