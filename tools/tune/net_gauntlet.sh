@@ -16,9 +16,12 @@ ETHEREAL="${ETHEREAL:-$(command -v ethereal-chess || echo /usr/games/ethereal-ch
 [ -x "$ETHEREAL" ] || { echo "$0: no Ethereal at $ETHEREAL (apt-get install ethereal-chess)" >&2; exit 2; }
 [ -x "$SHARED/tools/fastchess" ] || { echo "$0: no fastchess at $SHARED/tools/fastchess" >&2; exit 2; }
 [ -f "$2" ] || { echo "$0: no net at $2" >&2; exit 2; }
+UCI=$(realpath "$1"); NET=$(realpath "$2"); OUT=$(realpath -m "$3")
+# fastchess leaves its config.json in the working directory: keep it beside the PGN
+mkdir -p "$(dirname "$OUT")"; cd "$(dirname "$OUT")"
 exec "$SHARED/tools/fastchess" \
-    -engine cmd="$(realpath "$1")" name=pibot option.EvalFile="$(realpath "$2")" nodes=20000 \
+    -engine cmd="$UCI" name=pibot option.EvalFile="$NET" nodes=20000 \
     -engine cmd="$ETHEREAL" name=ethereal depth=10 restart=on \
     -each tc=inf option.Hash=16 option.Threads=1 \
     -openings file="$SHARED/books/8moves_v3.pgn" format=pgn order=random -srand "${4:-11}" \
-    -games 2 -repeat -rounds "${ROUNDS:-300}" -concurrency 1 -pgnout file="$3"
+    -games 2 -repeat -rounds "${ROUNDS:-300}" -concurrency 1 -pgnout file="$OUT"
