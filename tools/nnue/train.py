@@ -174,6 +174,28 @@ def bucket_table(buckets: int) -> torch.Tensor:
     return torch.tensor([bucket(n, buckets) for n in range(MAX_PIECES + 1)])
 
 
+class SCReLU(torch.autograd.Function):
+    """clamp(x, 0, 1)^2 with its derivative (2 clamp(x, 0, 1) where x <= 1, else 0)
+    made in the forward pass: the same numbers as autograd's clamp-then-square, but
+    its backward (compares and a where over every accumulator) took 15% of a CPU step."""
+
+    @staticmethod
+    def forward(ctx: torch.autograd.function.FunctionCtx, x: torch.Tensor) -> torch.Tensor:
+        c = x.clamp(0, 1)
+        if ctx.needs_input_grad[0]:  # type: ignore[attr-defined]
+            ctx.save_for_backward(c.mul(2).masked_fill_(x > 1, 0))
+        return c * c
+
+    @staticmethod
+    def backward(ctx: torch.autograd.function.FunctionCtx, grad: torch.Tensor) -> torch.Tensor:
+        slope: torch.Tensor = ctx.saved_tensors[0]  # type: ignore[attr-defined]
+        return grad * slope
+
+
+def screlu(x: torch.Tensor) -> torch.Tensor:
+    return SCReLU.apply(x)  # type: ignore[no-untyped-call, no-any-return]
+
+
 class Net(nn.Module):
     def __init__(self, buckets: int = 1, hidden: int = HIDDEN) -> None:
         super().__init__()
@@ -189,11 +211,12 @@ class Net(nn.Module):
 
     def forward(self, fw: torch.Tensor, fb: torch.Tensor, stm: torch.Tensor) -> torch.Tensor:
         """Raw output; eval_cp = out * SCALE, side to move's view."""
-        aw = self.ft(fw) + self.ft_bias
-        ab = self.ft(fb) + self.ft_bias
+        # Perspectives are picked on the feature indices, before the bags: selecting
+        # the float accumulators instead costs a quarter of a CPU step in where().
         s = stm.unsqueeze(1)
-        us, them = torch.where(s, ab, aw), torch.where(s, aw, ab)
-        a = torch.cat([us.clamp(0, 1) ** 2, them.clamp(0, 1) ** 2], dim=1)
+        us = self.ft(torch.where(s, fb, fw)) + self.ft_bias
+        them = self.ft(torch.where(s, fw, fb)) + self.ft_bias
+        a = torch.cat([screlu(us), screlu(them)], dim=1)
         out = self.out(a)
         if self.buckets == 1:
             return out.squeeze(1)
