@@ -131,16 +131,35 @@ def test_tuner_bad_input_is_one_line(datagen: Path, tuner: Path,  # noqa: F811
 def test_build_variant_makes_a_working_uci_engine(tmp_path: Path) -> None:
     # The engine embeds the NNUE net (engine_c/nnue_embed.c), so a copy of
     # the sources without engine_c/nets/ cannot build: the script must copy it.
+    # NET= embeds another net, here a 384-wide one: the build is made for its
+    # width, so the shipped 256-wide net no longer loads into it.
+    sys.path.insert(0, str(ROOT / "tools" / "nnue"))
+    from make_random_net import make
+    from reference import write_pbnn
+
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    script = str(ROOT / "tools/tune/build_variant.sh")
+    params = str(ROOT / "engine_c/evalparams.h")
     out = tmp_path / "variant"
-    build = subprocess.run(["sh", str(ROOT / "tools/tune/build_variant.sh"), str(out),
-                            str(ROOT / "engine_c/evalparams.h")],
-                           env=env, timeout=900, capture_output=True, text=True)
+    missing = subprocess.run(["sh", script, str(out), params], env={**env, "NET": "nope.pbnn"},
+                             capture_output=True, text=True, timeout=60)
+    assert missing.returncode == 2 and "NET=nope.pbnn: no such file" in missing.stderr
+    assert missing.stderr.count("\n") == 1 and not out.exists()
+    wide = tmp_path / "wide.pbnn"
+    write_pbnn(wide, make(5, buckets=8, hidden=384))
+    build = subprocess.run(["sh", script, str(out), params], env={**env, "NET": str(wide)},
+                           timeout=900, capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
-    proc = subprocess.run([str(out / "pibot-uci")], input="uci\nisready\nquit\n", env=env,
+    shipped = ROOT / "engine_c/nets/default.pbnn"
+    proc = subprocess.run([str(out / "pibot-uci")], env=env,
+                          input=f"uci\nsetoption name EvalFile value {shipped}\nisready\n"
+                                f"setoption name EvalFile value {wide}\nisready\nquit\n",
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
-    assert "uciok" in proc.stdout and "readyok" in proc.stdout, proc.stdout
+    assert "uciok" in proc.stdout and proc.stdout.count("readyok") == 2, proc.stdout
+    strings = [ln for ln in proc.stdout.splitlines() if ln.startswith("info string")]
+    assert len(strings) == 2 and "built for 384" in strings[0], strings  # 256 refused
+    assert f"{wide} loaded" in strings[1], strings
 
 
 def _pgn(games: list[tuple[str, str, str, str]]) -> str:

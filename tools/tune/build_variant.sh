@@ -2,14 +2,21 @@
 # Build a private copy of the package whose engine uses another weights file
 # (and optionally another search.c, see tools/tune/ablate.py), for real-engine
 # A/B matches without touching the shared tree or the installed package.
-# Writes DIR/pibot-uci, a UCI command.
-# usage: tools/tune/build_variant.sh DIR EVALPARAMS.h [SEARCH.c]
+# Writes DIR/pibot-uci, a UCI command. NET=FILE.pbnn embeds that net instead of
+# engine_c/nets/default.pbnn, built for its hidden width (a 384-wide net needs
+# such a build: the width is fixed at compile time, nnue.h).
+# usage: [NET=FILE.pbnn] tools/tune/build_variant.sh DIR EVALPARAMS.h [SEARCH.c]
 set -eu
 [ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: $0 DIR EVALPARAMS.h [SEARCH.c]" >&2; exit 2; }
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 DIR=$(realpath -m "$1"); HDR=$(realpath "$2")
 SRC=""
 [ $# -eq 3 ] && SRC=$(realpath "$3")
+EMBED=""
+if [ -n "${NET:-}" ]; then
+    [ -f "$NET" ] || { echo "$0: NET=$NET: no such file (a .pbnn net)" >&2; exit 2; }
+    EMBED=$(realpath "$NET")
+fi
 mkdir -p "$DIR"
 # only what the engine and the UCI command need
 cp "$ROOT/build_engine.py" "$DIR/"
@@ -18,6 +25,7 @@ mkdir -p "$DIR/engine_c"
 cp "$ROOT"/engine_c/*.c "$ROOT"/engine_c/*.h "$DIR/engine_c/"
 # the NNUE net is embedded into the engine (nnue_embed.c), so the build needs it
 cp -r "$ROOT/engine_c/nets" "$DIR/engine_c/"
+[ -z "$EMBED" ] || cp "$EMBED" "$DIR/engine_c/nets/default.pbnn"
 cp -r "$ROOT/bot" "$DIR/bot"
 find "$DIR/bot" -name '_engine*.so' -delete
 cp "$HDR" "$DIR/engine_c/evalparams.h"
