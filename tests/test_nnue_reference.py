@@ -280,3 +280,16 @@ def test_trainer_gradients_equal_plain_autograd() -> None:
     for name, g in grads[0].items():
         assert g.abs().max() > 0, name
         torch.testing.assert_close(grads[1][name], g, rtol=1e-5, atol=1e-7, msg=name)
+
+
+def test_trainer_black_view_is_the_references() -> None:
+    """The trainer derives Black's features from White's by a table; they must be
+    the contract's (reference.features), piece for piece, and padding stays padding."""
+    torch = pytest.importorskip("torch")
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "nnue"))
+    import train
+
+    for fen in FENS:
+        fw, fb, _stm = ref.features(fen)
+        got = train.black_view(torch.tensor(fw + [train.PAD] * 3)).tolist()
+        assert sorted(got[:len(fw)]) == sorted(fb) and got[len(fw):] == [train.PAD] * 3, fen

@@ -29,7 +29,6 @@ assert RECORD.itemsize == RECORD_SIZE and HEADER.size == 32
 UNMOVED_ROOK = 6  # a rook that still has its castling right
 INPUTS = 768
 PAD = INPUTS  # empty piece slot (the trainer's EmbeddingBag padding row)
-_SHIFTS = np.arange(64, dtype=np.uint64)
 
 
 class DataError(ValueError):
@@ -78,8 +77,9 @@ def features(recs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """White-perspective feature indices (n, 32), PAD-filled (colour * 384 + 64 * type +
     square, reference.fen_pieces' order of terms), and the side to move (0/1)."""
     n = len(recs)
-    occ = np.ascontiguousarray(recs["occ"])
-    bits = ((occ[:, None] >> _SHIFTS) & np.uint64(1)).astype(bool)
+    # The occupancy's 8 little-endian bytes unpacked low bit first: square order.
+    occ = np.ascontiguousarray(recs["occ"]).view(np.uint8).reshape(n, 8)
+    bits = np.unpackbits(occ, axis=1, bitorder="little").view(bool)
     slot = np.cumsum(bits, axis=1, dtype=np.int8) - 1
     rows, sqs = np.nonzero(bits)
     slots = slot[rows, sqs]
