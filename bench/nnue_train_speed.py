@@ -11,7 +11,8 @@ clamp(0, 1) ** 2 left to autograd. The trainer's `Net` picks the perspectives on
 integer feature indices before the bags and has a hand-written SCReLU backward; the
 arithmetic is the same, so the bench also prints the largest difference of the two
 gradients on one batch (float rounding only: the weight gradient of each bag sums
-other rows first).
+other rows first); tests/test_nnue_reference.py holds the trainer's gradients to
+Plain's.
 
 For each width, both models (same initial weights, AdamW, 8 output buckets) take
 --steps optimiser steps over the same pre-decoded batches of 4096 positions in each of

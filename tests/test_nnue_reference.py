@@ -239,12 +239,15 @@ def test_only_a_positions_own_bucket_learns_from_it() -> None:
 
 def test_trainer_gradients_equal_plain_autograd() -> None:
     """The trainer picks the perspectives on the feature indices and has its own SCReLU
-    backward (for speed: bench/nnue_train_speed.py); its gradients must be autograd's
-    of the plain formulation -- accumulators below 0, inside (0, 1) and above 1,
-    White and Black to move."""
+    backward (for speed); its gradients must be autograd's of the plain formulation
+    (bench/nnue_train_speed.py's `Plain`) -- accumulators below 0, inside (0, 1) and
+    above 1, White and Black to move."""
     torch = pytest.importorskip("torch")
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tools" / "nnue"))
+    root = Path(__file__).resolve().parents[1]
+    sys.path.insert(0, str(root / "tools" / "nnue"))
+    sys.path.insert(0, str(root / "bench"))
     import train
+    from nnue_train_speed import Plain
 
     feats = [ref.features(fen) for fen in FENS]
     pad = max(len(f[0]) for f in feats)
@@ -253,29 +256,17 @@ def test_trainer_gradients_equal_plain_autograd() -> None:
     stm = torch.tensor([bool(f[2]) for f in feats])
     assert stm.any() and not stm.all()
     target = torch.linspace(0.1, 0.9, len(feats))
-
-    def plain(model: train.Net) -> torch.Tensor:
-        aw = model.ft(fw) + model.ft_bias
-        ab = model.ft(fb) + model.ft_bias
-        s = stm.unsqueeze(1)
-        us, them = torch.where(s, ab, aw), torch.where(s, aw, ab)
-        out = model.out(torch.cat([us.clamp(0, 1) ** 2, them.clamp(0, 1) ** 2], dim=1))
-        k = model.bucket_of[(fw != train.PAD).sum(dim=1)]
-        return out.gather(1, k.unsqueeze(1)).squeeze(1)
-
     grads = []
-    for forward in (plain, None):
+    for cls in (Plain, train.Net):
         torch.manual_seed(3)
-        model = train.Net(8)
+        model = cls(8)
         with torch.no_grad():
             model.ft.weight.normal_(0.0, 0.3)
             model.ft.weight[train.PAD].zero_()
             model.out.weight.uniform_(-1, 1)
-        out = forward(model) if forward else model(fw, fb, stm)
-        if forward is None:
-            acc = model.ft(fw) + model.ft_bias
-            assert (acc < 0).any() and ((acc > 0) & (acc < 1)).any() and (acc > 1).any()
-        train.loss_fn(out, target).backward()
+        acc = model.ft(fw) + model.ft_bias
+        assert (acc < 0).any() and ((acc > 0) & (acc < 1)).any() and (acc > 1).any()
+        train.loss_fn(model(fw, fb, stm), target).backward()
         grads.append({name: p.grad.clone() for name, p in model.named_parameters()})
     for name, g in grads[0].items():
         assert g.abs().max() > 0, name
