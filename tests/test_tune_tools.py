@@ -223,6 +223,26 @@ def test_paired_score_says_when_a_file_has_unpaired_games(tmp_path: Path) -> Non
     assert "paired games 2: difference +0.00" in lines[2], lines
 
 
+def test_paired_score_reads_gzipped_pgns(tmp_path: Path) -> None:
+    """docs/matches/ keeps its PGNs gzipped: they pair as they are; a damaged one is
+    one line."""
+    import gzip
+
+    games = [("pibot", "eth", "1-0", "2. Nf3 Nc6"), ("eth", "pibot", "1/2-1/2", "2. Nf3 Nc6")]
+    (tmp_path / "new.pgn.gz").write_bytes(gzip.compress(_pgn(games).encode()))
+    (tmp_path / "old.pgn").write_text(_pgn(games))
+    script = [sys.executable, str(ROOT / "tools/tune/paired_score.py")]
+    proc = subprocess.run([*script, str(tmp_path / "new.pgn.gz"), str(tmp_path / "old.pgn")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "paired games 2: difference +0.00" in proc.stdout, proc.stdout
+    (tmp_path / "bad.pgn.gz").write_bytes(gzip.compress(_pgn(games).encode())[:30])
+    proc = subprocess.run([*script, str(tmp_path / "bad.pgn.gz"), str(tmp_path / "old.pgn")],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "a damaged gzip file" in proc.stderr, proc.stderr
+    assert len(proc.stderr.splitlines()) == 1
+
+
 def test_net_gauntlet_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
     """tools/tune/net_gauntlet.sh names what is missing before fastchess starts anything."""
     script = str(ROOT / "tools/tune/net_gauntlet.sh")

@@ -19,9 +19,11 @@ the engine's `name=`; match.py: "engine").
 from __future__ import annotations
 
 import argparse
+import gzip
 import math
 import re
 import sys
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,9 +73,15 @@ def elo(score: float) -> float:
 def load(path: Path, name: str) -> dict[tuple[str, bool], list[float]]:
     """(opening, candidate is White) -> the candidate's scores, in file order."""
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        raw = path.read_bytes()
+        if raw[:2] == b"\x1f\x8b":  # gzip, as the PGNs in docs/matches/ are kept
+            raw = gzip.decompress(raw)
     except OSError as exc:
-        raise PgnError(f"{path}: cannot read ({exc.strerror})") from None
+        raise PgnError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    except (EOFError, zlib.error) as exc:
+        raise PgnError(f"{path}: a damaged gzip file ({exc}); gunzip -t names the fault")\
+            from None
+    text = raw.decode("utf-8", errors="replace")
     games: dict[tuple[str, bool], list[float]] = {}
     blocks = re.split(r"\n\s*\n(?=\[)", text.strip())
     for block in blocks:
