@@ -61,12 +61,10 @@ def export(spec: str, dest: Path) -> str:
 
 
 def build(dest: Path) -> Path:
-    # The Makefile builds into out/auto-hW/ when the embedded net is W (not 256) wide:
-    # a version with a wider net (its width is bytes 16..19 of the net's header).
-    net = dest / "engine_c/nets/default.pbnn"
-    width = int.from_bytes(net.read_bytes()[16:20], "little") if net.is_file() else 256
-    exe = f"out/auto{'' if width in (0, 256) else f'-h{width}'}/search_main"
-    proc = subprocess.run(["make", "-s", exe], cwd=dest / "engine_c",
+    # OUT named on the command line: the Makefile's own directory depends on the
+    # embedded net's width (out/auto-h384/ ...), which this need not know.
+    exe = "out/nps_ab/search_main"
+    proc = subprocess.run(["make", "-s", "OUT=out/nps_ab", exe], cwd=dest / "engine_c",
                           capture_output=True, text=True)
     if proc.returncode != 0:
         fail(f"the build in {dest} failed:\n{proc.stdout}{proc.stderr}")
