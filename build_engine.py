@@ -81,7 +81,7 @@ def net_hidden() -> int:
     try:
         head = NET.read_bytes()[:48]
     except OSError:
-        return 256  # _check_toolchain names the missing net
+        return 384  # _check_toolchain names the missing net
     width = int.from_bytes(head[16:20], "little") if len(head) == 48 else 0
     if head[:8] != b"PIBOTNN\0" or not (64 <= width <= 1024 and width % 64 == 0):
         sys.exit(f"pibot build: {NET} is not a pibot net with a hidden width of 64..1024. "

@@ -46,15 +46,12 @@ def fail(msg: str) -> None:
 
 
 def make(engine: Path, target: str, *args: str) -> Path:
-    proc = subprocess.run(["make", "-s", *args, target], cwd=engine, capture_output=True,
-                          text=True)
+    # OUT named: the Makefile's own directory depends on the shipped net's width.
+    proc = subprocess.run(["make", "-s", *args, f"OUT={Path(target).parent}", target],
+                          cwd=engine, capture_output=True, text=True)
     if proc.returncode != 0:
         fail(f"make {target} failed:\n{proc.stdout}{proc.stderr}")
     return engine / target
-
-
-def suffix(width: int) -> str:
-    return "" if width == 256 else f"-h{width}"
 
 
 def eval_speed(exe: Path) -> dict[str, float]:
@@ -126,7 +123,7 @@ def main() -> int:
         for w in args.widths:
             net = t / f"r{w}.pbnn"
             net.write_bytes(make_net(5, buckets=8, hidden=w).to_bytes())
-            sfx = suffix(w)
+            sfx = f"-h{w}"
             built[w] = (make(engine, f"out/auto{sfx}/eval_speed", f"NET={net}"),
                         make(engine, f"out/auto{sfx}/search_main", f"NET={net}"),
                         make(engine, f"out/arm{sfx}/eval_speed", f"NET={net}", "VARIANT=arm",

@@ -62,7 +62,7 @@ def export(spec: str, dest: Path) -> str:
 
 def build(dest: Path) -> Path:
     # OUT named on the command line: the Makefile's own directory depends on the
-    # embedded net's width (out/auto-h384/ ...), which this need not know.
+    # embedded net's width (out/auto-h512/ ...), which this need not know.
     exe = "out/nps_ab/search_main"
     proc = subprocess.run(["make", "-s", "OUT=out/nps_ab", exe], cwd=dest / "engine_c",
                           capture_output=True, text=True)

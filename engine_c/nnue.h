@@ -1,6 +1,6 @@
 /* nnue.h — NNUE evaluation: 768 -> Hx2 -> 1 of B output buckets, SCReLU, int16
  * (net formats v1 = one bucket, and v2). H, the hidden width, is fixed at build
- * time (PB_NNUE_HIDDEN, 256 unless the build says otherwise: the Makefile and
+ * time (PB_NNUE_HIDDEN, 384 unless the build says otherwise: the Makefile and
  * build_engine.py read it from the header of the net they embed), so every loop
  * over it has a constant trip count the compiler vectorises and unrolls.
  *
@@ -29,7 +29,7 @@
 #include <stdalign.h>
 
 #ifndef PB_NNUE_HIDDEN
-#define PB_NNUE_HIDDEN 256
+#define PB_NNUE_HIDDEN 384
 #endif
 #if PB_NNUE_HIDDEN < 64 || PB_NNUE_HIDDEN > 1024 || PB_NNUE_HIDDEN % 64
 #error "PB_NNUE_HIDDEN must be a multiple of 64 in 64..1024"

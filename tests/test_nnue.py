@@ -30,10 +30,14 @@ from bot.uci import UciSession
 sys.path.insert(0, str(ROOT / "tools" / "nnue"))
 import pbnn  # noqa: E402
 from make_random_net import make as make_net  # noqa: E402
+from widen_net import widen  # noqa: E402
 
 DEFAULT_NET = ROOT / "engine_c" / "nets" / "default.pbnn"
 # The round-2 net, built in before the 8-bucket net: the v1 file the format tests need.
-V1_NET = ROOT / "tests" / "data" / "pbnn-de0aaeab.pbnn"
+# It is 256 wide; the engine loads its twin widened by zero neurons (widen_net.py),
+# which evaluates exactly as it does.
+V1_NET_256 = ROOT / "tests" / "data" / "pbnn-de0aaeab.pbnn"
+V1_NET = ROOT / "tests" / "data" / "pbnn-b1a44a04.pbnn"
 EVAL_LIMIT = 20000  # NNUE_EVAL_LIMIT in engine_c/search_params.h
 
 WALK_FENS = [
@@ -136,7 +140,8 @@ def test_c_eval_equals_python_reference(tmp_path: Path, which: str) -> None:
         white, _, _ = pbnn.features(fens[1])
         acc = list(net.ft_bias)
         for f in white:
-            acc = [a + w for a, w in zip(acc, net.ft_weight[f * 256:(f + 1) * 256], strict=True)]
+            row = net.ft_weight[f * net.hidden:(f + 1) * net.hidden]
+            acc = [a + w for a, w in zip(acc, row, strict=True)]
         assert min(acc) < 0 and max(acc) > pbnn.QA
 
 
@@ -144,6 +149,12 @@ def test_c_eval_equals_python_reference(tmp_path: Path, which: str) -> None:
 
 # pbnn-de0aaeab's (a v1 net) evals of WALK_FENS, taken before output buckets existed.
 V1_NET_EVALS = [40, -32, 64, 149, 6, 107, -111]
+
+
+def test_the_v1_test_net_is_the_round2_net_widened() -> None:
+    data = widen(pbnn.parse(V1_NET_256.read_bytes()), pbnn.HIDDEN).to_bytes()
+    assert V1_NET.read_bytes() == data and V1_NET.stem == pbnn.name_of(data)
+    assert pbnn.parse(data).hidden == pbnn.HIDDEN > pbnn.parse(V1_NET_256.read_bytes()).hidden
 
 
 def _bucket_fens(n: int, seed: int) -> list[str]:
@@ -169,16 +180,17 @@ def test_v1_net_gives_the_evals_it_gave_before_buckets() -> None:
         eng.load_net(str(V1_NET))
         eng.set_eval("nnue")
         assert [_engine_eval(eng, fen) for fen in WALK_FENS] == V1_NET_EVALS
-    net = pbnn.parse(V1_NET.read_bytes())
-    assert net.buckets == 1
-    assert [pbnn.evaluate(net, fen) for fen in WALK_FENS] == V1_NET_EVALS
+    for path in (V1_NET, V1_NET_256):
+        net = pbnn.parse(path.read_bytes())
+        assert net.buckets == 1
+        assert [pbnn.evaluate(net, fen) for fen in WALK_FENS] == V1_NET_EVALS
 
 
 def test_c_eval_with_output_buckets_equals_python_reference(tmp_path: Path) -> None:
     net = make_net(5, 8)   # eight distinct random output heads
     data = net.to_bytes()
     assert data[8:12] == struct.pack("<I", 2) and data[36:40] == struct.pack("<I", 8)
-    assert len(data) == pbnn.file_bytes(8) == 48 + 768 * 256 * 2 + 256 * 2 + 8 * 512 * 2 + 8 * 4
+    assert len(data) == pbnn.file_bytes(8) == 48 + 768 * 384 * 2 + 384 * 2 + 8 * 768 * 2 + 8 * 4
     path = tmp_path / "ob8.pbnn"
     path.write_bytes(data)
     fens = _bucket_fens(48, 11)
@@ -211,9 +223,9 @@ def test_bad_v2_headers_are_one_line_named_errors(tmp_path: Path) -> None:
     cases = {
         "b0": (v2(v1, 0), "bad output bucket count 0 in the v2 header (1..8 allowed)"),
         "b9": (v2(v8, 9), "bad output bucket count 9 in the v2 header (1..8 allowed)"),
-        "v1_size": (v2(v1, 8), "wrong file size (a v2 net with 8 output buckets is 402000"),
-        "b2_of_8": (v2(v8, 2), "wrong file size (a v2 net with 2 output buckets is 395832"),
-        "short": (v8[:-4], "wrong file size (a v2 net with 8 output buckets is 402000"),
+        "v1_size": (v2(v1, 8), "wrong file size (a v2 net with 8 output buckets is 602960"),
+        "b2_of_8": (v2(v8, 2), "wrong file size (a v2 net with 2 output buckets is 593720"),
+        "short": (v8[:-4], "wrong file size (a v2 net with 8 output buckets is 602960"),
     }
     with Engine(hash_mb=1, threads=1) as eng:
         eng.set_eval("nnue")
@@ -250,7 +262,7 @@ def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
         "flipped": (bytes(flipped), "checksum mismatch"),
         "magic": (magic, "bad magic"),
         "version": (version, "version"),
-        "hidden": (hidden, "hidden layer is 512 wide, this engine was built for 256"),
+        "hidden": (hidden, "hidden layer is 512 wide, this engine was built for 384"),
         "truncated": (good[:-100], "wrong file size"),
         "long": (good + b"\0", "wrong file size"),
         "empty": (b"", "bad magic"),
@@ -397,9 +409,10 @@ def test_the_net_file_is_the_contracts_size_and_valid() -> None:
     data = DEFAULT_NET.read_bytes()
     net = pbnn.parse(data)
     assert len(data) == pbnn.file_bytes(net.buckets)
-    assert (net.buckets, len(data)) == (8, 402_000)   # the built-in net: v2, 8 output buckets
+    # The built-in net: v2, 8 output buckets, 384 wide.
+    assert (net.buckets, net.hidden, len(data)) == (8, 384, 602_960)
     assert sb.default_net_name() == pbnn.name_of(data)
-    assert pbnn.parse(V1_NET.read_bytes()).buckets == 1 and pbnn.FILE_BYTES == 394_804
+    assert pbnn.parse(V1_NET.read_bytes()).buckets == 1 and pbnn.FILE_BYTES == 592_180
 
 
 def test_config_engine_eval_reaches_the_pool_engines() -> None:

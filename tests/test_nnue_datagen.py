@@ -292,7 +292,8 @@ def test_trainer_buckets_init_from_a_v1_net_keeps_its_evals(datagen: Path,
     import train
     data = tmp_path / "d.bin"
     run(datagen, data, "--openings", OPENINGS, "--games", 10, "--nodes", 200)
-    v1_path = ROOT / "tests" / "data" / "pbnn-de0aaeab.pbnn"   # the round-2 net, a v1 file
+    # The round-2 net (a v1 file), widened to the shipped width by zero neurons.
+    v1_path = ROOT / "tests" / "data" / "pbnn-b1a44a04.pbnn"
     net = tmp_path / "ob8.pbnn"
     proc = subprocess.run([sys.executable, str(ROOT / "tools" / "nnue" / "train.py"), str(data),
                            "--out", str(net), "--epochs", "0", "--buckets", "8", "--init",

@@ -29,11 +29,12 @@ FENS = [
 
 
 def random_net(seed: int) -> ref.QuantNet:
-    """Integer weights in the ranges the trainer's clipping allows."""
+    """Integer weights in the ranges the trainer's clipping allows, the shipped width."""
     rng = np.random.default_rng(seed)
-    return ref.QuantNet(rng.integers(-60, 61, (768, 256)).astype(np.int16),
-                        rng.integers(-60, 200, 256).astype(np.int16),
-                        rng.integers(-127, 128, (1, 512)).astype(np.int16),
+    h = ref.HIDDEN
+    return ref.QuantNet(rng.integers(-60, 61, (768, h)).astype(np.int16),
+                        rng.integers(-60, 200, h).astype(np.int16),
+                        rng.integers(-127, 128, (1, 2 * h)).astype(np.int16),
                         [int(rng.integers(-50000, 50000))])
 
 
@@ -51,7 +52,7 @@ def test_write_read_and_checksum(tmp_path: Path) -> None:
     path = tmp_path / "n.pbnn"
     ref.write_pbnn(path, net)
     data = path.read_bytes()
-    assert len(data) == ref.FILE_SIZE == 394_804
+    assert len(data) == ref.FILE_SIZE == 592_180
     assert data[:8] == b"PIBOTNN\0"
     assert int.from_bytes(data[40:48], "little") == ref.fnv1a64(data[48:])
     back = ref.read_pbnn(path)
@@ -102,12 +103,12 @@ def test_v2_write_read_and_bad_headers(tmp_path: Path) -> None:
     rng = np.random.default_rng(6)
     base = random_net(6)
     net = ref.QuantNet(base.ft_weight, base.ft_bias,
-                       rng.integers(-127, 128, (5, 512)).astype(np.int16),
+                       rng.integers(-127, 128, (5, 2 * ref.HIDDEN)).astype(np.int16),
                        [int(x) for x in rng.integers(-50000, 50000, 5)])
     path = tmp_path / "v2.pbnn"
     ref.write_pbnn(path, net)
     data = path.read_bytes()
-    assert len(data) == 48 + 768 * 256 * 2 + 256 * 2 + 5 * 512 * 2 + 5 * 4 == ref.file_size(5)
+    assert len(data) == 48 + 768 * 384 * 2 + 384 * 2 + 5 * 768 * 2 + 5 * 4 == ref.file_size(5)
     assert data[8:12] == b"\2\0\0\0" and data[36:40] == b"\5\0\0\0"
     back = ref.read_pbnn(path)
     assert np.array_equal(back.out_weight, net.out_weight) and back.out_bias == net.out_bias
@@ -131,11 +132,11 @@ def test_integer_eval_matches_exact_arithmetic() -> None:
     fen = FENS[2]
     fw, fb, stm = ref.features(fen)
     accs = [[int(net.ft_bias[i]) + sum(int(net.ft_weight[f][i]) for f in feats)
-             for i in range(256)] for feats in (fw, fb)]
+             for i in range(net.hidden)] for feats in (fw, fb)]
     us, them = accs[stm], accs[1 - stm]
     ow = net.out_weight[0]
     total = sum(min(max(x, 0), 255) ** 2 * int(ow[i]) for i, x in enumerate(us))
-    total += sum(min(max(x, 0), 255) ** 2 * int(ow[256 + i]) for i, x in enumerate(them))
+    total += sum(min(max(x, 0), 255) ** 2 * int(ow[net.hidden + i]) for i, x in enumerate(them))
     v = int(total / 255) + net.out_bias[0]       # exact enough: |total| < 2^53
     expected = int(v * 400 / (255 * 64))
     assert ref.evaluate(net, fen) == expected
@@ -186,7 +187,7 @@ def test_exporter_round_trip_matches_float_model(tmp_path: Path, buckets: int) -
                   + net.out_bias[k] / (ref.QA * ref.QB)) * ref.SCALE
         got = ref.evaluate(net, fen)
         assert abs(got - deq_cp) <= 1.0, (fen, got, deq_cp)
-        # Against the float weights: the output weights' 1/64 steps over 512 terms
+        # Against the float weights: the output weights' 1/64 steps over 768 terms
         # give errors of ~10 cp on this net.
         assert abs(got - float_cp) <= 30 + 0.05 * abs(float_cp), (fen, got, float_cp)
         evals.append(got)
@@ -201,10 +202,10 @@ def test_trainer_starts_from_a_shipped_net(tmp_path: Path) -> None:
     import train
 
     root = Path(__file__).resolve().parents[1]
-    # The built-in net (8 output buckets) and the round-2 net it replaced (a v1 file).
-    for shipped, buckets in ((root / "engine_c" / "nets" / "default.pbnn", 8),
-                             (root / "tests" / "data" / "pbnn-de0aaeab.pbnn", 1)):
-        model = train.Net(buckets)
+    # The built-in net (8 output buckets) and the round-2 net (a v1 file, 256 wide).
+    for shipped, buckets, hidden in ((root / "engine_c" / "nets" / "default.pbnn", 8, 384),
+                                     (root / "tests" / "data" / "pbnn-de0aaeab.pbnn", 1, 256)):
+        model = train.Net(buckets, hidden)
         train.load_pbnn(model, shipped)
         path = tmp_path / "again.pbnn"
         train.export(model, path)

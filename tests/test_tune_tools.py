@@ -131,8 +131,8 @@ def test_tuner_bad_input_is_one_line(datagen: Path, tuner: Path,  # noqa: F811
 def test_build_variant_makes_a_working_uci_engine(tmp_path: Path) -> None:
     # The engine embeds the NNUE net (engine_c/nnue_embed.c), so a copy of
     # the sources without engine_c/nets/ cannot build: the script must copy it.
-    # NET= embeds another net, here a 384-wide one: the build is made for its
-    # width, so the shipped 256-wide net no longer loads into it.
+    # NET= embeds another net, here a 512-wide one: the build is made for its
+    # width, so the shipped 384-wide net no longer loads into it.
     sys.path.insert(0, str(ROOT / "tools" / "nnue"))
     from make_random_net import make
     from reference import write_pbnn
@@ -146,7 +146,7 @@ def test_build_variant_makes_a_working_uci_engine(tmp_path: Path) -> None:
     assert missing.returncode == 2 and "NET=nope.pbnn: no such file" in missing.stderr
     assert missing.stderr.count("\n") == 1 and not out.exists()
     wide = tmp_path / "wide.pbnn"
-    write_pbnn(wide, make(5, buckets=8, hidden=384))
+    write_pbnn(wide, make(5, buckets=8, hidden=512))
     build = subprocess.run(["sh", script, str(out), params], env={**env, "NET": str(wide)},
                            timeout=900, capture_output=True, text=True)
     assert build.returncode == 0, build.stderr
@@ -158,7 +158,7 @@ def test_build_variant_makes_a_working_uci_engine(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "uciok" in proc.stdout and proc.stdout.count("readyok") == 2, proc.stdout
     strings = [ln for ln in proc.stdout.splitlines() if ln.startswith("info string")]
-    assert len(strings) == 2 and "built for 384" in strings[0], strings  # 256 refused
+    assert len(strings) == 2 and "384 wide, this engine was built for 512" in strings[0], strings
     assert f"{wide} loaded" in strings[1], strings
 
 

@@ -5,7 +5,7 @@ format, as a stand-in for engine_c/nets/default.pbnn until the trainer ships a r
 
 --buckets B > 1 writes a v2 net with B output buckets (each its own random weights);
 the default, 1, writes the same v1 file as before buckets existed. --hidden H (a
-multiple of 64, default 256) makes a net for an engine built for that width
+multiple of 64, default the shipped 384) makes a net for an engine built for that width
 (`make NET=...` in engine_c/), e.g. to measure a wider net's speed.
 
 The weights mean nothing for chess strength; they exercise every code path with values

@@ -17,13 +17,13 @@ VERSION = 1          # one output bucket
 VERSION_BUCKETS = 2  # B output buckets; the header's reserved word holds B
 MAX_BUCKETS = 8
 INPUTS = 768
-HIDDEN = 256  # the shipped width; a net's own is its header's (64..1024, steps of 64)
+HIDDEN = 384  # the shipped width; a net's own is its header's (64..1024, steps of 64)
 ACT_SCRELU = 1
 QA, QB, SCALE = 255, 64, 400
 HEADER = struct.Struct("<8sIIIIiiiIQ")  # 48 bytes
 BUCKET_BYTES = 2 * HIDDEN * 2 + 4  # one bucket's out_weight and out_bias
 PAYLOAD_BYTES = INPUTS * HIDDEN * 2 + HIDDEN * 2 + BUCKET_BYTES
-FILE_BYTES = HEADER.size + PAYLOAD_BYTES  # 394,804: a v1 net
+FILE_BYTES = HEADER.size + PAYLOAD_BYTES  # 592,180: a v1 net
 
 
 def file_bytes(buckets: int, hidden: int = HIDDEN) -> int:

@@ -1,4 +1,4 @@
-"""Train pibot's NNUE (768 -> Hx2 -> 1 of B output buckets, SCReLU; H 256 unless
+"""Train pibot's NNUE (768 -> Hx2 -> 1 of B output buckets, SCReLU; H 384 unless
 --hidden) with PyTorch and export a .pbnn.
 
 Data: the binary records of engine_c/tools/datagen.c (tools/nnue/posdata.py), one or
@@ -9,7 +9,7 @@ are visited in random order and shuffled within; validation = the games whose nu
 
 Model (float; the quantisation of tools/nnue/reference.py and the net contract):
     acc_p = ft_b + sum ft_w[idx(p, piece)]     (shared weights, both perspectives)
-    out   = screlu(acc_stm) . w_k[:256] + screlu(acc_other) . w_k[256:] + b_k,
+    out   = screlu(acc_stm) . w_k[:H] + screlu(acc_other) . w_k[H:] + b_k,
     screlu(x) = clamp(x, 0, 1)^2, eval_cp = out * SCALE (side to move's view),
     k = the position's output bucket of B (`--buckets`, default 1): by its piece count,
     the number of active features of one perspective (reference.bucket, docs/nnue.md).

@@ -3,8 +3,8 @@
 # (and optionally another search.c, see tools/tune/ablate.py), for real-engine
 # A/B matches without touching the shared tree or the installed package.
 # Writes DIR/pibot-uci, a UCI command. NET=FILE.pbnn embeds that net instead of
-# engine_c/nets/default.pbnn, built for its hidden width (a 384-wide net needs
-# such a build: the width is fixed at compile time, nnue.h).
+# engine_c/nets/default.pbnn, built for its hidden width (a net of another width
+# than the shipped one needs such a build: the width is fixed at compile time, nnue.h).
 # usage: [NET=FILE.pbnn] tools/tune/build_variant.sh DIR EVALPARAMS.h [SEARCH.c]
 set -eu
 [ $# -eq 2 ] || [ $# -eq 3 ] || { echo "usage: $0 DIR EVALPARAMS.h [SEARCH.c]" >&2; exit 2; }
