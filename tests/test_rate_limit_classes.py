@@ -78,13 +78,18 @@ def test_a_429_pauses_only_its_endpoint_class(caplog: pytest.LogCaptureFixture) 
         assert caplog.text.count("rate limited (HTTP 429 on /api/bot/game/{id}/chat)") == 1
 
 
+# Long enough that the bot, which may think seconds a move at 2+0 on a loaded machine,
+# surely moves inside it.
+PAUSE_S = 8.0
+
+
 @needs_engine
 def test_a_challenge_answer_429_leaves_chat_and_moves_alone(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
     with bot_and_emulator(tmp_path, challenge={"concurrency": 3, "variants": ["standard"],
                                                "max_simultaneous_games_per_user": 3},
-                          network={"rate_limit_pause_s": 4.0}) as (emu, bot):
+                          network={"rate_limit_pause_s": PAUSE_S}) as (emu, bot):
         gid = emu.start_game_directly(bot_color="white", moves=[], clock_limit_s=120,
                                       opponent=OpponentSpec(policy="random",
                                                             think_time_s=0.2, seed=5))
@@ -101,13 +106,14 @@ def test_a_challenge_answer_429_leaves_chat_and_moves_alone(
         time.sleep(0.5)
         emu.cancel_challenge(gone)  # withdrawn while our answer waits: never sent
         emu.say(gid, "!help")  # chat is another class: answered during the pause
-        assert wait_until(lambda: any(t429 < r.t < t429 + 3.5 for r in emu.requests(CHAT)), 3)
+        assert wait_until(lambda: any(t429 < r.t < t429 + PAUSE_S - 0.5
+                                      for r in emu.requests(CHAT)), 3)
         assert emu.wait_challenge_answered(later, 15) == "accepted"
         assert emu.wait_challenge_answered(first, 5) == "declined"  # retried after the pause
         answers = [r for r in emu.requests(ANSWERS) if r.t > t429]
-        assert min(r.t for r in answers) - t429 >= 3.5, answers
+        assert min(r.t for r in answers) - t429 >= PAUSE_S - 0.5, answers
         assert not any(gone in r.path for r in emu.requests(ANSWERS)), "answered a withdrawn"
-        assert [r for r in emu.requests(MOVE) if t429 < r.t < t429 + 3.5], \
+        assert [r for r in emu.requests(MOVE) if t429 < r.t < t429 + PAUSE_S - 0.5], \
             "moves must not wait for the pause"
 
 
