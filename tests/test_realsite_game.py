@@ -37,7 +37,7 @@ def test_chat_storm_with_slow_and_429_chat_never_delays_a_move(tmp_path: Path) -
         # Every chat POST takes 4 s, and two of them end in 429 on top.
         emu.inject("slow", CHAT, duration_s=4.0, count=None)
         emu.inject("http_error", CHAT, status=429, count=2)
-        opp = OpponentSpec(policy="random", think_time_s=0.2, resign_after=20, seed=4)
+        opp = OpponentSpec(policy="greedy", think_time_s=0.2, resign_after=20, seed=4)
         cid = emu.challenge_bot(challenger="mallory", rated=False, clock_limit_s=30,
                                 increment_s=0, color="black", opponent=opp)
         emu.wait_game_started(cid, 10)
@@ -63,7 +63,7 @@ def test_chat_storm_with_slow_and_429_chat_never_delays_a_move(tmp_path: Path) -
         assert not _lost_on_time(snap), snap
         assert snap.status in ("resign", "mate", "draw", "stalemate", "outoftime"), snap.status
         # Every chat POST is slowed by 4 s: a move queued behind one would show here.
-        assert len(overheads) >= 10, overheads
+        assert len(overheads) >= 10, (snap.status, overheads)
         assert max(overheads) < 1500, sorted(overheads)[-5:]
         # Chat was rate-limited per room (not one POST per command typed) ...
         chats = emu.requests(CHAT)
