@@ -39,6 +39,7 @@ import tempfile
 import threading
 import time
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -346,6 +347,10 @@ class Burst:
     outcome: str | None = None
     answered_after_s: float | None = None
     unqueued_since: float | None = None  # open, past its check, not seen in the queue
+    # A burst's: when the driver saw every slot busy (the snapshot it was sent on);
+    # accepted, whether a slot it counted came free between then and the accept.
+    busy_seen_at: float | None = None
+    slot_freed: bool | None = None
 
 
 @dataclass
@@ -366,6 +371,15 @@ class Mix:
     queue_listing: str = "absent"  # `queue` on the control socket: absent | present
     listing: set[str] | None = None  # the last `queue` answer, and when it came
     listed_at: float = -1e9
+    # when the driver saw a slot it counted come free (a game over, the arena ended,
+    # a direct challenge turned down, an own challenge given up): a burst sent while
+    # every slot was busy may be accepted once one of these has happened
+    freed_at: list[float] = field(default_factory=list)
+
+    def bursts_accepted_while_full(self) -> int:
+        """Bursts accepted with no slot freed since they were sent on a full house:
+        more games than `concurrency`, what the bot must never do."""
+        return sum(1 for b in self.bursts.values() if b.slot_freed is False)
 
     def burst_answers(self) -> dict[str, int]:
         """accepted_from_queue, withdrawn_while_queued, declined:<reason>,
@@ -437,6 +451,7 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
                 log.warning("game %s started: %s %s against %s", snap.id, source, clock, opp)
             if snap.over and snap.id not in over:
                 over.add(snap.id)
+                mix.freed_at.append(now)
                 own_over_at[opp_of[snap.id]] = now
                 log.warning("game %d/%d %s (%s) over: %s %s (%d plies)", len(over),
                             len(games), snap.id, mix.source_of[snap.id], snap.status,
@@ -447,11 +462,14 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
             if now - asked > OWN_START_S:
                 own_pending.pop(user)
                 mix.own_unstarted += 1
+                mix.freed_at.append(now)
         await check_bursts(emu, mix, sock, now, final=False)
         await check_bursts(emu, mix, sock, now, final=False, direct=True)
         for cid, b in list(mix.directs.items()):
             if b.outcome is not None:  # accepted: its game is picked up above
                 del mix.directs[cid]
+                if b.outcome != "accepted_from_queue":
+                    mix.freed_at.append(now)
                 if b.outcome.startswith("declined:"):
                     declined[b.outcome.split(":", 1)[1]] += 1
                 elif b.outcome == "unanswered":
@@ -464,6 +482,7 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
                 assert mix.arena_id is not None
                 await asyncio.to_thread(emu.finish_arena, mix.arena_id)
                 arena_open = False
+                mix.freed_at.append(now)
                 log.warning("%d games started: arena %s ended", len(games), mix.arena_id)
             if running == 0 and not own_pending:
                 await check_bursts(emu, mix, sock, time.monotonic(), final=True)
@@ -531,7 +550,7 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
                 # one most likely queued: a later one may find the queue full).
                 mix.bursts[cid] = Burst(sent_at=time.monotonic(),
                                         withdraws=(n_burst + k) % args.burst_withdraw_every
-                                        == 0)
+                                        == 0, busy_seen_at=now)
             n_burst += args.burst_size
             mix.bursts_sent = n_burst
             log.warning("burst of %d challenges with every slot busy", args.burst_size)
@@ -552,7 +571,7 @@ async def check_bursts(emu: Emulator, mix: Mix, sock: Path, now: float, final: b
     for cid, b in (mix.directs if direct else mix.bursts).items():
         if b.outcome is not None:
             continue
-        if classify_answered(emu, cid, b, now):
+        if classify_answered(emu, cid, b, now, mix.freed_at):
             continue
         if not (final or now - b.sent_at >= BURST_CHECK_S):
             continue
@@ -561,7 +580,7 @@ async def check_bursts(emu: Emulator, mix: Mix, sock: Path, now: float, final: b
             mix.listed_at = now
             if mix.listing is not None:
                 mix.queue_listing = "present"
-            if classify_answered(emu, cid, b, now):  # answered while we asked
+            if classify_answered(emu, cid, b, now, mix.freed_at):  # answered while we asked
                 continue
         if mix.listing is not None and cid in mix.listing:
             b.unqueued_since = None
@@ -587,11 +606,18 @@ async def check_bursts(emu: Emulator, mix: Mix, sock: Path, now: float, final: b
                         "in the queue", "direct" if direct else "burst", cid, now - b.sent_at)
 
 
-def classify_answered(emu: Emulator, cid: str, b: Burst, now: float) -> bool:
-    """Set the burst's outcome if the emulator has its answer; True if it has one."""
+def classify_answered(emu: Emulator, cid: str, b: Burst, now: float,
+                      freed_at: Sequence[float] = ()) -> bool:
+    """Set the burst's outcome if the emulator has its answer; True if it has one.
+    freed_at: when slots came free. A game over is seen by the driver's scan, which
+    comes before this check in each round, so a slot freed before the accept is
+    always in it by the time the accept is seen."""
     status = emu.challenge_status(cid)
     if status == "accepted":
         b.outcome, b.answered_after_s = "accepted_from_queue", round(now - b.sent_at, 1)
+        if b.busy_seen_at is not None:
+            seen = b.busy_seen_at
+            b.slot_freed = any(seen < t <= now for t in freed_at)
     elif status == "declined":
         b.outcome = f"declined:{emu.decline_reason(cid) or 'generic'}"
         b.answered_after_s = round(now - b.sent_at, 1)
@@ -757,6 +783,7 @@ async def soak(args: argparse.Namespace) -> int:
             "arena_tc": args.arena_tc if mix.arena_id else None,
             # direct challenges: challenges_declined, as in the plain mode
             "bursts_sent": mix.bursts_sent, "burst_answers": bursts,
+            "bursts_accepted_while_full": mix.bursts_accepted_while_full(),
             "burst_queue_waits_s": sorted(waits),
             "queue_listing": mix.queue_listing,
             "own_challenges_asked": mix.own_asked,

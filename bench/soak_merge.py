@@ -80,6 +80,9 @@ def merge_mix(reports: list[dict[str, Any]], unanswered: int) -> dict[str, Any]:
         # accepted_from_queue and withdrawn_while_queued need the queue (absent: none).
         "burst_answers": dict(sorted(bursts.items())),
         "burst_queue_waits_s": sorted(waits),
+        # accepted with no slot freed since the full house they were sent on
+        "bursts_accepted_while_full": sum(r.get("bursts_accepted_while_full", 0)
+                                          for r in reports),
         "own_challenges_asked": sum(r.get("own_challenges_asked", 0) for r in reports),
         "own_challenges_unstarted": sum(r.get("own_challenges_unstarted", 0)
                                         for r in reports),
@@ -157,7 +160,8 @@ def passed(pooled: dict[str, Any]) -> bool:
     """Plain chunks: no time loss at all; mixed: none the flag model calls avoidable."""
     if "mix" in pooled:
         clock_ok = pooled["time_losses_flag_model_forbids"] == 0 \
-            and not pooled["own_challenges_refused"]
+            and not pooled["own_challenges_refused"] \
+            and pooled["bursts_accepted_while_full"] == 0
     else:
         clock_ok = pooled["time_losses"] == 0
     return (clock_ok and pooled["games_lost_through_faults"] == 0

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 
 MERGE = Path(__file__).resolve().parent.parent / "bench" / "soak_merge.py"
 
@@ -115,6 +116,15 @@ def test_an_unanswered_burst_challenge_fails_the_pool(tmp_path: Path) -> None:
     assert pooled["by_source"]["challenge"]["unanswered_challenges"] == 1
 
 
+def test_a_burst_accepted_while_every_slot_was_taken_fails_the_pool(tmp_path: Path) -> None:
+    over = mix_chunk(2, burst_answers={"declined:later": 2, "accepted_from_queue": 1},
+                     bursts_accepted_while_full=1)
+    rc, pooled = run_merge(tmp_path, mix_chunk(1), over)
+    assert rc == 1 and pooled["bursts_accepted_while_full"] == 1
+    rc, pooled = run_merge(tmp_path, mix_chunk(1), {**over, "bursts_accepted_while_full": 0})
+    assert rc == 0 and pooled["bursts_accepted_while_full"] == 0
+
+
 def flagged(moves: int, model_min: int | None, source: str = "arena") -> dict[str, Any]:
     row: dict[str, Any] = {"winner": "black", "bot_color": "white", "status": "outoftime",
                            "clock": "30+0", "plies": 2 * moves - 1, "source": source,
@@ -182,7 +192,9 @@ def test_soak_refuses_a_bad_mix_before_starting(argv: list[str], says: str) -> N
 def test_a_short_mixed_soak_passes(tmp_path: Path) -> None:
     """The mixed mode end to end (the real service, the emulator over HTTP, the control
     socket): arena, direct, own games and bursts, which the bot without a queue
-    declines `later` - answered, not unanswered."""
+    declines `later` - answered, not unanswered. One may be accepted, when a game
+    ended between the full house it was sent on and its answer (a CI run saw it);
+    never with every slot still taken."""
     report = tmp_path / "mix.json"
     out = subprocess.run(
         [sys.executable, str(SOAK), "--profile", "basic", "--mix", "arena,direct,burst,own",
@@ -197,7 +209,9 @@ def test_a_short_mixed_soak_passes(tmp_path: Path) -> None:
     assert {g["source"] for g in got["game_rows"]} <= {"arena", "challenge", "own"}
     assert got["own_challenges_refused"] == {} and got["queue_listing"] == "absent"
     assert got["bursts_sent"] >= 1 and got["bursts_sent"] == sum(got["burst_answers"].values())
-    assert set(got["burst_answers"]) <= {"declined:later"}
+    answers = got["burst_answers"]
+    assert set(answers) <= {"declined:later", "accepted_from_queue"}
+    assert answers.get("declined:later", 0) >= 1 and got["bursts_accepted_while_full"] == 0
     rc, pooled = run_merge(tmp_path, {**got, "seed": 99})
     assert rc == 0 and pooled["by_source"] == got["by_source"]
 
@@ -213,6 +227,31 @@ def _soak_module() -> Any:
     sys.modules[spec.name] = module  # dataclasses look their module up there
     spec.loader.exec_module(module)
     return module
+
+
+def test_an_accepted_burst_is_checked_against_the_slots_freed_since_it_was_sent() -> None:
+    # A burst goes out on a snapshot with every slot busy. Accepted after a game
+    # ended (or the arena closed) since then, the bot had a free slot; accepted with
+    # none freed, the bot overshot its concurrency.
+    from bot.emulator import Emulator
+
+    soak = _soak_module()
+    emu = Emulator().start()
+    try:
+        mix = soak.Mix(items=["direct", "burst"])
+        for who, freed in (("ann", [9.0, 12.0]), ("bob", [9.0, 15.5])):
+            cid = emu.challenge_bot(challenger=who, rated=False, clock_limit_s=60,
+                                    increment_s=0)
+            r = requests.post(f"{emu.url}/api/challenge/{cid}/accept", timeout=5,
+                              headers={"Authorization": f"Bearer {emu.token}"})
+            assert r.status_code == 200
+            b = mix.bursts[cid] = soak.Burst(sent_at=10.0, withdraws=False, busy_seen_at=10.0)
+            assert soak.classify_answered(emu, cid, b, 15.0, freed)
+            assert b.outcome == "accepted_from_queue"
+        assert [b.slot_freed for b in mix.bursts.values()] == [True, False]
+        assert mix.bursts_accepted_while_full() == 1
+    finally:
+        emu.stop()
 
 
 def test_an_open_challenge_out_of_the_queue_is_not_called_unanswered_early(
