@@ -809,7 +809,8 @@ async def soak(args: argparse.Namespace) -> int:
         # An own challenge lila refused (a 429 on challenge creation ends the series
         # with one log line) is reported, not failed; the socket refusing one is a bug.
         ok = forbidden == 0 and fault_losses == 0 and requests_seen["illegal_moves"] == 0 \
-            and unanswered == 0 and not mix.own_refused
+            and unanswered == 0 and not mix.own_refused \
+            and mix.bursts_accepted_while_full() == 0
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 
