@@ -229,6 +229,13 @@ def _soak_module() -> Any:
     return module
 
 
+def _accept_as_the_bot(emu: Any, cid: str) -> None:
+    """The bot's accept, over HTTP, as the service sends it."""
+    r = requests.post(f"{emu.url}/api/challenge/{cid}/accept", timeout=5,
+                      headers={"Authorization": f"Bearer {emu.token}"})
+    assert r.status_code == 200
+
+
 def test_an_accepted_burst_is_checked_against_the_slots_freed_since_it_was_sent() -> None:
     # A burst goes out on a snapshot with every slot busy. Accepted after a game
     # ended (or the arena closed) since then, the bot had a free slot; accepted with
@@ -242,9 +249,7 @@ def test_an_accepted_burst_is_checked_against_the_slots_freed_since_it_was_sent(
         for who, freed in (("ann", [9.0, 12.0]), ("bob", [9.0, 15.5])):
             cid = emu.challenge_bot(challenger=who, rated=False, clock_limit_s=60,
                                     increment_s=0)
-            r = requests.post(f"{emu.url}/api/challenge/{cid}/accept", timeout=5,
-                              headers={"Authorization": f"Bearer {emu.token}"})
-            assert r.status_code == 200
+            _accept_as_the_bot(emu, cid)
             b = mix.bursts[cid] = soak.Burst(sent_at=10.0, withdraws=False, busy_seen_at=10.0)
             assert soak.classify_answered(emu, cid, b, 15.0, freed)
             assert b.outcome == "accepted_from_queue"
@@ -263,8 +268,6 @@ def test_an_open_challenge_out_of_the_queue_is_not_called_unanswered_early(
     import asyncio
     import time
 
-    import requests
-
     from bot.emulator import Emulator, EmulatorConfig
 
     soak = _soak_module()
@@ -281,9 +284,7 @@ def test_an_open_challenge_out_of_the_queue_is_not_called_unanswered_early(
         assert [b.outcome for b in mix.bursts.values()] == [None, None]
         assert emu.challenge_status(late) == "created"  # not withdrawn by the soak
         # The answer arrives (the bot's accept, over HTTP): answered after all.
-        r = requests.post(f"{emu.url}/api/challenge/{late}/accept", timeout=5,
-                          headers={"Authorization": f"Bearer {emu.token}"})
-        assert r.status_code == 200
+        _accept_as_the_bot(emu, late)
         later = time.monotonic() + soak.BURST_ANSWER_GRACE_S
         asyncio.run(soak.check_bursts(emu, mix, no_service, later, final=True))
         assert mix.bursts[late].outcome == "accepted_from_queue"
