@@ -720,6 +720,24 @@ def _children(node: Any) -> list[Any]:
     return []
 
 
+class LiveConfig:
+    """The config in force, handed to every room that reads it when the room is built.
+
+    Each use reads `.now`, so a reload (SIGHUP) reaches every room at once, and a
+    room never keeps a stale copy of its own.  Only the service's reload replaces it.
+    """
+
+    def __init__(self, cfg: Config) -> None:
+        self._now = cfg
+
+    @property
+    def now(self) -> Config:
+        return self._now
+
+    def replace(self, cfg: Config) -> None:
+        self._now = cfg
+
+
 def parse_config(data: Any, source: str = "<memory>") -> Config:
     """Validate an already-parsed YAML document."""
     cfg: Config = _build(Config, data)

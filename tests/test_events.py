@@ -38,7 +38,7 @@ GAME = {"fullId": "g1abcdefXYZ1", "gameId": "g1abcdef", "id": "g1abcdef", "fen":
 
 
 def test_a_challenge_parses_and_unknown_fields_are_ignored() -> None:
-    ev = events.parse_event({"type": "challenge", "challenge": CHALLENGE, "compat": {}})
+    ev = events.parse_account_event({"type": "challenge", "challenge": CHALLENGE, "compat": {}})
     assert isinstance(ev, events.ChallengeEvent)
     ch = ev.challenge
     assert (ch.id, ch.challenger.login, ch.challenger.rating, ch.variant) == \
@@ -49,7 +49,7 @@ def test_a_challenge_parses_and_unknown_fields_are_ignored() -> None:
 
 
 def test_game_start_takes_its_id_one_way_and_keeps_the_tournament() -> None:
-    ev = events.parse_event({"type": "gameStart", "game": GAME})
+    ev = events.parse_account_event({"type": "gameStart", "game": GAME})
     assert isinstance(ev, events.GameStart)
     assert (ev.game.id, ev.game.opponent.name, ev.game.tournament_id) == \
         ("g1abcdef", "Bob", "arena42")
@@ -61,17 +61,17 @@ def test_game_start_takes_its_id_one_way_and_keeps_the_tournament() -> None:
 def test_game_finish_keeps_the_rating_changes_lichess_reports() -> None:
     done = dict(GAME, rated=True, ratingDiff=-7,
                 opponent=dict(GAME["opponent"], rating=1620, ratingDiff=6))
-    ev = events.parse_event({"type": "gameFinish", "game": done})
+    ev = events.parse_account_event({"type": "gameFinish", "game": done})
     assert isinstance(ev, events.GameFinish)
     assert (ev.game.rating_diff, ev.game.opponent_rating_diff) == (-7, 6)
     # Casual, or while playing: no ratingDiff, None (not 0).
-    ev = events.parse_event({"type": "gameFinish", "game": GAME})
+    ev = events.parse_account_event({"type": "gameFinish", "game": GAME})
     assert isinstance(ev, events.GameFinish)
     assert (ev.game.rating_diff, ev.game.opponent_rating_diff) == (None, None)
 
 
 def test_game_full_and_state() -> None:
-    full = events.parse_event({
+    full = events.parse_game_event({
         "type": "gameFull", "id": "g1", "rated": False, "variant": {"key": "chess960"},
         "clock": {"initial": 60000, "increment": 1000}, "speed": "bullet", "createdAt": 5,
         "white": {"id": "pibot", "name": "pibot", "title": "BOT"},
@@ -84,7 +84,7 @@ def test_game_full_and_state() -> None:
     assert full.black.display == "AI level 3" and full.white.is_bot
     assert full.state.moves == ("e2e4", "e7e5") and full.state.received_at == 7.5
     assert full.state.draw_offered_by("black") and not full.state.draw_offered_by("white")
-    corr = events.parse_event({"type": "gameFull", "id": "g2", "daysPerTurn": 3,
+    corr = events.parse_game_event({"type": "gameFull", "id": "g2", "daysPerTurn": 3,
                                "speed": "correspondence", "white": {}, "black": {},
                                "state": {}})
     assert isinstance(corr, events.GameFull) and corr.clock is None and corr.correspondence
@@ -106,8 +106,11 @@ def test_game_full_and_state() -> None:
 ])
 def test_a_malformed_event_is_one_log_line_and_skipped(
         payload: dict[str, Any], caplog: pytest.LogCaptureFixture) -> None:
+    account_kinds = {"challenge", "challengeDeclined", "gameStart"}
+    parse = (events.parse_account_event if payload["type"] in account_kinds
+             else events.parse_game_event)
     with caplog.at_level(logging.DEBUG, logger="bot.lichess.events"):
-        assert events.parse_event(payload, where="test-stream") is None
+        assert parse(payload, where="test-stream") is None
     lines = [r for r in caplog.records if r.name == "bot.lichess.events"]
     assert len(lines) == 1 and lines[0].levelno == logging.WARNING
     assert lines[0].exc_info is None and "malformed" in lines[0].getMessage()
@@ -115,8 +118,23 @@ def test_a_malformed_event_is_one_log_line_and_skipped(
 
 def test_an_unknown_event_type_is_ignored_quietly(caplog: pytest.LogCaptureFixture) -> None:
     with caplog.at_level(logging.DEBUG, logger="bot.lichess.events"):
-        assert events.parse_event({"type": "someNewThing", "x": 1}) is None
+        assert events.parse_account_event({"type": "someNewThing", "x": 1}) is None
+        assert events.parse_game_event({"type": "someNewThing", "x": 1}) is None
     assert all(r.levelno < logging.WARNING for r in caplog.records)
+
+
+def test_each_stream_takes_only_its_own_kinds(caplog: pytest.LogCaptureFixture) -> None:
+    """A game's event on the account stream (or the reverse) is one debug line, not an
+    event its consumer would have to reject."""
+    game_start = {"type": "gameStart", "game": GAME}
+    chat = {"type": "chatLine", "username": "x", "text": "hi", "room": "player"}
+    with caplog.at_level(logging.DEBUG, logger="bot.lichess.events"):
+        assert events.parse_game_event(game_start) is None
+        assert events.parse_account_event(chat) is None
+    assert isinstance(events.parse_account_event(game_start), events.GameStart)
+    assert isinstance(events.parse_game_event(chat), events.ChatLine)
+    ignored = [r for r in caplog.records if "ignoring event type" in r.getMessage()]
+    assert [r.levelno for r in ignored] == [logging.DEBUG, logging.DEBUG]
 
 
 class NdjsonServer:
@@ -168,7 +186,7 @@ def test_the_stream_queues_parsed_events_and_skips_bad_lines(
     async def read_all() -> list[Any]:
         api = Lichess(cfg.url, None, cfg.network)
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        stream = api.start_stream("event_stream", queue)
+        stream = api.start_event_stream(queue)
         got: list[Any] = []
         while not got or not isinstance(got[-1], StreamClosed):
             got.append(await asyncio.wait_for(queue.get(), 10))

@@ -502,7 +502,7 @@ def test_a_post_right_after_a_finished_stream_is_not_lost() -> None:
 
         async def stream_then_chat() -> list[Any]:
             q: asyncio.Queue[Any] = asyncio.Queue()
-            api.start_stream("game_stream", q, "g1")
+            api.start_game_stream("g1", q)
             got = [await asyncio.wait_for(q.get(), 5) for _ in range(3)]
             await api.chat("g1", "Good game!")
             return got

@@ -28,7 +28,7 @@ from bot.emulator import (
     ExplorerMove,
     OpponentSpec,
 )
-from bot.lichess.events import Challenge, GameFull, GameState, parse_event
+from bot.lichess.events import Challenge, GameFull, GameState, parse_game_event
 from bot.lichess.token import Token
 from bot.lichess_limits import VARIANTS
 from bot.play.game_state import GameState as PlayState
@@ -87,7 +87,7 @@ def test_a_drop_in_the_moves_is_parsed_and_garbage_is_malformed(
     assert GameState.parse({"moves": "a2a4 b7b5 a4b5 a7a6 b5a6 c8b7 a6b7 b8c6 b7a8k"}
                            ).moves[-1] == "b7a8k"
     for bad in ("e2e4 K@e4", "e2e4 P@e9", "e2e4 e7e5x", "e2-e4"):
-        assert parse_event({"type": "gameState", "moves": bad}, where="game xyz") is None
+        assert parse_game_event({"type": "gameState", "moves": bad}, where="game xyz") is None
     assert "neither a UCI move nor a drop" in caplog.text
 
 

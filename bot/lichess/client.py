@@ -37,16 +37,20 @@ from bot import __version__
 from bot.config import NetworkConfig
 from bot.errors import PibotError
 from bot.lichess.events import (
+    AccountEvent,
     Challenge,
     ErrorPayload,
+    GameEvent,
     GameInfo,
     Malformed,
     Profile,
     TokenInfo,
     Tournament,
+    parse_account_event,
+    parse_game_event,
     parse_playing,
 )
-from bot.lichess.streams import StreamThread, error_payload, short_error
+from bot.lichess.streams import E, Item, Parser, StreamThread, error_payload, short_error
 from bot.lichess.token import Token
 
 log = logging.getLogger(__name__)
@@ -595,9 +599,20 @@ class Lichess:
             finally:
                 resp.close()
 
-    def start_stream(self, name: str, queue: asyncio.Queue[Any], *args: str) -> StreamThread:
+    def start_event_stream(self, queue: asyncio.Queue[Item[AccountEvent]]
+                           ) -> StreamThread[AccountEvent]:
+        """The account's event stream, read into `queue` by a thread of its own."""
+        return self._start_stream("event_stream", parse_account_event, queue)
+
+    def start_game_stream(self, game_id: str, queue: asyncio.Queue[Item[GameEvent]]
+                          ) -> StreamThread[GameEvent]:
+        """Game `game_id`'s stream, read into `queue` by a thread of its own."""
+        return self._start_stream("game_stream", parse_game_event, queue, game_id)
+
+    def _start_stream(self, name: str, parse: Parser[E], queue: asyncio.Queue[Item[E]],
+                      *args: str) -> StreamThread[E]:
         st = StreamThread(name, args, lambda: self.open_stream(name, *args),
                           lambda payload: self.on_429(name, payload).retry_at,
-                          queue, asyncio.get_running_loop())
+                          parse, queue, asyncio.get_running_loop())
         st.start()
         return st

@@ -4,8 +4,8 @@ The streams (bot.lichess.streams) and the client's JSON answers hand every
 payload to a parser here; nothing past this module reads a payload dict.  Only
 the fields pibot uses are kept: unknown fields are ignored, a missing optional
 field takes its default, and a field of the wrong type makes the whole payload
-malformed (`Malformed`).  `parse_event` turns that into one log line and None,
-so a stream skips a bad event instead of raising.
+malformed (`Malformed`).  `parse_account_event` and `parse_game_event` turn that
+into one log line and None, so a stream skips a bad event instead of raising.
 
 Shapes follow lichess-org/api doc/specs (the emulator's bot/emulator/payloads.py
 writes the same ones).
@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, TypedDict
+from typing import Any, TypedDict, TypeVar
 
 log = logging.getLogger(__name__)
 
 Payload = Mapping[str, Any]
+_E = TypeVar("_E")
 
 
 class Malformed(ValueError):
@@ -428,8 +429,10 @@ class Tournament:
             me_withdrawn=_bool(me, "withdraw") if isinstance(me, Mapping) else None)
 
 
-Event = (ChallengeEvent | ChallengeCanceled | ChallengeDeclined | GameStart | GameFinish
-         | GameFull | GameState | ChatLine | OpponentGone)
+# The account's event stream and a game's stream carry different events: each has
+# its union, so a consumer's `match` with `assert_never` fails mypy when one is added.
+AccountEvent = ChallengeEvent | ChallengeCanceled | ChallengeDeclined | GameStart | GameFinish
+GameEvent = GameFull | GameState | ChatLine | OpponentGone
 
 
 def _challenge(d: Payload) -> Challenge:
@@ -440,35 +443,47 @@ def _game(d: Payload) -> GameInfo:
     return GameInfo.parse(_obj(d, "game"))
 
 
-def parse_event(payload: Payload, received_at: float = 0.0, where: str = "stream"
-                ) -> Event | None:
-    """One stream line as an event; None (with one log line) for a malformed one
-    or one of a type pibot does not use."""
+_ACCOUNT_PARSERS: dict[str, Callable[[Payload, float], AccountEvent]] = {
+    "challenge": lambda d, _t: ChallengeEvent(_challenge(d)),
+    "challengeCanceled": lambda d, _t: ChallengeCanceled(_challenge(d)),
+    "challengeDeclined": lambda d, _t: ChallengeDeclined(_challenge(d)),
+    "gameStart": lambda d, _t: GameStart(_game(d)),
+    "gameFinish": lambda d, _t: GameFinish(_game(d)),
+}
+_GAME_PARSERS: dict[str, Callable[[Payload, float], GameEvent]] = {
+    "gameFull": GameFull.parse,
+    "gameState": GameState.parse,
+    "chatLine": lambda d, _t: ChatLine.parse(d),
+    "opponentGone": lambda d, _t: OpponentGone.parse(d),
+}
+
+
+def _parse(parsers: Mapping[str, Callable[[Payload, float], _E]], payload: Payload,
+           received_at: float, where: str) -> _E | None:
     kind = payload.get("type")
+    parse = parsers.get(kind) if isinstance(kind, str) else None
+    if parse is None:
+        log.debug("%s: ignoring event type %.40r", where, kind)
+        return None
     try:
-        if kind == "challenge":
-            return ChallengeEvent(_challenge(payload))
-        if kind == "challengeCanceled":
-            return ChallengeCanceled(_challenge(payload))
-        if kind == "challengeDeclined":
-            return ChallengeDeclined(_challenge(payload))
-        if kind == "gameStart":
-            return GameStart(_game(payload))
-        if kind == "gameFinish":
-            return GameFinish(_game(payload))
-        if kind == "gameFull":
-            return GameFull.parse(payload, received_at)
-        if kind == "gameState":
-            return GameState.parse(payload, received_at)
-        if kind == "chatLine":
-            return ChatLine.parse(payload)
-        if kind == "opponentGone":
-            return OpponentGone.parse(payload)
+        return parse(payload, received_at)
     except Malformed as exc:
         log.warning("%s: skipping a malformed %s event: %s", where, kind, exc)
         return None
-    log.debug("%s: ignoring event type %.40r", where, kind)
-    return None
+
+
+def parse_account_event(payload: Payload, received_at: float = 0.0,
+                        where: str = "event stream") -> AccountEvent | None:
+    """One line of the account's event stream (/api/stream/event); None (with one
+    log line) for a malformed one or a type pibot does not use there."""
+    return _parse(_ACCOUNT_PARSERS, payload, received_at, where)
+
+
+def parse_game_event(payload: Payload, received_at: float = 0.0,
+                     where: str = "game stream") -> GameEvent | None:
+    """One line of a game's stream (/api/bot/game/stream/{id}); None (with one log
+    line) for a malformed one or a type pibot does not use there."""
+    return _parse(_GAME_PARSERS, payload, received_at, where)
 
 
 def parse_playing(body: Any) -> list[GameInfo]:

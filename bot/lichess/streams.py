@@ -21,13 +21,15 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Generic, TypeAlias, TypeVar, cast
 
 import requests
 
-from bot.lichess.events import ErrorPayload, parse_event
+from bot.lichess.events import ErrorPayload, Payload
 
 log = logging.getLogger(__name__)
+
+E = TypeVar("E")  # the events of one kind of stream (bot.lichess.events' unions)
 
 
 def error_payload(resp: requests.Response) -> ErrorPayload:
@@ -76,7 +78,14 @@ class StreamClosed:
     lived_s: float = 0.0
 
 
-class StreamThread(threading.Thread):
+# What a stream's queue holds: its events, and the markers of its opening and end.
+Item: TypeAlias = "E | StreamOpened | StreamClosed"
+# A line's JSON object, when it arrived (monotonic) and the stream's name -> an event,
+# or None after one log line (bot.lichess.events.parse_account_event and the like).
+Parser: TypeAlias = Callable[[Payload, float, str], "E | None"]
+
+
+class StreamThread(threading.Thread, Generic[E]):
     """Reads one NDJSON stream in a daemon thread, feeding the event loop.
 
     One connection per thread; when it ends (EOF, read timeout, error) a
@@ -88,16 +97,16 @@ class StreamThread(threading.Thread):
 
     `open_stream()` opens the HTTP response (a context manager that closes it);
     `on_429(payload)` books a 429 with the client and returns when to retry
-    (monotonic).
+    (monotonic); `parse` makes each line an event of this stream's kind.
     """
 
     def __init__(self, name: str, args: tuple[str, ...],
                  open_stream: Callable[[], AbstractContextManager[requests.Response]],
-                 on_429: Callable[[ErrorPayload], float],
-                 queue: asyncio.Queue[Any], loop: asyncio.AbstractEventLoop) -> None:
+                 on_429: Callable[[ErrorPayload], float], parse: Parser[E],
+                 queue: asyncio.Queue[Item[E]], loop: asyncio.AbstractEventLoop) -> None:
         super().__init__(name=f"stream-{name}{'-' + args[0] if args else ''}", daemon=True)
         self.kind, self.args = name, args
-        self._open_stream, self._on_429 = open_stream, on_429
+        self._open_stream, self._on_429, self._parse = open_stream, on_429, parse
         self.queue, self.loop = queue, loop
         self.stopped = threading.Event()
         self.last_seen = time.monotonic()
@@ -107,7 +116,7 @@ class StreamThread(threading.Thread):
         # The blocked read notices within one read timeout; items after this are dropped.
         self.stopped.set()
 
-    def _put(self, item: Any) -> None:
+    def _put(self, item: Item[E]) -> None:
         if self.stopped.is_set():
             return
         try:
@@ -139,7 +148,7 @@ class StreamThread(threading.Thread):
                     continue
                 # Stamped here, not when the loop gets to it: clock ageing and the
                 # overhead figures then include the hand-over to the event loop.
-                event = parse_event(item, time.monotonic(), self.name)
+                event = self._parse(item, time.monotonic(), self.name)
                 if event is not None:
                     self._put(event)
 

@@ -94,7 +94,7 @@ class GameRunner:
         park = asyncio.create_task(self._park_watch())
         try:
             while not self.over and not self.parked:
-                stream = self.api.start_stream("game_stream", self.queue, self.game_id)
+                stream = self.api.start_game_stream(self.game_id, self.queue)
                 watch = asyncio.create_task(self._watch_stream(stream))
                 try:
                     got_data = await self._consume()
@@ -157,7 +157,7 @@ class GameRunner:
             if self.over:
                 return got
 
-    async def _watch_stream(self, stream: StreamThread) -> None:
+    async def _watch_stream(self, stream: StreamThread[events.GameEvent]) -> None:
         """Catch a silent game stream sooner than the read timeout would.
 
         Our own move not echoed within `move_echo_timeout_s` means the stream is

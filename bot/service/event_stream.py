@@ -21,7 +21,7 @@ from typing import Any
 from bot.config import Config
 from bot.errors import UserError
 from bot.lichess.client import Lichess, backoff_s
-from bot.lichess.events import Event
+from bot.lichess.events import AccountEvent
 from bot.lichess.streams import StreamClosed, StreamOpened, StreamStatus
 from bot.lichess.token import CREATE_URL
 
@@ -33,7 +33,7 @@ STREAM_CONFLICTS = 3  # ...this many times in a row: another client holds the st
 
 class EventStream:
     def __init__(self, api: Lichess, get_cfg: Callable[[], Config], status: StreamStatus,
-                 dispatch: Callable[[Event], Awaitable[None]], opened: Callable[[], None],
+                 dispatch: Callable[[AccountEvent], Awaitable[None]], opened: Callable[[], None],
                  waiting: Callable[[str], None], reopening: Callable[[], None]) -> None:
         """`opened()` when a stream has opened; `waiting(why)` when one has closed and
         the loop waits; `reopening()` when that wait is over."""
@@ -83,7 +83,7 @@ class EventStream:
         """One stream, from opening to its end: each event goes to `dispatch`."""
         await self.api.wait_unpaused("event_stream")
         queue: asyncio.Queue[Any] = asyncio.Queue()
-        stream = self.api.start_stream("event_stream", queue)
+        stream = self.api.start_event_stream(queue)
         try:
             while True:
                 item = await queue.get()

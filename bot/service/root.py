@@ -286,7 +286,7 @@ class Service:
             sdnotify.ready()
             log.info("event stream connected; ready")
 
-    async def _dispatch(self, ev: events.Event) -> None:
+    async def _dispatch(self, ev: events.AccountEvent) -> None:
         """Each event of the stream to its room: challenges to the desk, games to the
         supervisor (and a started game to the desk, which may have sent its challenge)."""
         assert self.desk is not None and self.supervisor is not None
