@@ -38,11 +38,11 @@ RULES: dict[str, tuple[str, ...] | str] = {
     "emulator": ("errors",),
     "config": ("errors", "host", "lichess_bot_keys", "lichess_limits"),
     "config_import": ("config", "lichess_bot_keys"),
-    "lichess": ("config", "errors", "host"),
-    "sources": ("config", "errors", "host", "lichess", "lichess_limits", "variants"),
-    "play": ("config", "engine", "errors", "host", "lichess", "sources", "store", "variants"),
+    "lichess": ("config", "errors"),
+    "sources": ("config", "errors", "lichess", "lichess_limits", "variants"),
+    "play": ("config", "engine", "host", "lichess", "sources", "store", "variants"),
     "uci": ("engine", "errors", "host", "sources"),
-    "challenges": ("config", "engine", "errors", "host", "lichess", "lichess_limits"),
+    "challenges": ("config", "errors", "lichess", "lichess_limits"),
     # store imports nothing of the bot, alerts only config and store: the owner's
     # memory (issue 35) is written by the runner and the service, no cycle possible.
     "service": ("alerts", "challenges", "config", "engine", "errors", "host", "lichess",
@@ -53,7 +53,7 @@ RULES: dict[str, tuple[str, ...] | str] = {
     "cli": ("errors",),  # the commands load by name (importlib), at run time
     "__main__": ("cli",),
 }
-MAX_METHODS = 20  # per class in the service, play and challenges (issue 33)
+MAX_METHODS = 20  # per class, in every package (issues 33 and 49)
 
 
 def packages_on_disk() -> set[str]:
@@ -230,14 +230,120 @@ def test_nothing_below_the_service_imports_it() -> None:
     assert not breaks, "\n".join(breaks)
 
 
-@pytest.mark.parametrize("package", ["service", "play", "challenges"])
-def test_no_class_has_too_many_methods(package: str) -> None:
-    big = []
-    for path in sorted((BOT / package).rglob("*.py")):
+# -- the size guards (issue 49), over every package of bot/ ----------------------------
+MAX_ATTRIBUTES = 20  # distinct `self.X` a class assigns: its state
+MAX_PARAMETERS = 8  # per function, self and cls not counted, *args and **kwargs counted
+# Known offenders while a split is pending: "path:Class" or "path:function", each with why.
+ALLOWED: dict[str, str] = {
+    # Splits under way (issue 49); this list is empty when they have landed.
+    "bot/challenges/desk.py:__init__": "the live config and shared state",
+    "bot/challenges/incoming.py:__init__": "the live config and shared state",
+    "bot/challenges/policy.py:decide": "the live config and shared state",
+    "bot/emulator/arena.py:create_arena": "a spec record",
+    "bot/emulator/challenge_ops.py:challenge_bot": "a spec record",
+    "bot/emulator/emulator.py:Emulator": "facets",
+    "bot/emulator/emulator.py:challenge_bot": "a spec record",
+    "bot/emulator/emulator.py:start_game_directly": "a spec record",
+    "bot/emulator/emulator.py:create_arena": "a spec record",
+    "bot/emulator/emulator.py:inject": "a spec record",
+    "bot/emulator/game.py:Game": "split",
+    "bot/emulator/state.py:CoreState": "split",
+    "bot/emulator/state.py:_create_game": "a spec record",
+    "bot/engine/engine.py:Engine": "split",
+    "bot/host/status_file.py:publish": "the shared state",
+    "bot/lichess/client.py:Lichess": "endpoints by area",
+    "bot/play/game.py:GameRunner": "stream, offers and thinking apart",
+    "bot/play/moves.py:choose": "a move's context",
+    "bot/play/moves.py:deliver": "a move's context",
+    "bot/service/root.py:Service": "the live config and shared state",
+    "bot/service/status.py:publish": "the shared state",
+    "bot/service/supervisor.py:GameSupervisor": "the live config and shared state",
+    "bot/service/supervisor.py:__init__": "the live config and shared state",
+    "bot/sources/uci_sources.py:UciSources": "bot/uci/",
+    "bot/uci.py:UciSession": "bot/uci/",
+}
+
+
+def _classes_and_functions() -> Iterable[tuple[str, ast.ClassDef | ast.FunctionDef
+                                               | ast.AsyncFunctionDef]]:
+    for path in sorted(BOT.rglob("*.py")):
+        rel = str(path.relative_to(BOT.parent))
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if isinstance(node, ast.ClassDef):
-                n = sum(isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef)
-                        for f in node.body)
-                if n > MAX_METHODS:
-                    big.append(f"{path.relative_to(BOT.parent)}: {node.name} has {n} methods")
+            if isinstance(node, ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+                yield f"{rel}:{node.name}", node
+
+
+def methods_of(cls: ast.ClassDef) -> int:
+    return sum(isinstance(f, ast.FunctionDef | ast.AsyncFunctionDef) for f in cls.body)
+
+
+def attributes_of(cls: ast.ClassDef) -> set[str]:
+    """The `self.X` a class assigns.  A record (a dataclass, a NamedTuple) declares its
+    fields in the class body instead and so counts none: it holds fields, not state."""
+    found: set[str] = set()
+    for node in ast.walk(cls):
+        targets: list[ast.expr] = []
+        if isinstance(node, ast.Assign):
+            targets = node.targets
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign):
+            targets = [node.target]
+        found |= {t.attr for target in targets for t in ast.walk(target)
+                  if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                  and t.value.id == "self"}
+    return found
+
+
+def parameters_of(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+    a = fn.args
+    names = [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
+    return (sum(n not in ("self", "cls") for n in names)
+            + (a.vararg is not None) + (a.kwarg is not None))
+
+
+def oversized() -> list[tuple[str, str]]:
+    """(where, what) for every class or function over a limit."""
+    big = []
+    for where, node in _classes_and_functions():
+        if isinstance(node, ast.ClassDef):
+            if (n := methods_of(node)) > MAX_METHODS:
+                big.append((where, f"{n} methods"))
+            if (n := len(attributes_of(node))) > MAX_ATTRIBUTES:
+                big.append((where, f"{n} instance attributes"))
+        elif (n := parameters_of(node)) > MAX_PARAMETERS:
+            big.append((where, f"{n} parameters"))
+    return big
+
+
+def test_no_class_or_function_is_over_the_limits() -> None:
+    big = [f"{where}: {what}" for where, what in oversized() if where not in ALLOWED]
     assert not big, "\n".join(big)
+
+
+def test_the_allowlist_names_only_what_is_still_over() -> None:
+    still = {where for where, _ in oversized()}
+    assert not set(ALLOWED) - still, f"no longer over the limits: {set(ALLOWED) - still}"
+
+
+def test_the_guards_count_what_they_say() -> None:
+    tree = ast.parse("""
+class Big:
+    def __init__(self, a, b, *rest, c=1, **kw):
+        self.x, (self.y, self.z) = 1, (2, 3)
+        self.x += 1
+    def m(self) -> None:
+        self.w: int = 4
+""")
+    cls = tree.body[0]
+    assert isinstance(cls, ast.ClassDef)
+    init = cls.body[0]
+    assert isinstance(init, ast.FunctionDef)
+    assert methods_of(cls) == 2 and attributes_of(cls) == {"x", "y", "z", "w"}
+    assert parameters_of(init) == 5
+
+
+def test_every_allowed_edge_is_used() -> None:
+    """A rule allows only what the code imports: an unused edge is a door left open."""
+    used = package_graph()
+    unused = sorted(f"{pkg} -> {dep}" for pkg, deps in rule_graph().items()
+                    if RULES[pkg] != TOP for dep in deps - used[pkg] - COMPILED)
+    assert not unused, f"allowed but unused (trim the rule): {unused}"

@@ -7,7 +7,7 @@ accounting shared with the game supervisor), `matchmaking.py` (our own
 challenges to online bots, or to a gauntlet's named bots), `outgoing.py` (the owner's
 `pibot challenge` series) and `blocklist.py` (the online block lists).  Beside
 the games in the data flow (service -> challenges -> lichess): it may import
-`bot.lichess`, `bot.host`, `bot.engine`, `bot.config`, `bot.errors` and
+`bot.lichess`, `bot.config`, `bot.errors` and
 `bot.lichess_limits` (the clocks a bot may challenge with), never
 the service, `bot.play` or `bot.sources`.
 """

@@ -6,6 +6,6 @@ it gets what it needs from the client as callables and never imports it back),
 `events.py` (every payload parsed once into frozen dataclasses: nothing past
 this wing reads a payload dict), `token.py` (where the token comes from) and
 `latency.py` (the round-trip estimate behind the move overhead).  The end of the
-data flow (service -> play -> sources -> lichess): it may import `bot.config`,
-`bot.errors` and `bot.host`, and nothing from `bot.play` or `bot.sources`.
+data flow (service -> play -> sources -> lichess): it may import `bot.config`
+and `bot.errors`, and nothing from `bot.play` or `bot.sources`.
 """

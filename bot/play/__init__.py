@@ -9,7 +9,7 @@ records, correspondence parking, the game's question to the move sources
 openings not to repeat (`farming.py`), and the game's records for the owner's
 database and its PGN (`journal.py`).  Below the service in the data flow
 (service -> play -> sources -> lichess): it may import `bot.sources`,
-`bot.lichess`, `bot.host`, `bot.engine`, `bot.config`, `bot.errors` and
+`bot.lichess`, `bot.host`, `bot.engine`, `bot.config` and
 `bot.store` (the records, which import nothing of the bot) and `bot.variants`
 (which python-chess board and engine name a game's variant has), never
 the service, the challenge desk or the other top-level modules.

@@ -5,7 +5,7 @@ online sources, in that order), `book.py` (polyglot), `tablebase.py` (Syzygy),
 `online.py` (the Lichess opening explorer, cloud eval and tablebase) and
 `uci_sources.py` (the same lookup configured by UCI options).  Between play and
 the client in the data flow (service -> play -> sources -> lichess): it may
-import `bot.lichess`, `bot.host`, `bot.config`, `bot.errors`, and the variants'
+import `bot.lichess`, `bot.config`, `bot.errors`, and the variants'
 tables `bot.variants` and `bot.lichess_limits`, never `bot.play` or the
 top-level modules above it.
 """
