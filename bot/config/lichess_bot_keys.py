@@ -497,8 +497,3 @@ def foreign_key_note(key: str) -> str | None:
         what = f"a lichess-bot key; pibot's is '{rule.target}': {rule.why}"
     return f"{what} (`pibot config import FILE` converts a lichess-bot config)"
 
-
-
-def doc_rows() -> list[tuple[str, str, str]]:
-    """(lichess-bot key, pibot key or '-', how/why) for the table in docs/bot.md."""
-    return [(k, r.target or "-", r.why) for k, r in RULES.items()]
