@@ -40,7 +40,7 @@ RULES: dict[str, tuple[str, ...] | str] = {
     "lichess": ("config", "errors", "host"),
     "sources": ("config", "errors", "host", "lichess", "lichess_limits", "variants"),
     "play": ("config", "engine", "errors", "host", "lichess", "sources", "store", "variants"),
-    "uci": ("engine", "errors", "host", "sources"),
+    "uci": ("config", "engine", "errors", "host", "sources"),
     "challenges": ("config", "engine", "errors", "host", "lichess", "lichess_limits"),
     # store imports nothing of the bot, alerts only config and store: the owner's
     # memory (issue 35) is written by the runner and the service, no cycle possible.
