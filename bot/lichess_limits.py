@@ -1,7 +1,7 @@
 """What lila takes from a bot: variants, speeds, modes and clock limits.
 
-bot.config checks a config against these, and bot.lichess_bot_keys converts
-lichess-bot's values into them.  It imports nothing.
+bot.config checks a config against these, and bot.config.lichess_bot_keys
+converts lichess-bot's values into them.  It imports nothing.
 """
 
 from __future__ import annotations

@@ -17,9 +17,9 @@ import pytest
 import yaml
 
 from bot.config import load_config, parse_config
-from bot.config_import import import_config
+from bot.config.lichess_bot_import import import_config
+from bot.config.lichess_bot_keys import RULES
 from bot.errors import UserError
-from bot.lichess_bot_keys import RULES
 from tests.test_book import write_book
 
 FIXTURES = Path(__file__).parent / "data" / "lichess_bot"

@@ -1,7 +1,7 @@
 """The import rules of every package of bot/ (issues 27 and 33), and no cycles.
 
 A package is a directory of bot/ (`bot/play/`) or a top-level module
-(`bot/config.py`).  RULES names, for each, the packages it may import besides
+(`bot/errors.py`).  RULES names, for each, the packages it may import besides
 itself; a package of bot/ without a rule, or a rule for a package that is gone,
 fails.  Adding a package is one entry.  Every import counts, lazy and
 TYPE_CHECKING ones included, because a cycle hidden behind one still couples
@@ -30,18 +30,17 @@ RULES: dict[str, tuple[str, ...] | str] = {
     # The Lichess variants' table (python-chess's boards, the engine's names).
     "variants": ("lichess_limits",),
     "_engine": (),
-    "lichess_bot_keys": ("lichess_limits",),
     "host": ("errors",),
     "engine": ("_engine", "errors", "host"),
     # Independent of the bot it is the oracle for: its own errors derive from
     # bot.errors, nothing else.
     "emulator": ("errors",),
-    "config": ("errors", "host", "lichess_bot_keys", "lichess_limits"),
-    "config_import": ("config", "lichess_bot_keys"),
+    # The schema, its loader and the lichess-bot import (its key table included).
+    "config": ("errors", "host", "lichess_limits"),
     "lichess": ("config", "errors"),
     "sources": ("config", "errors", "lichess", "lichess_limits", "variants"),
     "play": ("config", "engine", "host", "lichess", "sources", "store", "variants"),
-    "uci": ("engine", "errors", "host", "sources"),
+    "uci": ("config", "engine", "errors", "host", "sources"),
     "challenges": ("config", "errors", "lichess", "lichess_limits"),
     # store imports nothing of the bot, alerts only config and store: the owner's
     # memory (issue 35) is written by the runner and the service, no cycle possible.
@@ -259,8 +258,6 @@ ALLOWED: dict[str, str] = {
     "bot/service/status.py:publish": "the shared state",
     "bot/service/supervisor.py:GameSupervisor": "the live config and shared state",
     "bot/service/supervisor.py:__init__": "the live config and shared state",
-    "bot/sources/uci_sources.py:UciSources": "bot/uci/",
-    "bot/uci.py:UciSession": "bot/uci/",
 }
 
 

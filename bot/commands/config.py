@@ -1,6 +1,6 @@
 """`pibot config import LICHESS_BOT_CONFIG.yml`: turn a lichess-bot config.yml
-into a pibot config (bot.config_import), one line per dropped key, then the
-same validation `pibot check` starts with."""
+into a pibot config (bot/config/lichess_bot_import.py), one line per dropped key,
+then the same validation `pibot check` starts with."""
 
 from __future__ import annotations
 
@@ -13,9 +13,9 @@ from typing import Any
 import yaml
 
 from bot.config import load_config
-from bot.config_import import import_config, ordered
+from bot.config.lichess_bot_import import import_config, ordered
+from bot.config.lichess_bot_keys import Result
 from bot.errors import PibotError, UserError, read_user_file
-from bot.lichess_bot_keys import Result
 
 # The shape bot.lichess.token accepts; lichess-bot's placeholder (all x) is not a token.
 _TOKEN_SHAPE = re.compile(r"[A-Za-z0-9_\-.]{8,256}")

@@ -1,58 +1,27 @@
-"""config.yml -> validated, frozen dataclasses.
+"""The config's schema: one frozen dataclass per section of config.yml.
 
-Every section is a dataclass; the generic loader below walks its fields, so a
-key exists in exactly one place (the dataclass) and the error messages always
-name the full key path (``challenge.min_base``) and the fix.  Key names follow
-lichess-bot where the concept is the same, so existing configs read naturally.
+A key exists in exactly one place, its dataclass field here: the field's
+default is the key's default, and its metadata holds the key's bounds, choices
+and one-line doc, which the loader (bot/config/build.py) checks every value
+against.  The few checks within one section (records, alerts, an arena entry)
+live in that section's __post_init__, so they fail as one-line UserErrors as
+well.  Key names follow lichess-bot where the concept is the same, so existing
+configs read naturally.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import difflib
-import math
 import re
-import types
 import typing
 import urllib.parse
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-
-from bot.errors import UserError, read_user_file
+from bot.config.redact import show
+from bot.errors import UserError
 from bot.host.machine import EngineSizing
-from bot.lichess_bot_keys import foreign_key_note
-from bot.lichess_limits import API_CLOCK_LIMITS_S, MODES, SPEEDS, ULTRABULLET_BELOW_S, VARIANTS
-
-# Lichess personal tokens: lip_ (personal) / lio_ (OAuth) + alphanumerics.
-_TOKEN_LIKE = re.compile(r"^li[po]_[A-Za-z0-9]{8,}$")
-_TOKEN_INSIDE = re.compile(r"li[po]_[A-Za-z0-9]{8,}")
-
-
-def looks_like_token(value: object) -> bool:
-    return isinstance(value, str) and bool(_TOKEN_LIKE.match(value.strip()))
-
-
-def _has_token_text(value: object) -> bool:
-    """A token anywhere in a string (a URL's query, a path): also never echoed."""
-    return isinstance(value, str) and bool(_TOKEN_INSIDE.search(value))
-
-
-def _holds_token(value: Any) -> bool:
-    if isinstance(value, dict):
-        return any(_holds_token(k) or _holds_token(v) for k, v in value.items())
-    if isinstance(value, list):
-        return any(map(_holds_token, value))
-    return _has_token_text(value)
-
-
-def _show(value: Any) -> str:
-    """repr() for error messages, except that a pasted token is never echoed."""
-    if _holds_token(value):
-        return "a value that looks like a Lichess token (not shown)"
-    return repr(value)
+from bot.lichess_limits import MODES, SPEEDS, VARIANTS
 
 
 def _meta(lo: float | None = None, hi: float | None = None,
@@ -370,7 +339,7 @@ class AlertsConfig:
             return
         parts = urllib.parse.urlsplit(self.url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise UserError(f"config key 'alerts.url': {_show(self.url)} is not an http:// "
+            raise UserError(f"config key 'alerts.url': {show(self.url)} is not an http:// "
                             f"or https:// URL; write e.g. https://ntfy.sh/my-pibot-topic, "
                             f"or null for no alerts")
 
@@ -390,7 +359,7 @@ class TournamentEntry:
 
     def __post_init__(self) -> None:
         if not _TOURNAMENT_ID_RE.match(self.id):
-            raise UserError(f"config key 'tournaments': id {_show(self.id)} is not an arena "
+            raise UserError(f"config key 'tournaments': id {show(self.id)} is not an arena "
                             f"id; copy the 8 letters and digits after "
                             f"lichess.org/tournament/")
 
@@ -442,369 +411,7 @@ class Config:
         return self.sizing
 
 
-_INTERNAL = {"source", "sizing"}  # Config-level only (engine...explorer.source is a key)
-
-
-def _type_name(tp: Any) -> str:
-    return {int: "an integer", float: "a number", bool: "true or false",
-            str: "a string"}.get(tp, getattr(tp, "__name__", str(tp)))
-
-
-def _coerce_scalar(key: str, tp: Any, value: Any) -> Any:
-    # bool is an int subclass in Python; `hash_mb: true` must not silently become 1.
-    if tp is bool:
-        if isinstance(value, bool):
-            return value
-    elif tp is int:
-        if isinstance(value, int) and not isinstance(value, bool):
-            return value
-    elif tp is float:
-        if isinstance(value, int | float) and not isinstance(value, bool):
-            return float(value)
-    elif tp is str:
-        if isinstance(value, str):
-            if _has_token_text(value):
-                # Every value may reach a log line or `pibot check`'s output.
-                if key == "token_file":
-                    raise UserError("config key 'token_file' must be a path; it looks like "
-                                    "you pasted the token itself (not shown): put the token "
-                                    "in a file (chmod 600) and give its path, or set "
-                                    "$LICHESS_BOT_TOKEN")
-                raise UserError(f"config key '{key}' holds what looks like a Lichess token "
-                                f"(not shown); no config value may hold it: put the token "
-                                f"in the file token_file names, or in $LICHESS_BOT_TOKEN")
-            return value
-    raise UserError(f"config key '{key}' must be {_type_name(tp)}, got {_show(value)}; "
-                    f"fix the value in the config file")
-
-
-def _check_meta(key: str, value: Any, meta: Any) -> None:
-    lo, hi, choices = meta.get("lo"), meta.get("hi"), meta.get("choices")
-    items = value if isinstance(value, list) else [value]
-    for item in items:
-        if choices and item not in choices:
-            # Case-blind, so that python-chess's and UCI's spellings (3check,
-            # kingofthehill) find Lichess's key (threeCheck, kingOfTheHill).
-            lower = {c.lower(): c for c in choices}
-            hint = [lower[h] for h in difflib.get_close_matches(str(item).lower(), lower, n=1)]
-            extra = f" (did you mean '{hint[0]}'?)" if hint else ""
-            raise UserError(f"config key '{key}': {_show(item)} is not allowed{extra}; "
-                            f"use one of: {', '.join(choices)}")
-        if isinstance(item, float) and not math.isfinite(item):
-            # NaN passes every < / > test, and an infinite timeout overflows later.
-            bounds = f" between {lo} and {hi}" if lo is not None and hi is not None else \
-                f" of at least {lo}" if lo is not None else ""
-            raise UserError(f"config key '{key}' is {item}, not a finite number; "
-                            f"give a number{bounds}")
-        if isinstance(item, int | float) and not isinstance(item, bool):
-            if lo is not None and item < lo:
-                raise UserError(f"config key '{key}' is {item}, below the minimum {lo}; "
-                                f"set it to at least {lo}")
-            if hi is not None and item > hi:
-                raise UserError(f"config key '{key}' is {item}, above the maximum {hi}; "
-                                f"set it to at most {hi}")
-
-
-def _convert(key: str, tp: Any, value: Any, meta: Any) -> Any:
-    if meta.get("auto") and (value is None or isinstance(value, str)):
-        if value == AUTO:
-            return value
-        raise UserError(f"config key '{key}' must be an integer or auto, got {_show(value)}; "
-                        f"write a number or auto")
-    origin = typing.get_origin(tp)
-    if origin in (typing.Union, types.UnionType):
-        args = [a for a in typing.get_args(tp) if a is not type(None)]
-        if value is None:
-            return None
-        return _convert(key, args[0], value, meta)
-    if origin is list:
-        (item_tp,) = typing.get_args(tp)
-        if isinstance(value, str | int | float) and not isinstance(value, bool):
-            value = [value]  # a single value is a one-item list, as in lichess-bot
-        if not isinstance(value, list):
-            raise UserError(f"config key '{key}' must be a list, got {_show(value)}; "
-                            f"write it as [a, b] or one item per '- ' line")
-        if dataclasses.is_dataclass(item_tp):  # a list of sections (tournaments)
-            # A bare string is the section's id (`- abcd1234`).
-            return [_build(item_tp, {"id": v} if isinstance(v, str) else v, f"{key}[{i}].")
-                    for i, v in enumerate(value)]
-        out = [_coerce_scalar(key, item_tp, v) for v in value]
-        _check_meta(key, out, meta)
-        return out
-    if dataclasses.is_dataclass(tp):
-        return _build(tp, value, key + ".")
-    out = _coerce_scalar(key, tp, value)
-    _check_meta(key, out, meta)
-    return out
-
-
-def _build(cls: Any, data: Any, prefix: str = "") -> Any:
-    where = prefix.rstrip(".") or "the top level"
-    if data is None:
-        data = {}
-    if not isinstance(data, dict):
-        raise UserError(f"config section '{where}' must be a mapping of keys, "
-                        f"got {_show(data)}")
-    hints = typing.get_type_hints(cls)
-    fields = {f.name: f for f in dataclasses.fields(cls)
-              if not (cls is Config and f.name in _INTERNAL)}
-    for key in data:
-        if key not in fields:
-            if looks_like_token(key) or _has_token_text(key):
-                raise UserError(f"the config file has {_show(key)} as a key in "
-                                f"{where}; remove it and keep the token in token_file")
-            # A lichess-bot key gets its own note: spelling hints mislead there
-            # (challenge_timeout is minutes, challenge_timeout_s seconds).
-            note = foreign_key_note(f"{prefix}{key}")
-            hint = difflib.get_close_matches(str(key), list(fields), n=1)
-            extra = note or (f"did you mean '{prefix}{hint[0]}'?" if hint else
-                             f"known keys: {', '.join(fields)}")
-            raise UserError(f"unknown config key '{prefix}{key}': {extra}")
-    kwargs = {name: _convert(prefix + name, hints[name], data[name], f.metadata)
-              for name, f in fields.items() if name in data}
-    return cls(**kwargs)
-
-
-def _cross_checks(cfg: Config) -> None:
-    c = cfg.challenge
-    pairs = [("challenge.min_base", c.min_base, "challenge.max_base", c.max_base),
-             ("challenge.min_increment", c.min_increment, "challenge.max_increment",
-              c.max_increment),
-             ("challenge.min_rating", c.min_rating, "challenge.max_rating", c.max_rating),
-             ("challenge.min_days", c.min_days, "challenge.max_days", c.max_days),
-             ("matchmaking.opponent_min_rating", cfg.matchmaking.opponent_min_rating,
-              "matchmaking.opponent_max_rating", cfg.matchmaking.opponent_max_rating)]
-    for lo_key, lo, hi_key, hi in pairs:
-        if lo > hi:
-            raise UserError(f"config key '{lo_key}' ({lo}) is greater than '{hi_key}' ({hi}); "
-                            f"swap them or widen the range")
-    if not cfg.url.startswith(("http://", "https://")):
-        raise UserError(f"config key 'url' must start with http:// or https://, "
-                        f"got {_show(cfg.url)}")
-    om = cfg.engine.online_moves
-    for key, url in (("explorer_url", om.explorer_url), ("tablebase_url", om.tablebase_url),
-                     ("cloud_url", om.cloud_url)):
-        if url is not None and not url.startswith(("http://", "https://")):
-            raise UserError(f"config key 'engine.online_moves.{key}' must start with http:// "
-                            f"or https://, got {_show(url)}")
-    for key, urls in (("challenge.online_block_list", c.online_block_list),
-                      ("matchmaking.online_block_list", cfg.matchmaking.online_block_list)):
-        for url in urls:
-            if not url.startswith(("http://", "https://")):
-                raise UserError(f"config key '{key}': {_show(url)} is not a URL; write it "
-                                f"with http:// or https://")
-    if "ultraBullet" in c.time_controls:
-        raise UserError("config key 'challenge.time_controls' lists ultraBullet, but Lichess "
-                        "does not let BOT accounts play UltraBullet; remove it")
-    _check_matchmaking_clocks(cfg.matchmaking)
-    ids = [t.id for t in cfg.tournaments]
-    for tid in ids:
-        if ids.count(tid) > 1:
-            raise UserError(f"config key 'tournaments' lists arena {tid} twice; keep one entry")
-    _check_matchmaking_opponents(cfg.matchmaking)
-    if cfg.status_page.listen:
-        from bot.host.status_page import parse_listen  # the page's modules load only when used
-
-        try:
-            parse_listen(cfg.status_page.listen)
-        except ValueError as exc:
-            raise UserError(f"config key 'status_page.listen': {exc}") from None
-
-
-_USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,29}$")  # lila's username rule
-
-
-def _check_matchmaking_opponents(mm: MatchmakingConfig) -> None:
-    seen: set[str] = set()
-    for name in mm.opponents:
-        if not _USERNAME.match(name):
-            raise UserError(f"config key 'matchmaking.opponents': {name[:40]!r} is not a "
-                            f"Lichess username (letters, digits, _ and -, up to 30)")
-        if name.lower() in seen:
-            raise UserError(f"config key 'matchmaking.opponents' lists {name!r} twice")
-        seen.add(name.lower())
-
-
-def _check_matchmaking_clocks(mm: MatchmakingConfig) -> None:
-    if mm.allow_matchmaking and not (mm.challenge_initial_time and mm.challenge_increment):
-        raise UserError("matchmaking is on but 'matchmaking.challenge_initial_time' or "
-                        "'matchmaking.challenge_increment' is empty; list at least one value")
-    for base in mm.challenge_initial_time:
-        if base not in API_CLOCK_LIMITS_S:
-            raise UserError(f"config key 'matchmaking.challenge_initial_time': Lichess does not "
-                            f"accept {base} s as a clock; use 15, 30, 45, 60, 90 or a whole "
-                            f"number of minutes in seconds (120, 180, ... 10800)")
-    # Each challenge picks one of each list, so every pairing has to be playable.
-    for base in mm.challenge_initial_time:
-        for inc in mm.challenge_increment:
-            if base + 40 * inc < ULTRABULLET_BELOW_S:
-                raise UserError(f"config keys 'matchmaking.challenge_initial_time' and "
-                                f"'matchmaking.challenge_increment' pair {base} s with "
-                                f"+{inc} s, an UltraBullet clock that Lichess refuses for "
-                                f"BOT accounts; use at least 30 s (or an increment)")
-
-
-# A config is a few hundred values: more (after expanding aliases) is an alias
-# bomb, and would take minutes and gigabytes to walk.
-MAX_YAML_NODES = 10_000
-
-
-class _ConfigLoader(yaml.SafeLoader):
-    """safe_load that refuses duplicate keys, recursive aliases and alias bombs."""
-
-    def compose_document(self) -> Any:
-        node = super().compose_document()
-        _check_node_graph(node)
-        return node
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> Any:
-        seen: dict[Any, Any] = {}
-        for key_node, _ in node.value:
-            if key_node.tag == "tag:yaml.org,2002:merge" or \
-                    not isinstance(key_node, yaml.ScalarNode):
-                continue
-            if key_node.value in seen:
-                first = seen[key_node.value]
-                raise _YamlShapeError(
-                    f"key {_show(key_node.value)} appears twice (first at line "
-                    f"{first.line + 1}); remove one of them", key_node.start_mark)
-            seen[key_node.value] = key_node.start_mark
-        return super().construct_mapping(node, deep)
-
-
-class _YamlShapeError(yaml.YAMLError):
-    def __init__(self, problem: str, mark: Any) -> None:
-        super().__init__(problem)
-        self.problem, self.problem_mark = problem, mark
-
-
-def _check_node_graph(root: Any) -> None:
-    """Count the nodes the document expands to (aliases included), refusing a cycle."""
-    sizes: dict[int, int] = {}
-    on_path: set[int] = set()
-    # Iterative depth-first walk: a deep document must not hit Python's recursion limit.
-    stack: list[tuple[Any, bool]] = [(root, False)] if root is not None else []
-    while stack:
-        node, done = stack.pop()
-        key = id(node)
-        if done:
-            on_path.discard(key)
-            size = 1 + sum(sizes[id(c)] for c in _children(node))
-            if size > MAX_YAML_NODES:
-                raise _YamlShapeError(f"the document expands to more than {MAX_YAML_NODES} "
-                                      f"values (aliases repeated many times?); write the "
-                                      f"values out", node.start_mark)
-            sizes[key] = size
-            continue
-        if key in sizes:
-            continue
-        if key in on_path:
-            raise _YamlShapeError("an alias refers to a value that contains it (a recursive "
-                                  "anchor); write the value out", node.start_mark)
-        on_path.add(key)
-        stack.append((node, True))
-        for child in _children(node):
-            if id(child) in on_path:
-                raise _YamlShapeError("an alias refers to a value that contains it (a "
-                                      "recursive anchor); write the value out",
-                                      child.start_mark)
-            if id(child) not in sizes:
-                stack.append((child, False))
-
-
-def _children(node: Any) -> list[Any]:
-    if isinstance(node, yaml.SequenceNode):
-        return list(node.value)
-    if isinstance(node, yaml.MappingNode):
-        return [n for pair in node.value for n in pair]
-    return []
-
-
-class LiveConfig:
-    """The config in force, handed to every room that reads it when the room is built.
-
-    Each use reads `.now`, so a reload (SIGHUP) reaches every room at once, and a
-    room never keeps a stale copy of its own.  Only the service's reload replaces it.
-    """
-
-    def __init__(self, cfg: Config) -> None:
-        self._now = cfg
-
-    @property
-    def now(self) -> Config:
-        return self._now
-
-    def replace(self, cfg: Config) -> None:
-        self._now = cfg
-
-
-def parse_config(data: Any, source: str = "<memory>") -> Config:
-    """Validate an already-parsed YAML document."""
-    cfg: Config = _build(Config, data)
-    _cross_checks(cfg)
-    return dataclasses.replace(cfg, source=source)
-
-
-def load_config(path: str | Path | None) -> Config:
-    """Read and validate config.yml; None means built-in defaults."""
-    if path is None:
-        return Config()
-    p = Path(path)
-    text = read_user_file(p, "config file",
-                          "pass --config PATH or copy config.yml from the repository",
-                          "check the path and permissions")
-    try:
-        data = yaml.load(text, Loader=_ConfigLoader)  # noqa: S506 - a SafeLoader subclass
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
-        problem = str(getattr(exc, "problem", None) or exc)
-        raise UserError(f"config file {p} is not valid YAML{where}: "
-                        f"{_TOKEN_INSIDE.sub('<token-like text>', problem)}"
-                        f"{'' if isinstance(exc, _YamlShapeError) else '; fix the syntax'}"
-                        ) from None
-    try:
-        return parse_config(data, source=str(p))
-    except UserError as exc:
-        raise UserError(f"{p}: {exc}") from None
-
-
-_LOOPBACK = ("localhost", "127.0.0.1", "::1", "[::1]")
-
-
-def advice(cfg: Config) -> list[str]:
-    """Settings that load but are probably mistakes (`check` and `run` warn)."""
-    out: list[str] = []
-    c = cfg.challenge
-    for key, value in (("challenge.variants", c.variants),
-                       ("challenge.time_controls", c.time_controls),
-                       ("challenge.modes", c.modes)):
-        if not value:
-            out.append(f"config key '{key}' is empty: every challenge will be declined; "
-                       f"list what to accept or remove the key for the default")
-    for key, url in (("url", cfg.url),
-                     ("engine.online_moves.explorer_url", cfg.engine.online_moves.explorer_url)):
-        parts = urllib.parse.urlsplit(url)
-        if parts.scheme == "http" and (parts.hostname or "") not in _LOOPBACK:
-            out.append(f"config key '{key}' is plain http:// to {parts.hostname}: the token "
-                       f"would cross the network unencrypted; use https://")
-    return out
-
-
-# Read once at start (the HTTP client, the books and tables): a SIGHUP cannot apply them.
-RESTART_KEYS = ("url", "token_file", "network", "engine.polyglot", "engine.syzygy",
-                "engine.online_moves", "status_page", "records", "alerts")
-
-
-def restart_keys_changed(old: Config, new: Config) -> list[str]:
-    """The RESTART_KEYS whose value differs between two configs."""
-    def get(cfg: Config, key: str) -> Any:
-        value: Any = cfg
-        for part in key.split("."):
-            value = getattr(value, part)
-        return value
-
-    return [k for k in RESTART_KEYS if get(old, k) != get(new, k)]
+INTERNAL = {"source", "sizing"}  # Config-level only (engine...explorer.source is a key)
 
 
 def describe() -> list[tuple[str, str, str]]:
@@ -813,7 +420,7 @@ def describe() -> list[tuple[str, str, str]]:
 
     def walk(cls: Any, prefix: str) -> None:
         for f in dataclasses.fields(cls):
-            if cls is Config and f.name in _INTERNAL:
+            if cls is Config and f.name in INTERNAL:
                 continue
             tp = typing.get_type_hints(cls)[f.name]
             if dataclasses.is_dataclass(tp):

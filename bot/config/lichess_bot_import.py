@@ -1,8 +1,9 @@
 """lichess-bot's config.yml -> a pibot config (`pibot config import`).
 
 The table of lichess-bot's keys, RULES, and its conversions live in
-bot.lichess_bot_keys; this module walks a lichess-bot config through it and
-orders the result as pibot's schema (bot.config) and its config.yml do.
+bot/config/lichess_bot_keys.py; this module walks a lichess-bot config through
+it and orders the result as pibot's schema (bot/config/schema.py) and its
+config.yml do.
 
 The token is never part of the result: pibot keeps it out of config.yml.
 """
@@ -13,8 +14,7 @@ import dataclasses
 import typing
 from typing import Any
 
-from bot.config import Config
-from bot.lichess_bot_keys import (
+from bot.config.lichess_bot_keys import (
     QUIET,
     Dropped,
     Result,
@@ -22,6 +22,7 @@ from bot.lichess_bot_keys import (
     has_rules_below,
     rule_for,
 )
+from bot.config.schema import Config
 
 
 def _set(out: dict[str, Any], dotted: str, value: Any) -> None:

@@ -4,10 +4,11 @@ For every key of lichess-bot's config.yml.default (lichess-bot-devs/lichess-bot;
 units and defaults from its lib/config.py, lib/engine_wrapper.py,
 lib/matchmaking.py) RULES says either which pibot key it becomes, with the unit
 conversion, or why pibot has no use for it.  `pibot config import`
-(bot.config_import) converts a lichess-bot config with it, bot.config takes its
-hints for lichess-bot keys found in a pibot config from it (`foreign_key_note`),
-and docs/bot.md shows it as the key map.  Below bot.config: it imports neither
-bot.config nor bot.config_import.
+(bot/config/lichess_bot_import.py) converts a lichess-bot config with it, the
+loader (bot/config/build.py) takes its hints for lichess-bot keys found in a
+pibot config from it (`foreign_key_note`), and docs/bot.md shows it as the key
+map (tests/test_config_import.py checks that every key has its row there).  The
+bottom of bot/config/: it imports nothing of it, only bot.lichess_limits.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ NO_MAX_TIME = ("an upper bound on the game's starting clock; pibot asks online s
 LICHESS_TB_MAX = 7  # tablebase.lichess.org serves up to 7 pieces
 LICHESS_MAX_DAYS = 14  # lila: correspondence days per move 1..14
 LICHESS_MAX_BASE_S = 10800  # lila: clock limit up to 180 minutes
-MAX_INCREMENT_S = 60  # the challenge API's clock.increment range (see bot.config)
+MAX_INCREMENT_S = 60  # the challenge API's clock.increment range (see bot/config/schema.py)
 
 
 class Dropped(Exception):
@@ -477,9 +478,8 @@ def has_rules_below(key: str) -> bool:
     return any(k.startswith(key + ".") for k in RULES)
 
 
-
 def foreign_key_note(key: str) -> str | None:
-    """For bot.config: what a lichess-bot key found in a pibot config means here,
+    """For the loader: what a lichess-bot key found in a pibot config means here,
     or None when `key` is not one of lichess-bot's own.  Keys pibot shares with
     lichess-bot never get here (they load)."""
     rule = rule_for(key)
@@ -497,7 +497,3 @@ def foreign_key_note(key: str) -> str | None:
         what = f"a lichess-bot key; pibot's is '{rule.target}': {rule.why}"
     return f"{what} (`pibot config import FILE` converts a lichess-bot config)"
 
-
-def doc_rows() -> list[tuple[str, str, str]]:
-    """(lichess-bot key, pibot key or '-', how/why) for the table in docs/bot.md."""
-    return [(k, r.target or "-", r.why) for k, r in RULES.items()]

@@ -2,10 +2,11 @@
 and the lookup before each `go`.
 
 The lookup is the bot's own (`MoveSources.pick_local`: bot/sources/book.py, then
-bot/sources/tablebase.py); only the configuration differs: UCI options instead of
-config.yml. A book or table path is opened and checked when its option is set,
-so a bad path is reported at once (one `info string`) and the previous setting
-stays in force; a GUI never sees a traceback and the engine keeps working.
+bot/sources/tablebase.py); only the configuration differs: UCI options
+(bot/uci/options.py hands them over) instead of config.yml.  A book or table
+path is opened and checked when its option is set, so a bad path is reported at
+once (one `info string`) and the previous setting stays in force; a GUI never
+sees a traceback and the engine keeps working.
 """
 
 from __future__ import annotations
@@ -71,10 +72,7 @@ class UciSources:
         self._tbs: Tablebases | None = None
         self._rng = random.Random()
         self._warned = False
-        # python-chess board of the last position, extended move by move.
-        self._board: chess.Board | None = None
-        self._board_key: tuple[str | None, bool] = (None, False)
-        self._board_moves: list[str] = []
+        self._boards = PositionCache()
 
     # ---- options ----
 
@@ -181,12 +179,12 @@ class UciSources:
         if not self.active:
             return None
         try:
-            board = self._position(fen, moves, chess960)
+            board = self._boards.board(fen, moves, chess960)
         except ValueError:
             # The engine accepted it (it validated the position first); python-chess
             # may still differ on an exotic FEN: then the engine just searches.
             log.debug("python-chess cannot set up %s %s; searching", fen, moves)
-            self._board = None
+            self._boards.forget()
             return None
         books = self._books if self.opts.own_book else None
         return MoveSources(books, self._tbs, None).pick_local(board, "standard", self._rng)
@@ -194,24 +192,11 @@ class UciSources:
     def score(self, hit: SourceMove, fen: str | None, moves: list[str],
               chess960: bool) -> str:
         """The UCI score of a tablebase move: mate 1, else a won/drawn/lost value."""
-        board = self._position(fen, moves, chess960).copy(stack=False)
+        board = self._boards.board(fen, moves, chess960).copy(stack=False)
         board.push_uci(hit.uci)
         if board.is_checkmate():
             return "mate 1"
         return f"cp {TB_WIN_CP * (hit.wdl or 0) // 2}"
-
-    def _position(self, fen: str | None, moves: list[str], chess960: bool) -> chess.Board:
-        key = (fen, chess960)
-        done = self._board_moves
-        if (self._board is None or key != self._board_key or len(moves) < len(done)
-                or moves[:len(done)] != done):
-            self._board = chess.Board(fen or chess.STARTING_FEN, chess960=chess960)
-            self._board_key, self._board_moves = key, []
-        board = self._board
-        for mv in moves[len(self._board_moves):]:
-            board.push_uci(mv)
-            self._board_moves.append(mv)
-        return board
 
     # ---- cleanup ----
 
@@ -235,3 +220,28 @@ def _split_paths(value: str) -> list[str]:
         return []
     return [p.strip() for p in value.split(os.pathsep) if p.strip()]
 
+
+class PositionCache:
+    """The python-chess board of the last position looked up, extended move by
+    move: a GUI sends the whole game before each `go`, one move longer each time."""
+
+    def __init__(self) -> None:
+        self._board: chess.Board | None = None
+        self._key: tuple[str | None, bool] = (None, False)
+        self._moves: list[str] = []
+
+    def board(self, fen: str | None, moves: list[str], chess960: bool) -> chess.Board:
+        key = (fen, chess960)
+        done = self._moves
+        if (self._board is None or key != self._key or len(moves) < len(done)
+                or moves[:len(done)] != done):
+            self._board = chess.Board(fen or chess.STARTING_FEN, chess960=chess960)
+            self._key, self._moves = key, []
+        board = self._board
+        for mv in moves[len(self._moves):]:
+            board.push_uci(mv)
+            self._moves.append(mv)
+        return board
+
+    def forget(self) -> None:
+        self._board = None

@@ -1,0 +1,96 @@
+"""Checks that span keys: what each value alone cannot say is wrong.
+
+Ranges whose ends are two keys (min_base <= max_base), the URLs, the clocks
+Lichess accepts for a challenge, the arena and opponent lists, the status
+page's listen address.  Run on the built Config (bot/config/build.py), each
+failure one UserError naming the keys and the fix.
+"""
+
+from __future__ import annotations
+
+import re
+
+from bot.config.redact import show
+from bot.config.schema import Config, MatchmakingConfig
+from bot.errors import UserError
+from bot.lichess_limits import API_CLOCK_LIMITS_S, ULTRABULLET_BELOW_S
+
+
+def cross_checks(cfg: Config) -> None:
+    c = cfg.challenge
+    pairs = [("challenge.min_base", c.min_base, "challenge.max_base", c.max_base),
+             ("challenge.min_increment", c.min_increment, "challenge.max_increment",
+              c.max_increment),
+             ("challenge.min_rating", c.min_rating, "challenge.max_rating", c.max_rating),
+             ("challenge.min_days", c.min_days, "challenge.max_days", c.max_days),
+             ("matchmaking.opponent_min_rating", cfg.matchmaking.opponent_min_rating,
+              "matchmaking.opponent_max_rating", cfg.matchmaking.opponent_max_rating)]
+    for lo_key, lo, hi_key, hi in pairs:
+        if lo > hi:
+            raise UserError(f"config key '{lo_key}' ({lo}) is greater than '{hi_key}' ({hi}); "
+                            f"swap them or widen the range")
+    if not cfg.url.startswith(("http://", "https://")):
+        raise UserError(f"config key 'url' must start with http:// or https://, "
+                        f"got {show(cfg.url)}")
+    om = cfg.engine.online_moves
+    for key, url in (("explorer_url", om.explorer_url), ("tablebase_url", om.tablebase_url),
+                     ("cloud_url", om.cloud_url)):
+        if url is not None and not url.startswith(("http://", "https://")):
+            raise UserError(f"config key 'engine.online_moves.{key}' must start with http:// "
+                            f"or https://, got {show(url)}")
+    for key, urls in (("challenge.online_block_list", c.online_block_list),
+                      ("matchmaking.online_block_list", cfg.matchmaking.online_block_list)):
+        for url in urls:
+            if not url.startswith(("http://", "https://")):
+                raise UserError(f"config key '{key}': {show(url)} is not a URL; write it "
+                                f"with http:// or https://")
+    if "ultraBullet" in c.time_controls:
+        raise UserError("config key 'challenge.time_controls' lists ultraBullet, but Lichess "
+                        "does not let BOT accounts play UltraBullet; remove it")
+    _check_matchmaking_clocks(cfg.matchmaking)
+    ids = [t.id for t in cfg.tournaments]
+    for tid in ids:
+        if ids.count(tid) > 1:
+            raise UserError(f"config key 'tournaments' lists arena {tid} twice; keep one entry")
+    _check_matchmaking_opponents(cfg.matchmaking)
+    if cfg.status_page.listen:
+        from bot.host.status_page import parse_listen  # the page's modules load only when used
+
+        try:
+            parse_listen(cfg.status_page.listen)
+        except ValueError as exc:
+            raise UserError(f"config key 'status_page.listen': {exc}") from None
+
+
+_USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,29}$")  # lila's username rule
+
+
+def _check_matchmaking_opponents(mm: MatchmakingConfig) -> None:
+    seen: set[str] = set()
+    for name in mm.opponents:
+        if not _USERNAME.match(name):
+            raise UserError(f"config key 'matchmaking.opponents': {name[:40]!r} is not a "
+                            f"Lichess username (letters, digits, _ and -, up to 30)")
+        if name.lower() in seen:
+            raise UserError(f"config key 'matchmaking.opponents' lists {name!r} twice")
+        seen.add(name.lower())
+
+
+def _check_matchmaking_clocks(mm: MatchmakingConfig) -> None:
+    if mm.allow_matchmaking and not (mm.challenge_initial_time and mm.challenge_increment):
+        raise UserError("matchmaking is on but 'matchmaking.challenge_initial_time' or "
+                        "'matchmaking.challenge_increment' is empty; list at least one value")
+    for base in mm.challenge_initial_time:
+        if base not in API_CLOCK_LIMITS_S:
+            raise UserError(f"config key 'matchmaking.challenge_initial_time': Lichess does not "
+                            f"accept {base} s as a clock; use 15, 30, 45, 60, 90 or a whole "
+                            f"number of minutes in seconds (120, 180, ... 10800)")
+    # Each challenge picks one of each list, so every pairing has to be playable.
+    for base in mm.challenge_initial_time:
+        for inc in mm.challenge_increment:
+            if base + 40 * inc < ULTRABULLET_BELOW_S:
+                raise UserError(f"config keys 'matchmaking.challenge_initial_time' and "
+                                f"'matchmaking.challenge_increment' pair {base} s with "
+                                f"+{inc} s, an UltraBullet clock that Lichess refuses for "
+                                f"BOT accounts; use at least 30 s (or an increment)")
+

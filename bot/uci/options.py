@@ -1,0 +1,195 @@
+"""The UCI options: the list `uci` announces, and `setoption`.
+
+An engine option (Hash, Threads, EvalFile ...) goes to the session's options
+and, once the engine is built, to the engine at once; the book and tablebase
+options go to the session's sources (bot/uci/sources.py).  A value that cannot
+be had (a Hash that does not fit, a bad net or book file) is refused with one
+`info string` naming the problem, and the setting in force stays.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+
+from bot.engine.board import Board
+from bot.engine.engine import MAX_HASH_MB, MAX_THREADS, check_net_file
+from bot.engine.exceptions import EngineMemoryError, NetFileError, VariantError
+from bot.host import platform_info
+from bot.uci.protocol import UciError, UciOutput, bool_arg, int_arg, quote
+from bot.uci.sources import MAX_BOOK_DEPTH, MAX_SEED, UciSources
+from bot.uci.sources import option_lines as source_option_lines
+from bot.uci.state import UciOptions, UciState
+
+# UCI_Variant's values, as Fairy-Stockfish names them. The engine has the
+# rules of each (position, go perft, d) and searches each with its own
+# hand-crafted evaluation (engine_c/variant_eval.h; the NNUE is standard
+# chess's only). Book and tablebase answer standard chess only.
+UCI_VARIANTS = ("chess", "crazyhouse", "atomic", "antichess", "kingofthehill", "3check",
+                "racingkings", "horde")
+
+_SOURCE_OPTIONS = ("ownbook", "bookfile", "bookselection", "bookdepth", "bookseed",
+                   "syzygypath", "syzygyprobelimit")
+
+
+def option_lines() -> list[str]:
+    """The `option` lines of the answer to `uci`, with their defaults."""
+    o = UciOptions()
+    return [
+        f"option name Hash type spin default {o.hash_mb} min 1 max {MAX_HASH_MB}",
+        f"option name Threads type spin default {o.threads} min 1 max {MAX_THREADS}",
+        f"option name Move Overhead type spin default {o.move_overhead_ms} min 0 max 5000",
+        "option name Ponder type check default false",
+        "option name Clear Hash type button",
+        "option name UCI_Chess960 type check default false",
+        "option name UCI_Variant type combo default chess "
+        + " ".join(f"var {v}" for v in UCI_VARIANTS),
+        f"option name UseNNUE type check default {str(o.use_nnue).lower()}",
+        "option name EvalFile type string default <empty>",
+        *source_option_lines(),
+    ]
+
+
+def parse_setoption(args: list[str]) -> tuple[str, str]:
+    """`setoption name <id> [value <x>]` -> (id in lower case, value)."""
+    text = " ".join(args)
+    if not text.startswith("name "):
+        raise UciError("expected 'setoption name <id> [value <x>]'")
+    body = text[5:]
+    name, _, value = body.partition(" value ")
+    if not value and name.endswith(" value"):
+        name = name[:-len(" value")]  # "value" with nothing after it: an empty string
+    return name.strip().lower(), value.strip()
+
+
+class OptionSetter:
+    """Applies `setoption` to the session's state and sources."""
+
+    def __init__(self, state: UciState, sources: UciSources, out: UciOutput) -> None:
+        self._state = state
+        self._sources = sources
+        self._out = out
+
+    def apply(self, name: str, value: str) -> None:
+        """Set option `name` (lower case) to `value`; the search is not running."""
+        opts, eng = self._state.opts, self._state.loaded
+        if name == "hash":
+            self._set_hash(int_arg("Hash", value or None, 1, 1 << 62))
+        elif name == "threads":
+            n = int_arg("Threads", value or None, 1, MAX_THREADS)
+            if eng is not None:
+                eng.set_option(threads=n)
+            opts.threads = n
+        elif name == "move overhead":
+            ms = int_arg("Move Overhead", value or None, 0, 5000)
+            if eng is not None:
+                eng.set_option(move_overhead_ms=ms)
+            opts.move_overhead_ms = ms
+        elif name == "ponder":
+            opts.ponder = bool_arg("Ponder", value)
+        elif name == "uci_chess960":
+            opts.chess960 = bool_arg("UCI_Chess960", value)
+        elif name == "uci_variant":
+            self._set_variant(value)
+        elif name == "usennue":
+            opts.use_nnue = bool_arg("UseNNUE", value)
+            if eng is not None:
+                eng.set_eval("nnue" if opts.use_nnue else "hce")
+        elif name == "evalfile":
+            self._set_eval_file(value)
+        elif name == "clear hash":
+            if eng is not None:
+                eng.new_game()
+        elif name in _SOURCE_OPTIONS:
+            self._set_source_option(name, value)
+        else:
+            raise UciError(f"no option named {quote(name)}")
+
+    def _set_variant(self, value: str) -> None:
+        try:
+            variant = Board(variant=value or "chess").variant
+        except VariantError:
+            raise UciError(f"UCI_Variant {quote(value)} is not one of "
+                           f"{', '.join(UCI_VARIANTS)}") from None
+        if variant != self._state.opts.variant:
+            self._state.set_variant(variant)
+
+    def _set_source_option(self, name: str, value: str) -> None:
+        src = self._sources
+        if name == "ownbook":
+            src.set_own_book(bool_arg("OwnBook", value))
+        elif name == "bookfile":
+            src.set_book_file(value)
+            for line in src.describe():
+                if line.startswith("polyglot"):
+                    self._out.info_string(line)
+        elif name == "bookselection":
+            src.set_book_selection(value)
+        elif name == "bookdepth":
+            src.set_book_depth(int_arg("BookDepth", value or None, 1, MAX_BOOK_DEPTH))
+        elif name == "bookseed":
+            src.set_book_seed(int_arg("BookSeed", value or None, 0, MAX_SEED))
+        elif name == "syzygypath":
+            src.set_syzygy_path(value)
+            for line in src.describe():
+                if line.startswith("syzygy"):
+                    self._out.info_string(line)
+        elif name == "syzygyprobelimit":
+            src.set_probe_limit(int_arg("SyzygyProbeLimit", value or None, 0, 7))
+
+    def _set_hash(self, mb: int) -> None:
+        """Resize the table now, so a size that cannot be had is refused here
+        (naming one that fits) and the current table stays in use."""
+        opts = self._state.opts
+        old = opts.hash_mb
+        free = platform_info.free_for_hash_mb()
+        cap = MAX_HASH_MB if free is None else min(MAX_HASH_MB, free)
+        if mb > cap:
+            room = f"about {cap} MB of memory is free" if free is not None and free < \
+                MAX_HASH_MB else f"the maximum is {MAX_HASH_MB} MB"
+            self._out.info_string(f"Hash {mb} MB does not fit: {room}; keeping Hash {old} MB "
+                                  f"(set Hash to {platform_info.round_down_mb(max(cap, 1))} "
+                                  f"or less)")
+            return
+        try:
+            if self._state.loaded is None:
+                opts.hash_mb = mb
+                self._state.engine()
+            else:
+                self._state.loaded.set_option(hash_mb=mb)  # the old table stays if this fails
+                self._state.loaded.new_game()
+        except EngineMemoryError:
+            opts.hash_mb = old
+            self._out.info_string(f"Hash {mb} MB could not be allocated; keeping Hash {old} MB "
+                                  f"(try a smaller size)")
+            return
+        opts.hash_mb = mb
+
+    def _set_eval_file(self, value: str) -> None:
+        """Check the net file now: a bad one is named with its problem and the
+        current net stays in use."""
+        opts = self._state.opts
+        path = "" if value in ("", "<empty>") else value
+        keep = opts.eval_file or "the built-in net"
+        if path and not _is_regular(path):
+            # The C reader would block on a FIFO and read /dev/zero until memory runs out.
+            self._out.info_string(f"EvalFile not loaded: {quote(path)} is not a regular "
+                                  f"file; keeping {keep}")
+            return
+        try:
+            name = check_net_file(path) if path else None
+            if self._state.loaded is not None:
+                self._state.loaded.load_net(path or None)
+        except NetFileError as exc:
+            self._out.info_string(f"EvalFile not loaded: {exc}; keeping {keep}")
+            return
+        opts.eval_file = path
+        if name is not None:
+            self._out.info_string(f"EvalFile {path} loaded: {name}")
+
+
+def _is_regular(path: str) -> bool:
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except (OSError, ValueError):
+        return True  # missing or unreadable: the net checker names that problem
