@@ -1,4 +1,4 @@
-"""A game's state as the game task sees it, plus pure helpers on it."""
+"""A game's state as the game task sees it (shared by its rooms), plus helpers on it."""
 
 from __future__ import annotations
 
