@@ -155,7 +155,7 @@ def test_quiet_game_polls_nothing(tmp_path: Path) -> None:
         assert bot.service is not None
         runner = bot.service.supervisor.runners.get(cid)
         stream = getattr(runner, "stream", None)
-        if stream is not None:  # game.py keeps its StreamThread: liveness from keep-alives
+        if stream is not None:  # the runner's GameStream: liveness from keep-alives
             assert stream.last_seen > t0 + 15
 
 

@@ -12,7 +12,7 @@ import pytest
 from test_service_helpers import bot_config, needs_engine
 
 from bot.engine import SearchLimits
-from bot.play.thinker import Thinker
+from bot.play.thinker import StartPosition, Thinker
 
 pytestmark = needs_engine
 
@@ -28,7 +28,7 @@ def late_starting_thinker() -> Thinker:
         time.sleep(0.3)
         return 1
 
-    return Thinker("g1", cfg.engine, cfg.sized, None, False, threads_now=slow_threads)
+    return Thinker("g1", cfg.engine, cfg.sized, StartPosition(), threads_now=slow_threads)
 
 
 @pytest.mark.parametrize("action", ["ponderhit", "stop"])

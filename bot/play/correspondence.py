@@ -4,7 +4,8 @@
   that lasts weeks never blocks a real-time one (`challenge.concurrency`).
 - A game whose opponent has been quiet for `correspondence.disconnect_time`
   "parks": its stream closes and its engine goes back; the game still holds its
-  correspondence slot.
+  correspondence slot.  The game's stream reader (game_stream.py) checks
+  `should_park` whenever nothing has come for a while.
 - The service checks in every `correspondence.checkin_period` with
   /api/account/playing (`isMyTurn`; Lichess is asked at most once a minute) and
   brings back the parked games where it is our turn.
@@ -14,13 +15,6 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-
-
-class Park:
-    """Queue sentinel: the game task leaves an idle correspondence game."""
-
-
-PARK = Park()
 
 
 def should_park(correspondence: bool, over: bool, busy: bool, my_turn: bool,

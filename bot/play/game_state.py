@@ -1,4 +1,4 @@
-"""A game's state as the game task sees it, plus pure helpers on it."""
+"""A game's state as the game task sees it (shared by its rooms), plus helpers on it."""
 
 from __future__ import annotations
 
@@ -42,6 +42,21 @@ class GameState:
     clock: Clock | None = None
     full: GameFull | None = None  # the stream's last gameFull
     comments: dict[int, str] = field(default_factory=dict)  # ply -> PGN comment (book, ...)
+    correspondence: bool = False  # days per move: no abort timer, parks when idle
+    over: bool = False  # a final status was seen: the game is over for good
+
+    def seat(self, full: GameFull, me: str) -> None:
+        """Take the game's fixed facts from its gameFull (`me`: our account's name)."""
+        self.full = full
+        self.color = "white" if full.white.id.lower() == me.lower() else "black"
+        self.opponent = (full.black if self.color == "white" else full.white).display or "?"
+        self.initial_fen = full.start_fen  # None: the variant's own start (horde's, ...)
+        self.chess960 = full.variant == "chess960"
+        self.variant = full.variant
+        self.first_to_move = "black" if self.initial_fen \
+            and self.initial_fen.split()[1:2] == ["b"] else "white"
+        self.has_clock = full.clock is not None
+        self.correspondence = full.correspondence
 
     def ongoing(self) -> bool:
         return self.status in ONGOING

@@ -3,7 +3,8 @@
 The runner tells the journal what happened (the gameFull, each game state,
 each move of ours with its search, the end); the journal builds the
 bot.store records and hands them to the RecordWriter, whose `put` never
-blocks.  The same records, kept in `moves` (shared by the supervisor across a
+blocks.  At the end (`close`) it writes the game's PGN file, through the
+service's Saver.  The same records, kept in `moves` (shared by the supervisor across a
 runner's restarts), make the game's PGN through bot.store.pgn, so the PGN is
 written the same way when the database cannot be.
 
@@ -15,21 +16,28 @@ with its eval.  The writer merges them column by column.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import logging
 import time
-from collections.abc import Callable
 from typing import Any
 
 import chess
 
 from bot import variants
 from bot.lichess import events
+from bot.play.choice import Choice
+from bot.play.context import GameContext
+from bot.play.game_state import GameState
 from bot.store import pgn
 from bot.store.model import GameEnd, GameStart, MoveRecord, RatingsAfter, Record, speed_of
-from bot.store.writer import RecordWriter
 
 log = logging.getLogger(__name__)
+
+# How long a rated game's end waits for its gameFinish event, whose rating
+# changes its PGN file's RatingDiff tags need (it comes with the final state).
+RATINGS_WAIT_S = 2.0
+RATINGS_POLL_S = 0.05
 
 # SourceMove.source -> the records' SOURCES; the farming variation is the engine's
 # opening memory, not a source of its own.
@@ -43,13 +51,12 @@ def _other(color: str) -> str:
 
 
 class GameJournal:
-    def __init__(self, game_id: str, me: str, site: str, writer: RecordWriter | None,
-                 moves: dict[int, MoveRecord],
-                 tournament_name: Callable[[str], str | None] | None = None) -> None:
-        self.game_id, self.me, self.site = game_id, me, site.rstrip("/")
-        self.tournament_name = tournament_name  # an arena's id -> its name, or None
-        self.writer = writer
-        self.moves = moves  # ply -> what is known of it (the supervisor's, shared)
+    def __init__(self, ctx: GameContext) -> None:
+        self.ctx = ctx
+        self.game_id, self.me, self.site = ctx.game_id, ctx.me, ctx.api.url.rstrip("/")
+        self.tournament_name = ctx.tournament_name  # an arena's id -> its name, or None
+        self.writer = ctx.writer
+        self.moves = ctx.moves  # ply -> what is known of it (the supervisor's, shared)
         self.start: GameStart | None = None
         self._board: chess.Board | None = None
         self._seen: list[str] = []  # the plies pushed on _board
@@ -134,14 +141,14 @@ class GameJournal:
             self._put(self._merge(MoveRecord(self.game_id, ply, color, uci, san=san,
                                              clock_after_ms=clock_ms)))
 
-    def ours(self, ply: int, color: str, uci: str, source: str | None, result: Any,
-             think_ms: float, clock_before_ms: int | None, latency_ms: float | None) -> None:
+    def ours(self, ply: int, color: str, choice: Choice, clock_before_ms: int | None,
+             latency_ms: float | None) -> None:
         """Our move, after its POST returned: where it came from and its search."""
-        kind = _SOURCES.get(source, "engine") if source else ("engine" if result else None)
-        res = result
+        source, res = choice.source, choice.result
+        kind = _SOURCES.get(source, "engine") if source else ("engine" if res else None)
         self._put(self._merge(MoveRecord(
-            self.game_id, ply, color, uci, clock_before_ms=clock_before_ms,
-            think_ms=int(think_ms), source=kind,
+            self.game_id, ply, color, choice.move, clock_before_ms=clock_before_ms,
+            think_ms=int(choice.think_ms), source=kind,
             score_cp=res.score_cp if res is not None else None,
             mate=res.mate if res is not None else None,
             depth=res.depth if res is not None else None,
@@ -158,6 +165,25 @@ class GameJournal:
             self.game_id, ply, _other(color), moves[ply],
             score_cp=-result.score_cp if result.score_cp is not None else None,
             mate=-result.mate if result.mate is not None else None)))
+
+    async def close(self, st: GameState) -> None:
+        """The game's end in the records, with the ratings after once a rated game's
+        gameFinish has come, and its PGN file (`pgn_directory`)."""
+        ctx, directory = self.ctx, self.ctx.cfg.pgn_directory
+        ratings = ctx.ratings_after()
+        if ratings is None and self.rated and st.status != "aborted" and directory:
+            deadline = time.monotonic() + RATINGS_WAIT_S
+            while ratings is None and time.monotonic() < deadline:
+                await asyncio.sleep(RATINGS_POLL_S)
+                ratings = ctx.ratings_after()
+        end = self.ended(st.status, st.winner, len(st.moves), ratings)
+        rec = st.record(self.game_id, ctx.api.url)
+        if rec is not None:
+            # As Lichess exports it (%eval, %clk: bot.store.pgn), the move sources after.
+            rec.text = self.pgn(end, st.moves, st.comments)
+        if directory and rec is not None:
+            # A failed write is kept and retried by the saver (logged there).
+            await asyncio.to_thread(ctx.saver.save, rec, directory)
 
     @property
     def rated(self) -> bool:

@@ -1,10 +1,11 @@
-"""A move, in two steps: choosing it, then delivering it.
+"""A move, in two steps: choosing it, then delivering it (a game's `Mover`).
 
 `choose` asks, in order, the opening variation against a recent opponent
 (farming.py), the move sources (book, tablebase, online), a ponder hit, and the
 engine, and applies the draw/resign rules; it sends nothing.  `deliver` posts
 the chosen move (a draw offer travels with it), measures the round trip into
-the latency estimate, and starts pondering on the engine's expected reply.
+the latency estimate, and starts pondering on the engine's expected reply.  `play`
+does both and records the move in the game's journal.
 """
 
 from __future__ import annotations
@@ -12,38 +13,24 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.config import Config
-from bot.lichess.client import ApiRejected, Lichess, LichessError
+from bot.lichess.client import ApiRejected, LichessError
 from bot.lichess.latency import LatencyEstimate, overhead_sample_ms
 from bot.play import farming, game_sources
+from bot.play.choice import Choice, Resign
 from bot.play.clock import Clock, clock_running, first_move_think_ms
 from bot.play.context import GameContext
 from bot.play.game_rules import DrawResign
 from bot.play.game_state import GameState
+from bot.play.journal import GameJournal
+from bot.play.move_forms import MoveForms
 from bot.play.thinker import Thinker
 from bot.sources.chain import SourceMove
 
 log = logging.getLogger(__name__)
-
-
-@dataclass(frozen=True)
-class Choice:
-    move: str
-    source: str | None = None  # the move source's name ("book", ...), for the PGN
-    result: Any = None  # the engine's SearchResult, when the engine chose
-    offer_draw: bool = False  # offered (or an offer accepted) with the move
-    think_ms: float = 0.0  # from the question to the answer, ponder hit included
-    pondered: bool = False
-    overhead_ms: int = 0  # the move overhead the search was given
-
-
-@dataclass(frozen=True)
-class Resign:
-    """The draw/resign rules say resign instead of moving."""
 
 
 def search_limits(cfg: Config, color: str, clock: Clock, now: float, ponder: bool = False,
@@ -79,73 +66,6 @@ def variation(ctx: GameContext, st: GameState, moves: list[str]) -> SourceMove |
     return SourceMove(uci, "variation", "varied from a recent game's opening", 0.0)
 
 
-async def choose(ctx: GameContext, st: GameState, thinker: Thinker, rules: DrawResign,
-                 latency: LatencyEstimate, moves: list[str], clock: Clock,
-                 correspondence: bool, accept_draw: bool) -> Choice | Resign | None:
-    """The move to play after `moves`; None when there is none any more (the game
-    moved on or ended while we thought, or the position is unreadable).  Sends
-    nothing."""
-    cfg, gid = ctx.cfg, ctx.game_id
-    t0 = time.monotonic()
-    hit = variation(ctx, st, moves)
-    if hit is None and ctx.sources is not None and ctx.sources.enabled:
-        hit = await game_sources.ask(
-            ctx.sources, st, gid, moves, clock,
-            cfg.correspondence.move_time if correspondence else None)
-        if hit is not None:
-            await thinker.stop()  # a ponder search on another line is moot
-    pondering = ponder_on(cfg, correspondence)
-    res = await thinker.take_ponder(moves) if pondering and hit is None else None
-    pondered = res is not None
-    overhead_ms = latency.overhead_ms()
-    if res is None and hit is None:
-        try:
-            res = await thinker.search(
-                moves, search_limits(cfg, st.color, clock, time.monotonic(), plies=len(moves)),
-                overhead_ms)
-        except asyncio.CancelledError:
-            raise
-        except Exception as exc:  # noqa: BLE001 - never lose on time over an engine bug
-            log.error("game %s: engine failed (%s); playing a fallback move", gid, exc)
-            res = None
-    think_ms = (time.monotonic() - t0) * 1000.0  # includes a ponderhit's remainder
-    if st.moves != moves or not st.ongoing():
-        return None
-    offer = False
-    if hit is not None:
-        choice = Choice(hit.uci, source=hit.source)
-        if hit.source == "syzygy" and hit.wdl is not None:
-            if rules.tablebase_resign(hit.wdl, len(moves)):
-                log.info("game %s: the tablebase says lost; resigning", gid)
-                return Resign()
-            # Offered with the tables' move, as any offer (?offeringDraw=true).
-            offer = rules.tablebase_offer(hit.wdl, len(moves))
-            if offer:
-                log.info("game %s: the tablebase says drawn; offering a draw with %s",
-                         gid, hit.uci)
-    elif res is None:
-        move = st.fallback_move(moves)
-        if move is None:
-            return None
-        choice = Choice(move)
-    else:
-        rules.record(res.score_cp, res.mate)
-        if rules.should_resign():
-            log.info("game %s: eval below resign_score for %d moves; resigning",
-                     gid, cfg.draw_or_resign.resign_moves)
-            return Resign()
-        # A draw offer travels with the move (?offeringDraw=true): no extra request.
-        offer = rules.should_offer(st.pieces(moves + [res.bestmove]))
-        if offer:
-            log.info("game %s: offering a draw with %s", gid, res.bestmove)
-        choice = Choice(res.bestmove, result=res)
-    if accept_draw:
-        offer = True  # accepts the opponent's pending offer with this move
-        log.info("game %s: accepting the draw with %s", gid, choice.move)
-    return replace(choice, offer_draw=offer, think_ms=think_ms, pondered=pondered,
-                   overhead_ms=overhead_ms)
-
-
 @dataclass
 class Delivery:
     """What the runner learns from a delivery, and what it tracks while one is out."""
@@ -155,56 +75,169 @@ class Delivery:
     posted_at: float | None = None  # when our last move was accepted, until echoed
     activity: float = 0.0  # last game event or move of ours (monotonic)
 
+    def taken_back(self, plies: int) -> None:
+        """A takeback to `plies`: a move of ours it undid is one to play again."""
+        if self.moved_ply >= plies:
+            self.moved_ply = -1
 
-async def deliver(ctx: GameContext, api: Lichess, st: GameState, thinker: Thinker,
-                  latency: LatencyEstimate, track: Delivery, choice: Choice,
-                  moves: list[str], clock: Clock, correspondence: bool,
-                  landed: Callable[[int, str], bool]) -> bool:
-    """Post the move; False when it did not land (the caller re-syncs the game).
-    Then measure the round trip and ponder on the expected reply."""
-    gid, move, ply = ctx.game_id, choice.move, len(moves)
-    if choice.source is not None:
-        st.comments[ply] = choice.source
-    track.pending = (ply, move)
-    try:
-        await api.move(gid, move, budget_ms=lambda: clock.move_budget_ms(
-            st.color, time.monotonic(), 0), offering_draw=choice.offer_draw,
-            landed=lambda: landed(ply, move))
-    except LichessError as exc:
-        if not landed(ply, move):
-            # Our view of the game is stale (e.g. a missed takeback), or the post
-            # failed for good: re-read gameFull.
-            if isinstance(exc, ApiRejected):
-                log.warning("game %s: move %s rejected (%s); resyncing", gid, move, exc)
-            else:
-                log.error("game %s: could not post move %s (%s); resyncing", gid, move, exc)
+    def saw(self, plies: int) -> None:
+        """The stream shows `plies` moves: our move's echo (or anything newer) arrived,
+        unless that is our move's own ply still."""
+        if self.posted_at is not None and plies != self.moved_ply:
+            self.posted_at = None
+
+
+
+@dataclass(frozen=True)
+class Mover:
+    """What a game's moves are made with, fixed at its first gameFull: `play` asks
+    `choose`, then `deliver`s the choice and records it in the journal."""
+
+    ctx: GameContext
+    st: GameState
+    thinker: Thinker
+    forms: MoveForms  # the stream's moves in the engine's spelling
+    rules: DrawResign
+    latency: LatencyEstimate
+    track: Delivery
+    journal: GameJournal
+
+    async def play(self, moves: list[str], clock: Clock, accept_draw: bool) -> bool:
+        """Our move after `moves`; False when its post did not land (re-sync the game)."""
+        choice = await self.choose(moves, clock, accept_draw)
+        if self.st.over or choice is None:
+            return True
+        if isinstance(choice, Resign):
+            await self.ctx.api.resign(self.ctx.game_id)
+            return True
+        if not await self.deliver(choice, moves, clock):
             return False
-        log.info("game %s: move %s shows in the game stream although its post "
-                 "failed (%s): played", gid, move, exc)
-    finally:
-        track.pending = None
-    # Overhead: position received -> move accepted by the server, minus thinking.
-    acked = time.monotonic()
-    overhead = overhead_sample_ms(clock.received_at, acked, choice.think_ms)
-    if clock_running(ply):
-        # (Moves before the clocks run cost nothing and include the engine's set-up.)
-        latency.add(overhead)
-        if ctx.hooks.on_latency:
-            ctx.hooks.on_latency(gid, overhead, choice.overhead_ms)
-    track.moved_ply = ply
-    track.activity = time.monotonic()
-    if len(st.moves) == ply:
-        track.posted_at = time.monotonic()  # echo not seen yet
-    log.debug("game %s: played %s (think %.0f ms, overhead %.1f ms%s)", gid, move,
-              choice.think_ms, overhead, ", ponderhit" if choice.pondered else "")
-    if ctx.hooks.on_move:
-        ctx.hooks.on_move(gid, overhead, choice.think_ms)
-    res = choice.result
-    if res is not None and ponder_on(ctx.cfg, correspondence) and res.ponder:
-        after = clock.after_our_move(st.color, time.monotonic())
-        await thinker.start_ponder(moves + [move, res.ponder],
-                                   search_limits(ctx.cfg, st.color, after, time.monotonic(),
-                                                 True),
-                                   latency.overhead_ms())
-    return True
+        color, recent = self.st.color, self.latency.recent
+        self.journal.ours(len(moves), color, choice,
+                          clock.time_of(color) if clock.has_clock else None,
+                          recent[-1] if recent and clock_running(len(moves)) else None)
+        self.journal.opponent_eval(moves, color, choice.result)
+        return True
 
+    async def choose(self, moves: list[str], clock: Clock,
+                     accept_draw: bool) -> Choice | Resign | None:
+        """The move to play after `moves`; None when there is none any more (the game
+        moved on or ended while we thought, or the position is unreadable).  Sends
+        nothing.  `accept_draw`: the opponent's pending offer is accepted with it."""
+        ctx, st, thinker, rules = self.ctx, self.st, self.thinker, self.rules
+        cfg, gid, correspondence = ctx.cfg, ctx.game_id, st.correspondence
+        t0 = time.monotonic()
+        hit = variation(ctx, st, moves)
+        if hit is None and ctx.sources is not None and ctx.sources.enabled:
+            hit = await game_sources.ask(
+                ctx.sources, st, gid, moves, clock,
+                cfg.correspondence.move_time if correspondence else None)
+            if hit is not None:
+                await thinker.stop()  # a ponder search on another line is moot
+        pondering = ponder_on(cfg, correspondence)
+        res = await thinker.take_ponder(moves) if pondering and hit is None else None
+        pondered = res is not None
+        overhead_ms = self.latency.overhead_ms()
+        if res is None and hit is None:
+            try:
+                res = await thinker.search(
+                    moves, search_limits(cfg, st.color, clock, time.monotonic(), plies=len(moves)),
+                    overhead_ms)
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - never lose on time over an engine bug
+                log.error("game %s: engine failed (%s); playing a fallback move", gid, exc)
+                res = None
+        think_ms = (time.monotonic() - t0) * 1000.0  # includes a ponderhit's remainder
+        if st.moves != moves or not st.ongoing():
+            return None
+        offer = False
+        if hit is not None:
+            choice = Choice(hit.uci, source=hit.source)
+            if hit.source == "syzygy" and hit.wdl is not None:
+                if rules.tablebase_resign(hit.wdl, len(moves)):
+                    log.info("game %s: the tablebase says lost; resigning", gid)
+                    return Resign()
+                # Offered with the tables' move, as any offer (?offeringDraw=true).
+                offer = rules.tablebase_offer(hit.wdl, len(moves))
+                if offer:
+                    log.info("game %s: the tablebase says drawn; offering a draw with %s",
+                             gid, hit.uci)
+        elif res is None:
+            move = st.fallback_move(moves)
+            if move is None:
+                return None
+            choice = Choice(move)
+        else:
+            rules.record(res.score_cp, res.mate)
+            if rules.should_resign():
+                log.info("game %s: eval below resign_score for %d moves; resigning",
+                         gid, cfg.draw_or_resign.resign_moves)
+                return Resign()
+            # A draw offer travels with the move (?offeringDraw=true): no extra request.
+            offer = rules.should_offer(st.pieces(moves + [res.bestmove]))
+            if offer:
+                log.info("game %s: offering a draw with %s", gid, res.bestmove)
+            choice = Choice(res.bestmove, result=res)
+        if accept_draw:
+            offer = True  # accepts the opponent's pending offer with this move
+            log.info("game %s: accepting the draw with %s", gid, choice.move)
+        return replace(choice, offer_draw=offer, think_ms=think_ms, pondered=pondered,
+                       overhead_ms=overhead_ms)
+
+    async def deliver(self, choice: Choice, moves: list[str], clock: Clock) -> bool:
+        """Post the move; False when it did not land (the caller re-syncs the game).
+        Then measure the round trip and ponder on the expected reply."""
+        ctx, st, track, latency, landed = self.ctx, self.st, self.track, self.latency, self.landed
+        gid, move, ply = ctx.game_id, choice.move, len(moves)
+        if choice.source is not None:
+            st.comments[ply] = choice.source
+        track.pending = (ply, move)
+        try:
+            await ctx.api.move(gid, move, budget_ms=lambda: clock.move_budget_ms(
+                st.color, time.monotonic(), 0), offering_draw=choice.offer_draw,
+                landed=lambda: landed(ply, move))
+        except LichessError as exc:
+            if not landed(ply, move):
+                # Our view of the game is stale (e.g. a missed takeback), or the post
+                # failed for good: re-read gameFull.
+                if isinstance(exc, ApiRejected):
+                    log.warning("game %s: move %s rejected (%s); resyncing", gid, move, exc)
+                else:
+                    log.error("game %s: could not post move %s (%s); resyncing", gid, move, exc)
+                return False
+            log.info("game %s: move %s shows in the game stream although its post "
+                     "failed (%s): played", gid, move, exc)
+        finally:
+            track.pending = None
+        # Overhead: position received -> move accepted by the server, minus thinking.
+        acked = time.monotonic()
+        overhead = overhead_sample_ms(clock.received_at, acked, choice.think_ms)
+        if clock_running(ply):
+            # (Moves before the clocks run cost nothing and include the engine's set-up.)
+            latency.add(overhead)
+            if ctx.hooks.on_latency:
+                ctx.hooks.on_latency(gid, overhead, choice.overhead_ms)
+        track.moved_ply = ply
+        track.activity = time.monotonic()
+        if len(st.moves) == ply:
+            track.posted_at = time.monotonic()  # echo not seen yet
+        log.debug("game %s: played %s (think %.0f ms, overhead %.1f ms%s)", gid, move,
+                  choice.think_ms, overhead, ", ponderhit" if choice.pondered else "")
+        if ctx.hooks.on_move:
+            ctx.hooks.on_move(gid, overhead, choice.think_ms)
+        res = choice.result
+        if res is not None and ponder_on(ctx.cfg, st.correspondence) and res.ponder:
+            after = clock.after_our_move(st.color, time.monotonic())
+            limits = search_limits(ctx.cfg, st.color, after, time.monotonic(), True)
+            await self.thinker.start_ponder(moves + [move, res.ponder], limits,
+                                            latency.overhead_ms())
+        return True
+
+    def landed(self, ply: int, move: str) -> bool:
+        """The game stream already shows our move at `ply` (the POST may still be pending)."""
+        played = self.st.moves
+        if len(played) <= ply:
+            return False
+        # (A book, tablebase or online source may spell castling either way.)
+        return played[ply] == move or self.forms.same(played[:ply], played[ply], move)

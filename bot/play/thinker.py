@@ -23,6 +23,7 @@ import concurrent.futures
 import logging
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from bot.config import EngineConfig
@@ -32,16 +33,23 @@ from bot.host.machine import EngineSizing
 log = logging.getLogger(__name__)
 
 
+@dataclass(frozen=True)
+class StartPosition:
+    """Where a game's searches start from."""
+
+    fen: str | None = None  # None: the variant's start position
+    chess960: bool = False
+    variant: str = "chess"  # the engine's UCI_Variant name (bot/variants.py)
+
+
 class Thinker:
     def __init__(self, game_id: str, cfg: EngineConfig, sizing: EngineSizing,
-                 initial_fen: str | None, chess960: bool, pool: EnginePool | None = None,
-                 threads_now: Callable[[], int] | None = None, variant: str = "chess") -> None:
+                 start: StartPosition, pool: EnginePool | None = None,
+                 threads_now: Callable[[], int] | None = None) -> None:
         self.game_id = game_id
         self.cfg = cfg
         self.sizing = sizing  # engine.hash_mb and engine.threads as numbers
-        self.initial_fen = initial_fen  # None: the variant's start position
-        self.chess960 = chess960
-        self.variant = variant  # the engine's UCI_Variant name (bot/variants.py)
+        self.start = start
         self.engine: Any = None
         self.pooled = False  # the engine is the pool's (released, not closed, at the end)
         self.slot: int | None = None  # the pool slot, for the status file
@@ -102,7 +110,8 @@ class Thinker:
             self.engine.set_option(move_overhead_ms=overhead_ms)
         # The variant with every position: a pooled engine may have played another
         # variant, or standard chess, in its last game.
-        self.engine.set_position(self.initial_fen, moves, self.chess960, variant=self.variant)
+        start = self.start
+        self.engine.set_position(start.fen, moves, start.chess960, variant=start.variant)
         return self.engine.search(limits, stop_event=stop, ponderhit_event=hit)
 
     def _submit(self, moves: list[str], limits: Any, overhead_ms: int | None

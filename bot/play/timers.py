@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable
 
 from bot.config import GameConfig
 from bot.lichess.client import Lichess
@@ -26,9 +25,8 @@ log = logging.getLogger(__name__)
 
 class GameTimers:
     def __init__(self, game_id: str, cfg: GameConfig, api: Lichess, outbox: Outbox,
-                 st: GameState, is_over: Callable[[], bool]) -> None:
-        self.game_id, self.cfg, self.api, self.outbox = game_id, cfg, api, outbox
-        self.st, self.is_over = st, is_over
+                 st: GameState) -> None:
+        self.game_id, self.cfg, self.api, self.outbox, self.st = game_id, cfg, api, outbox, st
         self._abort: asyncio.Task[None] | None = None
         self._abort_ply = -1  # ply at which the no-first-move timer was started
         self._abort_deadline = 0.0  # when that timer fires (monotonic)
@@ -39,7 +37,7 @@ class GameTimers:
             if t is not None and not t.done():
                 t.cancel()
 
-    def update_abort(self, now: float, correspondence: bool) -> None:
+    def update_abort(self, now: float) -> None:
         """The no-first-move abort counts only the opponent's time to their first
         move: it (re)starts whenever it becomes their turn before they have moved
         and stops while we think.  Correspondence: none (a first move may take days)."""
@@ -47,7 +45,7 @@ class GameTimers:
         # An arena game is never aborted by the bot: lila refuses (Game.abortable needs
         # nonMandatory) and ends a game without a first move itself (Finisher.noStart).
         arena = st.full is not None and st.full.tournament_id is not None
-        waiting = not self.is_over() and not correspondence and not arena \
+        waiting = not st.over and not st.correspondence and not arena \
             and not st.opponent_has_moved() and st.to_move() != st.color
         timer = self._abort
         if not waiting:
@@ -87,11 +85,11 @@ class GameTimers:
             self._claim = asyncio.create_task(self._claim_after(secs))
 
     def _ongoing(self) -> bool:
-        return not self.is_over()
+        return not self.st.over
 
     async def _claim_after(self, secs: float) -> None:
         await asyncio.sleep(secs)
-        if not self.is_over():
+        if not self.st.over:
             log.info("game %s: claiming victory", self.game_id)
             # Retried until it lands or the game ends (the opponent came back, or
             # their clock ran out): Lichess waits for it.
@@ -101,12 +99,12 @@ class GameTimers:
     async def _abort_at(self, deadline: float, ply: int) -> None:
         await asyncio.sleep(max(0.0, deadline - time.monotonic()))
         st = self.st
-        if not self.is_over() and not st.opponent_has_moved() and len(st.moves) == ply:
+        if not st.over and not st.opponent_has_moved() and len(st.moves) == ply:
             log.info("game %s: opponent made no first move in %.0f s; aborting",
                      self.game_id, self.cfg.abort_if_no_first_move_s)
 
             def still_waiting() -> bool:  # the game still waits for the abort
-                return not self.is_over() and not self.st.opponent_has_moved()
+                return not st.over and not st.opponent_has_moved()
 
             # Retried until it lands or is moot: a game whose opponent never moves
             # must not hold its slot until a restart.
