@@ -13,7 +13,7 @@ import pytest
 
 from bot.challenges.matchmaking import Matchmaker
 from bot.challenges.policy import RecentChallenges, decide
-from bot.config import Config, parse_config
+from bot.config import Config, LiveConfig, parse_config
 from bot.errors import UserError
 from bot.lichess.client import Lichess
 from bot.lichess.events import Challenge, Profile
@@ -56,7 +56,7 @@ def test_recent_games_keep_two_per_opponent() -> None:
 
 def _matchmaker(recent: RecentGames, **mm: Any) -> Matchmaker:
     cfg = parse_config({"matchmaking": mm})
-    return Matchmaker(cast(Lichess, None), "pibot", lambda: cfg, lambda: True, recent=recent)
+    return Matchmaker(cast(Lichess, None), "pibot", LiveConfig(cfg), lambda: True, recent=recent)
 
 
 def _bot(name: str, rating: int | None = 1500, games: int = 50) -> Profile:

@@ -21,25 +21,25 @@ from bot.challenges.matchmaking import Matchmaker
 from bot.challenges.outgoing import Outgoing
 from bot.challenges.queue import QueuedChallenge
 from bot.challenges.slots import Slots
-from bot.config import Config
+from bot.config import LiveConfig
 from bot.lichess.client import Lichess
 from bot.lichess.events import ChallengeCanceled, ChallengeDeclined, ChallengeEvent
 from bot.lichess.streams import StreamStatus
 
 
 class ChallengeDesk:
-    def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config], slots: Slots,
+    def __init__(self, api: Lichess, me: str, live: LiveConfig, slots: Slots,
                  corr_slots: Slots, draining: Callable[[], bool],
                  recent_opponents: Container[str], stream: StreamStatus, spawn: Spawn) -> None:
-        self.get_cfg = get_cfg
+        self.live = live
         self.blocked_online = OnlineBlockList()  # challenge.online_block_list's names
-        self.incoming = Incoming(api, me, get_cfg, slots, corr_slots, draining,
+        self.incoming = Incoming(api, me, live, slots, corr_slots, draining,
                                  self.blocked_online, stream, spawn)
         self.answers = RecentAnswers()  # to our own challenges, read by both senders
-        self.matchmaker = Matchmaker(api, me, get_cfg,
+        self.matchmaker = Matchmaker(api, me, live,
                                      lambda: not draining() and slots.used() == 0,
                                      slots, recent=recent_opponents, answers=self.answers)
-        self.outgoing = Outgoing(api, me, get_cfg, slots, draining, spawn,  # pibot challenge
+        self.outgoing = Outgoing(api, me, live, slots, draining, spawn,  # pibot challenge
                                  self.answers)
 
     def tasks(self) -> dict[str, Callable[[], Awaitable[None]]]:
@@ -70,9 +70,9 @@ class ChallengeDesk:
         self.matchmaker.challenge_answered(game_id)
 
     async def _block_lists(self) -> None:
-        cfg = self.get_cfg
-        refresh = lambda: cfg().network.block_list_refresh_s  # noqa: E731
+        live = self.live
+        refresh = lambda: live.now.network.block_list_refresh_s  # noqa: E731
         await asyncio.gather(
-            self.blocked_online.run(lambda: cfg().challenge.online_block_list, refresh),
-            self.matchmaker.blocked_online.run(lambda: cfg().matchmaking.online_block_list,
+            self.blocked_online.run(lambda: live.now.challenge.online_block_list, refresh),
+            self.matchmaker.blocked_online.run(lambda: live.now.matchmaking.online_block_list,
                                                refresh))

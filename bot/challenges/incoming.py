@@ -26,7 +26,7 @@ from bot.challenges.blocklist import OnlineBlockList
 from bot.challenges.policy import Decision, RecentChallenges, decide
 from bot.challenges.queue import ChallengeQueue, QueuedChallenge
 from bot.challenges.slots import Slots
-from bot.config import Config
+from bot.config import LiveConfig
 from bot.lichess.client import (
     ApiRejected,
     DailyLimitReached,
@@ -50,10 +50,10 @@ Spawn = Callable[[Coroutine[Any, Any, None], str], "asyncio.Task[Any]"]
 
 
 class Incoming:
-    def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config], slots: Slots,
+    def __init__(self, api: Lichess, me: str, live: LiveConfig, slots: Slots,
                  corr_slots: Slots, draining: Callable[[], bool],
                  blocked_online: OnlineBlockList, stream: StreamStatus, spawn: Spawn) -> None:
-        self.api, self.me, self.get_cfg, self.stream = api, me, get_cfg, stream
+        self.api, self.me, self.live, self.stream = api, me, live, stream
         self.slots, self.corr_slots, self.draining = slots, corr_slots, draining
         self.blocked_online, self._spawn = blocked_online, spawn
         self.recent = RecentChallenges()  # max_recent_bot_challenges
@@ -73,7 +73,7 @@ class Incoming:
             return  # listed again on a re-opened stream: answered or waiting already
         self._forget_old()
         self._seen[cid] = time.monotonic()
-        cfg = self.get_cfg().challenge
+        cfg = self.live.now.challenge
         # A slot freed since the queue was last served goes to the challenges waiting
         # for one, not to this newcomer (serve_queue polls every QUEUE_POLL_S: a
         # challenge sent the moment a game ended took the slot a waiting one was owed).
@@ -88,7 +88,7 @@ class Incoming:
 
     def _decide(self, ch: Challenge) -> Decision:
         user = ch.challenger.login
-        cfg = self.get_cfg().challenge
+        cfg = self.live.now.challenge
         corr = ch.correspondence
         slots = self.corr_slots if corr else self.slots
         limit = cfg.max_correspondence_games if corr else cfg.concurrency
@@ -120,7 +120,7 @@ class Incoming:
     # -- the queue ---------------------------------------------------------------------
     def queued(self) -> list[QueuedChallenge]:
         """The waiting challenges, the next one first (`pibot status`, `pibot queue`)."""
-        return self.queue.listing(self.get_cfg().challenge.queue_order)
+        return self.queue.listing(self.live.now.challenge.queue_order)
 
     async def serve_queue(self) -> None:
         """Give each freed slot to the next waiting challenge that may take it.
@@ -135,7 +135,7 @@ class Incoming:
             for ch in self.queue.drain():
                 self._respond(ch, Decision.decline("later", "shutting down"), queued=True)
             return
-        order = self.get_cfg().challenge.queue_order
+        order = self.live.now.challenge.queue_order
         while len(self.queue):
             # A BOT that only slots for humans could take is passed over: it never
             # holds back a human behind it (lichess-bot's games_reserved_for_humans

@@ -28,7 +28,7 @@ from collections.abc import Callable, Container
 from bot.challenges.answers import RecentAnswers
 from bot.challenges.blocklist import OnlineBlockList
 from bot.challenges.slots import Slots
-from bot.config import Config
+from bot.config import LiveConfig
 from bot.lichess.client import (
     Lichess,
     LichessError,
@@ -77,12 +77,12 @@ def speed_of(base_s: int, inc_s: int) -> str:
 
 
 class Matchmaker:
-    def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config],
+    def __init__(self, api: Lichess, me: str, live: LiveConfig,
                  is_idle: Callable[[], bool], slots: Slots | None = None,
                  recent: Container[str] = frozenset(),
                  answers: RecentAnswers | None = None) -> None:
         self.api, self.me = api, me.lower()
-        self.get_cfg, self.is_idle = get_cfg, is_idle
+        self.live, self.is_idle = live, is_idle
         self.slots = slots or Slots()
         self.paused_until = 0.0
         self.skip_until: dict[str, float] = {}  # opponent -> time.time() its daily limit resets
@@ -102,7 +102,7 @@ class Matchmaker:
 
     def declined(self, challenge: Challenge) -> None:
         """A challengeDeclined event: with challenge_filter, remember who said no to what."""
-        mode = self.get_cfg().matchmaking.challenge_filter
+        mode = self.live.now.matchmaking.challenge_filter
         if mode == "none" or challenge.challenger.login.lower() != self.me:
             return
         bot = challenge.dest_user.login.lower() if challenge.dest_user is not None else ""
@@ -139,7 +139,7 @@ class Matchmaker:
 
     def _pick(self, bots: list[Profile], speed: str, rated: bool = False,
               my_rating: int | None = None) -> str | None:
-        mm = self.get_cfg().matchmaking
+        mm = self.live.now.matchmaking
         blocked = {b.lower() for b in mm.block_list}
         lo, hi = mm.opponent_min_rating, mm.opponent_max_rating
         if mm.opponent_rating_difference is not None and my_rating is not None:
@@ -161,7 +161,7 @@ class Matchmaker:
         return random.choice(fresh or choices) if choices else None
 
     async def _online_opponent(self, speed: str, rated: bool) -> str | None:
-        mm = self.get_cfg().matchmaking
+        mm = self.live.now.matchmaking
         try:
             bots = await self.api.online_bots()
         except LichessError as exc:
@@ -177,7 +177,7 @@ class Matchmaker:
     def _next_named(self, names: list[str], speed: str, rated: bool) -> str | None:
         """A gauntlet (matchmaking.opponents): the next bot of the list in turn, past
         those at their daily limit, blocked, or that declined us (challenge_filter)."""
-        blocked = {b.lower() for b in self.get_cfg().matchmaking.block_list}
+        blocked = {b.lower() for b in self.live.now.matchmaking.block_list}
         aspects = (speed, "rated" if rated else "casual", "standard")
         for _ in range(len(names)):
             name = names[self._turn % len(names)]
@@ -193,7 +193,7 @@ class Matchmaker:
 
     async def run(self) -> None:
         while True:
-            cfg = self.get_cfg().matchmaking
+            cfg = self.live.now.matchmaking
             await asyncio.sleep(min(5.0, cfg.challenge_timeout_s))
             now = time.monotonic()
             if not self.is_idle():
@@ -206,7 +206,7 @@ class Matchmaker:
             self.idle_since = time.monotonic()
 
     def _clock(self) -> tuple[int, int] | None:
-        mm = self.get_cfg().matchmaking
+        mm = self.live.now.matchmaking
         clocks = [(b, i) for b in mm.challenge_initial_time for i in mm.challenge_increment
                   if valid_clock(b, i)]
         if not clocks and not self._warned_clocks:
@@ -218,7 +218,7 @@ class Matchmaker:
         return random.choice(clocks) if clocks else None
 
     async def _challenge_one(self) -> None:
-        mm = self.get_cfg().matchmaking
+        mm = self.live.now.matchmaking
         clock = self._clock()
         if clock is None:
             return

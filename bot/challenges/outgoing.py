@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from bot.challenges.answers import RecentAnswers
 from bot.challenges.incoming import Spawn
 from bot.challenges.slots import Slots
-from bot.config import Config
+from bot.config import LiveConfig
 from bot.lichess.client import Lichess, LichessError, OpponentAtDailyLimit
 from bot.lichess_limits import API_CLOCK_LIMITS_S, ULTRABULLET_BELOW_S
 from bot.lichess_limits import VARIANTS as LICHESS_VARIANTS
@@ -96,9 +96,9 @@ class Order:
 
 
 class Outgoing:
-    def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config], slots: Slots,
+    def __init__(self, api: Lichess, me: str, live: LiveConfig, slots: Slots,
                  draining: Callable[[], bool], spawn: Spawn, answers: RecentAnswers) -> None:
-        self.api, self.me, self.get_cfg, self.slots = api, me.lower(), get_cfg, slots
+        self.api, self.me, self.live, self.slots = api, me.lower(), live, slots
         self.draining, self._spawn = draining, spawn
         self.answers = answers  # recorded by the desk, before or after our POST returns
         self.running: dict[str, Order] = {}  # opponent (lowercase) -> its series
@@ -137,14 +137,14 @@ class Outgoing:
 
     async def _slot_free(self) -> bool:
         while not self.draining():
-            if self.slots.free(self.get_cfg().challenge.concurrency) > 0:
+            if self.slots.free(self.live.now.challenge.concurrency) > 0:
                 return True
             await asyncio.sleep(POLL_S)
         return False
 
     async def _challenge(self, order: Order, color: str, n: int) -> str | None:
         """Send game n's challenge and wait for it to start; its game id, or None."""
-        expiry = self.get_cfg().matchmaking.challenge_expiry_s
+        expiry = self.live.now.matchmaking.challenge_expiry_s
         key = f"series:{order.user.lower()}:{n}"
         self.slots.reserve(key, order.user, expiry + 30)
         try:

@@ -18,7 +18,7 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from bot.config import Config
+from bot.config import LiveConfig
 from bot.errors import UserError
 from bot.lichess.client import Lichess, backoff_s
 from bot.lichess.events import AccountEvent
@@ -32,12 +32,12 @@ STREAM_CONFLICTS = 3  # ...this many times in a row: another client holds the st
 
 
 class EventStream:
-    def __init__(self, api: Lichess, get_cfg: Callable[[], Config], status: StreamStatus,
+    def __init__(self, api: Lichess, live: LiveConfig, status: StreamStatus,
                  dispatch: Callable[[AccountEvent], Awaitable[None]], opened: Callable[[], None],
                  waiting: Callable[[str], None], reopening: Callable[[], None]) -> None:
         """`opened()` when a stream has opened; `waiting(why)` when one has closed and
         the loop waits; `reopening()` when that wait is over."""
-        self.api, self.get_cfg, self.status = api, get_cfg, status
+        self.api, self.live, self.status = api, live, status
         self.dispatch, self.opened = dispatch, opened
         self.waiting, self.reopening = waiting, reopening
 
@@ -47,7 +47,7 @@ class EventStream:
         warned = False
         while True:
             closed = await self._one()
-            net = self.get_cfg().network
+            net = self.live.now.network
             if closed.status == 401:
                 self.api.report("token", "event stream")
                 # A revoked token: every retry would be refused too (stops the service).

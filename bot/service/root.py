@@ -24,7 +24,7 @@ import time
 from bot.challenges.arenas import Arenas
 from bot.challenges.desk import ChallengeDesk
 from bot.challenges.slots import Slots
-from bot.config import Config
+from bot.config import Config, LiveConfig
 from bot.engine.pool import EnginePool
 from bot.errors import UserError
 from bot.host import sdnotify, status_file
@@ -52,7 +52,8 @@ log = logging.getLogger(__name__)
 class Service:
     def __init__(self, cfg: Config, token: Token | None, config_path: str | None = None,
                  hooks: GameHooks | None = None, handle_signals: bool = True) -> None:
-        self.cfg, self.config_path, self.handle_signals = cfg, config_path, handle_signals
+        self.live = LiveConfig(cfg)  # the config in force, for every room (reload: replace)
+        self.config_path, self.handle_signals = config_path, handle_signals
         # The read-only status page (status_page.listen): fed each tick and each move.
         self.page = StatusPage(cfg.status_page.listen) if cfg.status_page.listen else None
         self.memory = OwnerMemory(cfg, token,  # records database and alerts (memory.py)
@@ -71,7 +72,7 @@ class Service:
         self.ready = asyncio.Event()  # set once the event stream is connected
         self._stop = asyncio.Event()
         self._hard = False
-        self.tasks = Tasks(lambda: self.cfg.network, self._fatal_error)
+        self.tasks = Tasks(self.live, self._fatal_error)
         self.waiting_for = "connecting to Lichess"  # sd_notify STATUS until ready
         self.stream = StreamStatus()
         self.pool: EnginePool | None = None  # created by run()
@@ -82,7 +83,7 @@ class Service:
         self.summary = ""  # the last status line (sd_notify STATUS=)
         self.slots = Slots()  # real-time games; correspondence games have slots of their own
         self.corr_slots = Slots()
-        self.arenas = Arenas(self.api, lambda: self.cfg, self.slots, lambda: self.draining)
+        self.arenas = Arenas(self.api, self.live, self.slots, lambda: self.draining)
         self.sources: MoveSources | None = None  # opened in run(): a bad book stops the start
         self.saver = records.Saver()  # PGNs the disk refused wait here, retried each tick
         self._token = token
@@ -107,7 +108,7 @@ class Service:
         self.arenas.poke()  # withdraw at once: lila would pair us again
         log.info("stop requested: declining new challenges, finishing %d game(s) "
                  "(grace %.0f s)", len(self.supervisor.games) if self.supervisor else 0,
-                 self.cfg.shutdown_grace_s)
+                 self.live.now.shutdown_grace_s)
         self.tasks.spawn(self._drain(), "drain")
 
     def reload(self) -> None:
@@ -118,8 +119,8 @@ class Service:
         try:
             new = reload.read(self.config_path, self.pool)
             if new is not None:
-                reload.switch(self.cfg, new, self.config_path, self.pool, self.heat)
-                self.cfg = new
+                reload.switch(self.live.now, new, self.config_path, self.pool, self.heat)
+                self.live.replace(new)
                 self.arenas.poke()  # an entry gone from `tournaments:`: withdraw
                 self.memory.reloaded(self.config_path)
         finally:
@@ -146,7 +147,7 @@ class Service:
     async def _run(self) -> int:
         # Books and tables are opened once; a missing/corrupt file is one clear error
         # (UserError) before anything connects, like any other config error.
-        self.sources = MoveSources.open(self.cfg, token=self._token)
+        self.sources = MoveSources.open(self.live.now, token=self._token)
         for line in self.sources.describe():
             log.info("move sources: %s", line)
         if self.page is not None:
@@ -159,13 +160,13 @@ class Service:
             loop.add_signal_handler(signal.SIGTERM, self.request_stop)
             loop.add_signal_handler(signal.SIGINT, self.request_stop)
             loop.add_signal_handler(signal.SIGHUP, self.reload)
-        e = self.cfg.engine
-        self.pool = EnginePool(self.cfg.challenge.concurrency, self.cfg.sized.hash_mb,
-                               self.cfg.sized.threads,
-                               move_overhead_ms=e.move_overhead_ms, eval_name=e.eval)
+        cfg = self.live.now
+        self.pool = EnginePool(cfg.challenge.concurrency, cfg.sized.hash_mb, cfg.sized.threads,
+                               move_overhead_ms=cfg.engine.move_overhead_ms,
+                               eval_name=cfg.engine.eval)
         await self.memory.start(self.recent_games, self.tally, self.api)  # what a restart keeps
         self.tasks.supervise("watchdog", self._watchdog)  # fed while we wait for the network too
-        logged_in = asyncio.ensure_future(login(self.api, self._token, lambda: self.cfg,
+        logged_in = asyncio.ensure_future(login(self.api, self._token, self.live,
                                                 self._network_wait))
         stopped = asyncio.ensure_future(self._stop.wait())
         await asyncio.wait({logged_in, stopped}, return_when=asyncio.FIRST_COMPLETED)
@@ -190,13 +191,13 @@ class Service:
     def _build_rooms(self) -> None:
         """The game supervisor, the challenge desk and the event stream feeding them."""
         sup = self.supervisor = GameSupervisor(
-            self.api, self.me, lambda: self.cfg, self.hooks, self.pool,
+            self.api, self.me, self.live, self.hooks, self.pool,
             lambda: self.heat.threads_now, self.sources, self.saver, self.slots,
             self.corr_slots, self.recent_games, self.tally, self.memory.writer, self.arenas.name_of)
-        self.desk = ChallengeDesk(self.api, self.me, lambda: self.cfg, self.slots,
+        self.desk = ChallengeDesk(self.api, self.me, self.live, self.slots,
                                   self.corr_slots, lambda: self.draining, self.recent_games,
                                   self.stream, self.tasks.spawn)
-        stream = EventStream(self.api, lambda: self.cfg, self.stream, self._dispatch,
+        stream = EventStream(self.api, self.live, self.stream, self._dispatch,
                              self._stream_opened, self._closed_for, sup.check_in_soon)
         self.tasks.supervise("events", stream.run)
         control = control_commands.server(self.desk, self.desk.queued, self.arenas)
@@ -244,7 +245,7 @@ class Service:
         return 0
 
     async def _drain(self) -> None:
-        deadline = time.monotonic() + self.cfg.shutdown_grace_s
+        deadline = time.monotonic() + self.live.now.shutdown_grace_s
         sup = self.supervisor
         while sup is not None and sup.realtime_games() and time.monotonic() < deadline:
             await asyncio.wait(sup.realtime_games(),
@@ -255,8 +256,8 @@ class Service:
     async def _watchdog(self) -> None:
         interval = sdnotify.watchdog_interval_s()
         # The status file and heat readings want seconds, not half of WatchdogSec=60.
-        period = min(interval / 2, self.cfg.network.watchdog_s) if interval \
-            else self.cfg.network.watchdog_s
+        period = min(interval / 2, self.live.now.network.watchdog_s) if interval \
+            else self.live.now.network.watchdog_s
         if self.status_writer is None:
             self.status_writer = status_file.Writer(period)
         while True:
@@ -268,11 +269,11 @@ class Service:
             runners = list(self.supervisor.runners.values()) if self.supervisor else []
             self.summary = await status.publish(
                 self.status_writer, self.me, self.api.url, status.state_of(
-                    self.waiting_for, self.draining), self.cfg, self.pool, self.heat,
+                    self.waiting_for, self.draining), self.live.now, self.pool, self.heat,
                 runners, self.slots, self.tally, self.saver,
                 self.desk.queued() if self.desk else None, self.memory.status(),
                 self.arenas.listing())
-            self.memory.tick(self.heat, self.tally, self.cfg.pgn_directory)
+            self.memory.tick(self.heat, self.tally, self.live.now.pgn_directory)
             if self.page is not None:
                 self.page.history.tick(self.status_writer.last, boards(runners))
             sdnotify.status(self.waiting_for or self.summary)

@@ -18,7 +18,7 @@ from collections.abc import Callable, Coroutine
 from typing import Any
 
 from bot.challenges.slots import Slots
-from bot.config import Config
+from bot.config import Config, LiveConfig
 from bot.engine.pool import EnginePool
 from bot.host import status_file
 from bot.lichess.client import (
@@ -45,13 +45,13 @@ MAX_GAME_RESTARTS = 5
 
 
 class GameSupervisor:
-    def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config], hooks: GameHooks,
+    def __init__(self, api: Lichess, me: str, live: LiveConfig, hooks: GameHooks,
                  pool: EnginePool | None, threads_now: Callable[[], int],
                  sources: MoveSources | None, saver: Saver, slots: Slots, corr_slots: Slots,
                  recent_games: RecentGames, tally: status_file.DailyTally,
                  writer: RecordWriter | None = None,
                  tournament_name: Callable[[str], str | None] | None = None) -> None:
-        self.api, self.me, self.get_cfg, self.hooks = api, me, get_cfg, hooks
+        self.api, self.me, self.live, self.hooks = api, me, live, hooks
         self.pool, self.threads_now, self.sources, self.saver = pool, threads_now, sources, saver
         self.slots, self.corr_slots = slots, corr_slots
         self.recent_games, self.tally = recent_games, tally
@@ -134,7 +134,7 @@ class GameSupervisor:
         """Correspondence: every checkin_period, look for parked games where it is our
         turn (api.playing() asks Lichess at most once a minute)."""
         while True:
-            await asyncio.sleep(self.get_cfg().correspondence.checkin_period)
+            await asyncio.sleep(self.live.now.correspondence.checkin_period)
             if self.parked.games:
                 await self.resume_playing()
 
@@ -154,7 +154,7 @@ class GameSupervisor:
             return
         self.parked.unpark(gid)
         (self.corr_slots if corr else self.slots).start(gid, opponent, tournament_id)
-        cfg = self.get_cfg()  # a game keeps the config it started with, even across SIGHUP
+        cfg = self.live.now  # a game keeps the config it started with, even across SIGHUP
         self.games[gid] = asyncio.create_task(self._run_game(gid, cfg, opponent),
                                               name=f"game-{gid}")
 
