@@ -15,9 +15,12 @@ from bot.challenges.matchmaking import Matchmaker
 from bot.challenges.policy import RecentChallenges, decide
 from bot.config import Config, LiveConfig, parse_config
 from bot.errors import UserError
+from bot.host.heat import HeatMonitor
 from bot.lichess.client import Lichess
 from bot.lichess.events import Challenge, Profile
+from bot.lichess.streams import StreamStatus
 from bot.play.farming import BLACK_REPLIES, SAME_PLIES, WHITE_FIRST, RecentGames, avoided, vary
+from bot.service.shared import Shared
 
 LINE = ("e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6")
 
@@ -56,7 +59,8 @@ def test_recent_games_keep_two_per_opponent() -> None:
 
 def _matchmaker(recent: RecentGames, **mm: Any) -> Matchmaker:
     cfg = parse_config({"matchmaking": mm})
-    return Matchmaker(cast(Lichess, None), "pibot", LiveConfig(cfg), lambda: True, recent=recent)
+    return Matchmaker(cast(Lichess, None), "pibot", LiveConfig(cfg),
+                      Shared(HeatMonitor(1), StreamStatus(), recent_games=recent))
 
 
 def _bot(name: str, rating: int | None = 1500, games: int = 50) -> Profile:

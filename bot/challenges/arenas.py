@@ -22,11 +22,10 @@ import builtins
 import logging
 import re
 import stat
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.challenges.slots import Slots
+from bot.challenges.shared import ChallengeShared
 from bot.config import LiveConfig
 from bot.errors import UserError, read_user_file
 from bot.lichess.client import ApiRejected, Lichess, LichessError
@@ -76,9 +75,9 @@ def read_password(path_text: str) -> str:
 
 
 class Arenas:
-    def __init__(self, api: Lichess, live: LiveConfig, slots: Slots,
-                 draining: Callable[[], bool]) -> None:
-        self.api, self.live, self.slots, self.draining = api, live, slots, draining
+    def __init__(self, api: Lichess, live: LiveConfig, shared: ChallengeShared) -> None:
+        self.api, self.live, self.shared = api, live, shared
+        self.slots = shared.slots  # an arena we are in holds one
         self._owner: dict[str, _OwnerEntry] = {}  # joined by command
         self._left: set[str] = set()  # left by command: not rejoined from the config
         self.joined: set[str] = set()
@@ -156,7 +155,7 @@ class Arenas:
     async def sync(self) -> None:
         wanted = self._wanted()
         for tid in sorted(self.joined - set(wanted)):
-            why = "the bot is stopping" if self.draining() else \
+            why = "the bot is stopping" if self.shared.draining else \
                 "left by command" if tid in self._left else "no longer in the config"
             await self._withdraw(tid, why)
         for tid, (team, password_file, password) in wanted.items():
@@ -164,7 +163,7 @@ class Arenas:
 
     def _wanted(self) -> dict[str, tuple[str | None, str | None, str | None]]:
         """tid -> (team, password_file, password) of every arena we want to be in."""
-        if self.draining():
+        if self.shared.draining:
             return {}
         out: dict[str, tuple[str | None, str | None, str | None]] = {}
         for t in self.live.now.tournaments:

@@ -19,13 +19,12 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine
-from typing import Any
+from collections.abc import Callable
 
 from bot.challenges.blocklist import OnlineBlockList
 from bot.challenges.policy import Decision, RecentChallenges, decide
 from bot.challenges.queue import ChallengeQueue, QueuedChallenge
-from bot.challenges.slots import Slots
+from bot.challenges.shared import ChallengeShared, ChallengeTasks
 from bot.config import LiveConfig
 from bot.lichess.client import (
     ApiRejected,
@@ -36,7 +35,6 @@ from bot.lichess.client import (
     RateLimited,
 )
 from bot.lichess.events import Challenge
-from bot.lichess.streams import StreamStatus
 
 log = logging.getLogger(__name__)
 
@@ -46,16 +44,13 @@ CHALLENGE_MEMORY_S = 600.0  # how long an answered challenge's id is remembered
 CHALLENGE_LISTING_S = 3.0
 QUEUE_POLL_S = 0.5  # how soon a freed slot goes to a waiting challenge
 
-Spawn = Callable[[Coroutine[Any, Any, None], str], "asyncio.Task[Any]"]
-
-
 class Incoming:
-    def __init__(self, api: Lichess, me: str, live: LiveConfig, slots: Slots,
-                 corr_slots: Slots, draining: Callable[[], bool],
-                 blocked_online: OnlineBlockList, stream: StreamStatus, spawn: Spawn) -> None:
-        self.api, self.me, self.live, self.stream = api, me, live, stream
-        self.slots, self.corr_slots, self.draining = slots, corr_slots, draining
-        self.blocked_online, self._spawn = blocked_online, spawn
+    def __init__(self, api: Lichess, me: str, live: LiveConfig, shared: ChallengeShared,
+                 blocked_online: OnlineBlockList, tasks: ChallengeTasks) -> None:
+        self.api, self.me, self.live, self.shared = api, me, live, shared
+        self.slots, self.corr_slots = shared.slots, shared.corr_slots
+        self.stream = shared.stream  # read-only: the event stream keeps it
+        self.blocked_online, self.tasks = blocked_online, tasks
         self.recent = RecentChallenges()  # max_recent_bot_challenges
         self._seen: dict[str, float] = {}  # id -> monotonic arrival
         self._gone: set[str] = set()  # canceled/declined while an answer waited
@@ -99,7 +94,7 @@ class Incoming:
                       + self.corr_slots.with_user(user)
                       + self.queue.with_user(user) - (ch.id in self.queue),  # not itself
                       slots_free=slots.free(limit),
-                      shutting_down=self.draining(),
+                      shutting_down=self.shared.draining,
                       bot_limit_reached=self.api.bot_limit_until > time.time(),
                       online_blocked=user in self.blocked_online,
                       recent_from_bot=self.recent.count(user, cfg.recent_bot_challenge_age_s),
@@ -114,7 +109,7 @@ class Incoming:
             if ch.challenger.is_bot:  # the limit is for BOTs only
                 self.recent.add(user)
         self._answering.add(cid)
-        task = self._spawn(self._answer(ch, d, queued), f"challenge-{cid}")
+        task = self.tasks.spawn(self._answer(ch, d, queued), f"challenge-{cid}")
         task.add_done_callback(lambda _t: self._answering.discard(cid))
 
     # -- the queue ---------------------------------------------------------------------
@@ -131,7 +126,7 @@ class Incoming:
             await asyncio.sleep(QUEUE_POLL_S)
 
     def take_queued(self) -> None:
-        if self.draining():
+        if self.shared.draining:
             for ch in self.queue.drain():
                 self._respond(ch, Decision.decline("later", "shutting down"), queued=True)
             return

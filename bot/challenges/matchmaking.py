@@ -23,11 +23,10 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable, Container
 
 from bot.challenges.answers import RecentAnswers
 from bot.challenges.blocklist import OnlineBlockList
-from bot.challenges.slots import Slots
+from bot.challenges.shared import ChallengeShared
 from bot.config import LiveConfig
 from bot.lichess.client import (
     Lichess,
@@ -77,13 +76,11 @@ def speed_of(base_s: int, inc_s: int) -> str:
 
 
 class Matchmaker:
-    def __init__(self, api: Lichess, me: str, live: LiveConfig,
-                 is_idle: Callable[[], bool], slots: Slots | None = None,
-                 recent: Container[str] = frozenset(),
+    def __init__(self, api: Lichess, me: str, live: LiveConfig, shared: ChallengeShared,
                  answers: RecentAnswers | None = None) -> None:
         self.api, self.me = api, me.lower()
-        self.live, self.is_idle = live, is_idle
-        self.slots = slots or Slots()
+        self.live, self.shared = live, shared
+        self.slots = shared.slots  # real-time: what our challenges reserve
         self.paused_until = 0.0
         self.skip_until: dict[str, float] = {}  # opponent -> time.time() its daily limit resets
         self._warned_clocks = False
@@ -93,8 +90,7 @@ class Matchmaker:
         # Recorded by the desk; an answer can beat our POST's own response (a bot
         # that declines at once, a slow way back) and is then found here.
         self.answers = answers if answers is not None else RecentAnswers()
-        self.recent = recent  # opponents of recent games (bot/play/farming.py RecentGames)
-        self.blocked_online = OnlineBlockList()  # refreshed by the service
+        self.blocked_online = OnlineBlockList()  # refreshed by the desk
         self.declined_until: dict[tuple[str, str], float] = {}  # (bot, aspect) -> time.time()
         self._me: Profile | None = None
         self._perfs_at = -ACCOUNT_MAX_AGE_S
@@ -157,7 +153,7 @@ class Matchmaker:
                 continue  # unknown (never played this speed): fits no rating range
             if lo <= perf.rating <= hi:
                 choices.append(bot.username or uid)
-        fresh = [c for c in choices if c not in self.recent]
+        fresh = [c for c in choices if c not in self.shared.recent_games]
         return random.choice(fresh or choices) if choices else None
 
     async def _online_opponent(self, speed: str, rated: bool) -> str | None:
@@ -196,7 +192,7 @@ class Matchmaker:
             cfg = self.live.now.matchmaking
             await asyncio.sleep(min(5.0, cfg.challenge_timeout_s))
             now = time.monotonic()
-            if not self.is_idle():
+            if self.shared.draining or self.slots.used() != 0:  # not idle
                 self.idle_since = now
                 continue
             if not cfg.allow_matchmaking or now < self.paused_until or \

@@ -19,10 +19,12 @@ RAN_FINE_S = 60.0  # a task that ran this long before it ended starts its backof
 
 
 class Tasks:
-    def __init__(self, live: LiveConfig, fatal: Callable[[UserError], None]) -> None:
-        """`fatal(exc)`: a supervised task raised a UserError, which retrying cannot
-        help (e.g. a revoked token): the service stops with its one line."""
-        self.live, self.fatal = live, fatal
+    def __init__(self, live: LiveConfig, stop: asyncio.Event) -> None:
+        """A supervised task that raises a UserError, which retrying cannot help (e.g.
+        a revoked token), is kept in `fatal` and sets `stop`: the service stops with
+        its one line."""
+        self.live, self.stop = live, stop
+        self.fatal: UserError | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
@@ -60,7 +62,8 @@ class Tasks:
             except asyncio.CancelledError:
                 raise
             except UserError as exc:
-                self.fatal(exc)
+                self.fatal = exc
+                self.stop.set()
                 return
             except Exception:
                 log.exception("task %s crashed; restarting", name)
