@@ -12,7 +12,7 @@ import chess
 import pytest
 
 from bot.challenges.matchmaking import Matchmaker
-from bot.challenges.policy import RecentChallenges, decide
+from bot.challenges.policy import RecentChallenges, Standing, decide
 from bot.config import Config, LiveConfig, parse_config
 from bot.errors import UserError
 from bot.host.heat import HeatMonitor
@@ -133,8 +133,8 @@ def test_recent_bot_challenges_window() -> None:
     assert recent.count("spar", 60, now=150.0) == 1
     assert recent.count("spar", 60, now=161.0) == 0
     cfg = parse_config({"challenge": {"max_recent_bot_challenges": 1}}).challenge
-    assert decide(_challenge(1500, "BOT"), cfg, recent_from_bot=1).reason == "later"
-    assert decide(_challenge(1500), cfg, recent_from_bot=1).accept  # humans: no limit
+    assert decide(_challenge(1500, "BOT"), cfg, Standing(recent_from_bot=1)).reason == "later"
+    assert decide(_challenge(1500), cfg, Standing(recent_from_bot=1)).accept  # humans: no limit
 
 
 @pytest.mark.parametrize(("data", "wanted"), [

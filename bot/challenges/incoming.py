@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 
 from bot.challenges.blocklist import OnlineBlockList
-from bot.challenges.policy import Decision, RecentChallenges, decide
+from bot.challenges.policy import Decision, RecentChallenges, Standing, decide
 from bot.challenges.queue import ChallengeQueue, QueuedChallenge
 from bot.challenges.shared import ChallengeShared, ChallengeTasks
 from bot.config import LiveConfig
@@ -90,15 +90,15 @@ class Incoming:
         # reserved_for_humans: of the real-time slots, BOTs may hold only the others.
         bot_free = None if corr else \
             cfg.concurrency - cfg.reserved_for_humans - self.slots.bot_games()
-        return decide(ch, cfg, games_with_user=self.slots.with_user(user)
-                      + self.corr_slots.with_user(user)
-                      + self.queue.with_user(user) - (ch.id in self.queue),  # not itself
-                      slots_free=slots.free(limit),
-                      shutting_down=self.shared.draining,
-                      bot_limit_reached=self.api.bot_limit_until > time.time(),
-                      online_blocked=user in self.blocked_online,
-                      recent_from_bot=self.recent.count(user, cfg.recent_bot_challenge_age_s),
-                      bot_slots_free=bot_free)
+        return decide(ch, cfg, Standing(
+            games_with_user=self.slots.with_user(user) + self.corr_slots.with_user(user)
+            + self.queue.with_user(user) - (ch.id in self.queue),  # not itself
+            slots_free=slots.free(limit),
+            shutting_down=self.shared.draining,
+            bot_limit_reached=self.api.bot_limit_until > time.time(),
+            online_blocked=user in self.blocked_online,
+            recent_from_bot=self.recent.count(user, cfg.recent_bot_challenge_age_s),
+            bot_slots_free=bot_free))
 
     def _respond(self, ch: Challenge, d: Decision, queued: bool = False) -> None:
         cid, user = ch.id, ch.challenger.login
