@@ -1,17 +1,16 @@
 """The bot service's composition root: it builds the rooms, wires them, and runs the loop.
 
 Everything is one asyncio loop; blocking HTTP runs in threads.  Every long-lived
-task is supervised (tasks.py).  The rooms share one live config (`LiveConfig`,
-replaced by a reload) and one shared state (shared.py: slots, tally, saver,
-recent games, heat, the event stream's status, draining), each handed what it
-needs when built.  The watchdog (watchdog.py) pings systemd, reads the heat and
-publishes the status from the first moment; the event stream (event_stream.py)
-tells its subscribers (the challenge desk in bot/challenges, the game supervisor
-in supervisor.py, the watchdog) what the account's stream says, the desk and
-the supervisor being built, with the arena room's name lookup, once the account
-is known.  The owner's commands come in on the control socket (control.py).
-Engines live in an EnginePool, one per concurrency slot, warmed in the
-background (tables.py).
+task is supervised (tasks.py).  Each room is handed what it needs when built:
+the one live config (`LiveConfig`, replaced by a reload) and the one shared
+state (shared.py: slots, tally, saver, recent games, heat, the event stream's
+status, draining).  The watchdog (watchdog.py) pings systemd, reads the heat
+and publishes the status from the first moment.  Once the account is known the
+game supervisor (supervisor.py) and the challenge desk (bot/challenges) are
+built and subscribed to the event stream (event_stream.py), which tells each
+what the account's stream says.  The owner's commands come in on the control
+socket (control.py).  Engines live in an EnginePool, one per concurrency slot,
+warmed in the background (tables.py).
 """
 
 from __future__ import annotations
