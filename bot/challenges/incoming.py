@@ -44,6 +44,7 @@ CHALLENGE_MEMORY_S = 600.0  # how long an answered challenge's id is remembered
 CHALLENGE_LISTING_S = 3.0
 QUEUE_POLL_S = 0.5  # how soon a freed slot goes to a waiting challenge
 
+
 class Incoming:
     def __init__(self, api: Lichess, me: str, live: LiveConfig, shared: ChallengeShared,
                  blocked_online: OnlineBlockList, tasks: ChallengeTasks) -> None:
