@@ -176,24 +176,25 @@ def test_bot_plays_six_arena_games_and_lets_go_at_the_end(
         assert emu.count("POST /api/bot/game/*/abort") == 0  # never an arena game
         assert emu.count("POST /api/tournament/*/join") >= 1
         # In the arena, its one slot is taken: a challenge is declined.
-        assert service.slots.used() >= 1
+        assert service.shared.slots.used() >= 1
         # `pibot status` lists the arena (from the status file the service writes).
-        assert wait_until(lambda: service.status_writer is not None
-                          and service.status_writer.last is not None
+        assert wait_until(lambda: service.watchdog.status_writer is not None
+                          and service.watchdog.status_writer.last is not None
                           and [(a["id"], a["state"], a["source"]) for a in
-                               service.status_writer.last.get("arenas", [])]
+                               service.watchdog.status_writer.last.get("arenas", [])]
                           == [(aid, "joined", "config")], 10)
         assert main(["status"]) == 0
         shown = capsys.readouterr().out
         assert "arenas: in 1 of 1" in shown, shown
-        assert service.status_writer is not None and service.status_writer.last is not None
-        assert "in 1 arena(s)" in status_file.summary(service.status_writer.last)
+        writer = service.watchdog.status_writer
+        assert writer is not None and writer.last is not None
+        assert "in 1 arena(s)" in status_file.summary(writer.last)
         assert f"  {aid} " in shown and ": joined (from the config)" in shown, shown
         cid = emu.challenge_bot(challenger="zed", rated=False, clock_limit_s=60, increment_s=0)
         assert emu.wait_challenge_answered(cid, 10) == "declined"
         emu.finish_arena(aid)
         assert wait_until(lambda: not service.arenas.joined, 10)
-        assert wait_until(lambda: service.slots.used() == 0, 30)
+        assert wait_until(lambda: service.shared.slots.used() == 0, 30)
         polls = emu.count("GET /api/tournament/*")
         time.sleep(1.0)
         assert emu.count("GET /api/tournament/*") == polls  # an ended arena is not polled
@@ -306,7 +307,7 @@ def test_owner_join_leave_list_api(tmp_path: Path) -> None:
         assert me is not None and me["withdraw"] is False
         assert wait_until(lambda: listed in arenas.joined, 10)
         assert emu.count(f"POST /api/tournament/{listed}/join") == 1  # ours, above
-        assert service.slots.used() == 2  # a slot per arena
+        assert service.shared.slots.used() == 2  # a slot per arena
         rows = {r.id: r for r in call(arenas.list())}
         assert rows[private].state == "joined" and rows[private].source == "owner"
         assert rows[listed].state == "joined" and rows[listed].source == "config"

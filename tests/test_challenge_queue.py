@@ -59,10 +59,11 @@ def test_a_queued_challenge_is_accepted_when_the_slot_frees(
         assert emu.wait_challenge_answered(third, 10) == "declined"
         assert emu.decline_reason(third) == "later"
         # `pibot status` lists the waiting ones.
-        assert wait_until(lambda: bot.service.status_writer is not None
-                          and bot.service.status_writer.last is not None
-                          and len(bot.service.status_writer.last.get("queue", [])) == 2, 10)
-        text = "\n".join(status_file.render(bot.service.status_writer.last))
+        watchdog = bot.service.watchdog
+        assert wait_until(lambda: watchdog.status_writer is not None
+                          and watchdog.status_writer.last is not None
+                          and len(watchdog.status_writer.last.get("queue", [])) == 2, 10)
+        text = "\n".join(status_file.render(watchdog.status_writer.last))
         assert "queue: 2 challenge(s) waiting" in text and "alice" in text, text
         # `pibot queue` asks the running service over its control socket.
         assert main(["queue"]) == 0
@@ -196,7 +197,7 @@ def test_a_freed_slot_goes_to_the_queue_before_a_newcomer(
         waiting = _challenge(emu, "alice")
         assert wait_until(lambda: _queued(bot) == [waiting], 10), _queued(bot)
         emu.opponent_action(holder, "resign")
-        assert wait_until(lambda: bot.service.slots.used() == 0, 10)
+        assert wait_until(lambda: bot.service.shared.slots.used() == 0, 10)
         assert emu.challenge_status(waiting) == "created"  # the poll did not run
         newcomer = _challenge(emu, "zed")
         assert _playing(emu, waiting)

@@ -12,12 +12,15 @@ import chess
 import pytest
 
 from bot.challenges.matchmaking import Matchmaker
-from bot.challenges.policy import RecentChallenges, decide
-from bot.config import Config, parse_config
+from bot.challenges.policy import RecentChallenges, Standing, decide
+from bot.config import Config, LiveConfig, parse_config
 from bot.errors import UserError
+from bot.host.heat import HeatMonitor
 from bot.lichess.client import Lichess
 from bot.lichess.events import Challenge, Profile
+from bot.lichess.streams import StreamStatus
 from bot.play.farming import BLACK_REPLIES, SAME_PLIES, WHITE_FIRST, RecentGames, avoided, vary
+from bot.service.shared import Shared
 
 LINE = ("e2e4", "e7e5", "g1f3", "b8c6", "f1b5", "a7a6")
 
@@ -56,7 +59,8 @@ def test_recent_games_keep_two_per_opponent() -> None:
 
 def _matchmaker(recent: RecentGames, **mm: Any) -> Matchmaker:
     cfg = parse_config({"matchmaking": mm})
-    return Matchmaker(cast(Lichess, None), "pibot", lambda: cfg, lambda: True, recent=recent)
+    return Matchmaker(cast(Lichess, None), "pibot", LiveConfig(cfg),
+                      Shared(HeatMonitor(1), StreamStatus(), recent_games=recent))
 
 
 def _bot(name: str, rating: int | None = 1500, games: int = 50) -> Profile:
@@ -129,8 +133,8 @@ def test_recent_bot_challenges_window() -> None:
     assert recent.count("spar", 60, now=150.0) == 1
     assert recent.count("spar", 60, now=161.0) == 0
     cfg = parse_config({"challenge": {"max_recent_bot_challenges": 1}}).challenge
-    assert decide(_challenge(1500, "BOT"), cfg, recent_from_bot=1).reason == "later"
-    assert decide(_challenge(1500), cfg, recent_from_bot=1).accept  # humans: no limit
+    assert decide(_challenge(1500, "BOT"), cfg, Standing(recent_from_bot=1)).reason == "later"
+    assert decide(_challenge(1500), cfg, Standing(recent_from_bot=1)).accept  # humans: no limit
 
 
 @pytest.mark.parametrize(("data", "wanted"), [

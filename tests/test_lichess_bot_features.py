@@ -110,7 +110,7 @@ def test_matchmaking_sees_a_decline_that_beats_its_challenges_answer(
         assert wait_until(lambda: emu.count("POST /api/challenge/decliner") >= 1, 15)
         assert wait_until(lambda: "matchmaking: decliner declined" in caplog.text, 5)
         assert bot.service is not None
-        assert wait_until(lambda: bot.service.slots.used() == 0, 3)
+        assert wait_until(lambda: bot.service.shared.slots.used() == 0, 3)
         assert not wait_until(lambda: emu.count("POST /api/challenge/*/cancel") > 0, 9)
         assert "did not answer" not in caplog.text
         assert emu.count("POST /api/challenge/decliner") == 1
@@ -169,7 +169,7 @@ def test_rated_rematch_varies_the_opening(tmp_path: Path) -> None:
             game = emu.wait_game_over(emu.wait_game_started(cid, 10), 60)
             assert game.rated and game.bot_color == "white"
             firsts.append(game.moves[0])
-            assert wait_until(lambda: "sparbot" in svc.recent_games, 5)
+            assert wait_until(lambda: "sparbot" in svc.shared.recent_games, 5)
         # The book alone would play 1.e4 twice: the same first plies, lila's farming pattern.
         assert firsts[0] == "e2e4"
         assert firsts[1] != "e2e4" and firsts[1] in WHITE_FIRST

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from bot.challenges.policy import decide
+from bot.challenges.policy import Standing, decide
 from bot.challenges.slots import Slots
 from bot.config import ChallengeConfig, parse_config
 from bot.lichess.events import Challenge
@@ -77,9 +77,9 @@ def test_policy_keys(cfg_kw: dict[str, Any], ch_kw: dict[str, Any], reason: str 
 
 def test_per_user_limit_and_slots_and_shutdown() -> None:
     cfg = cc(max_simultaneous_games_per_user=1, concurrency=2)
-    assert decide(ch(), cfg, games_with_user=1).reason == "later"
-    assert decide(ch(), cfg, slots_free=0).reason == "later"
-    assert decide(ch(), cfg, shutting_down=True).reason == "later"
+    assert decide(ch(), cfg, Standing(games_with_user=1)).reason == "later"
+    assert decide(ch(), cfg, Standing(slots_free=0)).reason == "later"
+    assert decide(ch(), cfg, Standing(shutting_down=True)).reason == "later"
 
 
 def test_slots_burst_never_overshoots() -> None:
@@ -88,8 +88,8 @@ def test_slots_burst_never_overshoots() -> None:
     accepted = []
     for i in range(10):  # ten challenges in one burst, before any game starts
         c = ch(id=f"c{i}")
-        d = decide(c, cfg, games_with_user=slots.with_user("alice"),
-                   slots_free=slots.free(cfg.concurrency))
+        d = decide(c, cfg, Standing(games_with_user=slots.with_user("alice"),
+                                    slots_free=slots.free(cfg.concurrency)))
         if d.accept:
             slots.reserve(f"c{i}", "alice")
             accepted.append(i)

@@ -60,8 +60,8 @@ def test_a_failed_save_is_kept_retried_and_reported(tmp_path: Path) -> None:
         emu.wait_game_over(cid, 60)
         svc = bot.service
         assert svc is not None
-        assert wait_until(lambda: svc.saver.pending == 1, 10)
-        status_path = svc.status_writer.path if svc.status_writer else None
+        assert wait_until(lambda: svc.shared.saver.pending == 1, 10)
+        status_path = svc.watchdog.status_writer.path if svc.watchdog.status_writer else None
         assert status_path is not None
 
         def reported() -> bool:
@@ -79,7 +79,7 @@ def test_a_failed_save_is_kept_retried_and_reported(tmp_path: Path) -> None:
         pgn = games / file_name(cid)
         assert wait_until(pgn.exists, 10), "the kept record never landed"
         assert '[White "' in pgn.read_text()
-        assert wait_until(lambda: svc.saver.pending == 0, 5)
+        assert wait_until(lambda: svc.shared.saver.pending == 0, 5)
     shutil.rmtree(games)
 
 

@@ -68,7 +68,7 @@ def test_the_opponents_daily_limit_ends_a_series(tmp_path: Path,
         assert wait_until(lambda: "0 of 2 game(s) played" in caplog.text, 10), caplog.text
         assert [r.status for r in emu.requests(CHALLENGE)] == [400]
         assert "reached its daily bot-game limit" in caplog.text
-        assert bot.service is not None and bot.service.slots.used() == 0  # the slot let go
+        assert bot.service is not None and bot.service.shared.slots.used() == 0  # the slot let go
 
 
 def test_a_declined_challenge_ends_the_series_and_frees_its_slot(
@@ -81,13 +81,13 @@ def test_a_declined_challenge_ends_the_series_and_frees_its_slot(
         assert main(["challenge", "sparbot", "--games", "4"]) == 0
         # While its challenge waits, the slot is held, and a second series refused.
         assert bot.service is not None
-        assert wait_until(lambda: bot.service.slots.used() == 1, 5)
+        assert wait_until(lambda: bot.service.shared.slots.used() == 1, 5)
         capsys.readouterr()
         assert main(["challenge", "SparBot"]) == 1
         assert "already running" in capsys.readouterr().err
         assert wait_until(lambda: "0 of 4 game(s) played" in caplog.text, 10), caplog.text
         assert "sparbot declined challenge" in caplog.text
-        assert bot.service.slots.used() == 0
+        assert bot.service.shared.slots.used() == 0
         assert len(emu.requests(CHALLENGE)) == 1
 
 
@@ -105,7 +105,7 @@ def test_a_decline_that_beats_its_challenges_answer_is_seen(
         assert "sparbot declined challenge" in caplog.text
         assert "did not answer" not in caplog.text
         assert emu.count("POST /api/challenge/*/cancel") == 0
-        assert bot.service is not None and bot.service.slots.used() == 0
+        assert bot.service is not None and bot.service.shared.slots.used() == 0
 
 
 def test_the_service_answers_documented_commands_only(

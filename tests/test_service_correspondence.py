@@ -94,7 +94,7 @@ def test_idle_game_is_parked_and_checked_back_in(tmp_path: Path,
         snap = emu.wait_game_over(gid, 30)
         assert snap.status == "resign"
         assert wait_until(lambda: gid not in svc.supervisor.parked
-                          and svc.corr_slots.used() == 0, 10)
+                          and svc.shared.corr_slots.used() == 0, 10)
         # Recorded although it ended while parked; the book move made before parking
         # is still marked.
         pgn = tmp_path / "games" / f"{gid}.pgn"

@@ -106,9 +106,9 @@ def test_games_survive_a_restart_in_history_and_memory(tmp_path: Path) -> None:
     with bot_and_emulator(tmp_path) as (_emu, bot2):
         svc = bot2.service
         assert svc is not None
-        today = svc.tally.snapshot()
+        today = svc.shared.tally.snapshot()
         assert (today["wins"], today["losses"]) == (2, 0)
-        lines = svc.recent_games.lines("alice")
+        lines = svc.shared.recent_games.lines("alice")
         assert len(lines) == 2 and all(len(line) >= 2 for line in lines)
     kinds = [k for (k,) in _rows(db, "SELECT kind FROM events ORDER BY id")]
     assert kinds == ["start", "stop", "start", "stop"]
@@ -208,9 +208,8 @@ def test_a_full_database_is_one_log_line_and_the_game_goes_on(
     with bot_and_emulator(tmp_path, records={"db": str(db), "max_mb": 1}) as (emu, _bot):
         gid = _play(emu, "lee", 6)
         assert wait_until((tmp_path / "games" / f"{gid}.pgn").exists, 5)
-        assert wait_until(lambda: "records database in trouble" in (_bot.service.summary
-                                                                    if _bot.service else ""),
-                          5)
+        assert wait_until(lambda: "records database in trouble"
+                          in (_bot.service.watchdog.summary if _bot.service else ""), 5)
         # The owner sees it: `pibot status` (the status file) and `pibot check`.
         st = _pibot("status")
         assert "is full" in st.stdout and "games go on" in st.stdout, st.stdout + st.stderr

@@ -167,14 +167,15 @@ def test_hot_machine_logs_throttling_and_searches_with_fewer_threads(
     caplog.set_level(logging.INFO)
     with bot_and_emulator(tmp_path, engine={"threads": 2, "thermal_limit_c": 80}) as (emu, bot):
         svc = _svc(bot)
-        assert wait_until(lambda: svc.heat.threads_now == 1, 10)
+        assert wait_until(lambda: svc.shared.heat.threads_now == 1, 10)
         gid = _play_one_move(emu, "erin", think_time_s=30)
         thinker = svc.supervisor.runners[gid].thinker
         assert thinker is not None
         assert thinker._threads == 1  # what the game's search was given
         assert "searching with 1 thread(s) instead of 2" in caplog.text
         assert "slowed down" in caplog.text
-        assert "82.4 C" in svc.summary and "1/2 thread(s)" in svc.summary, svc.summary
+        summary = svc.watchdog.summary
+        assert "82.4 C" in summary and "1/2 thread(s)" in summary, summary
         emu.opponent_action(gid, "resign")
 
 

@@ -22,12 +22,11 @@ import builtins
 import logging
 import re
 import stat
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bot.challenges.slots import Slots
-from bot.config import Config
+from bot.challenges.shared import ChallengeShared
+from bot.config import LiveConfig
 from bot.errors import UserError, read_user_file
 from bot.lichess.client import ApiRejected, Lichess, LichessError
 from bot.lichess.events import Tournament
@@ -76,9 +75,9 @@ def read_password(path_text: str) -> str:
 
 
 class Arenas:
-    def __init__(self, api: Lichess, get_cfg: Callable[[], Config], slots: Slots,
-                 draining: Callable[[], bool]) -> None:
-        self.api, self.get_cfg, self.slots, self.draining = api, get_cfg, slots, draining
+    def __init__(self, api: Lichess, live: LiveConfig, shared: ChallengeShared) -> None:
+        self.api, self.live, self.shared = api, live, shared
+        self.slots = shared.slots  # an arena we are in holds one
         self._owner: dict[str, _OwnerEntry] = {}  # joined by command
         self._left: set[str] = set()  # left by command: not rejoined from the config
         self.joined: set[str] = set()
@@ -116,7 +115,7 @@ class Arenas:
     def listing(self) -> builtins.list[ArenaStatus]:
         """The arenas we want to be in, and where we stand (`pibot arena list`, the
         status file)."""
-        cfg_ids = {t.id for t in self.get_cfg().tournaments}
+        cfg_ids = {t.id for t in self.live.now.tournaments}
         out = []
         for tid in sorted(cfg_ids | set(self._owner) | self.joined):
             info = self._info.get(tid)
@@ -156,7 +155,7 @@ class Arenas:
     async def sync(self) -> None:
         wanted = self._wanted()
         for tid in sorted(self.joined - set(wanted)):
-            why = "the bot is stopping" if self.draining() else \
+            why = "the bot is stopping" if self.shared.draining else \
                 "left by command" if tid in self._left else "no longer in the config"
             await self._withdraw(tid, why)
         for tid, (team, password_file, password) in wanted.items():
@@ -164,10 +163,10 @@ class Arenas:
 
     def _wanted(self) -> dict[str, tuple[str | None, str | None, str | None]]:
         """tid -> (team, password_file, password) of every arena we want to be in."""
-        if self.draining():
+        if self.shared.draining:
             return {}
         out: dict[str, tuple[str | None, str | None, str | None]] = {}
-        for t in self.get_cfg().tournaments:
+        for t in self.live.now.tournaments:
             out[t.id] = (t.team, t.password_file, None)
         for o in self._owner.values():
             out[o.id] = (o.team, None, o.password)
@@ -199,7 +198,7 @@ class Arenas:
 
     async def _join(self, tid: str, team: str | None, password_file: str | None,
                     password: str | None) -> None:
-        concurrency = self.get_cfg().challenge.concurrency
+        concurrency = self.live.now.challenge.concurrency
         if tid not in self.joined and self.slots.free(concurrency) <= 0:
             self._say(tid, "waiting for a free slot (challenge.concurrency) to join")
             return
@@ -248,7 +247,7 @@ class Arenas:
             log.log(level, "arena %s: %s", tid, text)
 
     def _next_poll_s(self) -> float:
-        poll = self.get_cfg().network.tournament_poll_s
+        poll = self.live.now.network.tournament_poll_s
         for tid in self._wanted():
             info = self._info.get(tid)
             if info is None:

@@ -12,67 +12,73 @@ game starts.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Container
 
-from bot.challenges.answers import RecentAnswers
+from bot.challenges.answers import Answer, RecentAnswers
 from bot.challenges.blocklist import OnlineBlockList
-from bot.challenges.incoming import Incoming, Spawn
+from bot.challenges.incoming import Incoming
 from bot.challenges.matchmaking import Matchmaker
 from bot.challenges.outgoing import Outgoing
 from bot.challenges.queue import QueuedChallenge
-from bot.challenges.slots import Slots
-from bot.config import Config
+from bot.challenges.shared import ChallengeShared, ChallengeTasks
+from bot.config import LiveConfig
 from bot.lichess.client import Lichess
-from bot.lichess.events import ChallengeCanceled, ChallengeDeclined, ChallengeEvent
-from bot.lichess.streams import StreamStatus
+from bot.lichess.events import (
+    Challenge,
+    ChallengeCanceled,
+    ChallengeDeclined,
+    ChallengeEvent,
+    GameStart,
+)
 
 
 class ChallengeDesk:
-    def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config], slots: Slots,
-                 corr_slots: Slots, draining: Callable[[], bool],
-                 recent_opponents: Container[str], stream: StreamStatus, spawn: Spawn) -> None:
-        self.get_cfg = get_cfg
+    def __init__(self, api: Lichess, me: str, live: LiveConfig, shared: ChallengeShared,
+                 tasks: ChallengeTasks) -> None:
+        """`tasks` runs the desk's answers and series, and supervises its loops (start())."""
+        self.live, self.tasks = live, tasks
         self.blocked_online = OnlineBlockList()  # challenge.online_block_list's names
-        self.incoming = Incoming(api, me, get_cfg, slots, corr_slots, draining,
-                                 self.blocked_online, stream, spawn)
+        self.incoming = Incoming(api, me, live, shared, self.blocked_online, tasks)
         self.answers = RecentAnswers()  # to our own challenges, read by both senders
-        self.matchmaker = Matchmaker(api, me, get_cfg,
-                                     lambda: not draining() and slots.used() == 0,
-                                     slots, recent=recent_opponents, answers=self.answers)
-        self.outgoing = Outgoing(api, me, get_cfg, slots, draining, spawn,  # pibot challenge
-                                 self.answers)
+        self.matchmaker = Matchmaker(api, me, live, shared, self.answers)
+        self.outgoing = Outgoing(api, me, live, shared, tasks, self.answers)  # pibot challenge
 
-    def tasks(self) -> dict[str, Callable[[], Awaitable[None]]]:
-        """The desk's long-lived tasks, for the service to supervise."""
-        return {"matchmaking": self.matchmaker.run, "block-lists": self._block_lists,
-                "challenge-queue": self.incoming.serve_queue}
+    def start(self) -> None:
+        """Supervise the desk's long-lived loops."""
+        self.tasks.supervise("matchmaking", self.matchmaker.run)
+        self.tasks.supervise("block-lists", self._block_lists)
+        self.tasks.supervise("challenge-queue", self.incoming.serve_queue)
 
     def queued(self) -> list[QueuedChallenge]:
         """The challenges waiting for a free slot, the next one first: id, challenger,
         rating, speed, waiting since (Unix time), bot (`pibot status`, `pibot queue`)."""
         return self.incoming.queued()
 
-    def on_event(self, ev: ChallengeEvent | ChallengeCanceled | ChallengeDeclined) -> None:
-        if isinstance(ev, ChallengeEvent):
-            self.incoming.arrived(ev.challenge)
-            return
-        cid = ev.challenge.id
-        self.incoming.withdrawn(cid)
-        self.answers.record(cid, "declined" if isinstance(ev, ChallengeDeclined)
-                            else "canceled")
-        if isinstance(ev, ChallengeDeclined):
-            self.matchmaker.declined(ev.challenge)
-        self.matchmaker.challenge_answered(cid)
+    # -- what the event stream says (the service subscribes these) ------------------
+    def challenge(self, ev: ChallengeEvent) -> None:
+        self.incoming.arrived(ev.challenge)
 
-    def game_started(self, game_id: str) -> None:
+    def canceled(self, ev: ChallengeCanceled) -> None:
+        self._withdrawn(ev.challenge, "canceled")
+
+    def declined(self, ev: ChallengeDeclined) -> None:
+        self._withdrawn(ev.challenge, "declined")
+
+    def game_started(self, ev: GameStart) -> None:
         """A game created from a challenge has the challenge's id."""
-        self.answers.record(game_id, "started")
-        self.matchmaker.challenge_answered(game_id)
+        self.answers.record(ev.game.id, "started")
+        self.matchmaker.challenge_answered(ev.game.id)
+
+    def _withdrawn(self, ch: Challenge, how: Answer) -> None:
+        self.incoming.withdrawn(ch.id)
+        self.answers.record(ch.id, how)
+        if how == "declined":
+            self.matchmaker.declined(ch)
+        self.matchmaker.challenge_answered(ch.id)
 
     async def _block_lists(self) -> None:
-        cfg = self.get_cfg
-        refresh = lambda: cfg().network.block_list_refresh_s  # noqa: E731
+        live = self.live
+        refresh = lambda: live.now.network.block_list_refresh_s  # noqa: E731
         await asyncio.gather(
-            self.blocked_online.run(lambda: cfg().challenge.online_block_list, refresh),
-            self.matchmaker.blocked_online.run(lambda: cfg().matchmaking.online_block_list,
+            self.blocked_online.run(lambda: live.now.challenge.online_block_list, refresh),
+            self.matchmaker.blocked_online.run(lambda: live.now.matchmaking.online_block_list,
                                                refresh))

@@ -19,14 +19,13 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Coroutine
-from typing import Any
+from collections.abc import Callable
 
 from bot.challenges.blocklist import OnlineBlockList
-from bot.challenges.policy import Decision, RecentChallenges, decide
+from bot.challenges.policy import Decision, RecentChallenges, Standing, decide
 from bot.challenges.queue import ChallengeQueue, QueuedChallenge
-from bot.challenges.slots import Slots
-from bot.config import Config
+from bot.challenges.shared import ChallengeShared, ChallengeTasks
+from bot.config import LiveConfig
 from bot.lichess.client import (
     ApiRejected,
     DailyLimitReached,
@@ -36,7 +35,6 @@ from bot.lichess.client import (
     RateLimited,
 )
 from bot.lichess.events import Challenge
-from bot.lichess.streams import StreamStatus
 
 log = logging.getLogger(__name__)
 
@@ -46,16 +44,14 @@ CHALLENGE_MEMORY_S = 600.0  # how long an answered challenge's id is remembered
 CHALLENGE_LISTING_S = 3.0
 QUEUE_POLL_S = 0.5  # how soon a freed slot goes to a waiting challenge
 
-Spawn = Callable[[Coroutine[Any, Any, None], str], "asyncio.Task[Any]"]
-
 
 class Incoming:
-    def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config], slots: Slots,
-                 corr_slots: Slots, draining: Callable[[], bool],
-                 blocked_online: OnlineBlockList, stream: StreamStatus, spawn: Spawn) -> None:
-        self.api, self.me, self.get_cfg, self.stream = api, me, get_cfg, stream
-        self.slots, self.corr_slots, self.draining = slots, corr_slots, draining
-        self.blocked_online, self._spawn = blocked_online, spawn
+    def __init__(self, api: Lichess, me: str, live: LiveConfig, shared: ChallengeShared,
+                 blocked_online: OnlineBlockList, tasks: ChallengeTasks) -> None:
+        self.api, self.me, self.live, self.shared = api, me, live, shared
+        self.slots, self.corr_slots = shared.slots, shared.corr_slots
+        self.stream = shared.stream  # read-only: the event stream keeps it
+        self.blocked_online, self.tasks = blocked_online, tasks
         self.recent = RecentChallenges()  # max_recent_bot_challenges
         self._seen: dict[str, float] = {}  # id -> monotonic arrival
         self._gone: set[str] = set()  # canceled/declined while an answer waited
@@ -73,7 +69,7 @@ class Incoming:
             return  # listed again on a re-opened stream: answered or waiting already
         self._forget_old()
         self._seen[cid] = time.monotonic()
-        cfg = self.get_cfg().challenge
+        cfg = self.live.now.challenge
         # A slot freed since the queue was last served goes to the challenges waiting
         # for one, not to this newcomer (serve_queue polls every QUEUE_POLL_S: a
         # challenge sent the moment a game ended took the slot a waiting one was owed).
@@ -88,22 +84,22 @@ class Incoming:
 
     def _decide(self, ch: Challenge) -> Decision:
         user = ch.challenger.login
-        cfg = self.get_cfg().challenge
+        cfg = self.live.now.challenge
         corr = ch.correspondence
         slots = self.corr_slots if corr else self.slots
         limit = cfg.max_correspondence_games if corr else cfg.concurrency
         # reserved_for_humans: of the real-time slots, BOTs may hold only the others.
         bot_free = None if corr else \
             cfg.concurrency - cfg.reserved_for_humans - self.slots.bot_games()
-        return decide(ch, cfg, games_with_user=self.slots.with_user(user)
-                      + self.corr_slots.with_user(user)
-                      + self.queue.with_user(user) - (ch.id in self.queue),  # not itself
-                      slots_free=slots.free(limit),
-                      shutting_down=self.draining(),
-                      bot_limit_reached=self.api.bot_limit_until > time.time(),
-                      online_blocked=user in self.blocked_online,
-                      recent_from_bot=self.recent.count(user, cfg.recent_bot_challenge_age_s),
-                      bot_slots_free=bot_free)
+        return decide(ch, cfg, Standing(
+            games_with_user=self.slots.with_user(user) + self.corr_slots.with_user(user)
+            + self.queue.with_user(user) - (ch.id in self.queue),  # not itself
+            slots_free=slots.free(limit),
+            shutting_down=self.shared.draining,
+            bot_limit_reached=self.api.bot_limit_until > time.time(),
+            online_blocked=user in self.blocked_online,
+            recent_from_bot=self.recent.count(user, cfg.recent_bot_challenge_age_s),
+            bot_slots_free=bot_free))
 
     def _respond(self, ch: Challenge, d: Decision, queued: bool = False) -> None:
         cid, user = ch.id, ch.challenger.login
@@ -114,13 +110,13 @@ class Incoming:
             if ch.challenger.is_bot:  # the limit is for BOTs only
                 self.recent.add(user)
         self._answering.add(cid)
-        task = self._spawn(self._answer(ch, d, queued), f"challenge-{cid}")
+        task = self.tasks.spawn(self._answer(ch, d, queued), f"challenge-{cid}")
         task.add_done_callback(lambda _t: self._answering.discard(cid))
 
     # -- the queue ---------------------------------------------------------------------
     def queued(self) -> list[QueuedChallenge]:
         """The waiting challenges, the next one first (`pibot status`, `pibot queue`)."""
-        return self.queue.listing(self.get_cfg().challenge.queue_order)
+        return self.queue.listing(self.live.now.challenge.queue_order)
 
     async def serve_queue(self) -> None:
         """Give each freed slot to the next waiting challenge that may take it.
@@ -131,11 +127,11 @@ class Incoming:
             await asyncio.sleep(QUEUE_POLL_S)
 
     def take_queued(self) -> None:
-        if self.draining():
+        if self.shared.draining:
             for ch in self.queue.drain():
                 self._respond(ch, Decision.decline("later", "shutting down"), queued=True)
             return
-        order = self.get_cfg().challenge.queue_order
+        order = self.live.now.challenge.queue_order
         while len(self.queue):
             # A BOT that only slots for humans could take is passed over: it never
             # holds back a human behind it (lichess-bot's games_reserved_for_humans

@@ -23,12 +23,11 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Callable, Container
 
 from bot.challenges.answers import RecentAnswers
 from bot.challenges.blocklist import OnlineBlockList
-from bot.challenges.slots import Slots
-from bot.config import Config
+from bot.challenges.shared import ChallengeShared
+from bot.config import LiveConfig
 from bot.lichess.client import (
     Lichess,
     LichessError,
@@ -77,13 +76,11 @@ def speed_of(base_s: int, inc_s: int) -> str:
 
 
 class Matchmaker:
-    def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config],
-                 is_idle: Callable[[], bool], slots: Slots | None = None,
-                 recent: Container[str] = frozenset(),
+    def __init__(self, api: Lichess, me: str, live: LiveConfig, shared: ChallengeShared,
                  answers: RecentAnswers | None = None) -> None:
         self.api, self.me = api, me.lower()
-        self.get_cfg, self.is_idle = get_cfg, is_idle
-        self.slots = slots or Slots()
+        self.live, self.shared = live, shared
+        self.slots = shared.slots  # real-time: what our challenges reserve
         self.paused_until = 0.0
         self.skip_until: dict[str, float] = {}  # opponent -> time.time() its daily limit resets
         self._warned_clocks = False
@@ -93,8 +90,7 @@ class Matchmaker:
         # Recorded by the desk; an answer can beat our POST's own response (a bot
         # that declines at once, a slow way back) and is then found here.
         self.answers = answers if answers is not None else RecentAnswers()
-        self.recent = recent  # opponents of recent games (bot/play/farming.py RecentGames)
-        self.blocked_online = OnlineBlockList()  # refreshed by the service
+        self.blocked_online = OnlineBlockList()  # refreshed by the desk
         self.declined_until: dict[tuple[str, str], float] = {}  # (bot, aspect) -> time.time()
         self._me: Profile | None = None
         self._perfs_at = -ACCOUNT_MAX_AGE_S
@@ -102,7 +98,7 @@ class Matchmaker:
 
     def declined(self, challenge: Challenge) -> None:
         """A challengeDeclined event: with challenge_filter, remember who said no to what."""
-        mode = self.get_cfg().matchmaking.challenge_filter
+        mode = self.live.now.matchmaking.challenge_filter
         if mode == "none" or challenge.challenger.login.lower() != self.me:
             return
         bot = challenge.dest_user.login.lower() if challenge.dest_user is not None else ""
@@ -139,7 +135,7 @@ class Matchmaker:
 
     def _pick(self, bots: list[Profile], speed: str, rated: bool = False,
               my_rating: int | None = None) -> str | None:
-        mm = self.get_cfg().matchmaking
+        mm = self.live.now.matchmaking
         blocked = {b.lower() for b in mm.block_list}
         lo, hi = mm.opponent_min_rating, mm.opponent_max_rating
         if mm.opponent_rating_difference is not None and my_rating is not None:
@@ -157,11 +153,11 @@ class Matchmaker:
                 continue  # unknown (never played this speed): fits no rating range
             if lo <= perf.rating <= hi:
                 choices.append(bot.username or uid)
-        fresh = [c for c in choices if c not in self.recent]
+        fresh = [c for c in choices if c not in self.shared.recent_games]
         return random.choice(fresh or choices) if choices else None
 
     async def _online_opponent(self, speed: str, rated: bool) -> str | None:
-        mm = self.get_cfg().matchmaking
+        mm = self.live.now.matchmaking
         try:
             bots = await self.api.online_bots()
         except LichessError as exc:
@@ -177,7 +173,7 @@ class Matchmaker:
     def _next_named(self, names: list[str], speed: str, rated: bool) -> str | None:
         """A gauntlet (matchmaking.opponents): the next bot of the list in turn, past
         those at their daily limit, blocked, or that declined us (challenge_filter)."""
-        blocked = {b.lower() for b in self.get_cfg().matchmaking.block_list}
+        blocked = {b.lower() for b in self.live.now.matchmaking.block_list}
         aspects = (speed, "rated" if rated else "casual", "standard")
         for _ in range(len(names)):
             name = names[self._turn % len(names)]
@@ -193,10 +189,10 @@ class Matchmaker:
 
     async def run(self) -> None:
         while True:
-            cfg = self.get_cfg().matchmaking
+            cfg = self.live.now.matchmaking
             await asyncio.sleep(min(5.0, cfg.challenge_timeout_s))
             now = time.monotonic()
-            if not self.is_idle():
+            if self.shared.draining or self.slots.used() != 0:  # not idle
                 self.idle_since = now
                 continue
             if not cfg.allow_matchmaking or now < self.paused_until or \
@@ -206,7 +202,7 @@ class Matchmaker:
             self.idle_since = time.monotonic()
 
     def _clock(self) -> tuple[int, int] | None:
-        mm = self.get_cfg().matchmaking
+        mm = self.live.now.matchmaking
         clocks = [(b, i) for b in mm.challenge_initial_time for i in mm.challenge_increment
                   if valid_clock(b, i)]
         if not clocks and not self._warned_clocks:
@@ -218,7 +214,7 @@ class Matchmaker:
         return random.choice(clocks) if clocks else None
 
     async def _challenge_one(self) -> None:
-        mm = self.get_cfg().matchmaking
+        mm = self.live.now.matchmaking
         clock = self._clock()
         if clock is None:
             return

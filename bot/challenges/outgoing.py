@@ -16,13 +16,11 @@ import asyncio
 import logging
 import random
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 
 from bot.challenges.answers import RecentAnswers
-from bot.challenges.incoming import Spawn
-from bot.challenges.slots import Slots
-from bot.config import Config
+from bot.challenges.shared import ChallengeShared, ChallengeTasks
+from bot.config import LiveConfig
 from bot.lichess.client import Lichess, LichessError, OpponentAtDailyLimit
 from bot.lichess_limits import API_CLOCK_LIMITS_S, ULTRABULLET_BELOW_S
 from bot.lichess_limits import VARIANTS as LICHESS_VARIANTS
@@ -96,10 +94,10 @@ class Order:
 
 
 class Outgoing:
-    def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config], slots: Slots,
-                 draining: Callable[[], bool], spawn: Spawn, answers: RecentAnswers) -> None:
-        self.api, self.me, self.get_cfg, self.slots = api, me.lower(), get_cfg, slots
-        self.draining, self._spawn = draining, spawn
+    def __init__(self, api: Lichess, me: str, live: LiveConfig, shared: ChallengeShared,
+                 tasks: ChallengeTasks, answers: RecentAnswers) -> None:
+        self.api, self.me, self.live, self.shared = api, me.lower(), live, shared
+        self.slots, self.tasks = shared.slots, tasks
         self.answers = answers  # recorded by the desk, before or after our POST returns
         self.running: dict[str, Order] = {}  # opponent (lowercase) -> its series
 
@@ -110,12 +108,12 @@ class Outgoing:
             problem = "a bot cannot challenge itself"
         if problem is None and order.user.lower() in self.running:
             problem = f"a series against {order.user} is already running"
-        if problem is None and self.draining():
+        if problem is None and self.shared.draining:
             problem = "the service is stopping"
         if problem is not None:
             raise ValueError(problem)
         self.running[order.user.lower()] = order
-        self._spawn(self._series(order), f"challenge-{order.user.lower()}")
+        self.tasks.spawn(self._series(order), f"challenge-{order.user.lower()}")
         return f"challenging {order.describe()}"
 
     async def _series(self, order: Order) -> None:
@@ -136,15 +134,15 @@ class Outgoing:
                      played, order.games)
 
     async def _slot_free(self) -> bool:
-        while not self.draining():
-            if self.slots.free(self.get_cfg().challenge.concurrency) > 0:
+        while not self.shared.draining:
+            if self.slots.free(self.live.now.challenge.concurrency) > 0:
                 return True
             await asyncio.sleep(POLL_S)
         return False
 
     async def _challenge(self, order: Order, color: str, n: int) -> str | None:
         """Send game n's challenge and wait for it to start; its game id, or None."""
-        expiry = self.get_cfg().matchmaking.challenge_expiry_s
+        expiry = self.live.now.matchmaking.challenge_expiry_s
         key = f"series:{order.user.lower()}:{n}"
         self.slots.reserve(key, order.user, expiry + 30)
         try:

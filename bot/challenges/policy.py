@@ -93,28 +93,39 @@ def _rating(challenger: User, cfg: ChallengeConfig) -> Decision | None:
     return None
 
 
-def decide(ch: Challenge, cfg: ChallengeConfig, *, games_with_user: int = 0,
-           slots_free: int = 1, shutting_down: bool = False,
-           bot_limit_reached: bool = False, online_blocked: bool = False,
-           recent_from_bot: int = 0, bot_slots_free: int | None = None) -> Decision:
+@dataclass(frozen=True)
+class Standing:
+    """Where the bot stands as a challenge arrives: what decide() weighs besides the
+    challenge and the config."""
+
+    games_with_user: int = 0  # running, reserved or queued with this challenger
+    slots_free: int = 1
+    shutting_down: bool = False
+    # Our daily bot-vs-bot limit is used up: a BOT's challenge is declined `later`
+    # (humans are still welcome).
+    bot_limit_reached: bool = False
+    online_blocked: bool = False  # the challenger is on a downloaded online_block_list
+    # Challenges accepted from this user within recent_bot_challenge_age_s (checked
+    # against max_recent_bot_challenges for BOTs).
+    recent_from_bot: int = 0
+    bot_slots_free: int | None = None  # free slots a BOT may take (reserved_for_humans)
+
+
+def decide(ch: Challenge, cfg: ChallengeConfig, standing: Standing = Standing()) -> Decision:
     """Accept or decline one incoming challenge (no I/O).
 
-    `bot_limit_reached`: our daily bot-vs-bot limit is used up, so a BOT's
-    challenge is declined `later` (humans are still welcome).
-    `online_blocked`: the challenger is on a downloaded online_block_list.
-    `recent_from_bot`: challenges accepted from this user within
-    recent_bot_challenge_age_s (checked against max_recent_bot_challenges for BOTs).
-    `bot_slots_free`: free slots a BOT may take (reserved_for_humans keeps the rest).
     A decline for want of a slot is `busy`: the challenge may wait in the queue.
     """
+    games_with_user, slots_free = standing.games_with_user, standing.slots_free
+    recent_from_bot, bot_slots_free = standing.recent_from_bot, standing.bot_slots_free
     challenger = ch.challenger
     user = challenger.login.lower()
     is_bot = challenger.is_bot
-    if shutting_down:
+    if standing.shutting_down:
         return Decision.decline("later", "shutting down")
     if user in _lower(cfg.block_list):
         return Decision.decline("generic", f"{user} is on block_list")
-    if online_blocked:
+    if standing.online_blocked:
         return Decision.decline("generic", f"{user} is on an online_block_list")
     if cfg.allow_list and user not in _lower(cfg.allow_list):
         return Decision.decline("generic", f"{user} is not on allow_list")
@@ -137,7 +148,7 @@ def decide(ch: Challenge, cfg: ChallengeConfig, *, games_with_user: int = 0,
     bad_rating = _rating(challenger, cfg)
     if bad_rating is not None:
         return bad_rating
-    if is_bot and bot_limit_reached:
+    if is_bot and standing.bot_limit_reached:
         return Decision.decline("later", "daily bot-vs-bot game limit reached")
     limit = cfg.max_recent_bot_challenges
     if is_bot and limit is not None and recent_from_bot >= limit:

@@ -21,7 +21,7 @@ import time
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from typing import Generic, TypeAlias, TypeVar, cast
+from typing import Generic, Protocol, TypeAlias, TypeVar, cast
 
 import requests
 
@@ -51,13 +51,34 @@ class StreamOpened:
     """Queued when a stream's HTTP response arrived with a 2xx status."""
 
 
+class StreamView(Protocol):
+    """The event stream's status, read-only: what those who wait on it may read."""
+
+    @property
+    def opened(self) -> int: ...  # streams opened so far
+    @property
+    def opened_at(self) -> float: ...  # when the last one opened (monotonic)
+    @property
+    def up(self) -> bool: ...  # one is open now (else cancels go unseen)
+
+
 @dataclass
 class StreamStatus:
-    """The event stream as those who wait on it see it (kept by its reader)."""
+    """The event stream's status, written by its one owner (the service's event
+    stream) and handed to everyone else as a StreamView."""
 
-    opened: int = 0  # streams opened so far
-    opened_at: float = 0.0  # when the last one opened (monotonic)
-    up: bool = False  # one is open now (else cancels go unseen)
+    opened: int = 0
+    opened_at: float = 0.0
+    up: bool = False
+
+    def open(self, now: float) -> None:
+        """A stream has opened (at `now`, monotonic)."""
+        self.opened += 1
+        self.opened_at = now
+        self.up = True
+
+    def close(self) -> None:
+        self.up = False
 
 
 @dataclass

@@ -1,9 +1,16 @@
-"""Keeping the account's one event stream open, and queueing what it says.
+"""Keeping the account's one event stream open, and telling its subscribers what it says.
 
-The stream thread parses each line into an event (bot.lichess.events); this
-loop takes them off the queue and hands each to the service's dispatch.  lila
-allows one event stream per account: opening one ends the previous one cleanly
-(modules/api/src/main/EventStream.scala publishes PoisonPill to
+The stream thread parses each line into an event (bot.lichess.events) and
+queues it; this loop takes them off the queue and hands each to the rooms that
+subscribed to its type (`Subscribers`, filled by the service's composition
+root).  The dispatch is a `match` over the AccountEvent union ending in
+`assert_never`, so an event type added to the union fails mypy here until it
+has its row; a type nobody subscribes to is one debug line.  The stream's
+status (opened, when, up) has one owner, this loop: the others read it as a
+StreamView.
+
+lila allows one event stream per account: opening one ends the previous one
+cleanly (modules/api/src/main/EventStream.scala publishes PoisonPill to
 `eventStreamFor:<user>`).  So our stream ending cleanly soon after it opened,
 again and again, means another program is using this token: say so once and
 back off for minutes instead of fighting over the stream.
@@ -15,14 +22,21 @@ import asyncio
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Callable
+from typing import TypeVar, assert_never
 
-from bot.config import Config
+from bot.config import LiveConfig
 from bot.errors import UserError
 from bot.lichess.client import Lichess, backoff_s
-from bot.lichess.events import AccountEvent
-from bot.lichess.streams import StreamClosed, StreamOpened, StreamStatus
+from bot.lichess.events import (
+    AccountEvent,
+    ChallengeCanceled,
+    ChallengeDeclined,
+    ChallengeEvent,
+    GameFinish,
+    GameStart,
+)
+from bot.lichess.streams import Item, StreamClosed, StreamOpened, StreamStatus, StreamView
 from bot.lichess.token import CREATE_URL
 
 log = logging.getLogger(__name__)
@@ -31,15 +45,56 @@ STREAM_CONFLICT_WINDOW_S = 30.0  # a clean close this soon after opening is susp
 STREAM_CONFLICTS = 3  # ...this many times in a row: another client holds the stream
 
 
+_E = TypeVar("_E")
+
+
+class Subscribers:
+    """Who hears what the account's event stream says: a row per kind of event
+    (and per moment of the stream's life), each heard in the order subscribed."""
+
+    def __init__(self) -> None:
+        self.challenge: list[Callable[[ChallengeEvent], None]] = []
+        self.challenge_canceled: list[Callable[[ChallengeCanceled], None]] = []
+        self.challenge_declined: list[Callable[[ChallengeDeclined], None]] = []
+        self.game_start: list[Callable[[GameStart], None]] = []
+        self.game_finish: list[Callable[[GameFinish], None]] = []
+        self.opened: list[Callable[[], None]] = []  # a stream has opened
+        self.closed: list[Callable[[str], None]] = []  # one has closed (why); the loop waits
+        self.reopening: list[Callable[[], None]] = []  # that wait is over
+
+    def deliver(self, ev: AccountEvent) -> None:
+        match ev:
+            case ChallengeEvent():
+                _tell(self.challenge, ev)
+            case ChallengeCanceled():
+                _tell(self.challenge_canceled, ev)
+            case ChallengeDeclined():
+                _tell(self.challenge_declined, ev)
+            case GameStart():
+                _tell(self.game_start, ev)
+            case GameFinish():
+                _tell(self.game_finish, ev)
+            case _:
+                assert_never(ev)
+
+
+def _tell(row: list[Callable[[_E], None]], ev: _E) -> None:
+    if not row:
+        log.debug("event stream: ignoring %s", type(ev).__name__)
+    for hear in row:
+        hear(ev)
+
+
 class EventStream:
-    def __init__(self, api: Lichess, get_cfg: Callable[[], Config], status: StreamStatus,
-                 dispatch: Callable[[AccountEvent], Awaitable[None]], opened: Callable[[], None],
-                 waiting: Callable[[str], None], reopening: Callable[[], None]) -> None:
-        """`opened()` when a stream has opened; `waiting(why)` when one has closed and
-        the loop waits; `reopening()` when that wait is over."""
-        self.api, self.get_cfg, self.status = api, get_cfg, status
-        self.dispatch, self.opened = dispatch, opened
-        self.waiting, self.reopening = waiting, reopening
+    def __init__(self, api: Lichess, live: LiveConfig) -> None:
+        """The rooms subscribe (`subscribers`) before the service supervises run()."""
+        self.api, self.live = api, live
+        self.subscribers = Subscribers()
+        self._status = StreamStatus()
+
+    @property
+    def status(self) -> StreamView:
+        return self._status
 
     async def run(self) -> None:
         """Keep one event stream open, re-opening it with backoff (a supervised task)."""
@@ -47,7 +102,7 @@ class EventStream:
         warned = False
         while True:
             closed = await self._one()
-            net = self.get_cfg().network
+            net = self.live.now.network
             if closed.status == 401:
                 self.api.report("token", "event stream")
                 # A revoked token: every retry would be refused too (stops the service).
@@ -75,27 +130,29 @@ class EventStream:
                                   max(2.0, net.backoff_max_s))  # first: 1-2 s
                 failures += 1
             log.info("event stream closed (%s); re-opening in %.1f s", closed.reason, delay)
-            self.waiting(closed.reason)
+            for hear in self.subscribers.closed:
+                hear(closed.reason)
             await asyncio.sleep(max(delay, closed.retry_at - time.monotonic()))
-            self.reopening()
+            for again in self.subscribers.reopening:
+                again()
 
     async def _one(self) -> StreamClosed:
-        """One stream, from opening to its end: each event goes to `dispatch`."""
+        """One stream, from opening to its end: each event goes to its subscribers."""
         await self.api.wait_unpaused("event_stream")
-        queue: asyncio.Queue[Any] = asyncio.Queue()
+        queue: asyncio.Queue[Item[AccountEvent]] = asyncio.Queue()
         stream = self.api.start_event_stream(queue)
         try:
             while True:
                 item = await queue.get()
-                if isinstance(item, StreamOpened):
-                    self.status.opened += 1
-                    self.status.opened_at = time.monotonic()
-                    self.status.up = True
-                    self.opened()
-                elif isinstance(item, StreamClosed):
-                    return item
-                else:
-                    await self.dispatch(item)
+                match item:
+                    case StreamOpened():
+                        self._status.open(time.monotonic())
+                        for hear in self.subscribers.opened:
+                            hear()
+                    case StreamClosed():
+                        return item
+                    case _:
+                        self.subscribers.deliver(item)
         finally:
-            self.status.up = False
+            self._status.close()
             stream.stop()

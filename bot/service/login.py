@@ -6,7 +6,7 @@ import asyncio
 import logging
 from collections.abc import Callable
 
-from bot.config import Config
+from bot.config import LiveConfig
 from bot.errors import UserError
 from bot.lichess.client import ApiRejected, Lichess, LichessError, backoff_s
 from bot.lichess.events import Profile
@@ -15,7 +15,7 @@ from bot.lichess.token import Token, scope_problem
 log = logging.getLogger(__name__)
 
 
-async def login(api: Lichess, token: Token | None, get_cfg: Callable[[], Config],
+async def login(api: Lichess, token: Token | None, live: LiveConfig,
                 waiting: Callable[[str, int], None]) -> Profile:
     """GET /api/account, retried forever on network trouble (a Pi often boots
     before its network is up): only a rejected token ends the process.
@@ -38,7 +38,7 @@ async def login(api: Lichess, token: Token | None, get_cfg: Callable[[], Config]
                                 ) from None
             raise UserError(f"Lichess refused the account check: {exc}") from None
         except LichessError as exc:  # network, 5xx, 429
-            net = get_cfg().network
+            net = live.now.network
             delay = backoff_s(attempt, max(1.0, net.backoff_base_s), net.backoff_max_s)
             waiting(f"waiting for {api.url}: {exc}", attempt)
             (log.warning if attempt == 0 else log.info)(

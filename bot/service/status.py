@@ -4,47 +4,62 @@ from __future__ import annotations
 
 import asyncio
 import time
+from dataclasses import dataclass
 
 from bot.challenges.arenas import ArenaStatus
 from bot.challenges.queue import QueuedChallenge
-from bot.challenges.slots import Slots
 from bot.config import Config
 from bot.engine.pool import EnginePool
 from bot.host import status_file
-from bot.host.heat import HeatMonitor
 from bot.play.clock import clock_running
 from bot.play.game import GameRunner
-from bot.play.records import Saver
+from bot.service.shared import Shared
 
 
 def state_of(waiting_for: str, draining: bool) -> str:
     return "connecting" if waiting_for else ("draining" if draining else "accepting")
 
 
-async def publish(writer: status_file.Writer, me: str, url: str, state: str, cfg: Config,
-                  pool: EnginePool | None, heat: HeatMonitor, runners: list[GameRunner],
-                  slots: Slots, tally: status_file.DailyTally, saver: Saver,
-                  queued: list[QueuedChallenge] | None = None,
-                  records: dict[str, object] | None = None,
-                  arenas: list[ArenaStatus] | None = None) -> str:
+@dataclass(frozen=True)
+class Head:
+    """Who the service is, where, and where it stands (state_of)."""
+
+    account: str
+    url: str
+    state: str
+
+
+@dataclass(frozen=True)
+class Listings:
+    """The rooms' own rows: the challenges waiting for a slot, the records
+    database's state (RecordWriter.status()) and the arenas."""
+
+    queued: list[QueuedChallenge] | None = None
+    records: dict[str, object] | None = None
+    arenas: list[ArenaStatus] | None = None
+
+
+async def publish(writer: status_file.Writer, head: Head, cfg: Config, pool: EnginePool | None,
+                  shared: Shared, runners: list[GameRunner], rows: Listings) -> str:
     """Rewrite the status file (in a thread); returns its one-line summary."""
+    heat = shared.heat
     pool_slots = await asyncio.to_thread(pool.slot_status) if pool else []
     engine = status_file.EngineStatus(
         hash_mb=pool.hash_mb if pool else cfg.sized.hash_mb,
         threads=heat.configured, threads_now=heat.threads_now, slots=pool_slots)
     games = [game_status(r) for r in runners if r.st.full is not None]
     return await asyncio.to_thread(
-        writer.publish, account=me, url=url, state=state,
+        writer.publish, account=head.account, url=head.url, state=head.state,
         concurrency=cfg.challenge.concurrency,
-        free_slots=slots.free(cfg.challenge.concurrency), games=games,
-        engine=engine, heat=heat.status(), today=tally.snapshot(),
-        unsaved_pgns=saver.pending, pgn_problem=saver.problem,
+        free_slots=shared.slots.free(cfg.challenge.concurrency), games=games,
+        engine=engine, heat=heat.status(), today=shared.tally.snapshot(),
+        unsaved_pgns=shared.saver.pending, pgn_problem=shared.saver.problem,
         queue=[status_file.QueuedStatus(id=q.id, challenger=q.challenger, rating=q.rating,
                                         speed=q.speed, waiting_since=q.waiting_since,
-                                        bot=q.bot) for q in queued or []],
-        records=_records(records),
+                                        bot=q.bot) for q in rows.queued or []],
+        records=_records(rows.records),
         arenas=[status_file.ArenaRow(id=a.id, name=a.name, state=a.state, source=a.source)
-                for a in arenas or []])
+                for a in rows.arenas or []])
 
 
 def _records(rec: dict[str, object] | None) -> status_file.RecordsStatus | None:

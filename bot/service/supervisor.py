@@ -15,12 +15,14 @@ import asyncio
 import logging
 import time
 from collections.abc import Callable, Coroutine
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from bot.challenges.slots import Slots
-from bot.config import Config
+from bot.config import Config, LiveConfig
 from bot.engine.pool import EnginePool
-from bot.host import status_file
+from bot.host.heat import HeatMonitor
+from bot.host.status_file import DailyTally
 from bot.lichess.client import (
     DAILY_BOT_GAMES,
     PLAYING_MIN_INTERVAL_S,
@@ -28,7 +30,7 @@ from bot.lichess.client import (
     LichessError,
     backoff_s,
 )
-from bot.lichess.events import GameInfo
+from bot.lichess.events import GameFinish, GameStart
 from bot.play.context import GameContext
 from bot.play.correspondence import Parked
 from bot.play.farming import RecentGames
@@ -44,19 +46,40 @@ log = logging.getLogger(__name__)
 MAX_GAME_RESTARTS = 5
 
 
+class GameShared(Protocol):
+    """What the supervisor uses of the service's shared state (bot/service/shared.py;
+    a Protocol, for the supervisor imports nothing else of the service)."""
+
+    @property
+    def slots(self) -> Slots: ...
+    @property
+    def corr_slots(self) -> Slots: ...
+    @property
+    def heat(self) -> HeatMonitor: ...
+    @property
+    def saver(self) -> Saver: ...
+    @property
+    def recent_games(self) -> RecentGames: ...
+    @property
+    def tally(self) -> DailyTally: ...
+
+
+@dataclass(frozen=True)
+class GameKit:
+    """What every game is handed besides its own state, fixed once the service runs."""
+
+    hooks: GameHooks
+    pool: EnginePool | None
+    sources: MoveSources | None
+    writer: RecordWriter | None = None  # the records database (bot/store)
+    tournament_name: Callable[[str], str | None] | None = None  # for PGN Events (arenas)
+
+
 class GameSupervisor:
-    def __init__(self, api: Lichess, me: str, get_cfg: Callable[[], Config], hooks: GameHooks,
-                 pool: EnginePool | None, threads_now: Callable[[], int],
-                 sources: MoveSources | None, saver: Saver, slots: Slots, corr_slots: Slots,
-                 recent_games: RecentGames, tally: status_file.DailyTally,
-                 writer: RecordWriter | None = None,
-                 tournament_name: Callable[[str], str | None] | None = None) -> None:
-        self.api, self.me, self.get_cfg, self.hooks = api, me, get_cfg, hooks
-        self.pool, self.threads_now, self.sources, self.saver = pool, threads_now, sources, saver
-        self.slots, self.corr_slots = slots, corr_slots
-        self.recent_games, self.tally = recent_games, tally
-        self.writer = writer  # the records database (bot/store), handed to every game
-        self.tournament_name = tournament_name  # the arena room's names, for PGN Events
+    def __init__(self, api: Lichess, me: str, live: LiveConfig, shared: GameShared,
+                 kit: GameKit) -> None:
+        self.api, self.me, self.live, self.shared, self.kit = api, me, live, shared, kit
+        self.slots, self.corr_slots = shared.slots, shared.corr_slots
         self.games: dict[str, asyncio.Task[None]] = {}
         self.runners: dict[str, GameRunner] = {}
         self.parked = Parked()
@@ -70,7 +93,8 @@ class GameSupervisor:
         self._tasks: set[asyncio.Task[None]] = set()  # check-ins, goodbyes
 
     # -- what the event stream says ---------------------------------------------
-    def game_started(self, game: GameInfo) -> None:
+    def game_started(self, ev: GameStart) -> None:
+        game = ev.game
         if game.id in self.parked and not game.is_my_turn:
             return  # replayed on reconnect for a parked game: the check-ins bring it back
         if game.correspondence and game.last_move and not game.is_my_turn \
@@ -81,7 +105,8 @@ class GameSupervisor:
             return
         self._start(game.id, game.opponent.name, game.correspondence, game.tournament_id)
 
-    def game_finished(self, game: GameInfo) -> None:
+    def game_finished(self, ev: GameFinish) -> None:
+        game = ev.game
         runner = self.runners.get(game.id)
         if runner is not None:
             runner.poke()
@@ -94,8 +119,8 @@ class GameSupervisor:
             theirs = opp + game.opponent_rating_diff \
                 if opp is not None and game.opponent_rating_diff is not None else None
             ratings = RatingsAfter(game.id, game.rating_diff, theirs)
-            if self.writer is not None:
-                self.writer.put(ratings)
+            if self.kit.writer is not None:
+                self.kit.writer.put(ratings)
             if game.id in self.games:  # a parked game's task was started just above
                 self._ratings[game.id] = ratings
 
@@ -134,7 +159,7 @@ class GameSupervisor:
         """Correspondence: every checkin_period, look for parked games where it is our
         turn (api.playing() asks Lichess at most once a minute)."""
         while True:
-            await asyncio.sleep(self.get_cfg().correspondence.checkin_period)
+            await asyncio.sleep(self.live.now.correspondence.checkin_period)
             if self.parked.games:
                 await self.resume_playing()
 
@@ -154,18 +179,19 @@ class GameSupervisor:
             return
         self.parked.unpark(gid)
         (self.corr_slots if corr else self.slots).start(gid, opponent, tournament_id)
-        cfg = self.get_cfg()  # a game keeps the config it started with, even across SIGHUP
+        cfg = self.live.now  # a game keeps the config it started with, even across SIGHUP
         self.games[gid] = asyncio.create_task(self._run_game(gid, cfg, opponent),
                                               name=f"game-{gid}")
 
     def _context(self, gid: str, cfg: Config, opponent: str) -> GameContext:
+        kit, heat = self.kit, self.shared.heat
         return GameContext(
-            game_id=gid, api=self.api, cfg=cfg, me=self.me, hooks=self.hooks, pool=self.pool,
-            threads_now=self.threads_now, sources=self.sources,
-            previous_lines=tuple(self.recent_games.lines(opponent)), saver=self.saver,
-            comments=self._comments.setdefault(gid, {}), writer=self.writer,
-            moves=self._moves.setdefault(gid, {}), tournament_name=self.tournament_name,
-            ratings_after=lambda: self._ratings.get(gid))
+            game_id=gid, api=self.api, cfg=cfg, me=self.me, hooks=kit.hooks, pool=kit.pool,
+            threads_now=lambda: heat.threads_now, sources=kit.sources,
+            previous_lines=tuple(self.shared.recent_games.lines(opponent)),
+            saver=self.shared.saver, comments=self._comments.setdefault(gid, {}),
+            writer=kit.writer, moves=self._moves.setdefault(gid, {}),
+            tournament_name=kit.tournament_name, ratings_after=lambda: self._ratings.get(gid))
 
     async def _run_game(self, gid: str, cfg: Config, opponent: str) -> None:
         parked = False
@@ -206,12 +232,13 @@ class GameSupervisor:
         st = runner.st
         if not runner.over or st.status == "aborted" or st.full is None:
             return
-        self.recent_games.record("" if st.opponent == "?" else st.opponent, st.moves)
+        self.shared.recent_games.record("" if st.opponent == "?" else st.opponent, st.moves)
         opp = st.full.black if st.color == "white" else st.full.white
-        self.tally.game_over(st.winner, st.color, opponent_is_bot=opp.is_bot)
+        tally = self.shared.tally
+        tally.game_over(st.winner, st.color, opponent_is_bot=opp.is_bot)
         if self.api.bot_limit_until > time.time():
             # Lichess said stop: whatever we counted, today's bot games are used up.
-            self.tally.bot_games = max(self.tally.bot_games, DAILY_BOT_GAMES)
+            tally.bot_games = max(tally.bot_games, DAILY_BOT_GAMES)
 
     def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
         task = asyncio.create_task(coro, name="resume")

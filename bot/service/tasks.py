@@ -9,7 +9,7 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
-from bot.config import NetworkConfig
+from bot.config import LiveConfig
 from bot.errors import UserError
 from bot.lichess.client import backoff_s
 
@@ -19,11 +19,12 @@ RAN_FINE_S = 60.0  # a task that ran this long before it ended starts its backof
 
 
 class Tasks:
-    def __init__(self, network: Callable[[], NetworkConfig],
-                 fatal: Callable[[UserError], None]) -> None:
-        """`fatal(exc)`: a supervised task raised a UserError, which retrying cannot
-        help (e.g. a revoked token): the service stops with its one line."""
-        self.network, self.fatal = network, fatal
+    def __init__(self, live: LiveConfig, stop: asyncio.Event) -> None:
+        """A supervised task that raises a UserError, which retrying cannot help (e.g.
+        a revoked token), is kept in `fatal` and sets `stop`: the service stops with
+        its one line."""
+        self.live, self.stop = live, stop
+        self.fatal: UserError | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
 
     def spawn(self, coro: Coroutine[Any, Any, Any], name: str) -> asyncio.Task[Any]:
@@ -61,12 +62,13 @@ class Tasks:
             except asyncio.CancelledError:
                 raise
             except UserError as exc:
-                self.fatal(exc)
+                self.fatal = exc
+                self.stop.set()
                 return
             except Exception:
                 log.exception("task %s crashed; restarting", name)
             if time.monotonic() - started > RAN_FINE_S:
                 attempt = 0  # it ran fine for a while: start backoff afresh
-            net = self.network()
+            net = self.live.now.network
             await asyncio.sleep(backoff_s(attempt, net.backoff_base_s, net.backoff_max_s))
             attempt += 1
