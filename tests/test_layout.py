@@ -235,9 +235,6 @@ MAX_PARAMETERS = 8  # per function, self and cls not counted, *args and **kwargs
 # Known offenders while a split is pending: "path:Class" or "path:function", each with why.
 ALLOWED: dict[str, str] = {
     # Splits under way (issue 49); this list is empty when they have landed.
-    "bot/challenges/desk.py:__init__": "the live config and shared state",
-    "bot/challenges/incoming.py:__init__": "the live config and shared state",
-    "bot/challenges/policy.py:decide": "the live config and shared state",
     "bot/emulator/arena.py:create_arena": "a spec record",
     "bot/emulator/challenge_ops.py:challenge_bot": "a spec record",
     "bot/emulator/emulator.py:Emulator": "facets",
@@ -251,10 +248,6 @@ ALLOWED: dict[str, str] = {
     "bot/engine/engine.py:Engine": "split",
     "bot/host/status_file.py:publish": "the shared state",
     "bot/lichess/client.py:Lichess": "endpoints by area",
-    "bot/service/root.py:Service": "the live config and shared state",
-    "bot/service/status.py:publish": "the shared state",
-    "bot/service/supervisor.py:GameSupervisor": "the live config and shared state",
-    "bot/service/supervisor.py:__init__": "the live config and shared state",
 }
 
 
