@@ -52,6 +52,7 @@ def play(engines: dict[bool, chess.engine.SimpleEngine], opening: list[chess.Mov
                                    white_inc=inc, black_inc=inc)
         t0 = time.monotonic()
         res = engines[side].play(board, limit)
+        assert res.move is not None, f"{names[side]} gave no move"
         used = time.monotonic() - t0
         clocks[side] -= used
         if clocks[side] < 0:

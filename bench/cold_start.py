@@ -41,7 +41,7 @@ from bot.config import parse_config
 from bot.emulator import Emulator, EmulatorConfig, OpponentSpec
 from bot.host.logsetup import setup_logging
 from bot.lichess.token import Token
-from bot.play.game import GameHooks
+from bot.play.game_state import GameHooks
 from bot.service import Service
 
 
@@ -102,7 +102,8 @@ async def one_run(i: int, book: Path, args: argparse.Namespace) -> dict[str, flo
         while pool is not None and any(s.hash_mb is None or s.clearing for s in pool.info()):
             await asyncio.sleep(0.05)
         warm = time.monotonic() - t0
-        sizes = sorted({s.hash_mb for s in pool.info()}) if pool is not None else []
+        sizes = sorted({s.hash_mb for s in pool.info() if s.hash_mb is not None}
+                       ) if pool is not None else []
         accept = _first(emu.requests(f"* /api/challenge/{cid}/*"), "POST", "accept")
         game = emu.requests(f"* /api/bot/game/*{cid}*")
         stream = _first(game, "GET", "stream")

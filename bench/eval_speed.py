@@ -64,11 +64,11 @@ def main() -> int:
         for ev in ("hce", "nnue"):
             top = 0
             for _ in range(3):
-                out = subprocess.run([sys.executable, "-m", "bot.cli", "bench", "--eval", ev,
-                                      "--depth", "9"], capture_output=True, text=True,
-                                     check=True, cwd=ROOT).stdout
-                nps = int(out.split("Nodes/second:")[1].split()[0])
-                nodes = int(out.split("Nodes searched:")[1].split()[0])
+                text = subprocess.run([sys.executable, "-m", "bot.cli", "bench", "--eval", ev,
+                                       "--depth", "9"], capture_output=True, text=True,
+                                      check=True, cwd=ROOT).stdout
+                nps = int(text.split("Nodes/second:")[1].split()[0])
+                nodes = int(text.split("Nodes searched:")[1].split()[0])
                 top = max(top, nps)
             print(f"pibot bench --depth 9 --eval {ev}: {nodes} nodes, best {top} nps")
     return 0

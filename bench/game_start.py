@@ -35,7 +35,7 @@ from bot.config import parse_config
 from bot.emulator import Emulator, EmulatorConfig, OpponentSpec
 from bot.host.logsetup import setup_logging
 from bot.lichess.token import Token
-from bot.play.game import GameHooks
+from bot.play.game_state import GameHooks
 from bot.service import Service
 
 
@@ -88,8 +88,10 @@ async def one_size(hash_mb: int, args: argparse.Namespace) -> list[dict[str, flo
             if status != "accepted":
                 raise RuntimeError(f"challenge {cid} not accepted: {status} "
                                    f"({emu.decline_reason(cid)})")
-            await asyncio.to_thread(emu.wait_until, lambda c=cid: len(emu.game(c).moves) >= 1,
-                                    120)
+            def moved(c: str = cid) -> bool:
+                return len(emu.game(c).moves) >= 1
+
+            await asyncio.to_thread(emu.wait_until, moved, 120)
             records = emu.requests(f"* /api/bot/game/*{cid}*")
             stream = _first([r for r in records if r.method == "GET"], "stream")
             move = _first([r for r in records if r.method == "POST"], "move")

@@ -33,7 +33,11 @@ def _shared_match_tool() -> Path:
     return Path(__file__).resolve().parents[1].parent / "shared" / "tools" / "match.py"
 
 
-def uci_option(text: str) -> tuple[str, object]:
+# A UCI option's value as python-chess's configure() takes it.
+UciValue = str | int | bool | None
+
+
+def uci_option(text: str) -> tuple[str, UciValue]:
     """NAME=VALUE of a UCI option from the command line (ints and booleans typed)."""
     name, sep, value = text.partition("=")
     if not sep or not name:
@@ -79,7 +83,7 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--opp is set by this script; use --opp-name/--opp-cmd")
     spec = importlib.util.spec_from_file_location("shared_match", args.match_tool)
     assert spec is not None and spec.loader is not None
-    match = importlib.util.module_from_spec(spec)
+    match: Any = importlib.util.module_from_spec(spec)  # the shared tool, loaded by path
     spec.loader.exec_module(match)
     options = dict(args.opp_opt or [("Threads", 1), ("Hash", 64)])
     match.OPPONENTS[args.opp_name] = ("uci", args.opp_cmd, options)

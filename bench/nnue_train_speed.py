@@ -38,6 +38,7 @@ except ImportError:
              "https://download.pytorch.org/whl/cpu)")
 
 import posdata  # noqa: E402
+import reference  # noqa: E402
 import train  # noqa: E402
 
 BATCH = 4096
@@ -108,7 +109,7 @@ def main() -> int:
     print(f"{'width':>5} {'plain ms/step':>14} {'Net ms/step':>12} {'ratio':>6} "
           f"{'max grad diff':>14}")
     for hidden in args.widths:
-        if not train.valid_hidden(hidden):
+        if not reference.valid_hidden(hidden):
             ap.error(f"--widths {hidden}: use multiples of 64 in 64..1024")
         models: dict[str, train.Net] = {}
         for cls in (Plain, train.Net):

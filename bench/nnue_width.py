@@ -78,7 +78,7 @@ def loops(objdump: str, func: str) -> tuple[int, list[tuple[int, int | None]]]:
         fail(f"{func} not found in the aarch64 build")
     assert body
     insns = [(int(m[1], 16), m[2], m[3]) for m in map(INSN.match, body[1].splitlines()) if m]
-    found = []
+    found: list[tuple[int, int, int | None]] = []  # first and last instruction, trips
     for i, (addr, op, args) in enumerate(insns):
         if not op.startswith(("b.", "cbnz", "cbz", "tbnz", "tbz")):
             continue

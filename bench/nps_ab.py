@@ -1,6 +1,6 @@
 """Search speed of two engine versions, measured alternately in one run.
 
-    python bench/nps_ab.py OLD NEW [--pairs 5] [--depth 11] [--eval nnue|hce]
+    python bench/nps_ab.py OLD NEW [--pairs 5] [--depth 11] [--eval nnue|hce] [--cpu]
 
 OLD and NEW are git refs (main, HEAD~2, a commit) or directories holding a
 checkout (its engine_c/ as it is on disk, uncommitted edits included). Each
@@ -12,13 +12,18 @@ run's nodes/second, each pair's NEW/OLD ratio and the median ratio, and
 whether both searched the same tree (same node count: a pure speed change).
 When the trees differ, nodes/second alone misleads (a change may search more
 nodes faster): it also prints each pair's and the median ratio of the time
-to reach the depth, NEW/OLD (below 1: NEW is faster).
+to reach the depth, NEW/OLD (below 1: NEW is faster). With --cpu, the
+nodes/second and times are of the run's CPU time (user + system, the child's
+rusage) rather than the wall clock: on a machine shared with other work a run
+that waits for a core then costs nothing, though one slowed by a neighbour's
+use of the caches still does.
 """
 
 from __future__ import annotations
 
 import argparse
 import re
+import resource
 import shutil
 import statistics
 import subprocess
@@ -71,17 +76,28 @@ def build(dest: Path) -> Path:
     return dest / "engine_c" / exe
 
 
-def bench(exe: Path, depth: int, fens: Path, eval_name: str) -> tuple[int, int, int]:
-    """Nodes, nodes/second and milliseconds of one bench run."""
+def cpu_s() -> float:
+    """CPU seconds of the children waited for so far."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def bench(exe: Path, depth: int, fens: Path, eval_name: str, cpu: bool) -> tuple[int, int, int]:
+    """Nodes, nodes/second and milliseconds of one bench run (CPU time if cpu)."""
+    before = cpu_s()
     out = subprocess.run([str(exe), "bench", str(depth), str(fens), eval_name],
                          capture_output=True, text=True, check=True).stdout
+    used = cpu_s() - before
     nodes = re.search(r"^Nodes searched: (\d+)$", out, re.MULTILINE)
     nps = re.search(r"^Nodes/second: (\d+)$", out, re.MULTILINE)
     ms = re.search(r"^Time: (\d+) ms$", out, re.MULTILINE)
     if not nodes or not nps or not ms:
         fail(f"unexpected bench output from {exe}:\n{out}")
     assert nodes and nps and ms
-    return int(nodes.group(1)), int(nps.group(1)), max(1, int(ms.group(1)))
+    n = int(nodes.group(1))
+    if cpu:
+        return n, int(n / max(used, 1e-3)), max(1, round(used * 1000))
+    return n, int(nps.group(1)), max(1, int(ms.group(1)))
 
 
 def main() -> int:
@@ -91,6 +107,8 @@ def main() -> int:
     ap.add_argument("--pairs", type=int, default=5, help="OLD,NEW runs (default 5)")
     ap.add_argument("--depth", type=int, default=DEFAULT_DEPTH)
     ap.add_argument("--eval", choices=["nnue", "hce"], default="nnue")
+    ap.add_argument("--cpu", action="store_true",
+                    help="CPU time rather than the wall clock (a shared machine)")
     args = ap.parse_args()
     if args.pairs < 1:
         fail("--pairs must be at least 1")
@@ -104,11 +122,12 @@ def main() -> int:
         fens = Path(tmp) / "bench.fens"
         fens.write_text("\n".join(BENCH_FENS) + "\n")
         print(f"old: {names[0]}\nnew: {names[1]}\n"
-              f"bench depth {args.depth}, eval {args.eval}, {args.pairs} pairs")
+              f"bench depth {args.depth}, eval {args.eval}, {args.pairs} pairs"
+              + (", CPU time" if args.cpu else ""))
         ratios, times, nodes_seen = [], [], set()
         for i in range(args.pairs):
             (n_old, old, ms_old), (n_new, new, ms_new) = (
-                bench(e, args.depth, fens, args.eval) for e in exes)
+                bench(e, args.depth, fens, args.eval, args.cpu) for e in exes)
             nodes_seen.add((n_old, n_new))
             ratios.append(new / old)
             times.append(ms_new / ms_old)

@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -50,21 +51,24 @@ def build_driver(variant: str) -> Path:
 def bench_driver(exe: Path, fen: str, depth: int) -> tuple[int, float]:
     out = subprocess.run([str(exe), "perft", str(depth), fen], capture_output=True, text=True,
                          check=True).stdout
-    nodes = int(re.search(r"Nodes searched: (\d+)", out).group(1))
-    secs = float(re.search(r"Time: ([\d.]+) s", out).group(1))
-    return nodes, secs
+    nodes = re.search(r"Nodes searched: (\d+)", out)
+    secs = re.search(r"Time: ([\d.]+) s", out)
+    if not nodes or not secs:
+        raise RuntimeError(f"unexpected output from {exe}:\n{out}")
+    return int(nodes.group(1)), float(secs.group(1))
 
 
 def bench_stockfish(exe: str, fen: str, depth: int) -> tuple[int, float]:
     proc = subprocess.Popen([exe], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
     assert proc.stdin and proc.stdout
+    stdin, stdout = proc.stdin, proc.stdout
 
     def send(cmd: str) -> None:
-        proc.stdin.write(cmd + "\n")
-        proc.stdin.flush()
+        stdin.write(cmd + "\n")
+        stdin.flush()
 
     def wait_for(prefix: str) -> str:
-        for line in proc.stdout:
+        for line in stdout:
             if line.startswith(prefix):
                 return line
         raise RuntimeError(f"stockfish exited before {prefix!r}")
@@ -92,8 +96,9 @@ def main() -> int:
 
     from bot.engine import backend
 
-    runners = {f"pibot python ({backend()})": bench_python,
-               "pibot C magic": functools.partial(bench_driver, build_driver("magic"))}
+    runners: dict[str, Callable[[str, int], tuple[int, float]]] = {
+        f"pibot python ({backend()})": bench_python,
+        "pibot C magic": functools.partial(bench_driver, build_driver("magic"))}
     if fast_pext_available():
         runners["pibot C pext"] = functools.partial(bench_driver, build_driver("pext"))
     if os.path.exists(args.stockfish):

@@ -29,6 +29,7 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 from bot.config import parse_config
 from bot.host.logsetup import setup_logging
@@ -87,7 +88,7 @@ class Sampler:
 
 
 def emu_call(url: str, method: str, path: str, body: object = None,
-             timeout: float = 30) -> object:
+             timeout: float = 30) -> Any:
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(url + path, data=data, method=method,
                                  headers={"Content-Type": "application/json"})
@@ -123,12 +124,12 @@ async def measure(args: argparse.Namespace) -> int:
                 "clock_limit_s": base, "increment_s": inc,
                 "opponent": {"policy": "greedy", "think_time_s": args.opponent_think,
                              "seed": i}})
-            gid = cid["id"]  # type: ignore[index]
+            gid = cid["id"]
             snap = await asyncio.to_thread(emu_call, url, "GET",
                                            f"/emu/game/{gid}/wait?timeout=1800", None, 1900)
-            plies += len(snap["moves"])  # type: ignore[index]
-            print(f"game {gid}: {snap['status']} {snap.get('winner') or ''} "  # type: ignore[index]
-                  f"after {len(snap['moves'])} plies")  # type: ignore[index]
+            plies += len(snap["moves"])
+            print(f"game {gid}: {snap['status']} {snap.get('winner') or ''} "
+                  f"after {len(snap['moves'])} plies")
         wall = time.monotonic() - t0
         sampler.stop.set()
         watcher.join()

@@ -28,7 +28,7 @@ import chess
 import chess.engine
 import chess.pgn
 import chess.variant
-from match_engine import uci_option  # bench/, beside this script
+from match_engine import UciValue, uci_option  # bench/, beside this script
 
 from bot.variants import ENGINE_BOARDS
 
@@ -59,7 +59,7 @@ class Tally:
 class Player:
     """pibot, a UCI engine, or the random mover, with a per-move limit."""
 
-    def __init__(self, name: str, command: str, options: dict[str, object],
+    def __init__(self, name: str, command: str, options: dict[str, UciValue],
                  nodes: int | None, rng: random.Random) -> None:
         self.name = name
         self.rng = rng
@@ -75,7 +75,7 @@ class Player:
         if self.engine is None:
             return True
         option = self.engine.options.get("UCI_Variant")
-        return option is not None and variant in option.var
+        return option is not None and option.var is not None and variant in option.var
 
     def move(self, board: chess.Board, clocks: dict[bool, float], inc: float,
              game: object) -> chess.Move:

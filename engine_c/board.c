@@ -179,27 +179,21 @@ int board_set_fen(Board *out, const char *fen, bool chess960, char *err, size_t 
     return board_set_fen_variant(out, fen, VAR_STANDARD, chess960, err, errlen);
 }
 
-int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess960, char *err, size_t errlen) {
-    board_init_tables();
-    if (!board_variant_supported(variant)) {
-        if (err && errlen) snprintf(err, errlen, "variant %d is not supported", variant);
-        return PB_ERR_VARIANT;
-    }
-    if (!fen) FEN_FAIL("empty FEN");
-    char buf[256];
-    size_t n = strlen(fen);
-    if (n == 0) FEN_FAIL("empty FEN");
-    if (n >= sizeof buf) FEN_FAIL("FEN too long (%zu characters)", n);
-    memcpy(buf, fen, n + 1);
+/* The steps of board_set_fen_variant, in the order they run. Each returns
+ * PB_OK or PB_ERR_FEN with the message in err (FEN_FAIL); the fields are
+ * the tokens of a private copy of the FEN, so a step may cut one up. */
 
-    char *fields[8], *save = NULL;
+/* Split the FEN into its fields, taking three-check's check counts out
+ * (python-chess's "N+M" fifth field or Lichess's "+N+M" seventh). */
+static int split_fields(char *buf, int variant, char *fields[8], int *nf_out, uint8_t checks_left[2],
+                        char *err, size_t errlen) {
+    char *save = NULL;
     int nf = 0;
     int max_fields = variant == VAR_THREECHECK ? 7 : 6;
     for (char *tok = strtok_r(buf, " \t\r\n", &save); tok; tok = strtok_r(NULL, " \t\r\n", &save)) {
         if (nf == max_fields) FEN_FAIL("too many fields (a FEN has 6: placement, side, castling, en passant, halfmove, fullmove)");
         fields[nf++] = tok;
     }
-    uint8_t checks_left[2] = {3, 3};
     if (variant == VAR_THREECHECK) {
         if (nf == 7 && fields[6][0] == '+') {
             if (parse_checks(fields[6], true, checks_left)) FEN_FAIL("invalid check counts '%s' (Lichess: +N+M, checks given)", fields[6]);
@@ -213,77 +207,77 @@ int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess96
     if (nf != 4 && nf != 6)
         FEN_FAIL("expected 6 fields (placement, side, castling, en passant, halfmove, fullmove; "
                  "the last two may be left out), got %d", nf);
+    *nf_out = nf;
+    return PB_OK;
+}
 
-    /* Build into a temporary board so *out is untouched on failure. */
-    static const Board zero;
-    Board *b = malloc(sizeof *b);
-    if (!b) return PB_ERR_NOMEM;
-    *b = zero;
-    b->variant = (uint8_t)variant;
-    b->checks_left[WHITE] = checks_left[WHITE];
-    b->checks_left[BLACK] = checks_left[BLACK];
-    int rc = PB_ERR_FEN;
-#undef FEN_FAIL
-#define FEN_FAIL(...) do { if (err && errlen) snprintf(err, errlen, __VA_ARGS__); goto fail; } while (0)
+/* Crazyhouse: the pocket, cut off the placement field, where Lichess writes
+ * it after the placement ("...RNBR[Qp]") and others as a ninth rank ("...RNBR/Qp"). */
+static int parse_pockets(Board *b, char *placement, char *err, size_t errlen) {
+    char *pk = NULL;
+    size_t len = strlen(placement);
+    int slashes = 0;
+    for (char *q = placement; *q; q++) slashes += *q == '/';
+    if (len && placement[len - 1] == ']') {
+        pk = strchr(placement, '[');
+        if (!pk) FEN_FAIL("pocket: ']' without '['");
+        *pk++ = 0;
+        placement[len - 1] = 0;
+    } else if (slashes == 8) {
+        pk = strrchr(placement, '/');
+        *pk++ = 0;
+    }
+    for (; pk && *pk; pk++) {
+        const char *pc = strchr(PieceChars, *pk);
+        int t = pc && *pk != ' ' ? piece_type((int)(pc - PieceChars)) : 0;
+        if (!t || t == KING) FEN_FAIL("invalid character '%c' in the pocket (pieces PNBRQ/pnbrq)", *pk);
+        int c = piece_color((int)(pc - PieceChars));
+        if (b->pocket[c][t] >= POCKET_MAX) FEN_FAIL("too many pieces in the pocket");
+        b->pocket[c][t]++;
+    }
+    return PB_OK;
+}
 
-    /* 0. crazyhouse: the pocket, after the placement as Lichess writes it
-     * ("...RNBR[Qp]") or as a ninth rank ("...RNBR/Qp") */
-    if (variant == VAR_CRAZYHOUSE) {
-        char *pk = NULL, *f0 = fields[0];
-        size_t len = strlen(f0);
-        int slashes = 0;
-        for (char *q = f0; *q; q++) slashes += *q == '/';
-        if (len && f0[len - 1] == ']') {
-            pk = strchr(f0, '[');
-            if (!pk) FEN_FAIL("pocket: ']' without '['");
-            *pk++ = 0;
-            f0[len - 1] = 0;
-        } else if (slashes == 8) {
-            pk = strrchr(f0, '/');
-            *pk++ = 0;
-        }
-        for (; pk && *pk; pk++) {
-            const char *pc = strchr(PieceChars, *pk);
-            int t = pc && *pk != ' ' ? piece_type((int)(pc - PieceChars)) : 0;
-            if (!t || t == KING) FEN_FAIL("invalid character '%c' in the pocket (pieces PNBRQ/pnbrq)", *pk);
-            int c = piece_color((int)(pc - PieceChars));
-            if (b->pocket[c][t] >= POCKET_MAX) FEN_FAIL("too many pieces in the pocket");
-            b->pocket[c][t]++;
+/* The placement field: the pieces rank by rank, and crazyhouse's '~' marks
+ * of promoted pieces. */
+static int parse_placement(Board *b, const char *placement, char *err, size_t errlen) {
+    int rank = 7, file = 0;
+    bool last_digit = false;
+    for (const char *p = placement; *p; p++) {
+        char ch = *p;
+        if (ch == '~') {   /* crazyhouse: the piece just read was a pawn */
+            int sq = make_sq(file - 1, rank);
+            if (b->variant != VAR_CRAZYHOUSE || last_digit || file == 0 || (b->promoted & sq_bb(sq)) ||
+                piece_type(b->squares[sq]) == PAWN || piece_type(b->squares[sq]) == KING)
+                FEN_FAIL("'~' (promoted) only after a knight, bishop, rook or queen in crazyhouse");
+            b->promoted |= sq_bb(sq);
+        } else if (ch == '/') {
+            if (file != 8) FEN_FAIL("rank %d has %d squares, expected 8", rank + 1, file);
+            if (rank == 0) FEN_FAIL("more than 8 ranks in the placement field");
+            rank--; file = 0; last_digit = false;
+        } else if (ch >= '1' && ch <= '8') {
+            if (last_digit) FEN_FAIL("two digits in a row in rank %d", rank + 1);
+            file += ch - '0';
+            if (file > 8) FEN_FAIL("rank %d has more than 8 squares", rank + 1);
+            last_digit = true;
+        } else {
+            const char *pc = strchr(PieceChars, ch);
+            if (!pc || ch == ' ') FEN_FAIL("invalid character '%c' in the placement field", ch);
+            if (file >= 8) FEN_FAIL("rank %d has more than 8 squares", rank + 1);
+            put_piece(b, (int)(pc - PieceChars), make_sq(file, rank));
+            file++; last_digit = false;
         }
     }
+    if (rank != 0) FEN_FAIL("placement has %d ranks, expected 8", 8 - rank);
+    if (file != 8) FEN_FAIL("rank 1 has %d squares, expected 8", file);
+    return PB_OK;
+}
 
-    /* 1. placement */
-    {
-        int rank = 7, file = 0;
-        bool last_digit = false;
-        for (const char *p = fields[0]; *p; p++) {
-            char ch = *p;
-            if (ch == '~') {   /* crazyhouse: the piece just read was a pawn */
-                int sq = make_sq(file - 1, rank);
-                if (variant != VAR_CRAZYHOUSE || last_digit || file == 0 || (b->promoted & sq_bb(sq)) ||
-                    piece_type(b->squares[sq]) == PAWN || piece_type(b->squares[sq]) == KING)
-                    FEN_FAIL("'~' (promoted) only after a knight, bishop, rook or queen in crazyhouse");
-                b->promoted |= sq_bb(sq);
-            } else if (ch == '/') {
-                if (file != 8) FEN_FAIL("rank %d has %d squares, expected 8", rank + 1, file);
-                if (rank == 0) FEN_FAIL("more than 8 ranks in the placement field");
-                rank--; file = 0; last_digit = false;
-            } else if (ch >= '1' && ch <= '8') {
-                if (last_digit) FEN_FAIL("two digits in a row in rank %d", rank + 1);
-                file += ch - '0';
-                if (file > 8) FEN_FAIL("rank %d has more than 8 squares", rank + 1);
-                last_digit = true;
-            } else {
-                const char *pc = strchr(PieceChars, ch);
-                if (!pc || ch == ' ') FEN_FAIL("invalid character '%c' in the placement field", ch);
-                if (file >= 8) FEN_FAIL("rank %d has more than 8 squares", rank + 1);
-                put_piece(b, (int)(pc - PieceChars), make_sq(file, rank));
-                file++; last_digit = false;
-            }
-        }
-        if (rank != 0) FEN_FAIL("placement has %d ranks, expected 8", 8 - rank);
-        if (file != 8) FEN_FAIL("rank 1 has %d squares, expected 8", file);
-    }
+/* The men the variant allows: kings, pawn and piece counts, pawns on the
+ * first or last rank. `side` is the side field, not parsed yet: in atomic
+ * the side to move may have lost its king (the game is over). */
+static int check_men(const Board *b, const char *side, char *err, size_t errlen) {
+    int variant = b->variant;
     for (int c = 0; c < 2; c++) {
         const char *name = c == WHITE ? "white" : "black";
         int kings = popcount(board_pieces(b, c, KING));
@@ -292,8 +286,7 @@ int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess96
             continue;
         }
         if (variant == VAR_ANTICHESS) continue;     /* kings are men: any number, even none */
-        /* Atomic: the side to move (side field not parsed yet) may have been blown up: game over. */
-        if (variant == VAR_ATOMIC && !kings && c == (strcmp(fields[1], "b") ? WHITE : BLACK)) continue;
+        if (variant == VAR_ATOMIC && !kings && c == (strcmp(side, "b") ? WHITE : BLACK)) continue;
         if (kings != 1) FEN_FAIL("%s has %d kings, expected exactly 1", name, kings);
         if (variant == VAR_CRAZYHOUSE) continue;   /* captured men come back: counted below */
         if (popcount(board_pieces(b, c, PAWN)) > 8) FEN_FAIL("%s has more than 8 pawns", name);
@@ -312,98 +305,161 @@ int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess96
     if (variant == VAR_HORDE) bad_pawns &= ~(board_pieces(b, WHITE, PAWN) & RANK_1_BB);
     if (bad_pawns) FEN_FAIL("pawn on the first or last rank");
     if (variant == VAR_RACINGKINGS && b->by_type[PAWN]) FEN_FAIL("racing kings has no pawns");
+    return PB_OK;
+}
 
-    /* 2. side */
-    if (!strcmp(fields[1], "w")) b->side = WHITE;
-    else if (!strcmp(fields[1], "b")) b->side = BLACK;
-    else FEN_FAIL("side to move must be 'w' or 'b', got '%s'", fields[1]);
+static int parse_side(Board *b, const char *side, char *err, size_t errlen) {
+    if (!strcmp(side, "w")) b->side = WHITE;
+    else if (!strcmp(side, "b")) b->side = BLACK;
+    else FEN_FAIL("side to move must be 'w' or 'b', got '%s'", side);
+    return PB_OK;
+}
 
-    /* 3. castling */
+/* One letter of the castling field (KQkq, or a Shredder-FEN/X-FEN rook
+ * file) into a castling right; `field` is the whole field, for messages. */
+static int parse_castling_right(Board *b, char ch, const char *field, char *err, size_t errlen) {
+    int c = (ch >= 'a' && ch <= 'z') ? BLACK : WHITE;
+    char up = (char)(c == BLACK ? ch - 32 : ch);
+    int rank = c == WHITE ? 0 : 7;
+    Bitboard rooks = board_pieces(b, c, ROOK) & (RANK_1_BB << (8 * rank));
+    if (!board_pieces(b, c, KING)) FEN_FAIL("castling right '%c' for a side without a king", ch);
+    int ksq = board_king_sq(b, c);
+    if (sq_rank(ksq) != rank || sq_file(ksq) == 0 || sq_file(ksq) == 7)
+        FEN_FAIL("castling right '%c' but the %s king is not on its back rank between the rooks",
+                 ch, c == WHITE ? "white" : "black");
+    int rsq;
+    bool king_side;
+    if (up == 'K' || up == 'Q') {
+        king_side = up == 'K';
+        Bitboard side_rooks = rooks & (king_side ? ~(sq_bb(ksq) * 2 - 1) : (sq_bb(ksq) - 1));
+        if (!side_rooks) FEN_FAIL("castling right '%c' but there is no rook on that side of the king", ch);
+        rsq = king_side ? msb(side_rooks) : lsb(side_rooks);  /* outermost rook (X-FEN) */
+    } else if (up >= 'A' && up <= 'H') {
+        rsq = make_sq(up - 'A', rank);
+        if (!(rooks & sq_bb(rsq))) FEN_FAIL("castling right '%c' but there is no rook on %c%d", ch, up - 'A' + 'a', rank + 1);
+        king_side = rsq > ksq;
+    } else {
+        FEN_FAIL("invalid castling field '%s' (use '-', KQkq, or Shredder-FEN files like HAha)", field);
+    }
+    int idx = castle_index(c, king_side);
+    if (b->castling & (1 << idx)) FEN_FAIL("castling right for the same side given twice in '%s'", field);
+    if (!b->chess960 && (sq_file(ksq) != 4 || (sq_file(rsq) != (king_side ? 7 : 0))))
+        FEN_FAIL("castling right '%c' needs the king on e%d and the rook on %c%d in standard chess "
+                 "(use Chess960 mode for other setups)", ch, rank + 1, king_side ? 'h' : 'a', rank + 1);
+    setup_castling_right(b, idx, rsq);
+    return PB_OK;
+}
+
+/* The castling field; b->chess960 says whether the rights may name any rook. */
+static int parse_castling(Board *b, const char *field, char *err, size_t errlen) {
     memset(b->castle_rook, SQ_NONE, sizeof b->castle_rook);
     memset(b->castle_mask, 0xF, sizeof b->castle_mask);
-    b->chess960 = chess960;
-    if (strcmp(fields[2], "-") && (variant == VAR_RACINGKINGS || variant == VAR_ANTICHESS))
-        FEN_FAIL("%s has no castling", variant == VAR_RACINGKINGS ? "racing kings" : "antichess");
-    if (strcmp(fields[2], "-")) {
-        for (const char *p = fields[2]; *p; p++) {
-            char ch = *p;
-            int c = (ch >= 'a' && ch <= 'z') ? BLACK : WHITE;
-            char up = (char)(c == BLACK ? ch - 32 : ch);
-            int rank = c == WHITE ? 0 : 7;
-            Bitboard rooks = board_pieces(b, c, ROOK) & (RANK_1_BB << (8 * rank));
-            if (!board_pieces(b, c, KING)) FEN_FAIL("castling right '%c' for a side without a king", ch);
-            int ksq = board_king_sq(b, c);
-            if (sq_rank(ksq) != rank || sq_file(ksq) == 0 || sq_file(ksq) == 7)
-                FEN_FAIL("castling right '%c' but the %s king is not on its back rank between the rooks",
-                         ch, c == WHITE ? "white" : "black");
-            int rsq;
-            bool king_side;
-            if (up == 'K' || up == 'Q') {
-                king_side = up == 'K';
-                Bitboard side_rooks = rooks & (king_side ? ~(sq_bb(ksq) * 2 - 1) : (sq_bb(ksq) - 1));
-                if (!side_rooks) FEN_FAIL("castling right '%c' but there is no rook on that side of the king", ch);
-                rsq = king_side ? msb(side_rooks) : lsb(side_rooks);  /* outermost rook (X-FEN) */
-            } else if (up >= 'A' && up <= 'H') {
-                rsq = make_sq(up - 'A', rank);
-                if (!(rooks & sq_bb(rsq))) FEN_FAIL("castling right '%c' but there is no rook on %c%d", ch, up - 'A' + 'a', rank + 1);
-                king_side = rsq > ksq;
-            } else {
-                FEN_FAIL("invalid castling field '%s' (use '-', KQkq, or Shredder-FEN files like HAha)", fields[2]);
-            }
-            int idx = castle_index(c, king_side);
-            if (b->castling & (1 << idx)) FEN_FAIL("castling right for the same side given twice in '%s'", fields[2]);
-            if (!chess960 && (sq_file(ksq) != 4 || (sq_file(rsq) != (king_side ? 7 : 0))))
-                FEN_FAIL("castling right '%c' needs the king on e%d and the rook on %c%d in standard chess "
-                         "(use Chess960 mode for other setups)", ch, rank + 1, king_side ? 'h' : 'a', rank + 1);
-            setup_castling_right(b, idx, rsq);
-        }
+    if (!strcmp(field, "-")) return PB_OK;
+    if (b->variant == VAR_RACINGKINGS || b->variant == VAR_ANTICHESS)
+        FEN_FAIL("%s has no castling", b->variant == VAR_RACINGKINGS ? "racing kings" : "antichess");
+    for (const char *p = field; *p; p++) {
+        int rc = parse_castling_right(b, *p, field, err, errlen);
+        if (rc != PB_OK) return rc;
     }
+    return PB_OK;
+}
 
-    /* 4. en passant */
+/* The en passant field: a square behind a pawn that just made a double
+ * push, kept only if a pawn of the side to move can take there. */
+static int parse_en_passant(Board *b, const char *e, char *err, size_t errlen) {
     b->ep = SQ_NONE;
-    if (strcmp(fields[3], "-")) {
-        const char *e = fields[3];
-        if (strlen(e) != 2 || e[0] < 'a' || e[0] > 'h' || e[1] < '1' || e[1] > '8')
-            FEN_FAIL("invalid en passant square '%s'", e);
-        int ep = make_sq(e[0] - 'a', e[1] - '1');
-        int need_rank = b->side == WHITE ? 5 : 2;
-        if (sq_rank(ep) != need_rank) FEN_FAIL("en passant square %s is on the wrong rank for the side to move", e);
-        int them = !b->side;
-        int pawn_sq = b->side == WHITE ? ep - 8 : ep + 8;
-        int from_sq = b->side == WHITE ? ep + 8 : ep - 8;
-        if (b->squares[pawn_sq] != make_piece(them, PAWN) || b->squares[ep] || b->squares[from_sq])
-            FEN_FAIL("en passant square %s does not follow a double pawn push", e);
-        if (PawnAttacks[them][ep] & board_pieces(b, b->side, PAWN)) b->ep = ep;
-    }
+    if (!strcmp(e, "-")) return PB_OK;
+    if (strlen(e) != 2 || e[0] < 'a' || e[0] > 'h' || e[1] < '1' || e[1] > '8')
+        FEN_FAIL("invalid en passant square '%s'", e);
+    int ep = make_sq(e[0] - 'a', e[1] - '1');
+    int need_rank = b->side == WHITE ? 5 : 2;
+    if (sq_rank(ep) != need_rank) FEN_FAIL("en passant square %s is on the wrong rank for the side to move", e);
+    int them = !b->side;
+    int pawn_sq = b->side == WHITE ? ep - 8 : ep + 8;
+    int from_sq = b->side == WHITE ? ep + 8 : ep - 8;
+    if (b->squares[pawn_sq] != make_piece(them, PAWN) || b->squares[ep] || b->squares[from_sq])
+        FEN_FAIL("en passant square %s does not follow a double pawn push", e);
+    if (PawnAttacks[them][ep] & board_pieces(b, b->side, PAWN)) b->ep = ep;
+    return PB_OK;
+}
 
-    /* 5-6. counters */
+/* The halfmove clock and fullmove number; NULL (a 4-field FEN): 0 and 1. */
+static int parse_counters(Board *b, const char *halfmove, const char *fullmove, char *err, size_t errlen) {
     b->rule50 = 0;
     b->fullmove_start = 1;
-    if (nf == 6) {
-        long v;
-        if (parse_uint(fields[4], 10000, &v)) FEN_FAIL("halfmove clock must be a number 0..10000, got '%s'", fields[4]);
-        b->rule50 = (int)v;
-        if (parse_uint(fields[5], 100000, &v) || v < 1) FEN_FAIL("fullmove number must be a number >= 1, got '%s'", fields[5]);
-        b->fullmove_start = (int)v;
-    }
+    if (!halfmove) return PB_OK;
+    long v;
+    if (parse_uint(halfmove, 10000, &v)) FEN_FAIL("halfmove clock must be a number 0..10000, got '%s'", halfmove);
+    b->rule50 = (int)v;
+    if (parse_uint(fullmove, 100000, &v) || v < 1) FEN_FAIL("fullmove number must be a number >= 1, got '%s'", fullmove);
+    b->fullmove_start = (int)v;
+    return PB_OK;
+}
 
-    /* legality of the position itself */
-    {
-        /* Atomic allows it: kings that touch, or a king that will explode the other first. */
-        Bitboard them_kings = variant == VAR_ANTICHESS || variant == VAR_ATOMIC ? 0 : board_pieces(b, !b->side, KING);
-        if (them_kings && board_sq_attacked(b, lsb(them_kings), b->side, b->by_type[0]))
-            FEN_FAIL("the side not to move (%s) is in check", b->side == WHITE ? "black" : "white");
-        b->checkers = variant == VAR_ATOMIC ? atomic_checkers(b)
-                    : board_pieces(b, b->side, KING) && variant != VAR_ANTICHESS ? compute_checkers(b) : 0;
-        if (popcount(b->checkers) > 2 && variant != VAR_ATOMIC) FEN_FAIL("the king is attacked by more than two pieces");
-        if (variant == VAR_RACINGKINGS && b->checkers) FEN_FAIL("a king in check (racing kings has no checks)");
+/* The legality of the position itself (the side not to move not in check,
+ * at most two checkers), and the checkers of the side to move. */
+static int check_checks(Board *b, char *err, size_t errlen) {
+    int variant = b->variant;
+    /* Atomic allows it: kings that touch, or a king that will explode the other first. */
+    Bitboard them_kings = variant == VAR_ANTICHESS || variant == VAR_ATOMIC ? 0 : board_pieces(b, !b->side, KING);
+    if (them_kings && board_sq_attacked(b, lsb(them_kings), b->side, b->by_type[0]))
+        FEN_FAIL("the side not to move (%s) is in check", b->side == WHITE ? "black" : "white");
+    b->checkers = variant == VAR_ATOMIC ? atomic_checkers(b)
+                : board_pieces(b, b->side, KING) && variant != VAR_ANTICHESS ? compute_checkers(b) : 0;
+    if (popcount(b->checkers) > 2 && variant != VAR_ATOMIC) FEN_FAIL("the king is attacked by more than two pieces");
+    if (variant == VAR_RACINGKINGS && b->checkers) FEN_FAIL("a king in check (racing kings has no checks)");
+    return PB_OK;
+}
+
+/* The fields after the split, in order, into b. */
+static int parse_fields(Board *b, char *fields[8], int nf, char *err, size_t errlen) {
+    int rc = PB_OK;
+    if (b->variant == VAR_CRAZYHOUSE) rc = parse_pockets(b, fields[0], err, errlen);
+    if (rc == PB_OK) rc = parse_placement(b, fields[0], err, errlen);
+    if (rc == PB_OK) rc = check_men(b, fields[1], err, errlen);
+    if (rc == PB_OK) rc = parse_side(b, fields[1], err, errlen);
+    if (rc == PB_OK) rc = parse_castling(b, fields[2], err, errlen);
+    if (rc == PB_OK) rc = parse_en_passant(b, fields[3], err, errlen);
+    if (rc == PB_OK) rc = parse_counters(b, nf == 6 ? fields[4] : NULL, nf == 6 ? fields[5] : NULL, err, errlen);
+    if (rc == PB_OK) rc = check_checks(b, err, errlen);
+    return rc;
+}
+
+int board_set_fen_variant(Board *out, const char *fen, int variant, bool chess960, char *err, size_t errlen) {
+    board_init_tables();
+    if (!board_variant_supported(variant)) {
+        if (err && errlen) snprintf(err, errlen, "variant %d is not supported", variant);
+        return PB_ERR_VARIANT;
     }
-    b->key = board_compute_key(b);
-    b->pawn_key = compute_pawn_key(b);
-    b->ply = 0;
-    memcpy(out, b, sizeof *b);
-    rc = PB_OK;
-fail:
+    if (!fen) FEN_FAIL("empty FEN");
+    char buf[256];
+    size_t n = strlen(fen);
+    if (n == 0) FEN_FAIL("empty FEN");
+    if (n >= sizeof buf) FEN_FAIL("FEN too long (%zu characters)", n);
+    memcpy(buf, fen, n + 1);
+
+    char *fields[8];
+    int nf;
+    uint8_t checks_left[2] = {3, 3};
+    int rc = split_fields(buf, variant, fields, &nf, checks_left, err, errlen);
+    if (rc != PB_OK) return rc;
+
+    /* Build into a temporary board so *out is untouched on failure. */
+    static const Board zero;
+    Board *b = malloc(sizeof *b);
+    if (!b) return PB_ERR_NOMEM;
+    *b = zero;
+    b->variant = (uint8_t)variant;
+    b->chess960 = chess960;
+    b->checks_left[WHITE] = checks_left[WHITE];
+    b->checks_left[BLACK] = checks_left[BLACK];
+    rc = parse_fields(b, fields, nf, err, errlen);
+    if (rc == PB_OK) {
+        b->key = board_compute_key(b);
+        b->pawn_key = compute_pawn_key(b);
+        b->ply = 0;
+        memcpy(out, b, sizeof *b);
+    }
     free(b);
     return rc;
 }

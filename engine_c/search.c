@@ -293,13 +293,235 @@ static __attribute__((noinline)) int qsearch_var(SearchThread *t, int alpha, int
     return qsearch_impl(t, alpha, beta, ply, true);
 }
 
-/* ---------- main search ---------- */
+/* ---------- main search ----------
+ * negamax_impl is the node; the SEARCH_BODY steps before it are its parts,
+ * in the order they run. All are inlined into negamax_std/negamax_var, so a
+ * Node lives in registers as the locals it replaces would. */
+
+/* One node: its window (which the move loop raises), depth and kind, what
+ * the TT and the static eval said of it, and the move loop's tally. */
+typedef struct {
+    int alpha, beta, old_alpha, depth, ply;
+    bool pv_node, root, in_check, cut_node;
+    /* A singular-extension search of this node leaves the TT move out, with
+     * no TT cutoff, no node-level pruning (reverse futility, null move) and
+     * no TT store (it asks another question); move pruning still applies. */
+    Move excluded;
+    Move tt_move;
+    bool tt_score_ok;     /* the TT entry's score may be used (not near a fifty-move draw) */
+    int eval, raw_eval;   /* corrected and raw static eval; SCORE_NONE in check */
+    int adj_eval;         /* the eval, or the TT score where its bound refines it */
+    bool improving;
+    int base_doubles;     /* double extensions on the line to this node */
+    int best, moves, quiets_tried;
+    Move best_move;
+} Node;
+
+/* Early exits of a non-root node: a variant's end, a draw, the ply limit,
+ * and mate distance pruning (no line here can beat a shorter mate), which
+ * narrows the window. True, with the node's score, if one ends the node. */
+SEARCH_BODY bool early_exit(SearchThread *t, Node *n, bool var, int *score) {
+    Board *b = &t->board;
+    int ply = n->ply;
+    *score = 0;
+    if (var && movegen_variant_end(b)) { *score = variant_end_score(b, ply); return true; }
+    if (board_is_repetition(b, t->root_ply) || rules_is_draw_50(b) || board_insufficient_material(b))
+        return true;
+    if (ply >= MAX_PLY - 1) { *score = n->in_check ? 0 : evaluate(t, ply, var); return true; }
+    n->alpha = n->alpha > -MATE + ply ? n->alpha : -MATE + ply;
+    n->beta = n->beta < MATE - ply - 1 ? n->beta : MATE - ply - 1;
+    *score = n->alpha;
+    return n->alpha >= n->beta;
+}
+
+/* Probe the transposition table: its move and whether its score may be
+ * used; true for a TT cutoff (a non-PV node whose window the entry's bound
+ * settles at enough depth: its score, hit->score, is the node's). */
+SEARCH_BODY bool probe_tt(SearchThread *t, Node *n, TTHit *hit, bool *found) {
+    *found = tt_probe(t->sh->tt, t->board.key, n->ply, hit);
+    n->tt_move = *found ? hit->move : MOVE_NONE;
+    /* The key ignores the fifty-move counter: near the draw, no TT score. */
+    n->tt_score_ok = *found && t->board.rule50 < TT_CUT_MAX_RULE50;
+    return n->tt_score_ok && !n->pv_node && !n->excluded && hit->depth >= n->depth &&
+           tt_bound_cuts(hit, n->alpha, n->beta);
+}
+
+/* Static eval and improving; the ply's stack entry for the plies below
+ * (eval, double extensions so far) and its children's killers cleared. */
+SEARCH_BODY void static_eval(SearchThread *t, Node *n, const TTHit *hit, bool found, bool var) {
+    int ply = n->ply;
+    /* The TT keeps the raw eval; the correction is applied afresh. */
+    if (n->excluded) {
+        n->eval = t->stack[ply].eval;
+        n->raw_eval = SCORE_NONE;
+    } else if (n->in_check) {
+        n->eval = n->raw_eval = SCORE_NONE;
+    } else {
+        n->raw_eval = found && hit->eval != SCORE_NONE ? hit->eval : evaluate(t, ply, var);
+        n->eval = corrected_eval(t, n->raw_eval);
+    }
+    t->stack[ply].eval = n->eval;
+    n->base_doubles = ply > 0 ? t->stack[ply - 1].doubles : 0;
+    t->stack[ply].doubles = n->base_doubles;   /* the null move's subtree; each move sets its own */
+    t->hist.killers[ply + 1][0] = t->hist.killers[ply + 1][1] = MOVE_NONE;
+    /* "Improving": our eval rose since our previous move; prune less if so. */
+    n->improving = !n->in_check && ply >= 2 && t->stack[ply - 2].eval != SCORE_NONE &&
+                   n->eval > t->stack[ply - 2].eval;
+    /* The TT score refines the static eval when its bound points the right way. */
+    n->adj_eval = !n->in_check && n->tt_score_ok && tt_refines(hit, n->eval) ? hit->score : n->eval;
+}
+
+/* Reverse futility pruning: far above beta at low depth, assume a cutoff. */
+static inline bool reverse_futility_prunes(const Node *n) {
+    return n->depth <= RFP_MAX_DEPTH && n->adj_eval - RFP_MARGIN * (n->depth - n->improving) >= n->beta &&
+           n->adj_eval < MATE_IN_MAX;
+}
+
+/* Null move pruning: give the opponent a free move; if a reduced search
+ * still reaches beta, this node fails high. True with the node's score if
+ * so (or 0 when the search was stopped). */
+SEARCH_BODY bool null_move_prunes(SearchThread *t, const Node *n, bool var, int *score) {
+    Board *b = &t->board;
+    int ply = n->ply, beta = n->beta, adj_eval = n->adj_eval;
+    if (!(n->depth >= NMP_MIN_DEPTH && adj_eval >= beta && ply > 0 && t->stack[ply - 1].move != MOVE_NULL &&
+          has_non_pawn_material(b, b->side) && beta > -MATE_IN_MAX && null_move_usable(b, var)))
+        return false;
+    int r = NMP_BASE_R + n->depth / NMP_DEPTH_DIV +
+            ((adj_eval - beta) / NMP_EVAL_DIV < NMP_EVAL_MAX_R ? (adj_eval - beta) / NMP_EVAL_DIV : NMP_EVAL_MAX_R);
+    stack_push(t, ply, MOVE_NULL, 0);
+    if (!var && t->sh->net) nnue_push_null(t->nnue, ply);
+    board_make_null(b);
+    int s = -NEGAMAX(var)(t, -beta, -beta + 1, n->depth - 1 - r, ply + 1, !n->cut_node);
+    board_unmake_null(b);
+    if (stopped(t)) { *score = 0; return true; }
+    *score = s >= MATE_IN_MAX ? beta : s;
+    return s >= beta;
+}
+
+/* Move pruning once we have a non-losing line: late move pruning and
+ * futility pruning of quiet moves (which skip the quiets left), SEE pruning
+ * of quiet and noisy ones. True if the move is not searched. */
+SEARCH_BODY bool prune_move(SearchThread *t, const Node *n, MovePicker *p, Move m, int sc, bool noisy, bool var) {
+    const Board *b = &t->board;
+    int depth = n->depth;
+    if (n->root || n->best <= -MATE_IN_MAX || !has_non_pawn_material(b, b->side)) return false;
+    if (noisy) return depth <= SEE_MAX_DEPTH && see_usable(b, var) && !see_ge(b, m, -SEE_NOISY_PER_PLY * depth);
+    int lmp = (LMP_BASE + depth * depth) / (2 - n->improving);
+    if (depth <= LMP_MAX_DEPTH && n->quiets_tried >= lmp) { mp_skip_quiets(p); return true; }
+    if (!n->in_check && depth <= FUT_MAX_DEPTH && n->eval != SCORE_NONE &&
+        n->eval + FUT_BASE + FUT_PER_PLY * depth <= n->alpha && sc < SC_COUNTER) { mp_skip_quiets(p); return true; }
+    return depth <= SEE_MAX_DEPTH && see_usable(b, var) && !see_ge(b, m, -SEE_QUIET_PER_PLY * depth);
+}
+
+/* Singular extension: if every other move fails well below the TT score,
+ * the TT move is the only good one here: search it deeper (*ext 1, or 2
+ * when far below). If the others reach beta too, this node fails high
+ * (multi-cut). True, with the node's score, if the node ends here (a
+ * multi-cut, or 0 when the search was stopped). */
+SEARCH_BODY bool singular_extension(SearchThread *t, const Node *n, const TTHit *hit, Move m, bool var,
+                                    int *ext, int *score) {
+    int depth = n->depth, ply = n->ply;
+    *ext = 0;
+    if (!(!n->root && m == n->tt_move && !n->excluded && depth >= SE_MIN_DEPTH &&
+          hit->depth >= depth - SE_TT_DEPTH_SLACK && (hit->bound & BOUND_LOWER) &&
+          hit->score > -MATE_IN_MAX && hit->score < MATE_IN_MAX && ply < CHECK_EXT_MAX_PLY))
+        return false;
+    int s_beta = hit->score - SE_MARGIN_PER_PLY * depth;
+    t->stack[ply].excluded = m;
+    int s = NEGAMAX(var)(t, s_beta - 1, s_beta, (depth - 1) / 2, ply, n->cut_node);
+    t->stack[ply].excluded = MOVE_NONE;
+    t->pv_len[ply] = 0;
+    if (stopped(t)) { *score = 0; return true; }
+    if (s < s_beta) {
+        *ext = !n->pv_node && s < s_beta - SE_DOUBLE_MARGIN && n->base_doubles < SE_MAX_DOUBLES ? 2 : 1;
+        return false;
+    }
+    *score = s_beta;
+    return s_beta >= n->beta;
+}
+
+/* Late move reductions: how much shallower a quiet move searched late is
+ * first searched (with a null window). */
+static inline int lmr_reduction(const Node *n, int sc, bool noisy, bool gives_check, int new_depth) {
+    int depth = n->depth, moves = n->moves;
+    if (depth < LMR_MIN_DEPTH || noisy || moves <= 1 + n->pv_node) return 0;
+    int r = Reductions[depth < 64 ? depth : 63][moves < 64 ? moves : 63];
+    r -= n->pv_node;
+    r += !n->improving;
+    r += n->cut_node;
+    if (sc >= SC_COUNTER) r--;  /* killers and countermove */
+    else r -= sc / LMR_HISTORY_DIVISOR;       /* history + continuation history */
+    if (gives_check) r--;
+    if (r < 0) r = 0;
+    if (r > new_depth - 1) r = new_depth - 1 > 0 ? new_depth - 1 : 0;
+    return r;
+}
+
+/* Principal variation search of the move just made, extended by se_ext or
+ * for giving check: the first move with the whole window, the others with a
+ * null window (reduced first), searched again when they beat alpha. */
+SEARCH_BODY int search_move(SearchThread *t, const Node *n, int se_ext, int sc, bool noisy, bool var) {
+    int alpha = n->alpha, beta = n->beta, ply = n->ply;
+    bool gives_check = board_in_check(&t->board);
+    int ext = se_ext ? se_ext : gives_check && ply < CHECK_EXT_MAX_PLY ? 1 : 0;
+    int new_depth = n->depth - 1 + ext;
+    /* Node types as in Stockfish: the first child of a cut node is an
+     * expected all node and vice versa; PV children are neither. */
+    if (n->moves == 1) return -NEGAMAX(var)(t, -beta, -alpha, new_depth, ply + 1, !n->pv_node && !n->cut_node);
+    int r = lmr_reduction(n, sc, noisy, gives_check, new_depth);
+    int score = -NEGAMAX(var)(t, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
+    /* No re-search once stopped: the 0 a stopped child returns means nothing. */
+    if (score > alpha && r > 0 && !stopped(t))
+        score = -NEGAMAX(var)(t, -alpha - 1, -alpha, new_depth, ply + 1, !n->cut_node);
+    if (score > alpha && n->pv_node && !stopped(t))
+        score = -NEGAMAX(var)(t, -beta, -alpha, new_depth, ply + 1, false);
+    return score;
+}
+
+/* A searched move's score: a new best, and above alpha a new PV (the
+ * triangular table; at the root, the answer so far). True on a beta cutoff. */
+SEARCH_BODY bool update_best(SearchThread *t, Node *n, Move m, int score) {
+    if (score <= n->best) return false;
+    n->best = score;
+    if (score <= n->alpha) return false;
+    int ply = n->ply;
+    n->best_move = m;
+    n->alpha = score;
+    t->pv[ply][0] = m;
+    memcpy(&t->pv[ply][1], t->pv[ply + 1], (size_t)t->pv_len[ply + 1] * sizeof(Move));
+    t->pv_len[ply] = t->pv_len[ply + 1] + 1;
+    if (n->root) { t->root_best = m; t->root_score = score; }
+    return score >= n->beta;
+}
+
+/* The score of a node that searched no move. */
+SEARCH_BODY int no_move_searched(const SearchThread *t, const Node *n, const MovePicker *p, bool var) {
+    int ply = n->ply;
+    /* No legal move: mate or stalemate (or a variant's own end). */
+    if (mp_handed_out(p) == 0) return var ? no_moves_score(&t->board, ply, var) : n->in_check ? -MATE + ply : 0;
+    /* Left out the only move: the singular search fails low. */
+    if (n->excluded) return n->alpha;
+    /* Every legal move was pruned: fall back to a quiet static score. */
+    return n->in_check ? -MATE + ply : (n->eval != SCORE_NONE ? n->eval : 0);
+}
+
+/* The node's result into the correction history and the TT. */
+SEARCH_BODY void store_node(SearchThread *t, const Node *n, bool var) {
+    const Board *b = &t->board;
+    int best = n->best, eval = n->eval;
+    int bound = best >= n->beta ? BOUND_LOWER : n->alpha > n->old_alpha ? BOUND_EXACT : BOUND_UPPER;
+    /* Teach the correction history what the search found, where the bound
+     * says which way the eval was off and no capture explains the gap. */
+    if (!n->in_check && (n->best_move == MOVE_NONE || !is_noisy(b, n->best_move, var)) &&
+        !(bound == BOUND_LOWER && best <= eval) && !(bound == BOUND_UPPER && best >= eval) &&
+        best > -MATE_IN_MAX && best < MATE_IN_MAX)
+        hist_update_correction(&t->hist, b, n->depth, best - eval);
+    tt_store(t->sh->tt, b->key, n->ply, n->best_move, best, n->raw_eval, n->depth, bound);
+}
 
 SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, int ply, bool cut_node,
                              const bool var) {
     Board *b = &t->board;
-    bool pv_node = beta - alpha > 1;
-    bool root = ply == 0;
     bool in_check = board_in_check(b);
 
     if (depth <= 0 && !in_check) return QSEARCH(var)(t, alpha, beta, ply);
@@ -310,197 +532,53 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     if (ply > t->seldepth) t->seldepth = ply;
     t->pv_len[ply] = 0;
 
-    if (!root) {
-        if (var && movegen_variant_end(b)) return variant_end_score(b, ply);
-        if (board_is_repetition(b, t->root_ply) || rules_is_draw_50(b) ||
-            board_insufficient_material(b))
-            return 0;
-        if (ply >= MAX_PLY - 1) return in_check ? 0 : evaluate(t, ply, var);
-        /* Mate distance pruning: no line here can beat a shorter mate. */
-        alpha = alpha > -MATE + ply ? alpha : -MATE + ply;
-        beta = beta < MATE - ply - 1 ? beta : MATE - ply - 1;
-        if (alpha >= beta) return alpha;
-    }
+    Node n = {.alpha = alpha, .beta = beta, .depth = depth, .ply = ply, .pv_node = beta - alpha > 1,
+              .root = ply == 0, .in_check = in_check, .cut_node = cut_node,
+              .excluded = t->stack[ply].excluded, .best = -SCORE_INF, .best_move = MOVE_NONE};
+    int score;
+    if (!n.root && early_exit(t, &n, var, &score)) return score;
 
-    /* A singular-extension search of this node leaves the TT move out, with
-     * no TT cutoff, no node-level pruning (reverse futility, null move) and
-     * no TT store (it asks another question); move pruning still applies. */
-    Move excluded = t->stack[ply].excluded;
     TTHit hit;
-    bool found = tt_probe(t->sh->tt, b->key, ply, &hit);
-    Move tt_move = found ? hit.move : MOVE_NONE;
-    /* The key ignores the fifty-move counter: near the draw, no TT score. */
-    bool tt_score_ok = found && b->rule50 < TT_CUT_MAX_RULE50;
-    if (tt_score_ok && !pv_node && !excluded && hit.depth >= depth &&
-        tt_bound_cuts(&hit, alpha, beta))
-        return hit.score;
-
-    /* The TT keeps the raw eval; the correction is applied afresh. */
-    int eval, raw_eval;
-    if (excluded) {
-        eval = t->stack[ply].eval;
-        raw_eval = SCORE_NONE;
-    } else if (in_check) {
-        eval = raw_eval = SCORE_NONE;
-    } else {
-        raw_eval = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply, var);
-        eval = corrected_eval(t, raw_eval);
-    }
-    t->stack[ply].eval = eval;
-    int base_doubles = ply > 0 ? t->stack[ply - 1].doubles : 0;
-    t->stack[ply].doubles = base_doubles;   /* the null move's subtree; each move sets its own */
-    t->hist.killers[ply + 1][0] = t->hist.killers[ply + 1][1] = MOVE_NONE;
-    /* "Improving": our eval rose since our previous move; prune less if so. */
-    bool improving = !in_check && ply >= 2 && t->stack[ply - 2].eval != SCORE_NONE &&
-                     eval > t->stack[ply - 2].eval;
-    /* The TT score refines the static eval when its bound points the right way. */
-    int adj_eval = !in_check && tt_score_ok && tt_refines(&hit, eval) ? hit.score : eval;
-
-    if (!pv_node && !in_check && !excluded) {
-        /* Reverse futility: far above beta at low depth, assume a cutoff. */
-        if (depth <= RFP_MAX_DEPTH && adj_eval - RFP_MARGIN * (depth - improving) >= beta && adj_eval < MATE_IN_MAX)
-            return adj_eval;
-        /* Null move: give a free move; if still >= beta, this node fails high. */
-        if (depth >= NMP_MIN_DEPTH && adj_eval >= beta && ply > 0 && t->stack[ply - 1].move != MOVE_NULL &&
-            has_non_pawn_material(b, b->side) && beta > -MATE_IN_MAX && null_move_usable(b, var)) {
-            int r = NMP_BASE_R + depth / NMP_DEPTH_DIV +
-                    ((adj_eval - beta) / NMP_EVAL_DIV < NMP_EVAL_MAX_R
-                         ? (adj_eval - beta) / NMP_EVAL_DIV : NMP_EVAL_MAX_R);
-            stack_push(t, ply, MOVE_NULL, 0);
-            if (!var && t->sh->net) nnue_push_null(t->nnue, ply);
-            board_make_null(b);
-            int score = -NEGAMAX(var)(t, -beta, -beta + 1, depth - 1 - r, ply + 1, !cut_node);
-            board_unmake_null(b);
-            if (stopped(t)) return 0;
-            if (score >= beta) return score >= MATE_IN_MAX ? beta : score;
-        }
+    bool found;
+    if (probe_tt(t, &n, &hit, &found)) return hit.score;
+    static_eval(t, &n, &hit, found, var);
+    if (!n.pv_node && !in_check && !n.excluded) {
+        if (reverse_futility_prunes(&n)) return n.adj_eval;
+        if (null_move_prunes(t, &n, var, &score)) return score;
     }
 
     MovePicker p;
     HistNode hn = hist_node(t, ply);
-    mp_init_main(&p, b, &t->hist, &hn, tt_move);
-
-    int best = -SCORE_INF, old_alpha = alpha, moves = 0, quiets_tried = 0, sc;
-    Move best_move = MOVE_NONE, m;
-    Move quiets[MAX_MOVES];
-
+    mp_init_main(&p, b, &t->hist, &hn, n.tt_move);
+    n.old_alpha = n.alpha;
+    Move quiets[MAX_MOVES], m;
+    int sc;
     while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
-        if (m == excluded) continue;
+        if (m == n.excluded) continue;
         bool noisy = is_noisy(b, m, var);
         /* The child's TT bucket starts loading now, while the pruning, the
          * singular search and the NNUE update run. */
         tt_prefetch(t->sh->tt, board_key_after(b, m));
-        /* Pruning of late moves once we have a non-losing line. */
-        if (!root && best > -MATE_IN_MAX && has_non_pawn_material(b, b->side)) {
-            if (!noisy) {
-                int lmp = (LMP_BASE + depth * depth) / (2 - improving);
-                if (depth <= LMP_MAX_DEPTH && quiets_tried >= lmp) { mp_skip_quiets(&p); continue; }
-                if (!in_check && depth <= FUT_MAX_DEPTH && eval != SCORE_NONE &&
-                    eval + FUT_BASE + FUT_PER_PLY * depth <= alpha && sc < SC_COUNTER) { mp_skip_quiets(&p); continue; }
-                if (depth <= SEE_MAX_DEPTH && see_usable(b, var) && !see_ge(b, m, -SEE_QUIET_PER_PLY * depth))
-                    continue;
-            } else if (depth <= SEE_MAX_DEPTH && see_usable(b, var) && !see_ge(b, m, -SEE_NOISY_PER_PLY * depth))
-                continue;
-        }
+        if (prune_move(t, &n, &p, m, sc, noisy, var)) continue;
+        int se_ext;
+        if (singular_extension(t, &n, &hit, m, var, &se_ext, &score)) return score;
 
-        /* Singular extension: if every other move fails well below the TT
-         * score, the TT move is the only good one here: search it deeper. If
-         * the others reach beta too, this node fails high (multi-cut). */
-        int se_ext = 0;
-        if (!root && m == tt_move && !excluded && depth >= SE_MIN_DEPTH &&
-            hit.depth >= depth - SE_TT_DEPTH_SLACK && (hit.bound & BOUND_LOWER) &&
-            hit.score > -MATE_IN_MAX && hit.score < MATE_IN_MAX && ply < CHECK_EXT_MAX_PLY) {
-            int s_beta = hit.score - SE_MARGIN_PER_PLY * depth;
-            t->stack[ply].excluded = m;
-            int s = NEGAMAX(var)(t, s_beta - 1, s_beta, (depth - 1) / 2, ply, cut_node);
-            t->stack[ply].excluded = MOVE_NONE;
-            t->pv_len[ply] = 0;
-            if (stopped(t)) return 0;
-            if (s < s_beta) {
-                se_ext = 1;
-                if (!pv_node && s < s_beta - SE_DOUBLE_MARGIN &&
-                    base_doubles < SE_MAX_DOUBLES)
-                    se_ext = 2;
-            } else if (s_beta >= beta) {
-                return s_beta;
-            }
-        }
-
-        t->stack[ply].doubles = base_doubles + (se_ext == 2);  /* for this move's subtree */
+        t->stack[ply].doubles = n.base_doubles + (se_ext == 2);  /* for this move's subtree */
         stack_push(t, ply, m, board_piece_on(b, move_from(m)));
         if (!make_move(t, ply, m, var)) continue;
-        moves++;
-        if (!noisy && quiets_tried < MAX_MOVES) quiets[quiets_tried++] = m;
-
-        bool gives_check = board_in_check(b);
-        int ext = se_ext ? se_ext : gives_check && ply < CHECK_EXT_MAX_PLY ? 1 : 0;
-        int new_depth = depth - 1 + ext;
-        int score;
-        if (moves == 1) {
-            /* Node types as in Stockfish: the first child of a cut node is an
-             * expected all node and vice versa; PV children are neither. */
-            score = -NEGAMAX(var)(t, -beta, -alpha, new_depth, ply + 1, !pv_node && !cut_node);
-        } else {
-            /* Late move reductions for quiet moves searched late. */
-            int r = 0;
-            if (depth >= LMR_MIN_DEPTH && !noisy && moves > 1 + pv_node) {
-                r = Reductions[depth < 64 ? depth : 63][moves < 64 ? moves : 63];
-                r -= pv_node;
-                r += !improving;
-                r += cut_node;
-                if (sc >= SC_COUNTER) r--;  /* killers and countermove */
-                else r -= sc / LMR_HISTORY_DIVISOR;       /* history + continuation history */
-                if (gives_check) r--;
-                if (r < 0) r = 0;
-                if (r > new_depth - 1) r = new_depth - 1 > 0 ? new_depth - 1 : 0;
-            }
-            score = -NEGAMAX(var)(t, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
-            /* No re-search once stopped: the 0 a stopped child returns means nothing. */
-            if (score > alpha && r > 0 && !stopped(t))
-                score = -NEGAMAX(var)(t, -alpha - 1, -alpha, new_depth, ply + 1, !cut_node);
-            if (score > alpha && pv_node && !stopped(t))
-                score = -NEGAMAX(var)(t, -beta, -alpha, new_depth, ply + 1, false);
-        }
+        n.moves++;
+        if (!noisy && n.quiets_tried < MAX_MOVES) quiets[n.quiets_tried++] = m;
+        score = search_move(t, &n, se_ext, sc, noisy, var);
         board_unmake_move(b);
         if (stopped(t)) return 0;
-
-        if (score > best) {
-            best = score;
-            if (score > alpha) {
-                best_move = m;
-                alpha = score;
-                /* Triangular PV. */
-                t->pv[ply][0] = m;
-                memcpy(&t->pv[ply][1], t->pv[ply + 1], (size_t)t->pv_len[ply + 1] * sizeof(Move));
-                t->pv_len[ply] = t->pv_len[ply + 1] + 1;
-                if (root) { t->root_best = m; t->root_score = score; }
-                if (score >= beta) break;
-            }
-        }
+        if (update_best(t, &n, m, score)) break;
     }
 
-    if (moves == 0) {
-        /* No legal move: mate or stalemate (or a variant's own end). */
-        if (mp_handed_out(&p) == 0) return var ? no_moves_score(b, ply, var) : in_check ? -MATE + ply : 0;
-        /* Left out the only move: the singular search fails low. */
-        if (excluded) return alpha;
-        /* Every legal move was pruned: fall back to a quiet static score. */
-        return in_check ? -MATE + ply : (eval != SCORE_NONE ? eval : 0);
-    }
-
-    if (best >= beta && best_move != MOVE_NONE && !is_noisy(b, best_move, var))
-        hist_update_quiets(&t->hist, &hn, b, depth, best_move, quiets, quiets_tried);
-
-    if (excluded) return best;
-    int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
-    /* Teach the correction history what the search found, where the bound
-     * says which way the eval was off and no capture explains the gap. */
-    if (!in_check && (best_move == MOVE_NONE || !is_noisy(b, best_move, var)) &&
-        !(bound == BOUND_LOWER && best <= eval) && !(bound == BOUND_UPPER && best >= eval) &&
-        best > -MATE_IN_MAX && best < MATE_IN_MAX)
-        hist_update_correction(&t->hist, b, depth, best - eval);
-    tt_store(t->sh->tt, b->key, ply, best_move, best, raw_eval, depth, bound);
-    return best;
+    if (n.moves == 0) return no_move_searched(t, &n, &p, var);
+    if (n.best >= n.beta && n.best_move != MOVE_NONE && !is_noisy(b, n.best_move, var))
+        hist_update_quiets(&t->hist, &hn, b, depth, n.best_move, quiets, n.quiets_tried);
+    if (!n.excluded) store_node(t, &n, var);
+    return n.best;
 }
 
 static int negamax_std(SearchThread *t, int alpha, int beta, int depth, int ply, bool cut_node) {

@@ -12,7 +12,7 @@ PIBOT_PIP_EXTRAS="test" setup_venv stockfish qemu-user gcc-aarch64-linux-gnu \
     libc6-dev-arm64-cross systemd shellcheck make chromium
 echo "==> ruff check"
 ruff check .
-echo "==> mypy (bot/, strict: [tool.mypy] in pyproject.toml)"
+echo "==> mypy (bot/, tools/, bench/, deploy/, build_engine.py: [tool.mypy] in pyproject.toml)"
 mypy
 echo "==> pibot bench (signature recorded in bench/signature.txt)"
 pibot bench

@@ -84,7 +84,7 @@ def test_accumulators_after_make_unmake_equal_a_refresh(nnue_engine: Engine) -> 
     total = dict.fromkeys(("makes", "checked", "castles", "en_passants", "promotions",
                            "captures", "nulls", "unmakes"), 0)
     for i, fen in enumerate(WALK_FENS):
-        bad, stats = sb.nnue_check_walk(nnue_engine._handle(), fen, False, 10000, i + 1)
+        bad, stats = sb.nnue_check_walk(nnue_engine._ptr, fen, False, 10000, i + 1)
         assert bad == 0, f"{bad} accumulator mismatches from {fen} ({stats})"
         for key in total:
             total[key] += stats[key]
@@ -98,7 +98,7 @@ def test_accumulators_in_chess960_equal_a_refresh(nnue_engine: Engine) -> None:
     castles = 0
     for n in (0, 100, 518, 959, 777, 301):
         fen = chess.Board.from_chess960_pos(n).fen(shredder=True)
-        bad, stats = sb.nnue_check_walk(nnue_engine._handle(), fen, True, 4000, n)
+        bad, stats = sb.nnue_check_walk(nnue_engine._ptr, fen, True, 4000, n)
         assert bad == 0, f"{bad} mismatches in Chess960 position {n} ({stats})"
         castles += stats["castles"]
     assert castles > 10

@@ -26,7 +26,6 @@ from bot.store.model import (
     HeatSample,
     MoveRecord,
     ServiceEvent,
-    game_start_from_full,
 )
 from bot.store.writer import RecordWriter
 
@@ -386,25 +385,6 @@ def test_kill_9_mid_game_keeps_every_move_handed_over(tmp_path: Path) -> None:
     w.put(MoveRecord("k", len(plies), "white", "d2d4"))
     assert w.flush(10) and w.problem is None
     w.close()
-
-
-def test_game_start_from_a_game_full() -> None:
-    full = {"id": "abcd1234", "variant": {"key": "chess960"}, "speed": "blitz", "rated": True,
-            "createdAt": 1_790_000_000_000, "initialFen": "startpos",
-            "white": {"id": "rival", "name": "Rival", "title": "BOT", "rating": 1900},
-            "black": {"id": "pibot", "name": "PiBot", "rating": 1800},
-            "clock": {"initial": 180000, "increment": 2000}, "tournamentId": "arena42"}
-    g = game_start_from_full(full, "PiBot", "https://lichess.org/", "Hourly Blitz Arena")
-    assert (g.color, g.opponent, g.opponent_title, g.my_rating, g.opponent_rating) == \
-        ("black", "Rival", "BOT", 1800, 1900)
-    assert (g.variant, g.speed, g.rated, g.initial_fen, g.started_at, g.site) == \
-        ("chess960", "blitz", True, None, 1_790_000_000.0, "https://lichess.org")
-    assert (g.tournament_id, g.tournament_name, g.clock_increment_ms) == \
-        ("arena42", "Hourly Blitz Arena", 2000)
-    corr = game_start_from_full({"id": "c", "white": {"id": "pibot"}, "black": {"aiLevel": 3},
-                                 "daysPerTurn": 3}, "pibot", "https://lichess.org", now=5.0)
-    assert (corr.speed, corr.opponent, corr.days_per_turn, corr.started_at) == \
-        ("correspondence", "AI level 3", 3, 5.0)
 
 
 def test_a_record_that_breaks_the_writer_is_skipped_not_fatal(

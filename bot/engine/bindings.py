@@ -60,11 +60,6 @@ def backend() -> str:
     return c_str(lib.pb_backend())
 
 
-def attacks_selftest(samples: int) -> int:
-    ensure_init()
-    return int(lib.pb_attacks_selftest(samples))
-
-
 # ---- board ----
 
 def board_new() -> Any:

@@ -7,26 +7,25 @@
 `search` blocks the calling thread, which runs the C search itself with the
 GIL released; a small poller thread calls `on_info` with each new iteration
 (an exception raised there stops the search and is re-raised by `search`).
-`stop()` and `ponderhit()` may be called from any other thread.
+`stop()` and `ponderhit()` may be called from any other thread. The search
+lock, those requests and the poller are search_control.py's.
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any, Literal
 
 from bot.engine import search_bindings as sb
 from bot.engine.board import Board
-from bot.engine.exceptions import EngineArgumentError, EngineBusyError, EngineError
+from bot.engine.closing import Closing
+from bot.engine.exceptions import EngineArgumentError, EngineError
+from bot.engine.search_control import SearchControl, run_search
 
 log = logging.getLogger(__name__)
-
-_POLL_S = 0.01  # progress poll period; also how fast a missed stop is re-sent
 
 
 # Evaluations ("hce", "nnue") and the one a new Engine uses (pibot_nnue_api.h).
@@ -164,7 +163,7 @@ def _result_from_raw(raw: sb.RawResult) -> SearchResult:
         depth=raw["depth"], nodes=raw["nodes"], time_ms=raw["time_ms"], pv=raw["pv"].split())
 
 
-class Engine:
+class Engine(Closing):
     """A search context (hash table, threads, position) for one game."""
 
     def __init__(self, hash_mb: int = 64, threads: int = 1) -> None:
@@ -173,13 +172,7 @@ class Engine:
         self._ptr: Any = sb.engine_new(hash_mb, threads)
         self._hash_mb = hash_mb
         self._threads = threads
-        self._search_lock = threading.Lock()
-        # Guards _active and the request flags, so stop()/ponderhit() act on
-        # the running search only, never on one that starts later.
-        self._state_lock = threading.Lock()
-        self._active = False
-        self._stop_requested = False
-        self._ponderhit_requested = False
+        self._control = SearchControl()
 
     def __repr__(self) -> str:
         state = "closed" if self._ptr is None else "open"
@@ -187,32 +180,20 @@ class Engine:
 
     # ---- lifecycle ----
 
-    def _handle(self) -> Any:
-        if self._ptr is None:
-            raise EngineError("the engine is closed; create a new Engine")
-        return self._ptr
-
     def close(self) -> None:
         """Stop any search, wait for it, and free the hash table."""
         if self._ptr is None:
             return
         self.stop()
-        with self._search_lock:
+        with self._control.quiet():
             ptr, self._ptr = self._ptr, None
             sb.engine_free(ptr)
-
-    def __enter__(self) -> Engine:
-        return self
-
-    def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
-                 tb: TracebackType | None) -> None:
-        self.close()
 
     # ---- configuration ----
 
     def set_option(self, *, hash_mb: int | None = None, threads: int | None = None,
                    move_overhead_ms: int | None = None) -> None:
-        ptr = self._handle()
+        ptr = _live(self._ptr)
         if hash_mb is not None:
             _check_option("hash_mb", hash_mb, 1, sb.MAX_HASH_MB)
             sb.set_hash(ptr, hash_mb)
@@ -227,7 +208,7 @@ class Engine:
 
     def new_game(self) -> None:
         """Forget the hash table and move-ordering history."""
-        sb.clear(self._handle())
+        sb.clear(_live(self._ptr))
 
     def hurry_clear(self, on: bool = True) -> None:
         """on: a `new_game()` running now, or started until `hurry_clear(False)`,
@@ -253,12 +234,12 @@ class Engine:
             raise EngineArgumentError("moves must be a list of UCI strings, not one string")
         if variant == "chess960":   # Lichess's key: standard rules, Chess960 castling
             variant, chess960 = "chess", True
-        sb.set_position(self._handle(), fen, list(moves), chess960, variant)
+        sb.set_position(_live(self._ptr), fen, list(moves), chess960, variant)
 
     def set_board(self, board: Board) -> None:
         """Root position: a Board (its variant, FEN and Chess960 flag; the moves
         that led to it are not passed, so repetitions before it are not seen)."""
-        sb.set_position(self._handle(), board.fen(), [], board.chess960, board.variant)
+        sb.set_position(_live(self._ptr), board.fen(), [], board.chess960, board.variant)
 
     # ---- searching ----
 
@@ -276,127 +257,66 @@ class Engine:
         e.g. when the opponent's move arrived: the latency until the search
         starts is then charged to the time budget instead of being ignored.
         """
-        ptr = self._handle()
-        if not self._search_lock.acquire(blocking=False):
-            raise EngineBusyError("this engine is already searching; stop it first")
-        try:
-            with self._state_lock:
-                self._active = True
-                self._stop_requested = False
-                self._ponderhit_requested = False
-            return self._run_search(ptr, limits.raw(), on_info, stop_event, ponderhit_event,
-                                    start_us or 0)
-        finally:
-            with self._state_lock:
-                self._active = False
-            self._search_lock.release()
-
-    def _run_search(self, ptr: Any, raw: sb.RawLimits,
-                    on_info: Callable[[SearchInfo], None] | None,
-                    stop_event: threading.Event | None,
-                    ponderhit_event: threading.Event | None, start_us: int) -> SearchResult:
-        # The C search runs right here (GIL released) so nothing stands between
-        # its end and our return: under CPU load every extra thread hand-off
-        # on that path costs milliseconds of the clock. A small poller thread
-        # re-sends stop/ponderhit and reports progress meanwhile.
-        done = False
-        lock = threading.Lock()  # poller actions vs. the end of the search
-        seen = [sb.info_seq(ptr)]
-        errors: list[BaseException] = []
-
-        def deliver() -> None:
-            seq, raw_info = sb.get_info(ptr)
-            if seq != seen[0] and raw_info["pv"] and on_info is not None:
-                seen[0] = seq
-                on_info(_info_from_raw(raw_info))
-
-        def poll() -> None:
-            while True:
-                time.sleep(_POLL_S)
-                with lock:
-                    if done:
-                        return
-                    # A stop/ponderhit sent before C reset its flags would be
-                    # lost: re-sending is idempotent and closes that race.
-                    if self._stop_requested or (stop_event is not None and stop_event.is_set()):
-                        sb.stop(ptr)
-                    elif self._ponderhit_requested or (
-                            ponderhit_event is not None and ponderhit_event.is_set()):
-                        sb.ponderhit(ptr)
-                    try:
-                        deliver()
-                    except BaseException as exc:  # re-raised in the caller's thread
-                        errors.append(exc)
-                        sb.stop(ptr)
-                        return
-
-        poller = threading.Thread(target=poll, name="pibot-search-poll", daemon=True)
-        poller.start()
-        try:
-            result = sb.search(ptr, raw, start_us)
-        finally:
-            with lock:
-                done = True
-        if errors:
-            raise errors[0]
-        deliver()
-        return _result_from_raw(result)
+        ptr = _live(self._ptr)
+        report = None if on_info is None else (lambda raw: on_info(_info_from_raw(raw)))
+        with self._control.running(ptr, stop_event, ponderhit_event):
+            raw = run_search(ptr, limits.raw(), start_us or 0, self._control, report)
+        return _result_from_raw(raw)
 
     def stop(self) -> None:
         """Make a running search return its best move now (any thread)."""
-        with self._state_lock:
-            if not self._active or self._ptr is None:
-                return
-            self._stop_requested = True
-            sb.stop(self._ptr)
+        self._control.stop()
 
     def ponderhit(self) -> None:
         """The predicted move was played: the ponder search becomes timed."""
-        with self._state_lock:
-            if not self._active or self._ptr is None:
-                return
-            self._ponderhit_requested = True
-            sb.ponderhit(self._ptr)
+        self._control.ponderhit()
 
     # ---- evaluation ----
 
     def set_eval(self, name: str) -> None:
         """'hce' (hand-crafted) or 'nnue' for the next searches; a change clears the hash
         table and the search heuristics, as a new game does."""
-        sb.set_eval(self._handle(), name)
+        sb.set_eval(_live(self._ptr), name)
 
     @property
     def eval_name(self) -> str:
-        return sb.get_eval(self._handle())
+        return sb.get_eval(_live(self._ptr))
 
     def load_net(self, path: str | None) -> None:
         """NNUE weights from a .pbnn file (None = the built-in net).
 
         NetFileError names the file and the problem; the engine keeps its net then."""
-        sb.load_net(self._handle(), path)
+        sb.load_net(_live(self._ptr), path)
 
     @property
     def net_name(self) -> str:
-        return sb.net_name(self._handle())
+        return sb.net_name(_live(self._ptr))
 
     # ---- inspection (UCI `d` / `eval`) ----
 
     def fen(self) -> str:
-        return sb.fen(self._handle())
+        return sb.fen(_live(self._ptr))
 
     def evaluate(self) -> int:
         """Static eval of the root position, centipawns for the side to move."""
-        return sb.evaluate(self._handle())
+        return sb.evaluate(_live(self._ptr))
 
     def legal_moves(self) -> list[str]:
-        return sb.legal_moves(self._handle())
+        return sb.legal_moves(_live(self._ptr))
 
     def hashfull(self) -> int:
-        return sb.hashfull(self._handle())
+        return sb.hashfull(_live(self._ptr))
 
     @property
     def searching(self) -> bool:
         return self._ptr is not None and sb.is_searching(self._ptr)
+
+
+def _live(ptr: Any) -> Any:
+    """The engine's C handle; EngineError once it is closed."""
+    if ptr is None:
+        raise EngineError("the engine is closed; create a new Engine")
+    return ptr
 
 
 def _check_option(name: str, value: int, lo: int, hi: int) -> None:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from bot.engine import Engine
+from bot.engine.closing import Closing
 from bot.engine.exceptions import EngineError, EngineMemoryError
 from bot.host.status_file import SlotStatus
 
@@ -91,7 +92,7 @@ class _Slot:
         self.hurry = False  # the running clear is to be cut short (acquire(hurry=True), close)
 
 
-class EnginePool:
+class EnginePool(Closing):
     def __init__(self, size: int, hash_mb: int, threads: int, *,
                  move_overhead_ms: int = 100, eval_name: str = "hce") -> None:
         if size < 1:
@@ -349,9 +350,3 @@ class EnginePool:
             s.executor.shutdown(wait=True, cancel_futures=True)
             if s.engine is not None:
                 s.engine.close()
-
-    def __enter__(self) -> EnginePool:
-        return self
-
-    def __exit__(self, *exc: Any) -> None:
-        self.close()

@@ -28,7 +28,7 @@ import logging
 import random
 import time
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import Any
 
 import chess
 import requests
@@ -46,41 +46,6 @@ LICHESS_SPEEDS = "blitz,rapid,classical"
 LICHESS_RATINGS = "2000,2200,2500"
 MIN_REQUEST_S = 0.05  # below this a request cannot succeed; don't start it
 MATE_CP = 100_000
-
-
-class ExplorerMoveJson(TypedDict, total=False):
-    uci: str
-    white: int
-    draws: int
-    black: int
-
-
-class ExplorerJson(TypedDict, total=False):
-    moves: list[ExplorerMoveJson]
-
-
-class CloudPvJson(TypedDict, total=False):
-    moves: str
-    cp: int
-    mate: int
-
-
-class CloudEvalJson(TypedDict, total=False):
-    depth: int
-    knodes: int
-    pvs: list[CloudPvJson]
-
-
-class TablebaseMoveJson(TypedDict, total=False):
-    uci: str
-    category: str
-    dtz: int | None
-
-
-class TablebaseJson(TypedDict, total=False):
-    category: str
-    dtz: int | None
-    moves: list[TablebaseMoveJson]
 
 
 @dataclass(frozen=True)

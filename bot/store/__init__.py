@@ -1,7 +1,7 @@
 """The bot's memory: games, moves and service events in one SQLite file.
 
 - `model`: the records the service hands over (GameStart, MoveRecord, GameEnd,
-  RatingsAfter, ServiceEvent, HeatSample) and how a Lichess gameFull becomes a GameStart;
+  RatingsAfter, ServiceEvent, HeatSample);
 - `schema`: the versioned schema and its ordered migrations;
 - `db`: opening a connection (WAL, timeouts), read-only for the CLI;
 - `writer`: RecordWriter, the only writer: a thread fed by a queue, so no write

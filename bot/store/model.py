@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
-from typing import Any
 
 SOURCES = ("book", "tablebase", "online", "engine", "opponent")
 EVENT_KINDS = ("start", "stop", "reload", "rate_limit", "daily_limit", "throttled",
@@ -124,42 +123,3 @@ def result_for(color: str, status: str, winner: str | None) -> str | None:
     if winner is None:
         return "draw"
     return "win" if winner == color else "loss"
-
-
-def _int(value: Any) -> int | None:
-    return int(value) if isinstance(value, int | float) and not isinstance(value, bool) \
-        else None
-
-
-def game_start_from_full(full: dict[str, Any], account: str, site: str,
-                         tournament_name: str | None = None,
-                         now: float | None = None) -> GameStart:
-    """A GameStart from the game stream's gameFull (what the runner already holds)."""
-    white, black = full.get("white") or {}, full.get("black") or {}
-    mine_white = str(white.get("id") or white.get("name") or "").lower() == account.lower()
-    me, them = (white, black) if mine_white else (black, white)
-    clock = full.get("clock") or {}
-    variant = (full.get("variant") or {}).get("key") or "standard"
-    speed = full.get("speed")
-    if not isinstance(speed, str):
-        speed = speed_of(int(clock.get("initial", 0)) / 1000,
-                         int(clock.get("increment", 0)) / 1000) if clock else "correspondence"
-    created = full.get("createdAt")
-    started = float(created) / 1000 if isinstance(created, int | float) else \
-        (now if now is not None else time.time())
-    fen = full.get("initialFen")
-    return GameStart(
-        game_id=str(full.get("id", "")), account=account,
-        color="white" if mine_white else "black",
-        opponent=str(them.get("name") or them.get("id")
-                     or f"AI level {them.get('aiLevel', '?')}"),
-        opponent_title=them.get("title") or None,
-        my_rating=_int(me.get("rating")), opponent_rating=_int(them.get("rating")),
-        speed=speed, variant=variant, rated=bool(full.get("rated")), site=site.rstrip("/"),
-        started_at=started,
-        initial_fen=None if fen in (None, "", "startpos") else str(fen),
-        clock_initial_ms=_int(clock.get("initial")),
-        clock_increment_ms=_int(clock.get("increment")),
-        days_per_turn=_int(full.get("daysPerTurn")),
-        tournament_id=full.get("tournamentId") or None,
-        tournament_name=tournament_name)

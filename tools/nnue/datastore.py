@@ -314,7 +314,8 @@ def run(manifest_path: Path, root: Path, target: int, jobs: int, nice: int,
         todo = sorted(lost)
         next_new = m.next_index()
         started: dict[int, float] = {}
-        made, durations = 0, []  # this run's chunk times: another machine's would mislead
+        made = 0
+        durations: list[float] = []  # this run's chunk times: another machine's would mislead
         avg_positions = m.positions() / len(m.chunks) if m.chunks else 75_000.0
         while True:
             while len(_children) < jobs and not _stop:

@@ -47,9 +47,9 @@ def fnv1a64(data: bytes) -> int:
 
 @dataclass
 class Net:
-    ft_weight: array   # int16, INPUTS * HIDDEN, feature-major
-    ft_bias: array     # int16, HIDDEN
-    out_weight: array  # int16, buckets * 2 * HIDDEN: bucket-major, side to move first
+    ft_weight: array[int]   # int16, INPUTS * HIDDEN, feature-major
+    ft_bias: array[int]     # int16, HIDDEN
+    out_weight: array[int]  # int16, buckets * 2 * HIDDEN: bucket-major, side to move first
     out_bias: list[int]  # int32, one per bucket
 
     @property

@@ -140,7 +140,8 @@ class RecordData:
     def _is_val(game: np.ndarray) -> np.ndarray:
         # Whole games: the positions of one game share a result and are too alike
         # to tell fitting from overfitting.
-        return game % VAL_EVERY == VAL_EVERY - 1
+        val: np.ndarray = game % VAL_EVERY == VAL_EVERY - 1
+        return val
 
     def _decode(self, recs: np.ndarray) -> tuple[torch.Tensor, ...]:
         feats, stm_np = posdata.features(recs)

@@ -27,7 +27,7 @@ def widen(net: Net, hidden: int) -> Net:
         raise ValueError(f"cannot widen a {h}-wide net to {hidden}")
     pad = array("h", bytes(2 * (hidden - h)))
 
-    def rows(a: array, n: int) -> array:
+    def rows(a: array[int], n: int) -> array[int]:
         out = array("h")
         for i in range(n):
             out.extend(a[i * h:(i + 1) * h])
