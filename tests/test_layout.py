@@ -245,7 +245,6 @@ ALLOWED: dict[str, str] = {
     "bot/emulator/game.py:Game": "split",
     "bot/emulator/state.py:CoreState": "split",
     "bot/emulator/state.py:_create_game": "a spec record",
-    "bot/engine/engine.py:Engine": "split",
     "bot/host/status_file.py:publish": "the shared state",
     "bot/lichess/client.py:Lichess": "endpoints by area",
 }
