@@ -41,7 +41,8 @@ from bot.emulator.config import AccountSpec, EmulatorConfig, OpponentSpec
 from bot.emulator.errors import ApiError, EmulatorUsageError, bad_request
 from bot.emulator.game import Game, Player
 from bot.emulator.payloads import speed_of
-from bot.emulator.state import CoreState
+from bot.emulator.people import bot_player
+from bot.emulator.state import CoreState, NewGame
 
 log = logging.getLogger(__name__)
 
@@ -376,13 +377,12 @@ class ArenaOps(CoreState):
             pairing.ends_at = now + self.config.arena_virtual_game_s
             return
         acc, opp = (a, b) if a.account else (b, a)
-        account = self._target_account(acc.name)
-        self._create_game(
-            gid=gid, bot=self.bot_player(account), opp=Player(opp.name, opp.title, opp.rating),
+        account = self.people.target(acc.name)
+        self._create_game(NewGame(
+            gid=gid, bot=bot_player(account), opp=Player(opp.name, opp.title, opp.rating),
             bot_color=chess.WHITE if white is acc else chess.BLACK, variant="standard",
             rated=arena.rated, limit_s=arena.limit_s, increment_s=arena.increment_s, days=None,
-            initial_fen=None, opponent=opp.opponent, moves=[], source="arena",
-            tournament_id=arena.id)
+            initial_fen=None, opponent=opp.opponent, source="arena", tournament_id=arena.id))
 
     def _virtual_over(self, arena: Arena, pairing: Pairing) -> None:
         roll = self.rng.random()

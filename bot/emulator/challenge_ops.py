@@ -14,6 +14,7 @@ from bot.emulator.config import AccountSpec, OpponentSpec, UserSpec
 from bot.emulator.errors import ApiError, EmulatorUsageError, bad_request, not_found
 from bot.emulator.game import Player
 from bot.emulator.payloads import DECLINE_REASONS, VARIANTS, speed_of
+from bot.emulator.people import bot_player
 from bot.emulator.state import (
     COMPAT,
     CoreState,
@@ -63,7 +64,7 @@ class ChallengeOps(CoreState):
         if clock_limit_s is not None and (clock_limit_s < 0 or (increment_s or 0) < 0):
             raise EmulatorUsageError("clock_limit_s and increment_s must be >= 0")
         with self.lock:
-            bot = self._target_account(bot_username)
+            bot = self.people.target(bot_username)
             ultra = speed_of(clock_limit_s, increment_s, days) == "ultraBullet"
             if ultra and bot.title == "BOT" and self.config.refuse_bot_ultrabullet and not force:
                 raise EmulatorUsageError(
@@ -71,15 +72,15 @@ class ChallengeOps(CoreState):
                     "pass force=True to deliver it anyway, e.g. to test the bot declines it)"
                 )
             name_key = challenger.lower()
-            if name_key not in self.users:
-                self.users[name_key] = UserSpec(
+            if name_key not in self.people.users:
+                self.people.users[name_key] = UserSpec(
                     challenger, title=challenger_title, rating=challenger_rating, opponent=opponent
                 )
             final = color if color != "random" else self.rng.choice(("white", "black"))
             ch = Challenge(
                 id=self._new_id(),
                 challenger=Player(challenger, challenger_title, challenger_rating),
-                dest=self.bot_player(bot),
+                dest=bot_player(bot),
                 variant=variant,
                 rated=rated,
                 limit_s=clock_limit_s,
@@ -94,8 +95,8 @@ class ChallengeOps(CoreState):
                 opponent=opponent,
                 kept_alive=keep_alive,
             )
-            self.challenges[ch.id] = ch
-            self._publish_event(
+            self.challenges.open[ch.id] = ch
+            self.streams.publish_event(
                 bot.username, {"type": "challenge", "challenge": ch.json(), "compat": COMPAT}
             )
             self._touch()
@@ -103,7 +104,7 @@ class ChallengeOps(CoreState):
             return ch.id
 
     def _own_challenge(self, account: AccountSpec, cid: str, direction: str) -> Challenge:
-        ch = self.challenges.get(cid)
+        ch = self.challenges.open.get(cid)
         me = account.username.lower()
         if ch is None or ch.status not in ("created", "offline"):
             raise not_found("Challenge not found")
@@ -126,7 +127,7 @@ class ChallengeOps(CoreState):
                 # The challenger left (that is why it went offline): it never moves.
                 ch.opponent = replace(ch.opponent, stall_after=0)
             ch.status = "accepted"
-            del self.challenges[cid]
+            del self.challenges.open[cid]
             self._start_game_from_challenge(ch, bot_is_challenger=False)
 
     def decline_challenge(self, account: AccountSpec, cid: str, reason: str | None) -> None:
@@ -137,8 +138,8 @@ class ChallengeOps(CoreState):
             ch = self._own_challenge(account, cid, "in")
             ch.status = "declined"
             ch.decline_key = key
-            del self.challenges[cid]
-            self.declined[cid] = ch
+            del self.challenges.open[cid]
+            self.challenges.declined[cid] = ch
             self._touch()
 
     def cancel_challenge(self, account: AccountSpec, cid: str) -> None:
@@ -148,27 +149,27 @@ class ChallengeOps(CoreState):
     def cancel_incoming(self, cid: str) -> None:
         """The challenger withdraws: challengeCanceled on the bot's event stream."""
         with self.lock:
-            ch = self.challenges.get(cid)
+            ch = self.challenges.open.get(cid)
             if ch is None or ch.direction != "in":
                 raise EmulatorUsageError(f"no open incoming challenge {cid!r}")
             self._cancel(ch)
 
     def challenge_status(self, cid: str) -> str | None:
         with self.lock:
-            if cid in self.challenges:
-                return self.challenges[cid].status
-            if cid in self.declined:
+            if cid in self.challenges.open:
+                return self.challenges.open[cid].status
+            if cid in self.challenges.declined:
                 return "declined"
             if cid in self.games:
                 return "accepted"
-            if cid in self.expired:
+            if cid in self.challenges.expired:
                 return "canceled"
             return None
 
     def list_challenges(self, account: AccountSpec) -> dict[str, list[dict[str, Any]]]:
         me = account.username.lower()
         with self.lock:
-            listed = [c for c in self.challenges.values() if c.status == "created"]
+            listed = [c for c in self.challenges.open.values() if c.status == "created"]
             inc = [dict(c.json()) for c in listed if c.dest.id == me]
             out = [dict(c.json()) for c in listed if c.challenger.id == me]
         return {"in": inc, "out": out}
@@ -179,7 +180,7 @@ class ChallengeOps(CoreState):
         with self.lock:
             if username.lower() == account.username.lower():
                 raise bad_request("You cannot challenge yourself")
-            target = self.users.get(username.lower())
+            target = self.people.users.get(username.lower())
             if target is None:
                 raise not_found("User not found")
             rated = as_bool(params.get("rated"), False)
@@ -222,7 +223,7 @@ class ChallengeOps(CoreState):
             final = color if color != "random" else self.rng.choice(("white", "black"))
             ch = Challenge(
                 id=self._new_id(),
-                challenger=self.bot_player(account),
+                challenger=bot_player(account),
                 dest=Player(target.username, target.title, target.rating),
                 variant=variant,
                 rated=rated,
@@ -241,10 +242,10 @@ class ChallengeOps(CoreState):
             )
             if ch.response == "decline":
                 ch.decline_key = target.decline_reason
-            self.challenges[ch.id] = ch
+            self.challenges.open[ch.id] = ch
             # Lichess echoes the bot's own challenge on its event stream too:
             # a bot must recognise challenges it sent (challenger == itself).
-            self._publish_event(
+            self.streams.publish_event(
                 account.username, {"type": "challenge", "challenge": ch.json(), "compat": COMPAT}
             )
             self._touch()
@@ -255,7 +256,7 @@ class ChallengeOps(CoreState):
         assert limit is not None
         now = time.time()
         day_start = now - (now % 86400)
-        times = [t for t in self._bot_vs_bot.get(account.username, []) if t >= day_start]
+        times = [t for t in self.challenges.bot_vs_bot.get(account.username, []) if t >= day_start]
         if len(times) >= limit:
             seconds = int(day_start + 86400 - now) + 1
             # lila modules/bot/src/main/BotLimit.scala: JsonLimited -> 429 with this text.
@@ -266,7 +267,7 @@ class ChallengeOps(CoreState):
                 ratelimit={"key": BOT_DAY_KEY, "seconds": seconds},
             )
         times.append(now)
-        self._bot_vs_bot[account.username] = times
+        self.challenges.bot_vs_bot[account.username] = times
 
     def _opponent_at_daily_limit(self, target: UserSpec) -> ApiError:
         """lila BotLimit.challengeLimitError -> OpponentLimit, which

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import fnmatch
 import logging
 import threading
 from collections.abc import Callable, Iterable
@@ -163,7 +162,7 @@ class Emulator:
 
     def decline_reason(self, challenge_id: str) -> str | None:
         with self._core.lock:
-            ch = self._core.declined.get(challenge_id)
+            ch = self._core.challenges.declined.get(challenge_id)
             return ch.decline_key if ch else None
 
     def wait_challenge_answered(self, challenge_id: str, timeout: float = 10.0) -> str:
@@ -304,7 +303,7 @@ class Emulator:
         """The tournament's JSON as GET /api/tournament/{id} gives it (with `me` for the
         account `username`, if it joined)."""
         with self._core.lock:
-            account = self._core._target_account(username) if username else None
+            account = self._core.people.target(username) if username else None
         return self._core.arena_json(arena_id, account)
 
     def finish_arena(self, arena_id: str) -> None:
@@ -369,7 +368,7 @@ class Emulator:
     def open_streams(self) -> dict[str, int]:
         """Streams with a live handler: {"event": n, "game": m} (leak checks, reconnects)."""
         with self._core.lock:
-            subs = list(self._core.live_subs)
+            subs = list(self._core.streams.live)
         events = sum(1 for s in subs if s.key == "event")
         return {"event": events, "game": len(subs) - events}
 
@@ -377,7 +376,7 @@ class Emulator:
     def counters(self) -> dict[str, int]:
         """Requests per route, e.g. {"POST /api/bot/game/{id}/move/{move}": 12}."""
         with self._core.lock:
-            return dict(self._core.counters)
+            return dict(self._core.traffic.counters)
 
     def count(self, pattern: str) -> int:
         """Requests whose route name or "METHOD /path" matches an fnmatch pattern."""
@@ -385,17 +384,8 @@ class Emulator:
 
     def requests(self, pattern: str | None = None) -> list[RequestRecord]:
         with self._core.lock:
-            records = list(self._core.request_log)
-        if pattern is None:
-            return records
-        return [
-            r
-            for r in records
-            if fnmatch.fnmatchcase(r.route, pattern)
-            or fnmatch.fnmatchcase(f"{r.method} {r.path}", pattern)
-        ]
+            return self._core.traffic.matching(pattern)
 
     def reset_counters(self) -> None:
         with self._core.lock:
-            self._core.counters.clear()
-            self._core.request_log.clear()
+            self._core.traffic.clear()

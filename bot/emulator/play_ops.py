@@ -13,9 +13,12 @@ import chess
 from bot.emulator.config import AccountSpec, UserSpec
 from bot.emulator.errors import EmulatorUsageError, bad_request, not_found
 from bot.emulator.game import Game, MoveRejected, Player
+from bot.emulator.game_pgn import game_pgn
+from bot.emulator.people import bot_player
 from bot.emulator.state import (
     NOT_YOUR_TURN,
     CoreState,
+    NewGame,
     check_fen,
     check_variant,
 )
@@ -26,11 +29,11 @@ log = logging.getLogger(__name__)
 class PlayOps(CoreState):
     def start_game_directly(self, **kw: Any) -> str:
         with self.lock:
-            account = self._target_account(kw.pop("bot_username"))
+            account = self.people.target(kw.pop("bot_username"))
             opp_name = kw.pop("opponent_name")
             opp = Player(opp_name, kw.pop("opponent_title"), kw.pop("opponent_rating"))
-            if opp_name.lower() not in self.users:
-                self.users[opp_name.lower()] = UserSpec(
+            if opp_name.lower() not in self.people.users:
+                self.people.users[opp_name.lower()] = UserSpec(
                     opp_name, title=opp.title, rating=opp.rating
                 )
             color = kw.pop("bot_color")
@@ -46,16 +49,17 @@ class PlayOps(CoreState):
             if fen is not None:
                 variant = "fromPosition" if variant == "standard" else variant
                 check_fen(variant, fen)
-            game = self._create_game(
+            game = self._create_game(NewGame(
                 gid=self._new_id(),
-                bot=self.bot_player(account),
+                bot=bot_player(account),
                 opp=opp,
                 bot_color=chess.WHITE if color == "white" else chess.BLACK,
                 variant=variant,
                 initial_fen=fen,
                 source=source,
+                moves=tuple(kw.pop("moves")),
                 **kw,
-            )
+            ))
             return game.id
 
     def _game_for(self, account: AccountSpec, game_id: str) -> Game:
@@ -209,7 +213,7 @@ class PlayOps(CoreState):
             game = self.games.get(game_id)
             if game is None:
                 raise not_found("No such game")
-            return game.pgn(self.site)
+            return game_pgn(game, self.site)
 
     def spectator_say(self, game_id: str, text: str, username: str) -> None:
         """A watcher writes in the spectator room (BOT game streams carry it)."""
@@ -249,7 +253,7 @@ class PlayOps(CoreState):
                 game.opp_gone = False
                 game.gone_claim_at = None
                 game.gone_last_sent = None
-                self._publish_game(game, {"type": "opponentGone", "gone": False})
+                self.streams.publish_game(game.id, {"type": "opponentGone", "gone": False})
                 if not game.bot_to_move:
                     game.opp_due = now + game.opponent.think_time_s
                 self._touch()
