@@ -42,6 +42,7 @@ from bot.emulator.errors import ApiError, EmulatorUsageError, bad_request
 from bot.emulator.game import Game, Player
 from bot.emulator.payloads import speed_of
 from bot.emulator.people import bot_player
+from bot.emulator.specs import ArenaSpec
 from bot.emulator.state import CoreState, NewGame
 
 log = logging.getLogger(__name__)
@@ -146,30 +147,31 @@ class ArenaOps(CoreState):
         return self.arenas
 
     # -- the control API ---------------------------------------------------------------
-    def create_arena(self, *, minutes: float, clock_limit_s: int, increment_s: int,
-                     starts_in_s: float, bots_allowed: bool, password: str | None,
-                     team: str | None, rated: bool, name: str,
+    def create_arena(self, spec: ArenaSpec,
                      opponents: list[tuple[str, int, OpponentSpec]]) -> str:
-        if clock_limit_s + 40 * increment_s < 30 and bots_allowed:
+        """A new arena; `opponents` (name, rating, spec) stand for spec.opponents."""
+        limit_s, increment_s, starts_in_s = spec.clock_limit_s, spec.increment_s, spec.starts_in_s
+        if limit_s + 40 * increment_s < 30 and spec.bots_allowed:
             # TournamentForm.validClockForBots: Bullet or slower.
             raise EmulatorUsageError("a bots-allowed arena needs a Bullet or slower clock "
                                      "(lila TournamentForm validClockForBots)")
-        if minutes <= 0 or starts_in_s < 0:
+        if spec.minutes <= 0 or starts_in_s < 0:
             raise EmulatorUsageError("minutes must be > 0 and starts_in_s >= 0")
         with self.lock:
             arenas = self._arena_state()
             aid = self._new_id()
             now = time.monotonic()
-            arena = Arena(id=aid, name=name, limit_s=clock_limit_s, increment_s=increment_s,
-                          minutes=minutes, starts_at=now + starts_in_s,
-                          starts_at_wall=time.time() + starts_in_s, bots_allowed=bots_allowed,
-                          password=password, team=team, rated=rated)
-            for opp_name, rating, spec in opponents:
-                arena.players[opp_name.lower()] = ArenaPlayer(opp_name, rating, False, spec)
+            arena = Arena(id=aid, name=spec.name, limit_s=limit_s, increment_s=increment_s,
+                          minutes=spec.minutes, starts_at=now + starts_in_s,
+                          starts_at_wall=time.time() + starts_in_s,
+                          bots_allowed=spec.bots_allowed, password=spec.password,
+                          team=spec.team, rated=spec.rated)
+            for opp_name, rating, opp_spec in opponents:
+                arena.players[opp_name.lower()] = ArenaPlayer(opp_name, rating, False, opp_spec)
             arenas[aid] = arena
             self._touch()
             log.info("arena %s created: %s+%s, %s min, starts in %.0f s", aid,
-                     clock_limit_s, increment_s, minutes, starts_in_s)
+                     limit_s, increment_s, spec.minutes, starts_in_s)
             return aid
 
     def finish_arena(self, aid: str) -> None:

@@ -15,6 +15,7 @@ from bot.emulator.errors import ApiError, EmulatorUsageError, bad_request, not_f
 from bot.emulator.game import Player
 from bot.emulator.payloads import DECLINE_REASONS, VARIANTS, speed_of
 from bot.emulator.people import bot_player
+from bot.emulator.specs import ChallengeSpec
 from bot.emulator.state import (
     COMPAT,
     CoreState,
@@ -36,37 +37,15 @@ BOT_DAY_KEY = "bot.vsBot.day"  # lila BotLimit's rate-limit key (100 bot games a
 
 
 class ChallengeOps(CoreState):
-    def challenge_bot(
-        self,
-        *,
-        challenger: str,
-        rated: bool,
-        variant: str,
-        clock_limit_s: int | None,
-        increment_s: int | None,
-        days: int | None,
-        color: str,
-        challenger_title: str | None,
-        challenger_rating: int,
-        initial_fen: str | None,
-        opponent: OpponentSpec,
-        bot_username: str | None,
-        force: bool = False,
-        keep_alive: bool = False,
-    ) -> str:
-        variant = check_variant(variant)
-        if initial_fen is not None:
-            if variant == "standard":
-                variant = "fromPosition"
-            check_fen(variant, initial_fen)
-        if color not in ("white", "black", "random"):
-            raise EmulatorUsageError(f"color {color!r} is invalid; use white, black or random")
-        if clock_limit_s is not None and (clock_limit_s < 0 or (increment_s or 0) < 0):
-            raise EmulatorUsageError("clock_limit_s and increment_s must be >= 0")
+    def challenge_bot(self, spec: ChallengeSpec) -> str:
+        variant = self._checked_variant(spec)
+        limit_s, color, challenger = spec.clock_limit_s, spec.color, spec.challenger
+        opponent = spec.opponent or OpponentSpec()
         with self.lock:
-            bot = self.people.target(bot_username)
-            ultra = speed_of(clock_limit_s, increment_s, days) == "ultraBullet"
-            if ultra and bot.title == "BOT" and self.config.refuse_bot_ultrabullet and not force:
+            bot = self.people.target(spec.bot_username)
+            ultra = speed_of(limit_s, spec.increment_s, spec.days) == "ultraBullet"
+            if ultra and bot.title == "BOT" and self.config.refuse_bot_ultrabullet \
+                    and not spec.force:
                 raise EmulatorUsageError(
                     f"{BOT_ULTRABULLET} (lila refuses UltraBullet challenges to a BOT; "
                     "pass force=True to deliver it anyway, e.g. to test the bot declines it)"
@@ -74,26 +53,27 @@ class ChallengeOps(CoreState):
             name_key = challenger.lower()
             if name_key not in self.people.users:
                 self.people.users[name_key] = UserSpec(
-                    challenger, title=challenger_title, rating=challenger_rating, opponent=opponent
+                    challenger, title=spec.challenger_title, rating=spec.challenger_rating,
+                    opponent=opponent,
                 )
             final = color if color != "random" else self.rng.choice(("white", "black"))
             ch = Challenge(
                 id=self._new_id(),
-                challenger=Player(challenger, challenger_title, challenger_rating),
+                challenger=Player(challenger, spec.challenger_title, spec.challenger_rating),
                 dest=bot_player(bot),
                 variant=variant,
-                rated=rated,
-                limit_s=clock_limit_s,
-                increment_s=increment_s if clock_limit_s is not None else None,
-                days=days if clock_limit_s is None else None,
+                rated=spec.rated,
+                limit_s=limit_s,
+                increment_s=spec.increment_s if limit_s is not None else None,
+                days=spec.days if limit_s is None else None,
                 color=color,
                 final_color=final,
-                initial_fen=initial_fen,
+                initial_fen=spec.initial_fen,
                 expires_at=time.monotonic() + self.config.challenge_expiry_s,
                 direction="in",
                 site=self.site,
                 opponent=opponent,
-                kept_alive=keep_alive,
+                kept_alive=spec.keep_alive,
             )
             self.challenges.open[ch.id] = ch
             self.streams.publish_event(
@@ -102,6 +82,22 @@ class ChallengeOps(CoreState):
             self._touch()
             log.info("challenge %s from %s to %s", ch.id, challenger, bot.username)
             return ch.id
+
+    @staticmethod
+    def _checked_variant(spec: ChallengeSpec) -> str:
+        """The challenge's variant, once its FEN, color and clock are known good."""
+        variant = check_variant(spec.variant)
+        if spec.initial_fen is not None:
+            if variant == "standard":
+                variant = "fromPosition"
+            check_fen(variant, spec.initial_fen)
+        if spec.color not in ("white", "black", "random"):
+            raise EmulatorUsageError(
+                f"color {spec.color!r} is invalid; use white, black or random")
+        limit_s = spec.clock_limit_s
+        if limit_s is not None and (limit_s < 0 or (spec.increment_s or 0) < 0):
+            raise EmulatorUsageError("clock_limit_s and increment_s must be >= 0")
+        return variant
 
     def _own_challenge(self, account: AccountSpec, cid: str, direction: str) -> Challenge:
         ch = self.challenges.open.get(cid)
