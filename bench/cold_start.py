@@ -93,7 +93,7 @@ async def one_run(i: int, book: Path, args: argparse.Namespace) -> dict[str, flo
         cid = await asyncio.to_thread(
             emu.challenge_bot, challenger=f"cold{i}", rated=False, color="black",
             clock_limit_s=180, increment_s=0, opponent=opp)
-        status = await asyncio.to_thread(emu.wait_challenge_answered, cid, 60)
+        status = await asyncio.to_thread(emu.challenges.wait_answered, cid, 60)
         if status != "accepted":
             raise RuntimeError(f"challenge {cid} not accepted: {status}")
         await asyncio.to_thread(emu.wait_game_over, cid, 120)
@@ -104,8 +104,8 @@ async def one_run(i: int, book: Path, args: argparse.Namespace) -> dict[str, flo
         warm = time.monotonic() - t0
         sizes = sorted({s.hash_mb for s in pool.info() if s.hash_mb is not None}
                        ) if pool is not None else []
-        accept = _first(emu.requests(f"* /api/challenge/{cid}/*"), "POST", "accept")
-        game = emu.requests(f"* /api/bot/game/*{cid}*")
+        accept = _first(emu.traffic.requests(f"* /api/challenge/{cid}/*"), "POST", "accept")
+        game = emu.traffic.requests(f"* /api/bot/game/*{cid}*")
         stream = _first(game, "GET", "stream")
         move = _first(game, "POST", "move")
         searched = thinks.ms.get(cid, [])[1:2]

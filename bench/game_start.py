@@ -84,15 +84,15 @@ async def one_size(hash_mb: int, args: argparse.Namespace) -> list[dict[str, flo
                 emu.challenge_bot, challenger=f"starter{i}", rated=False, color="black",
                 clock_limit_s=base, increment_s=inc,
                 opponent=OpponentSpec(policy="random", think_time_s=0.5, seed=i))
-            status = await asyncio.to_thread(emu.wait_challenge_answered, cid, 60)
+            status = await asyncio.to_thread(emu.challenges.wait_answered, cid, 60)
             if status != "accepted":
                 raise RuntimeError(f"challenge {cid} not accepted: {status} "
-                                   f"({emu.decline_reason(cid)})")
+                                   f"({emu.challenges.decline_reason(cid)})")
             def moved(c: str = cid) -> bool:
                 return len(emu.game(c).moves) >= 1
 
             await asyncio.to_thread(emu.wait_until, moved, 120)
-            records = emu.requests(f"* /api/bot/game/*{cid}*")
+            records = emu.traffic.requests(f"* /api/bot/game/*{cid}*")
             stream = _first([r for r in records if r.method == "GET"], "stream")
             move = _first([r for r in records if r.method == "POST"], "move")
             latency = (move - stream) * 1000 if move is not None and stream is not None else None

@@ -89,18 +89,18 @@ def inject_faults(emu: Emulator, rate: float) -> None:
     """Random faults for the whole run (count=None: unlimited)."""
     if rate <= 0:
         return
-    emu.inject("http_error", "POST /api/bot/game/*/move/*", status=503, count=None,
-               probability=rate)
-    emu.inject("http_error", "POST /api/bot/game/*/move/*", status=429, count=None,
-               probability=rate / 2)
-    emu.inject("http_error", "GET /api/bot/game/stream/*", status=502, count=None,
-               probability=rate)
-    emu.inject("drop_stream", "game", count=None, probability=rate)
-    emu.inject("drop_stream", "event", count=None, probability=rate)
-    emu.inject("silent_stream", "game", count=None, probability=rate / 2, duration_s=None)
-    emu.inject("silent_stream", "event", count=None, probability=rate / 2, duration_s=None)
-    emu.inject("slow", "POST /api/bot/game/*/chat", count=None, probability=rate * 5,
-               duration_s=0.5)
+    emu.faults.inject("http_error", "POST /api/bot/game/*/move/*", status=503, count=None,
+                      probability=rate)
+    emu.faults.inject("http_error", "POST /api/bot/game/*/move/*", status=429, count=None,
+                      probability=rate / 2)
+    emu.faults.inject("http_error", "GET /api/bot/game/stream/*", status=502, count=None,
+                      probability=rate)
+    emu.faults.inject("drop_stream", "game", count=None, probability=rate)
+    emu.faults.inject("drop_stream", "event", count=None, probability=rate)
+    emu.faults.inject("silent_stream", "game", count=None, probability=rate / 2, duration_s=None)
+    emu.faults.inject("silent_stream", "event", count=None, probability=rate / 2, duration_s=None)
+    emu.faults.inject("slow", "POST /api/bot/game/*/chat", count=None, probability=rate * 5,
+                      duration_s=0.5)
 
 
 # Spectators in the realistic profile: commands the bot answers, and chatter.
@@ -117,20 +117,20 @@ def inject_realistic_faults(emu: Emulator, rate: float) -> None:
     # Rates per opportunity (each request, or each time a stream wakes). Chat is the
     # part of Lichess most often slow; a 429 pauses its endpoint class for a minute,
     # so it stays rare, as it is for a bot that paces its own chat.
-    emu.inject("slow", chat, count=None, probability=min(1.0, rate * 15), duration_s=4.0)
-    emu.inject("http_error", chat, status=429, count=None, probability=rate)
+    emu.faults.inject("slow", chat, count=None, probability=min(1.0, rate * 15), duration_s=4.0)
+    emu.faults.inject("http_error", chat, status=429, count=None, probability=rate)
     for target in ("GET /api/account*", "GET /api/stream/event", "GET /api/bot/game/stream/*",
                    "GET /api/challenge", "POST /api/challenge/*"):
-        emu.inject("http_error", target, status=429, count=None, probability=rate / 2)
-    emu.inject("drop_stream", "game", count=None, probability=rate / 2)
-    emu.inject("drop_stream", "event", count=None, probability=rate / 2)
+        emu.faults.inject("http_error", target, status=429, count=None, probability=rate / 2)
+    emu.faults.inject("drop_stream", "game", count=None, probability=rate / 2)
+    emu.faults.inject("drop_stream", "event", count=None, probability=rate / 2)
     # A connection that dies without a FIN (Wi-Fi roaming, a NAT timeout): rarer than a
     # clean drop; a game stream wakes ~150 times a game, so this is ~1 game in 7.
-    emu.inject("silent_stream", "game", count=None, probability=rate / 20, duration_s=None)
-    emu.inject("silent_stream", "event", count=None, probability=rate / 20, duration_s=None)
+    emu.faults.inject("silent_stream", "game", count=None, probability=rate / 20, duration_s=None)
+    emu.faults.inject("silent_stream", "event", count=None, probability=rate / 20, duration_s=None)
     # Rare: a move POST that is never answered (the move landed, or it did not).
-    emu.inject("stall", move, count=None, probability=rate / 8, duration_s=None, apply=True)
-    emu.inject("stall", move, count=None, probability=rate / 8, duration_s=None, apply=False)
+    emu.faults.inject("stall", move, count=None, probability=rate / 8, duration_s=None, apply=True)
+    emu.faults.inject("stall", move, count=None, probability=rate / 8, duration_s=None, apply=False)
 
 
 def max_in_window(times: list[float], window_s: float = 60.0) -> int:
@@ -419,7 +419,7 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
     t0 = time.monotonic()
     if mix.arena_id is not None:
         joined = await asyncio.to_thread(
-            emu.wait_until, lambda: "me" in emu.arena(mix.arena_id or "", me), 90.0)
+            emu.wait_until, lambda: "me" in emu.arenas.json(mix.arena_id or "", me), 90.0)
         if joined:
             mix.arena_joined_after_s = round(time.monotonic() - t0, 1)
         else:
@@ -480,7 +480,7 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
         if len(games) >= args.games:
             if arena_open:
                 assert mix.arena_id is not None
-                await asyncio.to_thread(emu.finish_arena, mix.arena_id)
+                await asyncio.to_thread(emu.arenas.finish, mix.arena_id)
                 arena_open = False
                 mix.freed_at.append(now)
                 log.warning("%d games started: arena %s ended", len(games), mix.arena_id)
@@ -586,7 +586,7 @@ async def check_bursts(emu: Emulator, mix: Mix, sock: Path, now: float, final: b
             b.unqueued_since = None
             if final or b.withdraws:
                 try:
-                    await asyncio.to_thread(emu.cancel_challenge, cid)
+                    await asyncio.to_thread(emu.challenges.cancel, cid)
                 except EmulatorUsageError:
                     continue  # taken from the queue meanwhile: its answer comes next
                 b.outcome = "withdrawn_while_queued"
@@ -598,7 +598,7 @@ async def check_bursts(emu: Emulator, mix: Mix, sock: Path, now: float, final: b
                         now - b.sent_at)
         elif final and now - b.unqueued_since >= BURST_ANSWER_GRACE_S:
             try:
-                await asyncio.to_thread(emu.cancel_challenge, cid)
+                await asyncio.to_thread(emu.challenges.cancel, cid)
             except EmulatorUsageError:
                 continue  # answered at the last moment
             b.outcome = "unanswered"
@@ -612,14 +612,14 @@ def classify_answered(emu: Emulator, cid: str, b: Burst, now: float,
     freed_at: when slots came free. A game over is seen by the driver's scan, which
     comes before this check in each round, so a slot freed before the accept is
     always in it by the time the accept is seen."""
-    status = emu.challenge_status(cid)
+    status = emu.challenges.status(cid)
     if status == "accepted":
         b.outcome, b.answered_after_s = "accepted_from_queue", round(now - b.sent_at, 1)
         if b.busy_seen_at is not None:
             seen = b.busy_seen_at
             b.slot_freed = any(seen < t <= now for t in freed_at)
     elif status == "declined":
-        b.outcome = f"declined:{emu.decline_reason(cid) or 'generic'}"
+        b.outcome = f"declined:{emu.challenges.decline_reason(cid) or 'generic'}"
         b.answered_after_s = round(now - b.sent_at, 1)
     elif status == "canceled":
         b.outcome = "canceled_by_expiry"
@@ -663,7 +663,7 @@ async def soak(args: argparse.Namespace) -> int:
     data = service_config(args, emu.url)
     if mix is not None and "arena" in mix.items:
         base, inc = parse_tc(args.arena_tc)
-        mix.arena_id = emu.create_arena(
+        mix.arena_id = emu.arenas.create(
             minutes=24 * 60, clock_limit_s=base, increment_s=inc, starts_in_s=0.0,
             name="Soak", opponents=[(name, rating, opponent_for(args, 500 + k))
                                     for k, (name, rating) in enumerate(ARENA_OPPONENTS)])
@@ -700,11 +700,11 @@ async def soak(args: argparse.Namespace) -> int:
                                           rated=False, clock_limit_s=base, increment_s=inc,
                                           opponent=opp)
             i += 1
-            status = await asyncio.to_thread(emu.wait_challenge_answered, cid, 25)
+            status = await asyncio.to_thread(emu.challenges.wait_answered, cid, 25)
             if status != "accepted":
                 # A finding either way: the slot is free the moment a game ends, and
                 # "created" (no answer in 25 s) is an answer dropped or held too long.
-                declined[emu.decline_reason(cid) or status] += 1
+                declined[emu.challenges.decline_reason(cid) or status] += 1
                 await asyncio.sleep(1.0)
                 continue
             await asyncio.to_thread(emu.wait_game_started, cid, 25)
@@ -713,8 +713,8 @@ async def soak(args: argparse.Namespace) -> int:
             pending.add(cid)
         await asyncio.sleep(0.5)
     elapsed = time.monotonic() - t0
-    records = emu.requests()
-    emu.clear_faults()
+    records = emu.traffic.requests()
+    emu.faults.clear()
     service.request_stop()
     await asyncio.wait_for(run, 60)
     fired = sum(emu._core.faults.fired.values())  # noqa: SLF001 - report only

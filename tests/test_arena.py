@@ -43,17 +43,17 @@ def _post(emu: Emulator, path: str, **data: str) -> requests.Response:
 
 
 def _me(emu: Emulator, aid: str) -> dict[str, Any] | None:
-    me: dict[str, Any] | None = emu.arena(aid, "pibot").get("me")
+    me: dict[str, Any] | None = emu.arenas.json(aid, "pibot").get("me")
     return me
 
 
 # -- the emulator (lila's answers) ------------------------------------------------------
 def test_join_errors_and_entry_codes() -> None:
     with Emulator(fast_emulator_config(**ARENA_FAST)) as emu:
-        no_bots = emu.create_arena(bots_allowed=False, opponents=["ann"])
+        no_bots = emu.arenas.create(bots_allowed=False, opponents=["ann"])
         assert _post(emu, f"/api/tournament/{no_bots}/join").json() == \
             {"error": "Tournament restrictions"}
-        private = emu.create_arena(password="sesame", starts_in_s=60)
+        private = emu.arenas.create(password="sesame", starts_in_s=60)
         assert _post(emu, f"/api/tournament/{private}/join").json() == \
             {"error": "Wrong entry code"}
         assert _post(emu, f"/api/tournament/{private}/join", password="nope").status_code == 400
@@ -66,7 +66,7 @@ def test_join_errors_and_entry_codes() -> None:
         # Before the start, a withdraw removes the player.
         assert _post(emu, f"/api/tournament/{private}/withdraw").json() == {"ok": True}
         assert _me(emu, private) is None
-        battle = emu.create_arena(team="pi-lovers", starts_in_s=60)
+        battle = emu.arenas.create(team="pi-lovers", starts_in_s=60)
         assert _post(emu, f"/api/tournament/{battle}/join").json() == {"error": "Missing team"}
         assert _post(emu, f"/api/tournament/{battle}/join", team="pi-lovers").status_code == 200
         assert _post(emu, "/api/tournament/zzzzzzzz/join").json() == \
@@ -84,7 +84,7 @@ def test_join_errors_and_entry_codes() -> None:
 def test_no_first_move_loses_and_withdraws_then_pause_and_end() -> None:
     cfg = fast_emulator_config(arena_first_move_s=0.5, **ARENA_FAST)
     with Emulator(cfg) as emu:
-        aid = emu.create_arena(minutes=5, starts_in_s=0.3, opponents=["ann", "bob"])
+        aid = emu.arenas.create(minutes=5, starts_in_s=0.3, opponents=["ann", "bob"])
         assert _post(emu, f"/api/tournament/{aid}/join").json() == {"ok": True}
         assert wait_until(lambda: any(g.white == "pibot" or g.black == "pibot"
                                       for g in emu.games()), 10)
@@ -105,23 +105,23 @@ def test_no_first_move_loses_and_withdraws_then_pause_and_end() -> None:
         assert _post(emu, f"/api/tournament/{aid}/withdraw").json() == {"ok": True}
         assert _post(emu, f"/api/tournament/{aid}/join").json() == \
             {"error": "Your pause is not over yet"}
-        emu.finish_arena(aid)
-        done = emu.arena(aid)
+        emu.arenas.finish(aid)
+        done = emu.arenas.json(aid)
         assert done["isFinished"] and not any(p.get("withdraw")
                                               for p in done["standing"]["players"])
         assert _post(emu, f"/api/tournament/{aid}/join").json() == \
             {"error": "This tournament no longer exists"}
-        empty = emu.create_arena()
-        emu.finish_arena(empty)  # never paired: lila deletes it
+        empty = emu.arenas.create()
+        emu.arenas.finish(empty)  # never paired: lila deletes it
         assert requests.get(f"{emu.url}/api/tournament/{empty}", timeout=5).status_code == 404
 
 
 def test_no_pairings_near_the_end() -> None:
     # 60+0: pairings close max(30, min(30, 120)) = 30 s before the end.
     with Emulator(fast_emulator_config(**ARENA_FAST)) as emu:
-        aid = emu.create_arena(minutes=0.4, opponents=["ann", "bob"])  # 24 s: closed at once
+        aid = emu.arenas.create(minutes=0.4, opponents=["ann", "bob"])  # 24 s: closed at once
         time.sleep(1.0)
-        shown = emu.arena(aid)
+        shown = emu.arenas.json(aid)
         assert shown["pairingsClosed"] and shown["isStarted"]
         assert all(p["sheet"]["scores"] == "" for p in shown["standing"]["players"])
 
@@ -155,7 +155,7 @@ def test_bot_plays_six_arena_games_and_lets_go_at_the_end(
         quick = [(name, 1500 + i, OpponentSpec(think_time_s=0.05, resign_after=1 + i % 2,
                                                seed=i))
                  for i, name in enumerate(("ann", "bob", "cid"))]
-        aid = emu.create_arena(minutes=5, clock_limit_s=60, starts_in_s=1.0, opponents=quick)
+        aid = emu.arenas.create(minutes=5, clock_limit_s=60, starts_in_s=1.0, opponents=quick)
         cfg = bot_config(emu.url, tmp_path, tournaments=[{"id": aid}],
                          network={"tournament_poll_s": 0.3},
                          game={"abort_if_no_first_move_s": 1})
@@ -170,11 +170,11 @@ def test_bot_plays_six_arena_games_and_lets_go_at_the_end(
             [(g.id, g.status) for g in emu.games()]
         assert all(g.status in ("resign", "mate") and g.winner == g.bot_color
                    for g in mine()), [(g.status, g.winner) for g in mine()]
-        me = emu.arena(aid, "pibot")
+        me = emu.arenas.json(aid, "pibot")
         mine_row = next(p for p in me["standing"]["players"] if p["name"] == "pibot")
         assert len(mine_row["sheet"]["scores"]) >= 6 and mine_row["score"] >= 12
-        assert emu.count("POST /api/bot/game/*/abort") == 0  # never an arena game
-        assert emu.count("POST /api/tournament/*/join") >= 1
+        assert emu.traffic.count("POST /api/bot/game/*/abort") == 0  # never an arena game
+        assert emu.traffic.count("POST /api/tournament/*/join") >= 1
         # In the arena, its one slot is taken: a challenge is declined.
         assert service.shared.slots.used() >= 1
         # `pibot status` lists the arena (from the status file the service writes).
@@ -191,13 +191,13 @@ def test_bot_plays_six_arena_games_and_lets_go_at_the_end(
         assert "in 1 arena(s)" in status_file.summary(writer.last)
         assert f"  {aid} " in shown and ": joined (from the config)" in shown, shown
         cid = emu.challenge_bot(challenger="zed", rated=False, clock_limit_s=60, increment_s=0)
-        assert emu.wait_challenge_answered(cid, 10) == "declined"
-        emu.finish_arena(aid)
+        assert emu.challenges.wait_answered(cid, 10) == "declined"
+        emu.arenas.finish(aid)
         assert wait_until(lambda: not service.arenas.joined, 10)
         assert wait_until(lambda: service.shared.slots.used() == 0, 30)
-        polls = emu.count("GET /api/tournament/*")
+        polls = emu.traffic.count("GET /api/tournament/*")
         time.sleep(1.0)
-        assert emu.count("GET /api/tournament/*") == polls  # an ended arena is not polled
+        assert emu.traffic.count("GET /api/tournament/*") == polls  # an ended arena is not polled
     finally:
         if bot is not None:
             bot.stop()
@@ -218,9 +218,9 @@ def test_withdraws_on_reload_and_on_sigterm_and_keeps_the_code_secret(tmp_path: 
     code.write_text(secret + "\n")
     code.chmod(0o644)  # others may read it: a warning
     with Emulator(fast_emulator_config(**ARENA_FAST)) as emu:
-        kept = emu.create_arena(minutes=10)
-        dropped = emu.create_arena(minutes=10, team="pi-team")
-        private = emu.create_arena(minutes=10, password=secret)
+        kept = emu.arenas.create(minutes=10)
+        dropped = emu.arenas.create(minutes=10, team="pi-team")
+        private = emu.arenas.create(minutes=10, password=secret)
         _write(cfg, emu.url, [kept, {"id": dropped, "team": "pi-team"},
                               {"id": private, "password_file": str(code)}])
         env = dict(os.environ, LICHESS_BOT_TOKEN=emu.token)
@@ -250,7 +250,7 @@ def test_withdraws_on_reload_and_on_sigterm_and_keeps_the_code_secret(tmp_path: 
         assert secret not in text and emu.token not in text
         assert "Traceback" not in text
         # Nor in any process's argv: the code went in a request body only.
-        assert all(secret not in r.path for r in emu.requests())
+        assert all(secret not in r.path for r in emu.traffic.requests())
 
 
 @needs_engine
@@ -261,7 +261,7 @@ def test_an_arena_game_is_never_aborted_by_the_bot(tmp_path: Path) -> None:
     bot: RunningBot | None = None
     try:
         sitter = ("sam", 1500, OpponentSpec(stall_after=0))
-        aid = emu.create_arena(minutes=5, starts_in_s=0.5, opponents=[sitter])
+        aid = emu.arenas.create(minutes=5, starts_in_s=0.5, opponents=[sitter])
         cfg = bot_config(emu.url, tmp_path, tournaments=[{"id": aid}],
                          network={"tournament_poll_s": 0.3},
                          game={"abort_if_no_first_move_s": 1})
@@ -269,8 +269,8 @@ def test_an_arena_game_is_never_aborted_by_the_bot(tmp_path: Path) -> None:
         assert wait_until(lambda: bool(emu.games()), 15)
         snap = emu.wait_game_over(emu.games()[0].id, 20)
         assert snap.status == "noStart" and snap.winner == snap.bot_color
-        assert emu.count("POST /api/bot/game/*/abort") == 0
-        sam = next(p for p in emu.arena(aid)["standing"]["players"] if p["name"] == "sam")
+        assert emu.traffic.count("POST /api/bot/game/*/abort") == 0
+        sam = next(p for p in emu.arenas.json(aid)["standing"]["players"] if p["name"] == "sam")
         assert sam.get("withdraw") is True
     finally:
         if bot is not None:
@@ -286,8 +286,8 @@ def test_owner_join_leave_list_api(tmp_path: Path) -> None:
     emu = Emulator(fast_emulator_config(**ARENA_FAST)).start()
     bot: RunningBot | None = None
     try:
-        listed = emu.create_arena(minutes=10)
-        private = emu.create_arena(minutes=10, password="by-command-9")
+        listed = emu.arenas.create(minutes=10)
+        private = emu.arenas.create(minutes=10, password="by-command-9")
         # In it already (joined before a restart): the bot adopts it, slot and all.
         assert _post(emu, f"/api/tournament/{listed}/join").json() == {"ok": True}
         cfg = bot_config(emu.url, tmp_path, tournaments=[listed],
@@ -306,7 +306,7 @@ def test_owner_join_leave_list_api(tmp_path: Path) -> None:
         me = _me(emu, private)
         assert me is not None and me["withdraw"] is False
         assert wait_until(lambda: listed in arenas.joined, 10)
-        assert emu.count(f"POST /api/tournament/{listed}/join") == 1  # ours, above
+        assert emu.traffic.count(f"POST /api/tournament/{listed}/join") == 1  # ours, above
         assert service.shared.slots.used() == 2  # a slot per arena
         rows = {r.id: r for r in call(arenas.list())}
         assert rows[private].state == "joined" and rows[private].source == "owner"
@@ -338,7 +338,7 @@ def test_pibot_arena_join_list_leave_through_the_running_service(
                           network={"tournament_poll_s": 0.3},
                           challenge={"concurrency": 2}) as (emu, bot):
         code = "cli-entry-code-7"
-        aid = emu.create_arena(minutes=10, password=code)
+        aid = emu.arenas.create(minutes=10, password=code)
         pw = tmp_path / "arena.pw"
         pw.write_text(code + "\n")
         pw.chmod(0o600)

@@ -64,13 +64,13 @@ def test_castling_echoed_king_takes_rook_counts_as_our_move(tmp_path: Path) -> N
         emu.wait_game_started(cid, 10)
         assert wait_until(lambda: len(emu.game(cid).moves) >= 5, 30)
         # Our next move (castling, from the book) is applied but never answered.
-        emu.inject("stall", MOVE, duration_s=1.0, apply=True)
+        emu.faults.inject("stall", MOVE, duration_s=1.0, apply=True)
         snap = emu.wait_game_over(cid, 60)
         assert snap.moves[:7] == [*OPENING, "e1h1"], snap.moves  # as lila writes it
         assert snap.status == "resign" and snap.winner == snap.bot_color, snap
-        stalled = [r for r in emu.requests(MOVE) if r.status == 0]
+        stalled = [r for r in emu.traffic.requests(MOVE) if r.status == 0]
         assert len(stalled) == 1 and stalled[0].path.endswith("/e1g1"), stalled
-        assert [r for r in emu.requests(MOVE) if r.status == 400] == []
+        assert [r for r in emu.traffic.requests(MOVE) if r.status == 400] == []
 
 
 # White mates in 2 only by castling (1.O-O Ke2 2.Re1#), and Black's reply is forced:

@@ -44,7 +44,7 @@ def _queued(bot: Any) -> list[str]:
 
 
 def _playing(emu: Emulator, cid: str) -> str:
-    assert emu.wait_challenge_answered(cid, 10) == "accepted"
+    assert emu.challenges.wait_answered(cid, 10) == "accepted"
     return emu.wait_game_started(cid, 10)
 
 
@@ -56,8 +56,8 @@ def test_a_queued_challenge_is_accepted_when_the_slot_frees(
         assert wait_until(lambda: _queued(bot) == [first, second], 10), _queued(bot)
         # Over queue_max: declined `later`, as without a queue.
         third = _challenge(emu, "carol")
-        assert emu.wait_challenge_answered(third, 10) == "declined"
-        assert emu.decline_reason(third) == "later"
+        assert emu.challenges.wait_answered(third, 10) == "declined"
+        assert emu.challenges.decline_reason(third) == "later"
         # `pibot status` lists the waiting ones.
         watchdog = bot.service.watchdog
         assert wait_until(lambda: watchdog.status_writer is not None
@@ -69,10 +69,10 @@ def test_a_queued_challenge_is_accepted_when_the_slot_frees(
         assert main(["queue"]) == 0
         lines = capsys.readouterr().out.splitlines()
         assert [line.split()[:2] for line in lines] == [[first, "alice"], [second, "bob"]], lines
-        assert emu.challenge_status(first) == "created"  # not answered while it waits
+        assert emu.challenges.status(first) == "created"  # not answered while it waits
         emu.opponent_action(holder, "resign")
         assert _playing(emu, first)
-        assert _queued(bot) == [second] and emu.challenge_status(second) == "created"
+        assert _queued(bot) == [second] and emu.challenges.status(second) == "created"
 
 
 def test_a_challenge_withdrawn_while_queued_is_not_accepted(tmp_path: Path) -> None:
@@ -80,12 +80,12 @@ def test_a_challenge_withdrawn_while_queued_is_not_accepted(tmp_path: Path) -> N
         holder = _playing(emu, _challenge(emu, "holder"))
         gone, kept = _challenge(emu, "alice"), _challenge(emu, "bob")
         assert wait_until(lambda: _queued(bot) == [gone, kept], 10), _queued(bot)
-        emu.cancel_challenge(gone)  # challengeCanceled on the bot's event stream
+        emu.challenges.cancel(gone)  # challengeCanceled on the bot's event stream
         assert wait_until(lambda: _queued(bot) == [kept], 10), _queued(bot)
         emu.opponent_action(holder, "resign")
         assert _playing(emu, kept)
         # No accept (nor any answer) ever went out for the withdrawn one.
-        assert not [r for r in emu.requests() if gone in r.path], emu.requests()
+        assert not [r for r in emu.traffic.requests() if gone in r.path], emu.traffic.requests()
 
 
 def test_queue_order_rating_takes_the_best_rated_first(tmp_path: Path) -> None:
@@ -96,7 +96,7 @@ def test_queue_order_rating_takes_the_best_rated_first(tmp_path: Path) -> None:
         assert wait_until(lambda: _queued(bot) == [high, low], 10), _queued(bot)
         emu.opponent_action(holder, "resign")
         assert _playing(emu, high)
-        assert emu.challenge_status(low) == "created"
+        assert emu.challenges.status(low) == "created"
 
 
 def test_reserved_for_humans_lets_a_human_pass_a_waiting_bot(tmp_path: Path) -> None:
@@ -111,7 +111,7 @@ def test_reserved_for_humans_lets_a_human_pass_a_waiting_bot(tmp_path: Path) -> 
         # so the human behind the waiting BOT takes it.
         emu.opponent_action(human, "resign")
         assert _playing(emu, waiting_human)
-        assert emu.challenge_status(waiting_bot) == "created"
+        assert emu.challenges.status(waiting_bot) == "created"
         # The BOT game ends: the BOT's slot goes to the waiting BOT.
         emu.opponent_action(robot, "resign")
         assert _playing(emu, waiting_bot)
@@ -122,8 +122,8 @@ def test_a_bot_is_queued_when_only_reserved_slots_are_free(tmp_path: Path) -> No
         _playing(emu, _challenge(emu, "bot1", challenger_title="BOT"))
         # One slot free, but reserved for humans: a BOT is declined `later` (no queue).
         late = _challenge(emu, "bot2", challenger_title="BOT")
-        assert emu.wait_challenge_answered(late, 10) == "declined"
-        assert emu.decline_reason(late) == "later"
+        assert emu.challenges.wait_answered(late, 10) == "declined"
+        assert emu.challenges.decline_reason(late) == "later"
         assert _playing(emu, _challenge(emu, "alice"))
 
 
@@ -139,7 +139,7 @@ def test_a_challenge_lichess_deleted_while_queued_is_skipped(
         deleted = _challenge(emu, "alice")
         kept = _challenge(emu, "bob", keep_alive=True)  # its challenger keeps it seen
         assert wait_until(lambda: _queued(bot) == [deleted, kept], 10), _queued(bot)
-        assert wait_until(lambda: emu.challenge_status(deleted) is None, 10)
+        assert wait_until(lambda: emu.challenges.status(deleted) is None, 10)
         emu.opponent_action(holder, "resign")
         assert _playing(emu, kept)
         said = [r.getMessage() for r in caplog.records]
@@ -177,9 +177,9 @@ def test_a_queued_challenge_whose_challenger_left_is_aborted_not_lost(tmp_path: 
         left = _challenge(emu, "alice")  # the bot is Black: the challenger moves first
         kept = _challenge(emu, "bob", keep_alive=True)
         assert wait_until(lambda: _queued(bot) == [left, kept], 10), _queued(bot)
-        assert wait_until(lambda: emu.challenge_status(left) == "offline", 10)
+        assert wait_until(lambda: emu.challenges.status(left) == "offline", 10)
         emu.opponent_action(holder, "resign")
-        assert wait_until(lambda: emu.challenge_status(left) == "accepted", 10)
+        assert wait_until(lambda: emu.challenges.status(left) == "accepted", 10)
         snap = emu.wait_game_over(left, 20)
         assert (snap.status, snap.winner, snap.moves) == ("aborted", None, [])
         assert _playing(emu, kept)
@@ -198,8 +198,8 @@ def test_a_freed_slot_goes_to_the_queue_before_a_newcomer(
         assert wait_until(lambda: _queued(bot) == [waiting], 10), _queued(bot)
         emu.opponent_action(holder, "resign")
         assert wait_until(lambda: bot.service.shared.slots.used() == 0, 10)
-        assert emu.challenge_status(waiting) == "created"  # the poll did not run
+        assert emu.challenges.status(waiting) == "created"  # the poll did not run
         newcomer = _challenge(emu, "zed")
         assert _playing(emu, waiting)
         assert wait_until(lambda: _queued(bot) == [newcomer], 10), _queued(bot)
-        assert emu.challenge_status(newcomer) == "created"
+        assert emu.challenges.status(newcomer) == "created"

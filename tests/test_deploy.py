@@ -146,7 +146,7 @@ def test_four_steps_with_the_emulator_as_lichess(staged: Staged) -> None:
             assert "Traceback" not in refused.stdout + refused.stderr
             line, = refused.stderr.strip().splitlines()
             assert "not a BOT account" in line and "pibot upgrade" in line
-            assert emu.count("POST /api/bot/account/upgrade") == 0
+            assert emu.traffic.count("POST /api/bot/account/upgrade") == 0
             # (3) The command it names reads the installed token file; the token
             # itself is not on the command line (--yes: no terminal to confirm on).
             command = shlex.split(line.split("run: ", 1)[1].split(", then: ", 1)[0])

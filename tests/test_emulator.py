@@ -85,9 +85,9 @@ def post(emu: Emulator, path: str, token: str = DEFAULT_TOKEN, **kw: Any) -> req
 
 
 def open_events(emu: Emulator, c: berserk.Client | None = None) -> Reader:
-    before = emu.count("GET /api/stream/event")
+    before = emu.traffic.count("GET /api/stream/event")
     reader = Reader((c or client(emu)).bots.stream_incoming_events())
-    assert emu.wait_until(lambda: emu.count("GET /api/stream/event") > before, 5)
+    assert emu.wait_until(lambda: emu.traffic.count("GET /api/stream/event") > before, 5)
     return reader
 
 
@@ -201,11 +201,12 @@ def test_challenge_expiry_and_decline(emu_factory: Any) -> None:
     assert r.status_code == 404
     cid2 = emu.challenge_bot(variant="chess960")
     threading.Timer(0.2, client(emu).bots.decline_challenge, (cid2, "variant")).start()
-    assert emu.wait_challenge_answered(cid2, 3) == "declined"
-    assert emu.challenge_status(cid2) == "declined" and emu.decline_reason(cid2) == "variant"
+    assert emu.challenges.wait_answered(cid2, 3) == "declined"
+    assert emu.challenges.status(cid2) == "declined" \
+        and emu.challenges.decline_reason(cid2) == "variant"
     cid3 = emu.challenge_bot()
     r = post(emu, f"/api/challenge/{cid3}/decline", data={"reason": "tooFast"})
-    assert r.status_code == 200 and emu.decline_reason(cid3) == "tooFast"
+    assert r.status_code == 200 and emu.challenges.decline_reason(cid3) == "tooFast"
     r = post(emu, f"/api/challenge/{emu.challenge_bot()}/decline", json={"reason": "bogus"})
     assert r.status_code == 400
 
@@ -393,7 +394,7 @@ def test_chat(emu: Emulator) -> None:
     assert r.status_code == 200
     r = post(emu, f"/api/bot/game/{gid}/chat", data={"room": "player", "text": "x" * 141})
     assert r.status_code == 400 and "140" in r.json()["error"]
-    emu.say(gid, "gg")
+    emu.chat.say(gid, "gg")
     assert game.next_of("chatLine", username="alice")["text"] == "gg"
     r = requests.get(emu.url + f"/api/bot/game/{gid}/chat", headers=auth(), timeout=5)
     assert [m["text"] for m in r.json()] == ["hi bot", "Good luck!", "gg"]
@@ -473,30 +474,30 @@ def test_opponent_gone_and_claim_victory(emu_factory: Any) -> None:
 
 def test_429_injection_and_counters(emu: Emulator) -> None:
     gid = emu.start_game_directly(opponent=OpponentSpec(think_time_s=5))
-    emu.inject("http_error", "POST /api/bot/game/*/move/*", status=429)
+    emu.faults.inject("http_error", "POST /api/bot/game/*/move/*", status=429)
     r = post(emu, f"/api/bot/game/{gid}/move/e2e4")
     assert r.status_code == 429 and r.json() == {"error": "Too many requests. Try again later."}
     assert "Retry-After" not in r.headers
     assert post(emu, f"/api/bot/game/{gid}/move/e2e4").status_code == 200
-    recs = emu.requests("POST /api/bot/game/{id}/move/{move}")
+    recs = emu.traffic.requests("POST /api/bot/game/{id}/move/{move}")
     assert [r.status for r in recs] == [429, 200]
     assert recs[1].t > recs[0].t  # tests can assert the bot's wait after a 429
-    assert emu.counters()["POST /api/bot/game/{id}/move/{move}"] == 2
+    assert emu.traffic.counters()["POST /api/bot/game/{id}/move/{move}"] == 2
 
 
 def test_5xx_and_slow_injection(emu: Emulator) -> None:
-    emu.inject("http_error", "GET /api/account", status=503, count=2)
+    emu.faults.inject("http_error", "GET /api/account", status=503, count=2)
     codes = [
         requests.get(emu.url + "/api/account", headers=auth(), timeout=5).status_code
         for _ in range(3)
     ]
     assert codes == [503, 503, 200]
-    emu.inject("slow", "GET /api/account", duration_s=0.5)
+    emu.faults.inject("slow", "GET /api/account", duration_s=0.5)
     t0 = time.monotonic()
     assert requests.get(emu.url + "/api/account", headers=auth(), timeout=5).status_code == 200
     assert time.monotonic() - t0 >= 0.45
     with pytest.raises(berserk.exceptions.ResponseError) as err:
-        emu.inject("http_error", "GET /api/stream/event", status=500)
+        emu.faults.inject("http_error", "GET /api/stream/event", status=500)
         next(iter(client(emu).bots.stream_incoming_events()))
     assert err.value.status_code == 500
 
@@ -504,8 +505,8 @@ def test_5xx_and_slow_injection(emu: Emulator) -> None:
 def test_a_429_is_never_slow(emu: Emulator) -> None:
     """lila answers a rate-limited request before doing its work: a slow fault that
     fires with a 429 does not delay it (the soak's chat endpoint has both)."""
-    emu.inject("slow", "GET /api/account", duration_s=2.0)
-    emu.inject("http_error", "GET /api/account", status=429)
+    emu.faults.inject("slow", "GET /api/account", duration_s=2.0)
+    emu.faults.inject("http_error", "GET /api/account", status=429)
     t0 = time.monotonic()
     assert requests.get(emu.url + "/api/account", headers=auth(), timeout=5).status_code == 429
     assert time.monotonic() - t0 < 1.5
@@ -513,25 +514,25 @@ def test_a_429_is_never_slow(emu: Emulator) -> None:
 
 def test_4xx_injection_keeps_the_lichess_error_body(emu: Emulator) -> None:
     gid = emu.start_game_directly(opponent=OpponentSpec(think_time_s=5))
-    emu.inject("http_error", "POST /api/bot/game/*/move/*", status=400,
-               error="Not your turn, or game already over")
+    emu.faults.inject("http_error", "POST /api/bot/game/*/move/*", status=400,
+                      error="Not your turn, or game already over")
     r = post(emu, f"/api/bot/game/{gid}/move/e2e4")
     assert r.status_code == 400 and r.json() == {"error": "Not your turn, or game already over"}
     assert emu.game(gid).moves == []  # the rejected move was not played
-    emu.inject("http_error", "POST /api/bot/game/*/move/*", status=400)
+    emu.faults.inject("http_error", "POST /api/bot/game/*/move/*", status=400)
     with pytest.raises(berserk.exceptions.ResponseError) as err:
         client(emu).bots.make_move(gid, "e2e4")
     assert err.value.status_code == 400
-    emu.inject("http_error", "GET /api/account", status=404)
+    emu.faults.inject("http_error", "GET /api/account", status=404)
     r = requests.get(emu.url + "/api/account", headers=auth(), timeout=5)
     assert r.status_code == 404 and r.json() == {"error": "Not found"}
-    emu.inject("http_error", "GET /api/account", status=418)  # any 4xx; text from its name
+    emu.faults.inject("http_error", "GET /api/account", status=418)  # any 4xx; text from its name
     r = requests.get(emu.url + "/api/account", headers=auth(), timeout=5)
     assert r.status_code == 418 and r.json() == {"error": "I'm a Teapot"}
     assert post(emu, f"/api/bot/game/{gid}/move/e2e4").status_code == 200
     for bad in (302, 504, 600, "400"):
         with pytest.raises(EmulatorUsageError, match="use a 4xx"):
-            emu.inject("http_error", "*", status=bad)  # type: ignore[arg-type]
+            emu.faults.inject("http_error", "*", status=bad)  # type: ignore[arg-type]
     r = requests.post(emu.url + "/emu/fault", json={"kind": "http_error", "target":
                       "GET /api/account", "status": 404, "error": "No such account"}, timeout=5)
     assert r.status_code == 200 and r.json()["error"] == "No such account"
@@ -541,7 +542,7 @@ def test_4xx_injection_keeps_the_lichess_error_body(emu: Emulator) -> None:
 
 def test_random_faults_fire_with_probability(emu_factory: Any) -> None:
     emu = emu_factory(seed=7)
-    emu.inject("http_error", "GET /api/user/*", status=502, count=None, probability=0.5)
+    emu.faults.inject("http_error", "GET /api/user/*", status=502, count=None, probability=0.5)
     codes = [requests.get(emu.url + "/api/user/alice", timeout=5).status_code for _ in range(40)]
     assert 5 < codes.count(502) < 35 and codes.count(200) > 5
 
@@ -557,19 +558,19 @@ def test_configured_rate_limit(emu_factory: Any) -> None:
 
 def test_dropped_event_and_game_streams(emu: Emulator) -> None:
     events = open_events(emu)
-    emu.inject("drop_stream", "event")
+    emu.faults.inject("drop_stream", "event")
     assert events.ended.wait(3)
     assert events.error is not None  # cut mid-stream, not a clean end
     gid = emu.start_game_directly()
     game = open_game(emu, gid)
-    emu.inject("drop_stream", f"game:{gid}")
+    emu.faults.inject("drop_stream", f"game:{gid}")
     assert game.ended.wait(3) and game.error is not None
     # A re-opened stream starts again with gameFull.
     assert open_game(emu, gid) is not None
 
 
 def test_silent_stream(emu: Emulator) -> None:
-    emu.inject("silent_stream", "event", duration_s=1.2)
+    emu.faults.inject("silent_stream", "event", duration_s=1.2)
     with requests.get(emu.url + "/api/stream/event", headers=auth(), stream=True, timeout=5) as r:
         lines = r.iter_lines(chunk_size=1)
         t0 = time.monotonic()
@@ -584,21 +585,21 @@ def test_silent_stream(emu: Emulator) -> None:
     ) as r:
         lines = r.iter_lines(chunk_size=1)
         assert next(lines) == b""
-        emu.inject("silent_stream", "event", duration_s=None)
+        emu.faults.inject("silent_stream", "event", duration_s=None)
         with pytest.raises(requests.exceptions.ConnectionError):
             next(lines)
 
 
 def test_silent_forever_game_stream_is_cut_when_game_ends(emu: Emulator) -> None:
     gid = emu.start_game_directly(opponent=OpponentSpec(think_time_s=5))
-    emu.inject("silent_stream", f"game:{gid}", duration_s=None)
+    emu.faults.inject("silent_stream", f"game:{gid}", duration_s=None)
     reader = Reader(client(emu).bots.stream_game_state(gid))
-    assert emu.wait_until(lambda: emu.open_streams()["game"] == 1, 3)
+    assert emu.wait_until(lambda: emu.traffic.open_streams()["game"] == 1, 3)
     with pytest.raises(queue.Empty):
         reader.q.get(timeout=0.5)  # silent: not even gameFull
     emu.opponent_action(gid, "resign")
     assert reader.ended.wait(3) and reader.error is not None
-    assert emu.wait_until(lambda: emu.open_streams()["game"] == 0, 3)
+    assert emu.wait_until(lambda: emu.traffic.open_streams()["game"] == 0, 3)
 
 
 def test_outgoing_challenges_and_daily_bot_limit(emu_factory: Any) -> None:
@@ -683,7 +684,7 @@ def test_bad_control_arguments_are_clear(emu: Emulator) -> None:
     with pytest.raises(EmulatorUsageError, match="invalid FEN"):
         emu.challenge_bot(initial_fen="not a fen")
     with pytest.raises(EmulatorUsageError, match="unknown fault kind"):
-        emu.inject("boom")
+        emu.faults.inject("boom")
     with pytest.raises(EmulatorUsageError, match="start moves"):
         emu.start_game_directly(moves=["e2e5"])
     with pytest.raises(EmulatorUsageError, match="game_keepalive_s"):

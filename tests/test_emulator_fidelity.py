@@ -58,17 +58,17 @@ def _running_game(emu: Emulator) -> str:
 def test_stall_holds_the_move_post_without_an_answer(emu_factory: Any, apply: bool) -> None:
     emu = emu_factory()
     gid = _running_game(emu)
-    emu.inject("stall", "POST /api/bot/game/*/move/*", duration_s=None, apply=apply)
+    emu.faults.inject("stall", "POST /api/bot/game/*/move/*", duration_s=None, apply=apply)
     t0 = time.monotonic()
     with pytest.raises(requests.exceptions.ReadTimeout):
         requests.post(f"{emu.url}/api/bot/game/{gid}/move/g1f3", headers=auth(), timeout=1.0)
     assert time.monotonic() - t0 >= 0.9  # no answer, not even an error
     moves = emu.game(gid).moves
     assert (moves[2:3] == ["g1f3"]) is apply
-    recs = emu.requests(MOVE)
+    recs = emu.traffic.requests(MOVE)
     assert len(recs) == 1 and recs[0].status == 0
     # A timed stall ends by closing the connection, still without an answer.
-    emu.inject("stall", "GET /api/account", duration_s=0.3)
+    emu.faults.inject("stall", "GET /api/account", duration_s=0.3)
     with pytest.raises(requests.exceptions.ConnectionError):
         requests.get(emu.url + "/api/account", headers=auth(), timeout=5)
     # The same fault over the HTTP control API.
@@ -82,11 +82,11 @@ def test_stall_holds_the_move_post_without_an_answer(emu_factory: Any, apply: bo
         requests.get(emu.url + "/api/account", headers=auth(), timeout=5)
     assert requests.get(emu.url + "/api/account", headers=auth(), timeout=5).ok
     # A stall held open forever does not keep stop() waiting.
-    emu.inject("stall", "GET /api/account")
+    emu.faults.inject("stall", "GET /api/account")
     held = socket.create_connection(("127.0.0.1", emu.port), timeout=5)
     held.sendall(b"GET /api/account HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer "
                  + DEFAULT_TOKEN.encode() + b"\r\n\r\n")
-    assert eventually(lambda: emu.count("GET /api/account") == 4)
+    assert eventually(lambda: emu.traffic.count("GET /api/account") == 4)
     t0 = time.monotonic()
     emu.stop()
     assert time.monotonic() - t0 < 2.0
@@ -111,7 +111,7 @@ def test_bots_cannot_play_ultrabullet(emu_factory: Any) -> None:
     cid = emu.challenge_bot(clock_limit_s=15, increment_s=0, force=True)
     r = requests.post(f"{emu.url}/api/challenge/{cid}/accept", headers=auth(), timeout=5)
     assert r.status_code == 400 and r.json() == {"error": "Game incompatible with a BOT account"}
-    assert emu.challenge_status(cid) == "created"
+    assert emu.challenges.status(cid) == "created"
     # The bot challenging a BOT at UltraBullet gets lila's 400.
     r = requests.post(emu.url + "/api/challenge/sparbot-weak", headers=auth(),
                       data={"clock.limit": "15", "clock.increment": "0"}, timeout=5)
@@ -168,7 +168,7 @@ def test_spectator_chat_reaches_the_bot_game_stream(emu_factory: Any) -> None:
     emu = emu_factory(spectator_chat=["!help", "!eval", "!name"], spectator_chat_interval_s=0.2)
     gid = emu.start_game_directly(bot_color="white", clock_limit_s=600)
     game = open_game(emu, gid)
-    emu.spectator_say(gid, "hello bot", username="watcher")
+    emu.chat.spectator_say(gid, "hello bot", username="watcher")
     assert game.next_of("chatLine", room="spectator", username="watcher") == {
         "type": "chatLine", "room": "spectator", "username": "watcher", "text": "hello bot"}
     r = requests.post(f"{emu.url}/emu/game/{gid}/spectator",
@@ -212,7 +212,7 @@ def test_round_trip_time_costs_the_bot_clock(emu_factory: Any) -> None:
     assert before - snap.wtime_ms >= 99
     # Stream lines arrive one one-way latency (100 ms) after they are produced.
     t1 = time.monotonic()
-    emu.spectator_say(gid, "lag")
+    emu.chat.spectator_say(gid, "lag")
     game.next_of("chatLine", username="spectator1")
     assert time.monotonic() - t1 >= 0.1
     # Off by default: the same move costs next to nothing.
@@ -240,8 +240,8 @@ def test_rival_event_stream_takes_the_stream_over(emu_factory: Any) -> None:
         assert eventually(lambda: rival.opens >= 2)
         assert again.ended.wait(5) and again.error is None
         # Only one stream per account stays live.
-        assert eventually(lambda: emu.open_streams()["event"] == 1)
-    assert eventually(lambda: emu.open_streams()["event"] == 0)
+        assert eventually(lambda: emu.traffic.open_streams()["event"] == 1)
+    assert eventually(lambda: emu.traffic.open_streams()["event"] == 0)
     opens = rival.opens
     time.sleep(0.5)
     assert rival.opens == opens  # stopped: no more reconnects
@@ -303,7 +303,7 @@ def test_unseen_challenge_goes_offline_like_lila(emu_factory: Any) -> None:
     events = open_events(emu)
     cid = emu.challenge_bot(clock_limit_s=60, increment_s=0, color="white")
     assert events.next_of("challenge")["challenge"]["id"] == cid
-    assert emu.wait_until(lambda: emu.challenge_status(cid) == "offline", 3)
+    assert emu.wait_until(lambda: emu.challenges.status(cid) == "offline", 3)
     with pytest.raises(queue.Empty):  # no event: lila only flips the status
         events.next_of("challengeCanceled", timeout=0.6)
     c = client(emu)
@@ -399,20 +399,20 @@ def test_uci_engine_opponent(emu_factory: Any) -> None:
     # (a random mover would pick it 1 time in 30).
     gid = emu.start_game_directly(bot_color="white", moves=["f2f3", "e7e5"], clock_limit_s=60,
                                   opponent=strong)
-    assert emu.engines_running() == 0  # started lazily, on its first move
+    assert emu.traffic.engines_running() == 0  # started lazily, on its first move
     r = requests.post(f"{emu.url}/api/bot/game/{gid}/move/g2g4", headers=auth(), timeout=5)
     assert r.ok
     snap = emu.wait_game_over(gid, timeout=20)
     assert snap.moves[-1] == "d8h4" and snap.status == "mate" and snap.winner == "black"
     assert snap.btime_ms <= 60000 - 90  # its thinking was charged to its clock
-    assert eventually(lambda: emu.engines_running() == 0)  # closed when the game ended
+    assert eventually(lambda: emu.traffic.engines_running() == 0)  # closed when the game ended
     # A game cut short by the emulator stopping: the engine goes with it.
     weak = OpponentSpec(policy="uci", skill_level=5, movetime_ms=50, think_time_s=0.0)
     gid2 = emu.start_game_directly(bot_color="black", clock_limit_s=60, opponent=weak)
     assert eventually(lambda: len(emu.game(gid2).moves) == 1)
-    assert emu.engines_running() == 1
+    assert emu.traffic.engines_running() == 1
     emu.stop()
-    assert emu.engines_running() == 0
+    assert emu.traffic.engines_running() == 0
     with pytest.raises(EmulatorUsageError, match="no-such-engine"):
         OpponentSpec(policy="uci", engine="no-such-engine")
     with pytest.raises(EmulatorUsageError, match="skill_level"):

@@ -24,8 +24,8 @@ def test_event_stream_401_stops_the_service_with_one_line(tmp_path: Path) -> Non
     try:
         bot = RunningBot(bot_config(emu.url, tmp_path), emu.token).start()
         # The token is revoked: lila answers 401 "No such token" from now on.
-        emu.inject("http_error", EVENT, status=401, error="No such token", count=None)
-        emu.inject("drop_stream", "event")
+        emu.faults.inject("http_error", EVENT, status=401, error="No such token", count=None)
+        emu.faults.inject("drop_stream", "event")
         bot.thread.join(15)
         assert not bot.thread.is_alive(), "the service kept retrying a revoked token"
         err = bot.error
@@ -33,7 +33,7 @@ def test_event_stream_401_stops_the_service_with_one_line(tmp_path: Path) -> Non
         assert "HTTP 401" in str(err) and "bot:play" in str(err) and "\n" not in str(err)
         assert emu.token not in str(err)
         # The old code logged and re-opened the stream with backoff, for ever.
-        assert len([r for r in emu.requests(EVENT) if r.status == 401]) == 1
+        assert len([r for r in emu.traffic.requests(EVENT) if r.status == 401]) == 1
     finally:
         emu.stop()
 
@@ -54,8 +54,8 @@ def test_run_refuses_a_token_without_bot_play(tmp_path: Path) -> None:
         # The old code started: the event stream opens with challenge:read, and then
         # every game stream answers 403.
         proc = _cli(emu, tmp_path, NO_BOT_PLAY.token, "run")
-        assert wait_until(lambda: emu.count("POST /api/token/test") >= 1, 1)
-        assert emu.count(EVENT) == 0
+        assert wait_until(lambda: emu.traffic.count("POST /api/token/test") >= 1, 1)
+        assert emu.traffic.count(EVENT) == 0
     assert proc.returncode == 6, proc.stderr  # EXIT_CONFIG: systemd does not restart it
     assert "Traceback" not in proc.stderr, proc.stderr
     errors = [ln for ln in proc.stderr.splitlines() if "bot:play" in ln]

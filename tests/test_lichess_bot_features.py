@@ -46,29 +46,29 @@ def test_challenge_rules_from_lichess_bot(tmp_path: Path) -> None:
 
         # bullet_requires_increment: a BOT's bullet without increment is declined.
         cid = challenge("bulletbot", 60, 0)  # 60+1 (the default here) is accepted below
-        assert emu.wait_challenge_answered(cid, 10) == "declined"
-        assert emu.decline_reason(cid) == "timeControl"
+        assert emu.challenges.wait_answered(cid, 10) == "declined"
+        assert emu.challenges.decline_reason(cid) == "timeControl"
         # online_block_list: names compare case-insensitively, blank lines are skipped.
         cid = challenge("listedbot")
-        assert emu.wait_challenge_answered(cid, 10) == "declined"
-        assert emu.decline_reason(cid) == "generic"
+        assert emu.challenges.wait_answered(cid, 10) == "declined"
+        assert emu.challenges.decline_reason(cid) == "generic"
         # max_recent_bot_challenges: 1 accepted in the last 60 s; the next is `later`
         # even though the first game is over (not max_simultaneous_games_per_user).
         first = challenge("repeatbot")
-        assert emu.wait_challenge_answered(first, 10) == "accepted"
+        assert emu.challenges.wait_answered(first, 10) == "accepted"
         emu.wait_game_over(first, 30)
         again = challenge("repeatbot")
-        assert emu.wait_challenge_answered(again, 10) == "declined"
-        assert emu.decline_reason(again) == "later"
+        assert emu.challenges.wait_answered(again, 10) == "declined"
+        assert emu.challenges.decline_reason(again) == "later"
         # The list is re-read (If-None-Match; a change replaces the old names).
         lists.body = "otherbot\n"
         seen = svc.desk.blocked_online.loaded
         assert wait_until(lambda: svc.desk.blocked_online.loaded >= seen + 2, 5)
         cid = challenge("otherbot")
-        assert emu.wait_challenge_answered(cid, 10) == "declined"
-        assert emu.decline_reason(cid) == "generic"
+        assert emu.challenges.wait_answered(cid, 10) == "declined"
+        assert emu.challenges.decline_reason(cid) == "generic"
         cid = challenge("listedbot")
-        assert emu.wait_challenge_answered(cid, 10) == "accepted"
+        assert emu.challenges.wait_answered(cid, 10) == "accepted"
         assert any("If-None-Match" in h for h in lists.requests)
         # The bot's token never goes to a block-list host.
         assert not any("Authorization" in h for h in lists.requests)
@@ -86,10 +86,10 @@ def test_matchmaking_skips_decliners_blocked_far_and_unknown(tmp_path: Path) -> 
     with BlockListServer("ListedBot\n") as lists, \
             bot_and_emulator(tmp_path, fast_emulator_config(users=users),
                              matchmaking={**mm, "online_block_list": [lists.url]}) as (emu, _):
-        assert wait_until(lambda: emu.count("POST /api/challenge/decliner") >= 1, 15)
+        assert wait_until(lambda: emu.traffic.count("POST /api/challenge/decliner") >= 1, 15)
         # Several more idle rounds: nobody else fits, and the decliner is not asked again.
-        assert not wait_until(lambda: emu.count("POST /api/challenge/*") > 1, 6)
-        assert emu.count("GET /api/account") >= 2  # our own rating was read for the range
+        assert not wait_until(lambda: emu.traffic.count("POST /api/challenge/*") > 1, 6)
+        assert emu.traffic.count("GET /api/account") >= 2  # our own rating was read for the range
 
 
 def test_matchmaking_sees_a_decline_that_beats_its_challenges_answer(
@@ -104,16 +104,16 @@ def test_matchmaking_sees_a_decline_that_beats_its_challenges_answer(
           "challenge_filter": "coarse"}
     with bot_and_emulator(tmp_path, fast_emulator_config(users=users),
                           matchmaking=mm) as (emu, bot):
-        emu.inject("slow", "POST /api/challenge/decliner", count=None, duration_s=1.0,
-                   after=True)
-        assert emu.count("POST /api/challenge/decliner") == 0  # the fault is in time
-        assert wait_until(lambda: emu.count("POST /api/challenge/decliner") >= 1, 15)
+        emu.faults.inject("slow", "POST /api/challenge/decliner", count=None, duration_s=1.0,
+                          after=True)
+        assert emu.traffic.count("POST /api/challenge/decliner") == 0  # the fault is in time
+        assert wait_until(lambda: emu.traffic.count("POST /api/challenge/decliner") >= 1, 15)
         assert wait_until(lambda: "matchmaking: decliner declined" in caplog.text, 5)
         assert bot.service is not None
         assert wait_until(lambda: bot.service.shared.slots.used() == 0, 3)
-        assert not wait_until(lambda: emu.count("POST /api/challenge/*/cancel") > 0, 9)
+        assert not wait_until(lambda: emu.traffic.count("POST /api/challenge/*/cancel") > 0, 9)
         assert "did not answer" not in caplog.text
-        assert emu.count("POST /api/challenge/decliner") == 1
+        assert emu.traffic.count("POST /api/challenge/decliner") == 1
 
 
 @needs_engine
@@ -125,8 +125,8 @@ def test_takebacks_counted_per_game(tmp_path: Path) -> None:
         cid = emu.challenge_bot(challenger="taker", rated=False, clock_limit_s=30,
                                 increment_s=0, color="black", opponent=opp)
         emu.wait_game_over(emu.wait_game_started(cid, 10), 60)
-        assert emu.count("POST /api/bot/game/*/takeback/yes") == 2
-        assert emu.count("POST /api/bot/game/*/takeback/no") == 1
+        assert emu.traffic.count("POST /api/bot/game/*/takeback/yes") == 2
+        assert emu.traffic.count("POST /api/bot/game/*/takeback/no") == 1
 
 
 @needs_engine
@@ -143,13 +143,13 @@ def test_wait_and_howto_chat_commands(tmp_path: Path) -> None:
             return [c.text for c in emu.game(gid).chat if c.username == "pibot"]
 
         assert wait_until(lambda: bool(said()), 5)  # greeted: the game stream is open
-        emu.say(gid, "!wait")
-        emu.say(gid, "!howto")
+        emu.chat.say(gid, "!wait")
+        emu.chat.say(gid, "!howto")
         # Chat lines go out 3 s apart (bot/play/outbox.py CHAT_GAP_S): by the second reply
         # the 3 s abort would long have fired.
         assert wait_until(lambda: "Waiting 60 seconds..." in said() and HOWTO in said(), 12)
         assert not emu.game(gid).over
-        assert emu.count("POST /api/bot/game/*/abort") == 0
+        assert emu.traffic.count("POST /api/bot/game/*/abort") == 0
 
 
 @needs_engine

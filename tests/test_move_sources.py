@@ -61,11 +61,11 @@ def test_chain_order(emu: Emulator, book: Path) -> None:
         hit = asyncio.run(sources.pick(mid, ctx()))
         assert hit is not None and (hit.uci, hit.source) == ("f1b5", "lichess_cloud_analysis")
         mid.push_uci("f1c4")
-        before = emu.count("GET /api/cloud-eval")
+        before = emu.traffic.count("GET /api/cloud-eval")
         assert asyncio.run(sources.pick(mid, ctx())) is None  # 404: the engine searches
-        assert emu.count("GET /api/cloud-eval") == before + 1
+        assert emu.traffic.count("GET /api/cloud-eval") == before + 1
         assert asyncio.run(sources.pick(mid, ctx(budget_s=0.0))) is None
-        assert emu.count("GET /api/cloud-eval") == before + 1  # no budget: not asked
+        assert emu.traffic.count("GET /api/cloud-eval") == before + 1  # no budget: not asked
     finally:
         sources.close()
 

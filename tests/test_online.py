@@ -32,8 +32,8 @@ def emu() -> Iterator[Emulator]:
 
 @pytest.fixture(autouse=True)
 def _clean(emu: Emulator) -> None:
-    emu.clear_faults()
-    emu.reset_counters()
+    emu.faults.clear()
+    emu.traffic.reset()
 
 
 def sources(url: str, pause_s: float = 60.0, token: str | None = DEFAULT_TOKEN,
@@ -62,7 +62,7 @@ def test_explorer_masters_sorting_and_min_games(emu: Emulator) -> None:
     assert run(src.explorer(board, 60, 1.0))[0].uci == "e2e4"
     src = sources(emu.url, lichess_opening_explorer={"enabled": True, "min_games": 1000})
     assert run(src.explorer(board, 60, 1.0)) == (None, True)
-    assert emu.count("GET /masters") == 3
+    assert emu.traffic.count("GET /masters") == 3
     assert set(emu.online.user_agents[-3:]) == {USER_AGENT}
 
 
@@ -70,7 +70,7 @@ def test_explorer_needs_the_token(emu: Emulator, caplog: pytest.LogCaptureFixtur
     emu.online.set_explorer(START, [ExplorerMove("e2e4", 100, 50, 50)])
     anon = sources(emu.url, token=None, lichess_opening_explorer={"enabled": True})
     assert run(anon.explorer(chess.Board(), 60, 1.0)) == (None, True)
-    assert emu.requests("GET /masters")[-1].status == 401
+    assert emu.traffic.requests("GET /masters")[-1].status == 401
     assert "wants a valid token" in caplog.text
     # the token goes to the explorer only, and never into the log
     src = sources(emu.url, lichess_opening_explorer={"enabled": True},
@@ -88,7 +88,7 @@ def test_explorer_lichess_db_black_to_move(emu: Emulator) -> None:
     src = sources(emu.url, lichess_opening_explorer={"enabled": True, "source": "lichess"})
     move, _ = run(src.explorer(board, 60, 1.0))
     assert move.uci == "c7c5"  # black scores 58% with c5, 50% with e5
-    req = emu.requests("GET /lichess")[-1]
+    req = emu.traffic.requests("GET /lichess")[-1]
     assert req.status == 200
 
 
@@ -130,10 +130,10 @@ def test_online_tablebase_derived_from_syzygy(emu: Emulator) -> None:
         board.push_uci(move.uci)
         assert tb.probe_wdl(board) == -2  # the win is kept
     # Out of the emulator's tables: category unknown -> None; too many pieces: not asked.
-    before = emu.count("GET /standard")
+    before = emu.traffic.count("GET /standard")
     assert run(src.tablebase(chess.Board("4k3/8/8/8/8/8/3pp3/R3K3 w - - 0 1"), 60, 1)) is None
     assert run(src.tablebase(chess.Board(), 60, 1.0)) is None
-    assert emu.count("GET /standard") == before + 1
+    assert emu.traffic.count("GET /standard") == before + 1
 
 
 def test_429_pauses_the_source(emu: Emulator) -> None:
@@ -141,13 +141,13 @@ def test_429_pauses_the_source(emu: Emulator) -> None:
     emu.online.set_cloud_eval(START, [CloudPv("e2e4", cp=30)])
     src = sources(emu.url, pause_s=0.5, lichess_cloud_analysis={"enabled": True,
                                                                 "min_depth": 0})
-    emu.inject("http_error", "GET /api/cloud-eval", status=429)
+    emu.faults.inject("http_error", "GET /api/cloud-eval", status=429)
     assert run(src.cloud_eval(board, 60, 1.0)) == (None, True)
     assert run(src.cloud_eval(board, 60, 1.0)) == (None, False)  # paused: nothing sent
-    assert emu.count("GET /api/cloud-eval") == 1
+    assert emu.traffic.count("GET /api/cloud-eval") == 1
     time.sleep(0.6)
     assert run(src.cloud_eval(board, 60, 1.0))[0].uci == "e2e4"
-    assert emu.count("GET /api/cloud-eval") == 2
+    assert emu.traffic.count("GET /api/cloud-eval") == 2
     # The product (bot/sources/chain.py) takes the default: a minute, as Lichess asks.
     cfg = parse_config({"engine": {"online_moves": {"cloud_url": emu.url}}})
     assert OnlineSources(cfg.engine.online_moves, emu.url, None).pause_s == 60.0
@@ -157,7 +157,7 @@ def test_429_pauses_the_source(emu: Emulator) -> None:
 def test_errors_are_misses(emu: Emulator, status: int) -> None:
     emu.online.set_cloud_eval(START, [CloudPv("e2e4", cp=30)])
     src = sources(emu.url, lichess_cloud_analysis={"enabled": True, "min_depth": 0})
-    emu.inject("http_error", "GET /api/cloud-eval", status=status)
+    emu.faults.inject("http_error", "GET /api/cloud-eval", status=status)
     assert run(src.cloud_eval(chess.Board(), 60, 1.0)) == (None, True)
     assert run(src.cloud_eval(chess.Board(), 60, 1.0))[0].uci == "e2e4"  # not paused
 
@@ -166,12 +166,12 @@ def test_slow_answer_costs_only_the_timeout(emu: Emulator) -> None:
     emu.online.set_cloud_eval(START, [CloudPv("e2e4", cp=30)])
     src = sources(emu.url, lichess_cloud_analysis={"enabled": True, "min_depth": 0,
                                                    "timeout_s": 0.3})
-    emu.inject("slow", "GET /api/cloud-eval", duration_s=3)
+    emu.faults.inject("slow", "GET /api/cloud-eval", duration_s=3)
     t0 = time.monotonic()
     assert run(src.cloud_eval(chess.Board(), 60, 5.0)) == (None, True)
     assert time.monotonic() - t0 < 1.5
     # the move's budget caps the source's own timeout
-    emu.inject("slow", "GET /api/cloud-eval", duration_s=3)
+    emu.faults.inject("slow", "GET /api/cloud-eval", duration_s=3)
     roomy = sources(emu.url, lichess_cloud_analysis={"enabled": True, "timeout_s": 10})
     t0 = time.monotonic()
     assert run(roomy.cloud_eval(chess.Board(), 60, 0.3)) == (None, True)
@@ -191,15 +191,15 @@ def test_min_time_and_max_out_of_book_moves(emu: Emulator) -> None:
                   lichess_opening_explorer={"enabled": True, "min_time": 0})
     lost = chess.Board("8/8/8/8/8/2k5/8/K6R w - - 0 1")  # nobody knows it
     assert run(src.pick(lost, "g1", clock_s=10, budget_s=1.0)) is None
-    assert emu.count("GET /api/cloud-eval") == 0  # 10 s < min_time 30 s
-    assert emu.count("GET /masters") == 1
+    assert emu.traffic.count("GET /api/cloud-eval") == 0  # 10 s < min_time 30 s
+    assert emu.traffic.count("GET /masters") == 1
     assert run(src.pick(lost, "g1", clock_s=60, budget_s=1.0)) is None
     assert src.misses("g1") == 2
     assert run(src.pick(lost, "g1", clock_s=60, budget_s=1.0)) is None
-    assert emu.count("GET /masters") == 2 and emu.count("GET /api/cloud-eval") == 1
+    assert emu.traffic.count("GET /masters") == 2 and emu.traffic.count("GET /api/cloud-eval") == 1
     # another game still asks; a finished game forgets its count
     assert run(src.pick(lost, "g2", clock_s=60, budget_s=1.0)) is None
-    assert emu.count("GET /masters") == 3
+    assert emu.traffic.count("GET /masters") == 3
     src.game_over("g1")
     assert src.misses("g1") == 0
 
@@ -208,7 +208,7 @@ def test_all_off_by_default_sends_nothing(emu: Emulator) -> None:
     src = OnlineSources(parse_config({}).engine.online_moves, emu.url)
     assert not src.enabled
     assert run(src.pick(chess.Board(), "g", clock_s=600, budget_s=1.0)) is None
-    assert emu.count("GET *") == 0
+    assert emu.traffic.count("GET *") == 0
     assert src.describe() == ["online moves: all sources off"]
 
 

@@ -36,7 +36,7 @@ DECLINE = "POST /api/challenge/*/decline"
 def wait_for_answer_pause(emu: Emulator, bot: RunningBot) -> None:
     """Until the bot has booked the challenge-answer 429, not just until the emulator
     sent it: a challenge made in between could be answered before the pause exists."""
-    assert wait_until(lambda: any(r.status == 429 for r in emu.requests(ANSWERS)), 5)
+    assert wait_until(lambda: any(r.status == 429 for r in emu.traffic.requests(ANSWERS)), 5)
     assert wait_until(lambda: bot.service is not None
                       and bot.service.api.paused_for("decline") > 0, 5)
 
@@ -53,8 +53,8 @@ def test_a_429_pauses_only_its_endpoint_class(caplog: pytest.LogCaptureFixture) 
                                 increment_s=0, opponent=OpponentSpec(think_time_s=30))
         net = bot_config(emu.url, network={"rate_limit_pause_s": 30}).network
         api = Lichess(emu.url, Token(emu.token, "test"), net)
-        emu.inject("http_error", CHAT, status=429)
-        emu.inject("http_error", MOVE, status=429)
+        emu.faults.inject("http_error", CHAT, status=429)
+        emu.faults.inject("http_error", MOVE, status=429)
 
         async def scenario() -> float:
             with pytest.raises(RateLimited):
@@ -68,9 +68,9 @@ def test_a_429_pauses_only_its_endpoint_class(caplog: pytest.LogCaptureFixture) 
 
         took = asyncio.run(scenario())
         assert took < 3.0, took
-        assert emu.count(CHAT) == 1
-        assert emu.challenge_status(cid) == "accepted"
-        assert [r.status for r in emu.requests(MOVE)] == [429, 200]
+        assert emu.traffic.count(CHAT) == 1
+        assert emu.challenges.status(cid) == "accepted"
+        assert [r.status for r in emu.traffic.requests(MOVE)] == [429, 200]
         assert api.paused_for("chat") > 25
         for name in ("accept", "decline", "abort", "claim_victory", "challenge", "account",
                      "event_stream", "move", "game_stream"):
@@ -94,26 +94,27 @@ def test_a_challenge_answer_429_leaves_chat_and_moves_alone(
                                       opponent=OpponentSpec(policy="random",
                                                             think_time_s=0.2, seed=5))
         assert wait_until(lambda: len(emu.game(gid).moves) >= 2, 10)
-        emu.inject("http_error", DECLINE, status=429)
+        emu.faults.inject("http_error", DECLINE, status=429)
         first = emu.challenge_bot(challenger="v1", variant="chess960", rated=False,
                                   clock_limit_s=180, increment_s=0)
         wait_for_answer_pause(emu, bot)
-        t429 = next(r.t for r in emu.requests(ANSWERS) if r.status == 429)
+        t429 = next(r.t for r in emu.traffic.requests(ANSWERS) if r.status == 429)
         later = emu.challenge_bot(challenger="h1", rated=False, clock_limit_s=180,
                                   increment_s=0, opponent=OpponentSpec(think_time_s=30))
         gone = emu.challenge_bot(challenger="h2", rated=False, clock_limit_s=180,
                                  increment_s=0)
         time.sleep(0.5)
-        emu.cancel_challenge(gone)  # withdrawn while our answer waits: never sent
-        emu.say(gid, "!help")  # chat is another class: answered during the pause
+        emu.challenges.cancel(gone)  # withdrawn while our answer waits: never sent
+        emu.chat.say(gid, "!help")  # chat is another class: answered during the pause
         assert wait_until(lambda: any(t429 < r.t < t429 + PAUSE_S - 0.5
-                                      for r in emu.requests(CHAT)), 3)
-        assert emu.wait_challenge_answered(later, 15) == "accepted"
-        assert emu.wait_challenge_answered(first, 5) == "declined"  # retried after the pause
-        answers = [r for r in emu.requests(ANSWERS) if r.t > t429]
+                                      for r in emu.traffic.requests(CHAT)), 3)
+        assert emu.challenges.wait_answered(later, 15) == "accepted"
+        assert emu.challenges.wait_answered(first, 5) == "declined"  # retried after the pause
+        answers = [r for r in emu.traffic.requests(ANSWERS) if r.t > t429]
         assert min(r.t for r in answers) - t429 >= PAUSE_S - 0.5, answers
-        assert not any(gone in r.path for r in emu.requests(ANSWERS)), "answered a withdrawn"
-        assert [r for r in emu.requests(MOVE) if t429 < r.t < t429 + PAUSE_S - 0.5], \
+        assert not any(gone in r.path for r in emu.traffic.requests(ANSWERS)), \
+            "answered a withdrawn"
+        assert [r for r in emu.traffic.requests(MOVE) if t429 < r.t < t429 + PAUSE_S - 0.5], \
             "moves must not wait for the pause"
 
 
@@ -124,14 +125,14 @@ def test_a_held_answer_goes_out_after_a_pause_longer_than_20_s(tmp_path: Path) -
     only takes an unseen one offline): an answer held by a 21-s pause still goes out."""
     emu_cfg = fast_emulator_config(challenge_expiry_s=120)
     with bot_and_emulator(tmp_path, emu_cfg, network={"rate_limit_pause_s": 21}) as (emu, bot):
-        emu.inject("http_error", DECLINE, status=429)
+        emu.faults.inject("http_error", DECLINE, status=429)
         first = emu.challenge_bot(challenger="v1", variant="chess960", rated=False,
                                   clock_limit_s=180, increment_s=0)
         wait_for_answer_pause(emu, bot)
         late = emu.challenge_bot(challenger="h1", rated=False, clock_limit_s=180,
                                  increment_s=0, opponent=OpponentSpec(think_time_s=30))
-        assert emu.wait_challenge_answered(late, 30) == "accepted"
-        assert emu.wait_challenge_answered(first, 5) == "declined"
+        assert emu.challenges.wait_answered(late, 30) == "accepted"
+        assert emu.challenges.wait_answered(first, 5) == "declined"
 
 
 def test_an_answer_is_dropped_once_the_event_stream_no_longer_lists_it(
@@ -141,20 +142,20 @@ def test_an_answer_is_dropped_once_the_event_stream_no_longer_lists_it(
     caplog.set_level(logging.INFO)
     emu_cfg = fast_emulator_config(challenge_expiry_s=1.5, challenge_expiry_mode="offline")
     with bot_and_emulator(tmp_path, emu_cfg, network={"rate_limit_pause_s": 5}) as (emu, bot):
-        emu.inject("http_error", DECLINE, status=429)
+        emu.faults.inject("http_error", DECLINE, status=429)
         emu.challenge_bot(challenger="v1", variant="chess960", rated=False,
                           clock_limit_s=180, increment_s=0)
         wait_for_answer_pause(emu, bot)
-        t429 = next(r.t for r in emu.requests(ANSWERS) if r.status == 429)
+        t429 = next(r.t for r in emu.traffic.requests(ANSWERS) if r.status == 429)
         left = emu.challenge_bot(challenger="h1", rated=False, clock_limit_s=180,
                                  increment_s=0)
-        assert wait_until(lambda: emu.challenge_status(left) == "offline", 5)
-        opens = emu.count("GET /api/stream/event")
-        emu.inject("drop_stream", "event")
-        assert wait_until(lambda: emu.count("GET /api/stream/event") > opens, 5)
+        assert wait_until(lambda: emu.challenges.status(left) == "offline", 5)
+        opens = emu.traffic.count("GET /api/stream/event")
+        emu.faults.inject("drop_stream", "event")
+        assert wait_until(lambda: emu.traffic.count("GET /api/stream/event") > opens, 5)
         assert wait_until(lambda: f"challenge {left} gone before we answered" in caplog.text,
                           10)
-        assert not any(left in r.path for r in emu.requests(ANSWERS))
+        assert not any(left in r.path for r in emu.traffic.requests(ANSWERS))
         assert time.monotonic() - t429 >= 4.5  # it waited for the pause, then dropped it
 
 
@@ -168,8 +169,8 @@ def test_abort_and_claim_are_retried_until_they_land(tmp_path: Path, what: str) 
                           network={"rate_limit_pause_s": 2}) as (emu, bot):
         # A 429 (the class then waits 2 s), then network trouble for longer than one
         # request's retries (4 attempts).
-        emu.inject("http_error", pattern, status=429)
-        emu.inject("http_error", pattern, status=503, count=6)
+        emu.faults.inject("http_error", pattern, status=429)
+        emu.faults.inject("http_error", pattern, status=503, count=6)
         if what == "abort":
             opp = OpponentSpec(think_time_s=60)  # never makes its first move
         else:
@@ -181,8 +182,8 @@ def test_abort_and_claim_are_retried_until_they_land(tmp_path: Path, what: str) 
         assert snap.status == ("aborted" if what == "abort" else "timeout"), snap.status
         # The emulator records a request once it has answered it, just after the
         # game ended: wait for the 200's record.
-        assert wait_until(lambda: 200 in [r.status for r in emu.requests(pattern)], 5)
-        statuses = [r.status for r in emu.requests(pattern)]
+        assert wait_until(lambda: 200 in [r.status for r in emu.traffic.requests(pattern)], 5)
+        statuses = [r.status for r in emu.traffic.requests(pattern)]
         assert statuses[0] == 429 and statuses[-1] == 200, statuses
         assert statuses.count(503) == 6 and statuses.count(429) == 1, statuses
         assert wait_until(lambda: cid not in bot.service.supervisor.games, 5)
@@ -194,7 +195,7 @@ def test_abort_and_claim_are_retried_until_they_land(tmp_path: Path, what: str) 
 def test_a_rematch_within_a_second_is_not_declined_later(tmp_path: Path) -> None:
     """The slot is free when the game ends, though its goodbye chat is still on its way."""
     with bot_and_emulator(tmp_path, challenge={"concurrency": 1}) as (emu, bot):
-        emu.inject("slow", CHAT, count=None, duration_s=3.0)
+        emu.faults.inject("slow", CHAT, count=None, duration_s=3.0)
         opp = OpponentSpec(policy="random", think_time_s=0.1, resign_after=2, seed=3)
         cid = emu.challenge_bot(challenger="rema", rated=False, clock_limit_s=60,
                                 increment_s=0, opponent=opp)
@@ -206,7 +207,8 @@ def test_a_rematch_within_a_second_is_not_declined_later(tmp_path: Path) -> None
         time.sleep(0.5)  # the opponent sees the result and clicks "rematch"
         again = emu.challenge_bot(challenger="rema", rated=False, clock_limit_s=60,
                                   increment_s=0, opponent=OpponentSpec(think_time_s=30))
-        assert emu.wait_challenge_answered(again, 3) == "accepted", emu.decline_reason(again)
+        assert emu.challenges.wait_answered(again, 3) == "accepted", \
+            emu.challenges.decline_reason(again)
 
 
 @needs_engine
@@ -218,7 +220,7 @@ def test_an_accepted_draw_goes_with_the_move(tmp_path: Path) -> None:
              "offer_draw_pieces": 32}
     with bot_and_emulator(tmp_path, draw_or_resign=rules) as (emu, _):
         # (An answer posted apart lands after the move: the bot thinks ~1.5 s at 60+0.)
-        emu.inject("slow", "POST /api/bot/game/*/draw/*", count=None, duration_s=5.0)
+        emu.faults.inject("slow", "POST /api/bot/game/*/draw/*", count=None, duration_s=5.0)
         opp = OpponentSpec(policy="random", think_time_s=0.3, offer_draw_at=2, seed=8)
         cid = emu.challenge_bot(challenger="dina", rated=False, clock_limit_s=60,
                                 increment_s=0, color="black", opponent=opp)  # bot: white
@@ -226,4 +228,4 @@ def test_an_accepted_draw_goes_with_the_move(tmp_path: Path) -> None:
         assert wait_until(lambda: emu.game(cid).over, 20)
         snap = emu.game(cid)
         assert snap.status == "draw" and len(snap.moves) == 4, (snap.status, snap.moves)
-        assert emu.count("POST /api/bot/game/*/draw/*") == 0
+        assert emu.traffic.count("POST /api/bot/game/*/draw/*") == 0

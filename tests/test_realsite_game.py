@@ -35,8 +35,8 @@ def test_chat_storm_with_slow_and_429_chat_never_delays_a_move(tmp_path: Path) -
     hooks = GameHooks(on_move=lambda gid, overhead, think: overheads.append(overhead))
     with bot_and_emulator(tmp_path, hooks=hooks) as (emu, _bot):
         # Every chat POST takes 4 s, and two of them end in 429 on top.
-        emu.inject("slow", CHAT, duration_s=4.0, count=None)
-        emu.inject("http_error", CHAT, status=429, count=2)
+        emu.faults.inject("slow", CHAT, duration_s=4.0, count=None)
+        emu.faults.inject("http_error", CHAT, status=429, count=2)
         opp = OpponentSpec(policy="greedy", think_time_s=0.2, resign_after=20, seed=4)
         cid = emu.challenge_bot(challenger="mallory", rated=False, clock_limit_s=30,
                                 increment_s=0, color="black", opponent=opp)
@@ -46,9 +46,9 @@ def test_chat_storm_with_slow_and_429_chat_never_delays_a_move(tmp_path: Path) -
 
         def typists() -> None:
             while not stop.is_set() and not emu.game(cid).over:
-                emu.say(cid, "!eval" if typed[0] % 2 else "!help")
-                emu.spectator_say(cid, "!eval")
-                emu.spectator_say(cid, "!help", username="spectator2")
+                emu.chat.say(cid, "!eval" if typed[0] % 2 else "!help")
+                emu.chat.spectator_say(cid, "!eval")
+                emu.chat.spectator_say(cid, "!help", username="spectator2")
                 typed[0] += 3
                 time.sleep(0.25)
 
@@ -66,7 +66,7 @@ def test_chat_storm_with_slow_and_429_chat_never_delays_a_move(tmp_path: Path) -
         assert len(overheads) >= 10, (snap.status, overheads)
         assert max(overheads) < 1500, sorted(overheads)[-5:]
         # Chat was rate-limited per room (not one POST per command typed) ...
-        chats = emu.requests(CHAT)
+        chats = emu.traffic.requests(CHAT)
         assert chats, "no chat at all"
         assert len(chats) < typed[0] / 2, (len(chats), typed[0])
         # ... and nothing was left queued to go out long after the game.
@@ -84,9 +84,9 @@ def test_eval_refused_in_every_room_during_the_game(tmp_path: Path) -> None:
                                 increment_s=0, color="black", opponent=opp)
         emu.wait_game_started(cid, 10)
         assert wait_until(lambda: len(emu.game(cid).moves) >= 3, 20)
-        emu.say(cid, "!eval")
+        emu.chat.say(cid, "!eval")
         assert wait_until(lambda: chat.NOT_TO_OPPONENT in _bot_lines(emu, cid, "player"), 10)
-        emu.spectator_say(cid, "!eval")
+        emu.chat.spectator_say(cid, "!eval")
         assert wait_until(lambda: chat.NOT_DURING_GAME in _bot_lines(emu, cid, "spectator"),
                           10)
         emu.wait_game_over(cid, 60)
@@ -101,11 +101,11 @@ def test_spectator_eval_is_an_owners_opt_in(tmp_path: Path) -> None:
                                 increment_s=0, color="black", opponent=opp)
         emu.wait_game_started(cid, 10)
         assert wait_until(lambda: len(emu.game(cid).moves) >= 3, 20)
-        emu.spectator_say(cid, "!eval")
+        emu.chat.spectator_say(cid, "!eval")
         assert wait_until(lambda: any(t.startswith("Eval (my view)")
                                       for t in _bot_lines(emu, cid, "spectator")), 10)
         assert emu.game(cid).status == "started"  # given during the game
-        emu.say(cid, "!eval")
+        emu.chat.say(cid, "!eval")
         assert wait_until(lambda: chat.NOT_TO_OPPONENT in _bot_lines(emu, cid, "player"), 10)
         emu.wait_game_over(cid, 60)
         assert not any(t.startswith("Eval") for t in _bot_lines(emu, cid, "player"))
@@ -122,10 +122,10 @@ def test_draw_offer_goes_with_the_move(tmp_path: Path) -> None:
         emu.wait_game_started(cid, 10)
         snap = emu.wait_game_over(cid, 60)
         assert snap.status == "draw", snap.status
-        assert emu.count("POST /api/bot/game/*/draw/*") == 0  # no separate offer request
+        assert emu.traffic.count("POST /api/bot/game/*/draw/*") == 0  # no separate offer request
         # The emulator logs a request once it has answered it, just after the move ended
         # the game.
-        assert wait_until(lambda: emu.count(MOVE) >= 1, 5)
+        assert wait_until(lambda: emu.traffic.count(MOVE) >= 1, 5)
 
 
 def test_abort_timer_counts_only_the_opponents_time(tmp_path: Path) -> None:
@@ -143,7 +143,7 @@ def test_abort_timer_counts_only_the_opponents_time(tmp_path: Path) -> None:
         assert wait_until(lambda: len(emu.game(cid).moves) >= 2 or emu.game(cid).over, 15)
         snap = emu.game(cid)
         assert snap.status == "started" and len(snap.moves) >= 2, snap
-        assert emu.count("POST /api/bot/game/*/abort") == 0
+        assert emu.traffic.count("POST /api/bot/game/*/abort") == 0
         emu.opponent_action(cid, "resign")
         emu.wait_game_over(cid, 10)
 
@@ -155,10 +155,10 @@ def test_quiet_game_sends_no_playing_polls(tmp_path: Path) -> None:
                                 increment_s=0, color="black", opponent=opp)  # bot is white
         emu.wait_game_started(cid, 10)
         assert wait_until(lambda: len(emu.game(cid).moves) >= 1, 10)
-        emu.reset_counters()
+        emu.traffic.reset()
         # The opponent thinks 12 s: the stream is quiet (keep-alives only).
         assert wait_until(lambda: len(emu.game(cid).moves) >= 2, 40)
-        assert emu.count("GET /api/account/playing") == 0
+        assert emu.traffic.count("GET /api/account/playing") == 0
         emu.opponent_action(cid, "resign")
         emu.wait_game_over(cid, 10)
 
@@ -174,13 +174,13 @@ def test_move_that_landed_on_a_stalled_post_is_not_posted_again(tmp_path: Path) 
         assert wait_until(lambda: len(emu.game(cid).moves) >= 2, 20)
         # The next move is applied by the server but its answer never comes: after
         # 1 s the connection is closed without a response.
-        emu.inject("stall", MOVE, duration_s=1.0, apply=True)
+        emu.faults.inject("stall", MOVE, duration_s=1.0, apply=True)
         snap = emu.wait_game_over(cid, 60)
         assert snap.status in ("resign", "mate") and snap.winner == snap.bot_color, snap
-        stalled = [r for r in emu.requests(MOVE) if r.status == 0]
+        stalled = [r for r in emu.traffic.requests(MOVE) if r.status == 0]
         assert len(stalled) == 1
         # The stream showed the move: no second POST of it (which would get a 400).
-        assert [r for r in emu.requests(MOVE) if r.status == 400] == []
+        assert [r for r in emu.traffic.requests(MOVE) if r.status == 400] == []
 
 
 @pytest.mark.parametrize("status, error", [
@@ -199,15 +199,15 @@ def test_final_game_stream_answer_releases_the_slot_at_once(tmp_path: Path, stat
         assert wait_until(lambda: bot.service is not None
                           and cid in bot.service.supervisor.games, 10)
         # The game's stream must be open first (on a loaded machine it may not be yet).
-        assert wait_until(lambda: any(r.status == 200 for r in emu.requests(
+        assert wait_until(lambda: any(r.status == 200 for r in emu.traffic.requests(
             f"GET /api/bot/game/stream/{cid}")), 10)
-        emu.inject("http_error", f"GET /api/bot/game/stream/{cid}", status=status,
-                   error=error, count=None)
-        emu.inject("drop_stream", f"game:{cid}")
-        assert wait_until(lambda: emu.count(f"GET /api/bot/game/stream/{cid}") >= 2, 10)
+        emu.faults.inject("http_error", f"GET /api/bot/game/stream/{cid}", status=status,
+                          error=error, count=None)
+        emu.faults.inject("drop_stream", f"game:{cid}")
+        assert wait_until(lambda: emu.traffic.count(f"GET /api/bot/game/stream/{cid}") >= 2, 10)
         assert wait_until(lambda: cid not in bot.service.supervisor.games, 3)
         time.sleep(1.0)
-        refused = [r for r in emu.requests(f"GET /api/bot/game/stream/{cid}")
+        refused = [r for r in emu.traffic.requests(f"GET /api/bot/game/stream/{cid}")
                    if r.status == status]
         assert len(refused) == 1, refused
 
@@ -238,10 +238,10 @@ def test_game_stream_429_does_not_wait_out_the_account_pause(tmp_path: Path) -> 
     # challenger would abort; soak: one game lost that way).
     emu_cfg = fast_emulator_config()
     with bot_and_emulator(tmp_path, emu_cfg, network={"rate_limit_pause_s": 60}) as (emu, _bot):
-        emu.inject("http_error", "GET /api/bot/game/stream/*", status=429)
+        emu.faults.inject("http_error", "GET /api/bot/game/stream/*", status=429)
         opp = OpponentSpec(policy="random", think_time_s=0.2, seed=3)
         cid = emu.challenge_bot(challenger="olga", rated=False, clock_limit_s=60,
                                 increment_s=0, color="black", opponent=opp)  # bot is white
         emu.wait_game_started(cid, 10)
         assert wait_until(lambda: len(emu.game(cid).moves) >= 2, 10), emu.game(cid).status
-        assert any(r.status == 429 for r in emu.requests("GET /api/bot/game/stream/*"))
+        assert any(r.status == 429 for r in emu.traffic.requests("GET /api/bot/game/stream/*"))

@@ -60,11 +60,11 @@ def test_stalled_move_post_is_retried_at_once_and_counted_once(
                                 increment_s=0, color="black", opponent=opp)
         emu.wait_game_started(cid, 10)
         assert wait_until(lambda: len(emu.game(cid).moves) >= 2, 15)
-        emu.inject("stall", MOVE, duration_s=None, apply=apply)
+        emu.faults.inject("stall", MOVE, duration_s=None, apply=apply)
         stalled_at = time.monotonic()
         snap = emu.wait_game_over(cid, 60)
         assert snap.status == "resign" and snap.winner == snap.bot_color, snap
-        posts = [r for r in emu.requests(MOVE) if r.t >= stalled_at]
+        posts = [r for r in emu.traffic.requests(MOVE) if r.t >= stalled_at]
         assert len(posts) >= 2
         if not apply:
             # the stalled one, then the retry: seconds apart, not a 15-s request timeout
@@ -104,15 +104,15 @@ def test_daily_bot_limit_declines_bots_but_not_humans(
     with bot_and_emulator(tmp_path, emu_cfg, matchmaking=mm,
                           game={"abort_if_no_first_move_s": 60}) as (emu, _):
         pattern = "POST /api/challenge/sparbot"
-        assert wait_until(lambda: any(r.status == 429 for r in emu.requests(pattern)), 20)
+        assert wait_until(lambda: any(r.status == 429 for r in emu.traffic.requests(pattern)), 20)
         assert wait_until(lambda: "daily bot-vs-bot limit reached" in caplog.text, 5)
         bot_ch = emu.challenge_bot(challenger="otherbot", challenger_title="BOT",
                                    rated=False, clock_limit_s=180, increment_s=0)
-        assert emu.wait_challenge_answered(bot_ch, 10) == "declined"
-        assert emu.decline_reason(bot_ch) == "later"
+        assert emu.challenges.wait_answered(bot_ch, 10) == "declined"
+        assert emu.challenges.decline_reason(bot_ch) == "later"
         human = emu.challenge_bot(challenger="human", rated=False, clock_limit_s=180,
                                   increment_s=0, opponent=OpponentSpec(think_time_s=30))
-        assert emu.wait_challenge_answered(human, 10) == "accepted"
+        assert emu.challenges.wait_answered(human, 10) == "accepted"
 
 
 # ---------------------------------------------------------------- C. one event stream
@@ -121,12 +121,12 @@ def test_rival_event_stream_is_detected_and_backed_off(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.INFO)
     with bot_and_emulator(tmp_path, network={"stream_conflict_backoff_s": 60}) as (emu, _):
-        before = emu.count(EVENT)
+        before = emu.traffic.count(EVENT)
         with emu.rival_event_stream(reconnect_s=0.5) as rival:
             assert wait_until(lambda: "another program is using this token's event stream"
                               in caplog.text, 15)
             time.sleep(4)  # now in the long back-off: we must not open again
-            ours = emu.count(EVENT) - before - rival.opens
+            ours = emu.traffic.count(EVENT) - before - rival.opens
         assert ours <= 5, ours
         assert caplog.text.count("another program is using this token's event stream") == 1
 
@@ -140,7 +140,7 @@ def test_quiet_game_polls_nothing(tmp_path: Path) -> None:
     emu_cfg = fast_emulator_config(event_keepalive_s=2.0, game_keepalive_s=2.0)
     network = {"stream_read_timeout_s": 5.0}
     with bot_and_emulator(tmp_path, emu_cfg, network=network) as (emu, bot):
-        emu.reset_counters()
+        emu.traffic.reset()
         cid = emu.challenge_bot(challenger="thinker", rated=False, clock_limit_s=300,
                                 increment_s=0, color="black",
                                 opponent=OpponentSpec(think_time_s=20))
@@ -148,7 +148,7 @@ def test_quiet_game_polls_nothing(tmp_path: Path) -> None:
         assert wait_until(lambda: len(emu.game(cid).moves) >= 1, 10)
         t0 = time.monotonic()
         time.sleep(20)
-        counts = emu.counters()
+        counts = emu.traffic.counters()
         assert counts.get("GET /api/account/playing", 0) <= 1, counts
         assert counts.get("GET /api/bot/game/stream/{id}", 0) == 1, counts
         assert counts.get(EVENT, 0) == 0, counts  # opened before the reset, never again
@@ -178,11 +178,11 @@ def test_dead_game_stream_on_a_low_clock_is_reopened_before_the_read_timeout(
         assert wait_until(lambda: len(emu.game(cid).moves) >= 4
                           and len(emu.game(cid).moves) % 2 == 1, 20)
         time.sleep(0.5)  # our move's echo is out: the next thing the stream carries is theirs
-        opens = emu.count(GAME_STREAM)
+        opens = emu.traffic.count(GAME_STREAM)
         t0 = time.monotonic()
-        emu.inject("silent_stream", f"game:{cid}", duration_s=None)
-        assert wait_until(lambda: emu.count(GAME_STREAM) > opens, 20)
-        reopened = next(r.t for r in emu.requests(GAME_STREAM)[opens:])
+        emu.faults.inject("silent_stream", f"game:{cid}", duration_s=None)
+        assert wait_until(lambda: emu.traffic.count(GAME_STREAM) > opens, 20)
+        reopened = next(r.t for r in emu.traffic.requests(GAME_STREAM)[opens:])
         # 1.5 s of thinking plus at most a quarter of < 30 s; the read timeout
         # alone would take 15 s after the last byte.
         assert reopened - t0 < 11, reopened - t0
@@ -205,9 +205,9 @@ def test_a_slow_opponent_costs_at_most_two_quiet_reopens_per_move(tmp_path: Path
         # The bot is White. From ply 2 the clocks run: Black's second move (ply 3)
         # is a 12-s think on the clock.
         assert wait_until(lambda: len(emu.game(cid).moves) >= 3, 30)
-        opens = emu.count(GAME_STREAM)
+        opens = emu.traffic.count(GAME_STREAM)
         assert wait_until(lambda: len(emu.game(cid).moves) >= 4, 20)
-        probes = emu.count(GAME_STREAM) - opens
+        probes = emu.traffic.count(GAME_STREAM) - opens
         assert 1 <= probes <= 2, probes
 
 
@@ -277,8 +277,8 @@ def test_ultrabullet_challenge_is_declined(tmp_path: Path) -> None:
                           challenge={"time_controls": ["bullet", "blitz"]}) as (emu, _):
         cid = emu.challenge_bot(challenger="quick", challenger_title="BOT", rated=False,
                                 clock_limit_s=15, increment_s=0, force=True)
-        assert emu.wait_challenge_answered(cid, 10) == "declined"
-        assert emu.decline_reason(cid) == "timeControl"
+        assert emu.challenges.wait_answered(cid, 10) == "declined"
+        assert emu.challenges.decline_reason(cid) == "timeControl"
 
 
 def test_matchmaking_clocks_are_what_lichess_accepts() -> None:
@@ -297,8 +297,9 @@ def test_matchmaking_sends_only_valid_clocks(tmp_path: Path) -> None:
           "challenge_initial_time": [30, 60], "challenge_increment": [0]}
     with bot_and_emulator(tmp_path, emu_cfg, matchmaking=mm) as (emu, _):
         pattern = "POST /api/challenge/sparbot"
-        assert wait_until(lambda: emu.count(pattern) >= 3, 30)
-        assert all(r.status == 200 for r in emu.requests(pattern)), emu.requests(pattern)
+        assert wait_until(lambda: emu.traffic.count(pattern) >= 3, 30)
+        assert all(r.status == 200 for r in emu.traffic.requests(pattern)), \
+            emu.traffic.requests(pattern)
 
 
 def test_opponent_at_daily_limit_is_skipped(tmp_path: Path) -> None:
@@ -308,10 +309,10 @@ def test_opponent_at_daily_limit_is_skipped(tmp_path: Path) -> None:
     with bot_and_emulator(tmp_path, fast_emulator_config(users=users),
                           matchmaking=mm) as (emu, _):
         pattern = "POST /api/challenge/tiredbot"
-        assert wait_until(lambda: emu.count(pattern) >= 1, 20)
-        assert [r.status for r in emu.requests(pattern)] == [400]
+        assert wait_until(lambda: emu.traffic.count(pattern) >= 1, 20)
+        assert [r.status for r in emu.traffic.requests(pattern)] == [400]
         time.sleep(5)  # several matchmaking rounds
-        assert emu.count(pattern) == 1
+        assert emu.traffic.count(pattern) == 1
 
 
 def test_outgoing_challenge_holds_a_slot(tmp_path: Path) -> None:
@@ -322,11 +323,11 @@ def test_outgoing_challenge_holds_a_slot(tmp_path: Path) -> None:
     with bot_and_emulator(tmp_path, fast_emulator_config(users=users), matchmaking=mm,
                           challenge={"concurrency": 1},
                           game={"abort_if_no_first_move_s": 60}) as (emu, bot):
-        assert wait_until(lambda: emu.count("POST /api/challenge/sparbot") >= 1, 20)
+        assert wait_until(lambda: emu.traffic.count("POST /api/challenge/sparbot") >= 1, 20)
         cid = emu.challenge_bot(challenger="alice", rated=False, clock_limit_s=180,
                                 increment_s=0)
-        assert emu.wait_challenge_answered(cid, 10) == "declined"
-        assert emu.decline_reason(cid) == "later"
+        assert emu.challenges.wait_answered(cid, 10) == "declined"
+        assert emu.challenges.decline_reason(cid) == "later"
         assert bot.service is not None
         assert wait_until(lambda: len(bot.service.supervisor.games) == 1, 10)
         time.sleep(1)
@@ -352,9 +353,9 @@ def test_finished_game_is_not_resumed_from_a_cached_playing_list(tmp_path: Path)
         assert wait_until(lambda: ends == [gid], 10)
         assert bot.service is not None
         assert wait_until(lambda: gid not in bot.service.supervisor.games, 5)
-        opens = emu.count("GET /api/stream/event")
-        emu.inject("drop_stream", "event")
-        assert wait_until(lambda: emu.count("GET /api/stream/event") > opens, 10)
+        opens = emu.traffic.count("GET /api/stream/event")
+        emu.faults.inject("drop_stream", "event")
+        assert wait_until(lambda: emu.traffic.count("GET /api/stream/event") > opens, 10)
         time.sleep(2)
         assert ends == [gid] and gid not in bot.service.supervisor.games
     finally:
@@ -369,9 +370,9 @@ def test_move_429_is_retried_soon_but_not_at_once() -> None:
         gid = emu.start_game_directly(bot_color="white", moves=[], clock_limit_s=60,
                                       opponent=OpponentSpec(think_time_s=30))
         api = Lichess(emu.url, Token(emu.token, "test"), bot_config(emu.url).network)
-        emu.inject("http_error", MOVE, status=429)
+        emu.faults.inject("http_error", MOVE, status=429)
         asyncio.run(api.move(gid, "e2e4", lambda: 60_000.0))
-        posts = emu.requests(MOVE)
+        posts = emu.traffic.requests(MOVE)
         assert [r.status for r in posts] == [429, 200]
         assert 0.45 <= posts[1].t - posts[0].t < 2.0, posts
         assert emu.game(gid).moves == ["e2e4"]
@@ -387,7 +388,7 @@ def test_chat_never_waits_for_a_rate_limit() -> None:
                                       opponent=OpponentSpec(think_time_s=30))
         net = parse_config({"network": {"rate_limit_pause_s": 30}}).network
         api = Lichess(emu.url, Token(emu.token, "test"), net)
-        emu.inject("http_error", "POST /api/bot/game/*/chat", status=429)
+        emu.faults.inject("http_error", "POST /api/bot/game/*/chat", status=429)
 
         async def two_chats() -> list[float]:
             took = []
@@ -400,7 +401,7 @@ def test_chat_never_waits_for_a_rate_limit() -> None:
 
         took = asyncio.run(two_chats())
         assert max(took) < 1.0, took
-        assert emu.count("POST /api/bot/game/*/chat") == 1  # the second was not even sent
+        assert emu.traffic.count("POST /api/bot/game/*/chat") == 1  # the second was not even sent
 
 
 @pytest.mark.parametrize("status,error", [
@@ -415,19 +416,19 @@ def test_daily_limit_on_accept(tmp_path: Path, status: int, error: str) -> None:
     challenger is at its own. Either way the challenge is declined `later`."""
     with bot_and_emulator(tmp_path, game={"abort_if_no_first_move_s": 60},
                           challenge={"concurrency": 3}) as (emu, _):
-        emu.inject("http_error", "POST /api/challenge/*/accept", status=status, error=error)
+        emu.faults.inject("http_error", "POST /api/challenge/*/accept", status=status, error=error)
         first = emu.challenge_bot(challenger="otherbot", challenger_title="BOT", rated=False,
                                   clock_limit_s=180, increment_s=0)
-        assert emu.wait_challenge_answered(first, 10) == "declined"
-        assert emu.decline_reason(first) == "later"
+        assert emu.challenges.wait_answered(first, 10) == "declined"
+        assert emu.challenges.decline_reason(first) == "later"
         again = emu.challenge_bot(challenger="thirdbot", challenger_title="BOT", rated=False,
                                   clock_limit_s=180, increment_s=0,
                                   opponent=OpponentSpec(think_time_s=30))
         human = emu.challenge_bot(challenger="human", rated=False, clock_limit_s=180,
                                   increment_s=0, opponent=OpponentSpec(think_time_s=30))
-        assert emu.wait_challenge_answered(human, 10) == "accepted"
+        assert emu.challenges.wait_answered(human, 10) == "accepted"
         expected = "declined" if status == 429 else "accepted"
-        assert emu.wait_challenge_answered(again, 10) == expected
+        assert emu.challenges.wait_answered(again, 10) == expected
 
 
 class _LateClosingServer:

@@ -207,4 +207,4 @@ def test_upgrade_prompt_ctrl_d_is_a_no(tmp_path: Path) -> None:
                 proc.kill()
         assert proc.returncode == 1, err
         assert "Not confirmed" in out and "Traceback" not in err
-        assert emu.count("POST /api/bot/account/upgrade") == 0
+        assert emu.traffic.count("POST /api/bot/account/upgrade") == 0

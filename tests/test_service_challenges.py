@@ -23,8 +23,8 @@ def test_decline_reasons_reach_lichess(tmp_path: Path) -> None:
         ]
         ids = [(emu.challenge_bot(**kw), reason) for kw, reason in cases]
         for cid, reason in ids:
-            assert emu.wait_challenge_answered(cid, 10) == "declined"
-            assert emu.decline_reason(cid) == reason, (cid, reason)
+            assert emu.challenges.wait_answered(cid, 10) == "declined"
+            assert emu.challenges.decline_reason(cid) == reason, (cid, reason)
 
 
 def test_burst_respects_concurrency(tmp_path: Path) -> None:
@@ -37,9 +37,9 @@ def test_burst_respects_concurrency(tmp_path: Path) -> None:
         ids = [emu.challenge_bot(challenger=f"user{i}", rated=False, clock_limit_s=600,
                                  increment_s=5, color="white", opponent=slow)
                for i in range(6)]
-        statuses = [emu.wait_challenge_answered(cid, 10) for cid in ids]
+        statuses = [emu.challenges.wait_answered(cid, 10) for cid in ids]
         assert statuses.count("accepted") == 2, statuses
-        later = [emu.decline_reason(c) for c, s in zip(ids, statuses, strict=True)
+        later = [emu.challenges.decline_reason(c) for c, s in zip(ids, statuses, strict=True)
                  if s == "declined"]
         assert later == ["later"] * 4
         assert bot.service is not None

@@ -150,7 +150,7 @@ def test_token_file_option_reads_the_installed_credential(tmp_path: Path) -> Non
         assert "token found (--token-file" in r.stdout and "token valid for pibot" in r.stdout
         r = _pibot(cfg, wrong, "upgrade", "--check", "--token-file", str(cred))
         assert r.returncode == 3 and "not a BOT account yet" in r.stdout
-        assert emu.count("POST /api/bot/account/upgrade") == 0
+        assert emu.traffic.count("POST /api/bot/account/upgrade") == 0
         r = _pibot(cfg, wrong, "upgrade", "--yes", "--token-file", str(cred))
         assert r.returncode == 0 and "is now a BOT account" in r.stdout
         r = _pibot(cfg, wrong, "upgrade", "--check", "--token-file", str(cred))

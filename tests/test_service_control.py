@@ -39,7 +39,7 @@ def test_pibot_challenge_plays_n_games_with_alternating_colours(
         games = sorted(emu.games(), key=lambda g: g.finished_at or 0.0)
         assert [g.bot_color for g in games] == ["white", "black", "white"]
         assert all("sparbot" in (g.white, g.black) and g.over for g in games)
-        posts = emu.requests(CHALLENGE)
+        posts = emu.traffic.requests(CHALLENGE)
         assert [r.status for r in posts] == [200, 200, 200]
         # Each next game is challenged once the previous one has ended.
         for post, before in zip(posts[1:], games, strict=False):
@@ -55,7 +55,7 @@ def test_our_daily_bot_limit_ends_a_series(tmp_path: Path,
                           challenge={"time_controls": ["bullet"]}) as (emu, _bot):
         assert main(["challenge", "sparbot", "--tc", "0.5+0", "--games", "3"]) == 0
         assert wait_until(lambda: "1 of 3 game(s) played" in caplog.text, 60), caplog.text
-        assert [r.status for r in emu.requests(CHALLENGE)] == [200, 429]
+        assert [r.status for r in emu.traffic.requests(CHALLENGE)] == [200, 429]
         assert sum(g.over for g in emu.games()) == 1
 
 
@@ -66,7 +66,7 @@ def test_the_opponents_daily_limit_ends_a_series(tmp_path: Path,
     with bot_and_emulator(tmp_path, emu_cfg) as (emu, bot):
         assert main(["challenge", "sparbot", "--games", "2"]) == 0
         assert wait_until(lambda: "0 of 2 game(s) played" in caplog.text, 10), caplog.text
-        assert [r.status for r in emu.requests(CHALLENGE)] == [400]
+        assert [r.status for r in emu.traffic.requests(CHALLENGE)] == [400]
         assert "reached its daily bot-game limit" in caplog.text
         assert bot.service is not None and bot.service.shared.slots.used() == 0  # the slot let go
 
@@ -88,7 +88,7 @@ def test_a_declined_challenge_ends_the_series_and_frees_its_slot(
         assert wait_until(lambda: "0 of 4 game(s) played" in caplog.text, 10), caplog.text
         assert "sparbot declined challenge" in caplog.text
         assert bot.service.shared.slots.used() == 0
-        assert len(emu.requests(CHALLENGE)) == 1
+        assert len(emu.traffic.requests(CHALLENGE)) == 1
 
 
 def test_a_decline_that_beats_its_challenges_answer_is_seen(
@@ -99,12 +99,12 @@ def test_a_decline_that_beats_its_challenges_answer_is_seen(
     caplog.set_level(logging.INFO)
     emu_cfg = fast_emulator_config(users=[sparbot(on_challenge="decline")])
     with bot_and_emulator(tmp_path, emu_cfg) as (emu, bot):
-        emu.inject("slow", CHALLENGE, duration_s=1.0, after=True)
+        emu.faults.inject("slow", CHALLENGE, duration_s=1.0, after=True)
         assert main(["challenge", "sparbot", "--games", "2"]) == 0
         assert wait_until(lambda: "0 of 2 game(s) played" in caplog.text, 6), caplog.text
         assert "sparbot declined challenge" in caplog.text
         assert "did not answer" not in caplog.text
-        assert emu.count("POST /api/challenge/*/cancel") == 0
+        assert emu.traffic.count("POST /api/challenge/*/cancel") == 0
         assert bot.service is not None and bot.service.shared.slots.used() == 0
 
 
@@ -128,10 +128,10 @@ def test_a_gauntlet_challenges_its_bots_in_turn(tmp_path: Path) -> None:
     with bot_and_emulator(tmp_path, fast_emulator_config(users=users),
                           matchmaking=mm) as (emu, _):
         posts = lambda: [r.path.rsplit("/", 1)[-1] for r in  # noqa: E731
-                         emu.requests("POST /api/challenge/*") if r.path.count("/") == 3]
+                         emu.traffic.requests("POST /api/challenge/*") if r.path.count("/") == 3]
         assert wait_until(lambda: len(posts()) >= 3, 30), posts()
         assert posts()[:3] == ["gauntlet-b", "gauntlet-a", "gauntlet-b"]
-        assert emu.count("GET /api/bot/online") == 0  # named bots, not the online list
+        assert emu.traffic.count("GET /api/bot/online") == 0  # named bots, not the online list
 
 
 @pytest.mark.parametrize("names, line", [

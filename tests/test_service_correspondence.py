@@ -56,12 +56,12 @@ def test_correspondence_game_leaves_the_realtime_slot_free_and_is_never_aborted(
         # The opponent has not made its first move for far longer than the abort timeout.
         time.sleep(2)
         assert emu.game(corr).status == "started"
-        assert emu.count("POST /api/bot/game/*/abort") == 0
+        assert emu.traffic.count("POST /api/bot/game/*/abort") == 0
         # max_correspondence_games 1: a second correspondence game waits its turn.
         other = emu.challenge_bot(challenger="frank", rated=False, clock_limit_s=None, days=3,
                                   color="black", opponent=slow)
-        assert emu.wait_challenge_answered(other, 10) == "declined"
-        assert emu.decline_reason(other) == "later"
+        assert emu.challenges.wait_answered(other, 10) == "declined"
+        assert emu.challenges.decline_reason(other) == "later"
 
 
 def test_idle_game_is_parked_and_checked_back_in(tmp_path: Path,
@@ -86,10 +86,10 @@ def test_idle_game_is_parked_and_checked_back_in(tmp_path: Path,
                           and gid not in svc.supervisor.games, 4), \
             "idle game not parked"
         assert len(emu.game(gid).moves) == 1
-        streams = emu.count("GET /api/bot/game/stream/*")
+        streams = emu.traffic.count("GET /api/bot/game/stream/*")
         # The opponent moves; a check-in sees isMyTurn and the bot answers.
         assert wait_until(lambda: len(emu.game(gid).moves) >= 3, 20), emu.game(gid).moves
-        assert emu.count("GET /api/bot/game/stream/*") > streams
+        assert emu.traffic.count("GET /api/bot/game/stream/*") > streams
         # The opponent resigns while the game is parked again: a check-in notices it.
         snap = emu.wait_game_over(gid, 30)
         assert snap.status == "resign"
@@ -106,7 +106,7 @@ def test_idle_game_is_parked_and_checked_back_in(tmp_path: Path,
                 for n in game.mainline()][:3] == ["book", "", ""]
         # Check-ins ask Lichess at most once a checkin_period (1 s here; the
         # once-a-minute cache is 0.5 s): consecutive asks at least ~1 s apart.
-        asks = [r.t for r in emu.requests("GET /api/account/playing")]
+        asks = [r.t for r in emu.traffic.requests("GET /api/account/playing")]
         assert len(asks) >= 2, asks
         gaps = [b - a for a, b in zip(asks, asks[1:], strict=False)]
         assert min(gaps) >= 0.9, gaps
@@ -129,7 +129,7 @@ def test_waiting_game_at_startup_is_parked_without_a_stream(
             svc = bot.service
             assert svc is not None
             assert wait_until(lambda: gid in svc.supervisor.parked, 5)
-            assert emu.count("GET /api/bot/game/stream/*") == 0
+            assert emu.traffic.count("GET /api/bot/game/stream/*") == 0
             assert wait_until(lambda: len(emu.game(gid).moves) >= 3, 20), emu.game(gid).moves
             assert emu.wait_game_over(gid, 20).status == "resign"
         finally:

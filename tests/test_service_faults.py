@@ -16,32 +16,32 @@ EVENT = "GET /api/stream/event"
 def _accepted_quickly(emu, timeout: float = 8.0) -> None:  # noqa: ANN001
     cid = emu.challenge_bot(challenger="zed", rated=False, clock_limit_s=60, increment_s=0,
                             opponent=OpponentSpec(think_time_s=60))
-    assert emu.wait_challenge_answered(cid, timeout) == "accepted"
+    assert emu.challenges.wait_answered(cid, timeout) == "accepted"
 
 
 def test_event_stream_drop_and_silence_recovered(tmp_path: Path) -> None:
     with bot_and_emulator(tmp_path, challenge={"concurrency": 4,
                                                "max_simultaneous_games_per_user": 4}) as (emu, _):
-        opens = emu.count(EVENT)
-        emu.inject("drop_stream", "event")
-        assert wait_until(lambda: emu.count(EVENT) > opens, 5)
+        opens = emu.traffic.count(EVENT)
+        emu.faults.inject("drop_stream", "event")
+        assert wait_until(lambda: emu.traffic.count(EVENT) > opens, 5)
         _accepted_quickly(emu)
-        opens = emu.count(EVENT)
-        emu.inject("silent_stream", "event", duration_s=None)  # dead but open connection
+        opens = emu.traffic.count(EVENT)
+        emu.faults.inject("silent_stream", "event", duration_s=None)  # dead but open connection
         # read timeout 1.5 s in tests -> re-opened well within seconds
-        assert wait_until(lambda: emu.count(EVENT) > opens, 6)
+        assert wait_until(lambda: emu.traffic.count(EVENT) > opens, 6)
         _accepted_quickly(emu)
 
 
 def test_event_stream_429_pauses_reconnect(tmp_path: Path) -> None:
     with bot_and_emulator(tmp_path) as (emu, _):
-        emu.inject("http_error", EVENT, status=429)
-        emu.inject("drop_stream", "event")
-        assert wait_until(lambda: any(r.status == 429 for r in emu.requests(EVENT)), 5)
-        t429 = next(r.t for r in emu.requests(EVENT) if r.status == 429)
+        emu.faults.inject("http_error", EVENT, status=429)
+        emu.faults.inject("drop_stream", "event")
+        assert wait_until(lambda: any(r.status == 429 for r in emu.traffic.requests(EVENT)), 5)
+        t429 = next(r.t for r in emu.traffic.requests(EVENT) if r.status == 429)
         assert wait_until(lambda: any(r.t > t429 and r.status == 200
-                                      for r in emu.requests(EVENT)), 8)
-        again = next(r.t for r in emu.requests(EVENT) if r.t > t429)
+                                      for r in emu.traffic.requests(EVENT)), 8)
+        again = next(r.t for r in emu.traffic.requests(EVENT) if r.t > t429)
         assert again - t429 >= 0.9  # network.rate_limit_pause_s = 1 in tests
         _accepted_quickly(emu)
 
@@ -53,10 +53,11 @@ def test_daily_bot_limit_stops_matchmaking(tmp_path: Path) -> None:
           "challenge_initial_time": [60], "challenge_increment": [1]}
     with bot_and_emulator(tmp_path, emu_cfg, matchmaking=mm) as (emu, _):
         pattern = "POST /api/challenge/sparbot"
-        assert wait_until(lambda: any(r.status == 429 for r in emu.requests(pattern)), 20)
-        n = emu.count(pattern)
-        assert wait_until(lambda: emu.count(pattern) > n, 4) is False  # stopped, not retried
-        assert [r.status for r in emu.requests(pattern)] == [200, 429]
+        assert wait_until(lambda: any(r.status == 429 for r in emu.traffic.requests(pattern)), 20)
+        n = emu.traffic.count(pattern)
+        # stopped, not retried
+        assert wait_until(lambda: emu.traffic.count(pattern) > n, 4) is False
+        assert [r.status for r in emu.traffic.requests(pattern)] == [200, 429]
 
 
 @needs_engine
@@ -77,7 +78,7 @@ def test_game_survives_faults(tmp_path: Path, faults: list, caplog: pytest.LogCa
         emu.wait_game_started(cid, 10)
         assert wait_until(lambda: len(emu.game(cid).moves) >= 2, 10)
         for kind, target, kw in faults:
-            emu.inject(kind, target, **kw)
+            emu.faults.inject(kind, target, **kw)
         snap = emu.wait_game_over(cid, 60)
         assert snap.status in ("resign", "mate") and snap.winner == snap.bot_color, snap
         assert emu.token not in caplog.text  # the token never reaches the log

@@ -55,11 +55,11 @@ def test_chat_commands(tmp_path: Path) -> None:
         emu.wait_game_started(cid, 10)
         # The greeting proves the bot's game stream is connected (chat is not replayed).
         assert wait_until(lambda: any("Hi bob" in t for t in _texts(emu, cid)), 10)
-        emu.say(cid, "!help")
+        emu.chat.say(cid, "!help")
         assert wait_until(lambda: any("Commands:" in t for t in _texts(emu, cid)), 10)
-        emu.say(cid, "!name")
+        emu.chat.say(cid, "!name")
         assert wait_until(lambda: any("I am pibot" in t for t in _texts(emu, cid)), 10)
-        emu.say(cid, "!eval")  # the opponent asking: never told during the game
+        emu.chat.say(cid, "!eval")  # the opponent asking: never told during the game
         assert wait_until(lambda: any("I don't tell that to my opponent" in t
                                       for t in _texts(emu, cid)), 10)
         snap = emu.wait_game_over(cid, 60)
@@ -89,11 +89,11 @@ def test_takeback(tmp_path: Path, accept: bool) -> None:
         snap = emu.wait_game_over(cid, 60)
         assert snap.status in ("resign", "mate") and snap.winner == snap.bot_color, snap.status
         assert not any(snap.takeback_offers.values())
-        takebacks = emu.count("POST /api/bot/game/*/takeback/*")
+        takebacks = emu.traffic.count("POST /api/bot/game/*/takeback/*")
         assert takebacks >= 1
         answer = "yes" if accept else "no"
         assert any(r.path.endswith("/" + answer)
-                   for r in emu.requests("POST /api/bot/game/*/takeback/*"))
+                   for r in emu.traffic.requests("POST /api/bot/game/*/takeback/*"))
 
 
 def test_a_takeback_that_undoes_our_move_is_played_again(tmp_path: Path) -> None:
@@ -108,7 +108,7 @@ def test_a_takeback_that_undoes_our_move_is_played_again(tmp_path: Path) -> None
         emu.wait_game_started(cid, 10)
         snap = emu.wait_game_over(cid, 90)
         assert any(r.path.endswith("/yes")
-                   for r in emu.requests("POST /api/bot/game/*/takeback/*"))
+                   for r in emu.traffic.requests("POST /api/bot/game/*/takeback/*"))
         assert snap.status == "resign" and snap.winner == snap.bot_color, snap.status
 
 

@@ -282,7 +282,7 @@ def test_a_dead_alert_url_delays_no_move_and_no_challenge_answer(tmp_path: Path)
             t0 = time.monotonic()
             cid = emu.challenge_bot(challenger="max", rated=False, clock_limit_s=60,
                                     increment_s=0, color="black", opponent=opp)
-            assert emu.wait_challenge_answered(cid, 5) == "accepted"
+            assert emu.challenges.wait_answered(cid, 5) == "accepted"
             answered = time.monotonic() - t0
             emu.wait_game_started(cid, 10)
             assert wait_until(lambda: len(emu.game(cid).moves) >= 1, 5)
@@ -303,12 +303,12 @@ def test_429_and_a_rejected_token_are_events_and_the_token_an_alert(
                      emu.token)
     try:
         bot.start()
-        emu.inject("http_error", "POST /api/challenge/*/accept", status=429)
+        emu.faults.inject("http_error", "POST /api/challenge/*/accept", status=429)
         emu.challenge_bot(challenger="ned", rated=False, clock_limit_s=60, increment_s=0)
         assert wait_until(lambda: ("rate_limit",) in _rows(db, "SELECT kind FROM events"), 10)
         # The token is revoked: the event stream answers 401 when it re-opens.
-        emu.inject("http_error", "GET /api/stream/event", status=401, count=None)
-        emu.inject("drop_stream", "event")
+        emu.faults.inject("http_error", "GET /api/stream/event", status=401, count=None)
+        emu.faults.inject("drop_stream", "event")
         assert wait_until(lambda: not bot.thread.is_alive(), 20), "the bot did not stop"
         assert bot.error is not None and "401" in str(bot.error)
     finally:
@@ -362,8 +362,8 @@ def test_an_arena_games_pgn_event_is_the_arenas_name(tmp_path: Path) -> None:
     bot: RunningBot | None = None
     try:
         quick = [("ann", 1500, OpponentSpec(think_time_s=0.05, resign_after=1, seed=1))]
-        aid = emu.create_arena(minutes=5, clock_limit_s=60, starts_in_s=0.5, opponents=quick,
-                               name="Pi Evening")
+        aid = emu.arenas.create(minutes=5, clock_limit_s=60, starts_in_s=0.5, opponents=quick,
+                                name="Pi Evening")
         cfg = bot_config(emu.url, tmp_path, tournaments=[{"id": aid}],
                          network={"tournament_poll_s": 0.3},
                          game={"abort_if_no_first_move_s": 1})
@@ -372,7 +372,7 @@ def test_an_arena_games_pgn_event_is_the_arenas_name(tmp_path: Path) -> None:
         # "[!.]": not the saver's temporary .tmp-*.pgn, renamed away a moment later.
         assert wait_until(lambda: games.exists() and any(games.glob("[!.]*.pgn")), 60)
         pgn_path = next(games.glob("[!.]*.pgn"))
-        emu.finish_arena(aid)
+        emu.arenas.finish(aid)
     finally:
         if bot is not None:
             bot.stop()

@@ -24,7 +24,7 @@ def test_move_400_resyncs_and_game_finishes(tmp_path: Path, when: str,
     caplog.set_level(logging.DEBUG)
     with bot_and_emulator(tmp_path) as (emu, bot):
         if when == "first-move":  # armed before the game: the bot's very first post fails
-            emu.inject("http_error", MOVE, status=400, error=REJECTED)
+            emu.faults.inject("http_error", MOVE, status=400, error=REJECTED)
         opp = OpponentSpec(policy="random", think_time_s=0.1, resign_after=8, seed=5)
         cid = emu.challenge_bot(challenger="stale", rated=False, clock_limit_s=30,
                                 increment_s=0, color="black" if when == "first-move" else "white",
@@ -32,17 +32,17 @@ def test_move_400_resyncs_and_game_finishes(tmp_path: Path, when: str,
         emu.wait_game_started(cid, 10)
         if when == "mid-game":
             assert wait_until(lambda: len(emu.game(cid).moves) >= 4, 15)
-            emu.inject("http_error", MOVE, status=400, error=REJECTED)
+            emu.faults.inject("http_error", MOVE, status=400, error=REJECTED)
 
         snap = emu.wait_game_over(cid, 60)
         # Finished normally: the opponent resigned (or was mated), not a timeout.
         assert snap.status in ("resign", "mate") and snap.winner == snap.bot_color, snap
-        moves = emu.requests(MOVE)
+        moves = emu.traffic.requests(MOVE)
         statuses = [r.status for r in moves]
         assert statuses.count(400) == 1 and statuses[-1] == 200, statuses
         t400 = next(r.t for r in moves if r.status == 400)
         # Resynced: a new game stream opened after the 400, and the move was re-posted after it.
-        reopened = [r.t for r in emu.requests(GAME_STREAM) if r.t > t400]
+        reopened = [r.t for r in emu.traffic.requests(GAME_STREAM) if r.t > t400]
         assert reopened, "the bot did not re-open the game stream after the 400"
         retried = next(r.t for r in moves if r.t > reopened[0] and r.status == 200)
         assert retried - t400 < 3.0  # promptly: a 20 s game has no time to waste

@@ -49,16 +49,17 @@ def test_sighup_reload(tmp_path: Path) -> None:
             proc.send_signal(signal.SIGHUP)
             assert wait_until(lambda: "config reloaded" in log.read_text(), 5), log.read_text()
             cid = emu.challenge_bot(rated=False, clock_limit_s=60, increment_s=0)
-            assert emu.wait_challenge_answered(cid, 5) == "declined"
-            assert emu.decline_reason(cid) == "variant"
+            assert emu.challenges.wait_answered(cid, 5) == "declined"
+            assert emu.challenges.decline_reason(cid) == "variant"
             cfg.write_text("engine:\n  hash_mb: lots\n")
             proc.send_signal(signal.SIGHUP)
             assert wait_until(lambda: "config reload failed" in log.read_text(), 5)
             assert "engine.hash_mb" in log.read_text()
             assert proc.poll() is None  # still running on the old config
             cid = emu.challenge_bot(rated=False, clock_limit_s=60, increment_s=0)
-            assert emu.decline_reason(cid) or emu.wait_challenge_answered(cid, 5) == "declined"
-            assert emu.decline_reason(cid) == "variant"
+            assert emu.challenges.decline_reason(cid) \
+                or emu.challenges.wait_answered(cid, 5) == "declined"
+            assert emu.challenges.decline_reason(cid) == "variant"
             proc.send_signal(signal.SIGTERM)
             assert proc.wait(15) == 0
         finally:
@@ -91,8 +92,8 @@ def test_sigterm_finishes_game_then_exits(tmp_path: Path) -> None:
             assert wait_until(lambda: "stop requested" in log.read_text(), 5)
             late = emu.challenge_bot(challenger="bea", rated=False, clock_limit_s=60,
                                      increment_s=0)
-            assert emu.wait_challenge_answered(late, 5) == "declined"
-            assert emu.decline_reason(late) == "later"
+            assert emu.challenges.wait_answered(late, 5) == "declined"
+            assert emu.challenges.decline_reason(late) == "later"
             snap = emu.wait_game_over(gid, 60)
             assert snap.status in ("resign", "mate") and snap.winner == snap.bot_color
             assert proc.wait(20) == 0

@@ -110,9 +110,9 @@ def test_slow_or_failing_online_source_falls_back_to_the_engine(tmp_path: Path,
             # slowly (3 s > timeout_s) or with HTTP 503.
             emu.online.set_cloud_eval(chess.STARTING_FEN, [CloudPv("a2a3", cp=30)])
             if fault == "slow":
-                emu.inject("slow", "GET /api/cloud-eval", duration_s=3, count=None)
+                emu.faults.inject("slow", "GET /api/cloud-eval", duration_s=3, count=None)
             else:
-                emu.inject("http_error", "GET /api/cloud-eval", status=503, count=None)
+                emu.faults.inject("http_error", "GET /api/cloud-eval", status=503, count=None)
             opp = OpponentSpec(policy="random", seed=4, think_time_s=0.05, resign_after=6)
             cid = emu.challenge_bot(challenger="alice", rated=False, clock_limit_s=60,
                                     increment_s=0, color="black", opponent=opp)
@@ -120,10 +120,10 @@ def test_slow_or_failing_online_source_falls_back_to_the_engine(tmp_path: Path,
             snap = emu.wait_game_over(cid, 90)
             assert snap.status == "resign" and snap.winner == "white", snap.status
             assert snap.moves[0] != "a2a3"
-            assert emu.count("GET /api/cloud-eval") >= 1
+            assert emu.traffic.count("GET /api/cloud-eval") >= 1
             assert comments(pgn_of(tmp_path, cid))[0] == ""  # searched
             # Answering quickly again, the same source supplies the move, marked as such.
-            emu.clear_faults()
+            emu.faults.clear()
             assert wait_until(lambda: bot.service is not None
                               and not bot.service.supervisor.games, 15)
             cid = emu.challenge_bot(challenger="bob", rated=False, clock_limit_s=60,

@@ -43,7 +43,7 @@ def test_the_bot_plays_every_variant_to_its_end_over_http(
                 challenger=f"fan{i}", rated=False, variant=variant, clock_limit_s=30,
                 increment_s=0, color="white" if i % 2 else "black", opponent=opp)
         for variant, gid in games.items():
-            assert emu.wait_challenge_answered(gid, 15) == "accepted", variant
+            assert emu.challenges.wait_answered(gid, 15) == "accepted", variant
         snaps = {v: emu.wait_game_over(gid, 150) for v, gid in games.items()}
         for variant, snap in snaps.items():
             assert snap.status in ENDS, (variant, snap.status)
@@ -59,7 +59,7 @@ def test_the_bot_plays_every_variant_to_its_end_over_http(
                 assert board.is_game_over(), (variant, board.fen())
             assert len(snap.moves) >= 2, variant  # the bot moved, not just the opponent
         # Every move the bot posted was taken (an illegal one is a 400).
-        posts = emu.requests("POST /api/bot/game/*/move/*")
+        posts = emu.traffic.requests("POST /api/bot/game/*/move/*")
         assert posts and all(r.status == 200 for r in posts), \
             [(r.path, r.status) for r in posts if r.status != 200]
         # Its own engine chose them: no search failed over to a fallback move.

@@ -51,7 +51,7 @@ def test_challenge_and_book_move_during_the_warm_up_then_a_search_hurries_it(
                                think_time_s=0.05)
             cid = emu.challenge_bot(challenger="early", rated=False, clock_limit_s=180,
                                     increment_s=0, color="black", opponent=opp)
-            assert emu.wait_challenge_answered(cid, 10) == "accepted"
+            assert emu.challenges.wait_answered(cid, 10) == "accepted"
             # The book move needs no engine: played while the warm-up still waits.
             assert wait_until(lambda: len(emu.game(cid).moves) >= 1, 15), \
                 "the book move waited for the table warm-up"

@@ -282,7 +282,7 @@ def test_an_open_challenge_out_of_the_queue_is_not_called_unanswered_early(
             mix.bursts[cid] = soak.Burst(sent_at=time.monotonic() - 20, withdraws=False)
         asyncio.run(soak.check_bursts(emu, mix, no_service, time.monotonic(), final=False))
         assert [b.outcome for b in mix.bursts.values()] == [None, None]
-        assert emu.challenge_status(late) == "created"  # not withdrawn by the soak
+        assert emu.challenges.status(late) == "created"  # not withdrawn by the soak
         # The answer arrives (the bot's accept, over HTTP): answered after all.
         _accept_as_the_bot(emu, late)
         later = time.monotonic() + soak.BURST_ANSWER_GRACE_S

@@ -204,7 +204,7 @@ def _online(url: str) -> OnlineSources:
 
 
 def test_the_tablebase_is_asked_only_where_lichess_has_one(emu: Emulator) -> None:
-    emu.reset_counters()
+    emu.traffic.reset()
     src = _online(emu.url)
     # Atomic: White's rook takes next to the black king, which explodes: a won ending.
     atomic = chess.variant.AtomicBoard("8/8/8/8/8/2k5/1r6/1R2K3 w - - 0 1")
@@ -216,14 +216,14 @@ def test_the_tablebase_is_asked_only_where_lichess_has_one(emu: Emulator) -> Non
                      chess.variant.HordeBoard("4k3/8/8/8/8/8/P7/8 w - - 0 1"),
                      chess.variant.RacingKingsBoard("8/8/8/8/8/8/k6K/8 w - - 0 1")):
         assert asyncio.run(src.tablebase(no_table, 60, 2.0)) is None
-    asked = [r.path.split("?")[0] for r in emu.requests("GET /*")
+    asked = [r.path.split("?")[0] for r in emu.traffic.requests("GET /*")
              if r.route.startswith("GET /") and "/api/" not in r.path]
     assert asked == ["/atomic", "/antichess"]
     src.close()
 
 
 def test_explorer_and_cloud_eval_name_the_variant(emu: Emulator) -> None:
-    emu.reset_counters()
+    emu.traffic.reset()
     zh = chess.variant.CrazyhouseBoard()
     for uci in ZH_MOVES[:4]:
         zh.push_uci(uci)

@@ -32,8 +32,8 @@ async def arena_demo(base: int, inc: int, moves_only: bool, minutes: float,
         opponents = [(name, rating, OpponentSpec(policy="greedy", think_time_s=0.3,
                                                  resign_after=8 + 4 * i, seed=i))
                      for i, (name, rating) in enumerate(OPPONENTS)]
-        aid = emu.create_arena(minutes=minutes, clock_limit_s=base, increment_s=inc,
-                               starts_in_s=3.0, name="Demo", opponents=opponents)
+        aid = emu.arenas.create(minutes=minutes, clock_limit_s=base, increment_s=inc,
+                                starts_in_s=3.0, name="Demo", opponents=opponents)
         cfg = parse_config({
             "url": emu.url, "pgn_directory": None,
             "log_level": "warning" if moves_only else "info",
@@ -55,7 +55,7 @@ async def arena_demo(base: int, inc: int, moves_only: bool, minutes: float,
                     wins = f"{g.winner} wins" if g.winner else "draw"
                     print(f"game {len(seen)}: {g.white} - {g.black}: {g.status}, {wins} "
                           f"({len(g.moves)} plies)", flush=True)
-            standing = emu.arena(aid, "pibot")
+            standing = emu.arenas.json(aid, "pibot")
             if standing.get("isFinished") and all(g.over for g in emu.games()):
                 break
             await asyncio.sleep(0.5)

@@ -41,7 +41,9 @@ from bot.emulator.config import AccountSpec, EmulatorConfig, OpponentSpec
 from bot.emulator.errors import ApiError, EmulatorUsageError, bad_request
 from bot.emulator.game import Game, Player
 from bot.emulator.payloads import speed_of
-from bot.emulator.state import CoreState
+from bot.emulator.people import bot_player
+from bot.emulator.specs import ArenaSpec
+from bot.emulator.state import CoreState, NewGame
 
 log = logging.getLogger(__name__)
 
@@ -145,30 +147,31 @@ class ArenaOps(CoreState):
         return self.arenas
 
     # -- the control API ---------------------------------------------------------------
-    def create_arena(self, *, minutes: float, clock_limit_s: int, increment_s: int,
-                     starts_in_s: float, bots_allowed: bool, password: str | None,
-                     team: str | None, rated: bool, name: str,
+    def create_arena(self, spec: ArenaSpec,
                      opponents: list[tuple[str, int, OpponentSpec]]) -> str:
-        if clock_limit_s + 40 * increment_s < 30 and bots_allowed:
+        """A new arena; `opponents` (name, rating, spec) stand for spec.opponents."""
+        limit_s, increment_s, starts_in_s = spec.clock_limit_s, spec.increment_s, spec.starts_in_s
+        if limit_s + 40 * increment_s < 30 and spec.bots_allowed:
             # TournamentForm.validClockForBots: Bullet or slower.
             raise EmulatorUsageError("a bots-allowed arena needs a Bullet or slower clock "
                                      "(lila TournamentForm validClockForBots)")
-        if minutes <= 0 or starts_in_s < 0:
+        if spec.minutes <= 0 or starts_in_s < 0:
             raise EmulatorUsageError("minutes must be > 0 and starts_in_s >= 0")
         with self.lock:
             arenas = self._arena_state()
             aid = self._new_id()
             now = time.monotonic()
-            arena = Arena(id=aid, name=name, limit_s=clock_limit_s, increment_s=increment_s,
-                          minutes=minutes, starts_at=now + starts_in_s,
-                          starts_at_wall=time.time() + starts_in_s, bots_allowed=bots_allowed,
-                          password=password, team=team, rated=rated)
-            for opp_name, rating, spec in opponents:
-                arena.players[opp_name.lower()] = ArenaPlayer(opp_name, rating, False, spec)
+            arena = Arena(id=aid, name=spec.name, limit_s=limit_s, increment_s=increment_s,
+                          minutes=spec.minutes, starts_at=now + starts_in_s,
+                          starts_at_wall=time.time() + starts_in_s,
+                          bots_allowed=spec.bots_allowed, password=spec.password,
+                          team=spec.team, rated=spec.rated)
+            for opp_name, rating, opp_spec in opponents:
+                arena.players[opp_name.lower()] = ArenaPlayer(opp_name, rating, False, opp_spec)
             arenas[aid] = arena
             self._touch()
             log.info("arena %s created: %s+%s, %s min, starts in %.0f s", aid,
-                     clock_limit_s, increment_s, minutes, starts_in_s)
+                     limit_s, increment_s, spec.minutes, starts_in_s)
             return aid
 
     def finish_arena(self, aid: str) -> None:
@@ -376,13 +379,12 @@ class ArenaOps(CoreState):
             pairing.ends_at = now + self.config.arena_virtual_game_s
             return
         acc, opp = (a, b) if a.account else (b, a)
-        account = self._target_account(acc.name)
-        self._create_game(
-            gid=gid, bot=self.bot_player(account), opp=Player(opp.name, opp.title, opp.rating),
+        account = self.people.target(acc.name)
+        self._create_game(NewGame(
+            gid=gid, bot=bot_player(account), opp=Player(opp.name, opp.title, opp.rating),
             bot_color=chess.WHITE if white is acc else chess.BLACK, variant="standard",
             rated=arena.rated, limit_s=arena.limit_s, increment_s=arena.increment_s, days=None,
-            initial_fen=None, opponent=opp.opponent, moves=[], source="arena",
-            tournament_id=arena.id)
+            initial_fen=None, opponent=opp.opponent, source="arena", tournament_id=arena.id))
 
     def _virtual_over(self, arena: Arena, pairing: Pairing) -> None:
         roll = self.rng.random()

@@ -1,4 +1,5 @@
-"""An emulated challenge (incoming to the bot or sent by it) and its JSON."""
+"""An emulated challenge (incoming to the bot or sent by it), its JSON, and the
+book of them all."""
 
 from __future__ import annotations
 
@@ -98,3 +99,15 @@ class Challenge:
             data["declineReason"] = DECLINE_REASONS.get(self.decline_key, self.decline_key)
             data["declineReasonKey"] = self.decline_key
         return data
+
+
+@dataclass
+class ChallengeBook:
+    """Every challenge by where it stands; the core holds the lock."""
+
+    open: dict[str, Challenge] = field(default_factory=dict)  # created or offline
+    # Closed challenges, kept so late accepts get a clear 404 and tests can ask.
+    declined: dict[str, Challenge] = field(default_factory=dict)
+    expired: dict[str, Challenge] = field(default_factory=dict)
+    # username -> wall times of its challenges to other bots (the daily limit)
+    bot_vs_bot: dict[str, list[float]] = field(default_factory=dict)

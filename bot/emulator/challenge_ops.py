@@ -14,6 +14,8 @@ from bot.emulator.config import AccountSpec, OpponentSpec, UserSpec
 from bot.emulator.errors import ApiError, EmulatorUsageError, bad_request, not_found
 from bot.emulator.game import Player
 from bot.emulator.payloads import DECLINE_REASONS, VARIANTS, speed_of
+from bot.emulator.people import bot_player
+from bot.emulator.specs import ChallengeSpec
 from bot.emulator.state import (
     COMPAT,
     CoreState,
@@ -35,75 +37,70 @@ BOT_DAY_KEY = "bot.vsBot.day"  # lila BotLimit's rate-limit key (100 bot games a
 
 
 class ChallengeOps(CoreState):
-    def challenge_bot(
-        self,
-        *,
-        challenger: str,
-        rated: bool,
-        variant: str,
-        clock_limit_s: int | None,
-        increment_s: int | None,
-        days: int | None,
-        color: str,
-        challenger_title: str | None,
-        challenger_rating: int,
-        initial_fen: str | None,
-        opponent: OpponentSpec,
-        bot_username: str | None,
-        force: bool = False,
-        keep_alive: bool = False,
-    ) -> str:
-        variant = check_variant(variant)
-        if initial_fen is not None:
-            if variant == "standard":
-                variant = "fromPosition"
-            check_fen(variant, initial_fen)
-        if color not in ("white", "black", "random"):
-            raise EmulatorUsageError(f"color {color!r} is invalid; use white, black or random")
-        if clock_limit_s is not None and (clock_limit_s < 0 or (increment_s or 0) < 0):
-            raise EmulatorUsageError("clock_limit_s and increment_s must be >= 0")
+    def challenge_bot(self, spec: ChallengeSpec) -> str:
+        variant = self._checked_variant(spec)
+        limit_s, color, challenger = spec.clock_limit_s, spec.color, spec.challenger
+        opponent = spec.opponent or OpponentSpec()
         with self.lock:
-            bot = self._target_account(bot_username)
-            ultra = speed_of(clock_limit_s, increment_s, days) == "ultraBullet"
-            if ultra and bot.title == "BOT" and self.config.refuse_bot_ultrabullet and not force:
+            bot = self.people.target(spec.bot_username)
+            ultra = speed_of(limit_s, spec.increment_s, spec.days) == "ultraBullet"
+            if ultra and bot.title == "BOT" and self.config.refuse_bot_ultrabullet \
+                    and not spec.force:
                 raise EmulatorUsageError(
                     f"{BOT_ULTRABULLET} (lila refuses UltraBullet challenges to a BOT; "
                     "pass force=True to deliver it anyway, e.g. to test the bot declines it)"
                 )
             name_key = challenger.lower()
-            if name_key not in self.users:
-                self.users[name_key] = UserSpec(
-                    challenger, title=challenger_title, rating=challenger_rating, opponent=opponent
+            if name_key not in self.people.users:
+                self.people.users[name_key] = UserSpec(
+                    challenger, title=spec.challenger_title, rating=spec.challenger_rating,
+                    opponent=opponent,
                 )
             final = color if color != "random" else self.rng.choice(("white", "black"))
             ch = Challenge(
                 id=self._new_id(),
-                challenger=Player(challenger, challenger_title, challenger_rating),
-                dest=self.bot_player(bot),
+                challenger=Player(challenger, spec.challenger_title, spec.challenger_rating),
+                dest=bot_player(bot),
                 variant=variant,
-                rated=rated,
-                limit_s=clock_limit_s,
-                increment_s=increment_s if clock_limit_s is not None else None,
-                days=days if clock_limit_s is None else None,
+                rated=spec.rated,
+                limit_s=limit_s,
+                increment_s=spec.increment_s if limit_s is not None else None,
+                days=spec.days if limit_s is None else None,
                 color=color,
                 final_color=final,
-                initial_fen=initial_fen,
+                initial_fen=spec.initial_fen,
                 expires_at=time.monotonic() + self.config.challenge_expiry_s,
                 direction="in",
                 site=self.site,
                 opponent=opponent,
-                kept_alive=keep_alive,
+                kept_alive=spec.keep_alive,
             )
-            self.challenges[ch.id] = ch
-            self._publish_event(
+            self.challenges.open[ch.id] = ch
+            self.streams.publish_event(
                 bot.username, {"type": "challenge", "challenge": ch.json(), "compat": COMPAT}
             )
             self._touch()
             log.info("challenge %s from %s to %s", ch.id, challenger, bot.username)
             return ch.id
 
+    @staticmethod
+    def _checked_variant(spec: ChallengeSpec) -> str:
+        """The challenge's variant, once its FEN, color and clock are known good."""
+        variant = check_variant(spec.variant)
+        if spec.initial_fen is not None:
+            if variant == "standard":
+                variant = "fromPosition"
+            check_fen(variant, spec.initial_fen)
+        if spec.color not in ("white", "black", "random"):
+            raise EmulatorUsageError(
+                f"color {spec.color!r} is invalid; use white, black or random")
+        limit_s = spec.clock_limit_s
+        if limit_s is not None and (limit_s < 0 or (spec.increment_s or 0) < 0):
+            raise EmulatorUsageError("clock_limit_s and increment_s must be >= 0")
+        return variant
+
     def _own_challenge(self, account: AccountSpec, cid: str, direction: str) -> Challenge:
-        ch = self.challenges.get(cid)
+        ch = self.challenges.open.get(cid)
         me = account.username.lower()
         if ch is None or ch.status not in ("created", "offline"):
             raise not_found("Challenge not found")
@@ -126,7 +123,7 @@ class ChallengeOps(CoreState):
                 # The challenger left (that is why it went offline): it never moves.
                 ch.opponent = replace(ch.opponent, stall_after=0)
             ch.status = "accepted"
-            del self.challenges[cid]
+            del self.challenges.open[cid]
             self._start_game_from_challenge(ch, bot_is_challenger=False)
 
     def decline_challenge(self, account: AccountSpec, cid: str, reason: str | None) -> None:
@@ -137,8 +134,8 @@ class ChallengeOps(CoreState):
             ch = self._own_challenge(account, cid, "in")
             ch.status = "declined"
             ch.decline_key = key
-            del self.challenges[cid]
-            self.declined[cid] = ch
+            del self.challenges.open[cid]
+            self.challenges.declined[cid] = ch
             self._touch()
 
     def cancel_challenge(self, account: AccountSpec, cid: str) -> None:
@@ -148,27 +145,27 @@ class ChallengeOps(CoreState):
     def cancel_incoming(self, cid: str) -> None:
         """The challenger withdraws: challengeCanceled on the bot's event stream."""
         with self.lock:
-            ch = self.challenges.get(cid)
+            ch = self.challenges.open.get(cid)
             if ch is None or ch.direction != "in":
                 raise EmulatorUsageError(f"no open incoming challenge {cid!r}")
             self._cancel(ch)
 
     def challenge_status(self, cid: str) -> str | None:
         with self.lock:
-            if cid in self.challenges:
-                return self.challenges[cid].status
-            if cid in self.declined:
+            if cid in self.challenges.open:
+                return self.challenges.open[cid].status
+            if cid in self.challenges.declined:
                 return "declined"
             if cid in self.games:
                 return "accepted"
-            if cid in self.expired:
+            if cid in self.challenges.expired:
                 return "canceled"
             return None
 
     def list_challenges(self, account: AccountSpec) -> dict[str, list[dict[str, Any]]]:
         me = account.username.lower()
         with self.lock:
-            listed = [c for c in self.challenges.values() if c.status == "created"]
+            listed = [c for c in self.challenges.open.values() if c.status == "created"]
             inc = [dict(c.json()) for c in listed if c.dest.id == me]
             out = [dict(c.json()) for c in listed if c.challenger.id == me]
         return {"in": inc, "out": out}
@@ -179,7 +176,7 @@ class ChallengeOps(CoreState):
         with self.lock:
             if username.lower() == account.username.lower():
                 raise bad_request("You cannot challenge yourself")
-            target = self.users.get(username.lower())
+            target = self.people.users.get(username.lower())
             if target is None:
                 raise not_found("User not found")
             rated = as_bool(params.get("rated"), False)
@@ -222,7 +219,7 @@ class ChallengeOps(CoreState):
             final = color if color != "random" else self.rng.choice(("white", "black"))
             ch = Challenge(
                 id=self._new_id(),
-                challenger=self.bot_player(account),
+                challenger=bot_player(account),
                 dest=Player(target.username, target.title, target.rating),
                 variant=variant,
                 rated=rated,
@@ -241,10 +238,10 @@ class ChallengeOps(CoreState):
             )
             if ch.response == "decline":
                 ch.decline_key = target.decline_reason
-            self.challenges[ch.id] = ch
+            self.challenges.open[ch.id] = ch
             # Lichess echoes the bot's own challenge on its event stream too:
             # a bot must recognise challenges it sent (challenger == itself).
-            self._publish_event(
+            self.streams.publish_event(
                 account.username, {"type": "challenge", "challenge": ch.json(), "compat": COMPAT}
             )
             self._touch()
@@ -255,7 +252,7 @@ class ChallengeOps(CoreState):
         assert limit is not None
         now = time.time()
         day_start = now - (now % 86400)
-        times = [t for t in self._bot_vs_bot.get(account.username, []) if t >= day_start]
+        times = [t for t in self.challenges.bot_vs_bot.get(account.username, []) if t >= day_start]
         if len(times) >= limit:
             seconds = int(day_start + 86400 - now) + 1
             # lila modules/bot/src/main/BotLimit.scala: JsonLimited -> 429 with this text.
@@ -266,7 +263,7 @@ class ChallengeOps(CoreState):
                 ratelimit={"key": BOT_DAY_KEY, "seconds": seconds},
             )
         times.append(now)
-        self._bot_vs_bot[account.username] = times
+        self.challenges.bot_vs_bot[account.username] = times
 
     def _opponent_at_daily_limit(self, target: UserSpec) -> ApiError:
         """lila BotLimit.challengeLimitError -> OpponentLimit, which

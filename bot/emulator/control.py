@@ -3,7 +3,6 @@ process (the soak benchmark, `pibot demo` in a subprocess) can drive games."""
 
 from __future__ import annotations
 
-import inspect
 from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
@@ -11,6 +10,7 @@ from bot.emulator.config import OpponentSpec
 from bot.emulator.errors import ApiError, EmulatorUsageError
 from bot.emulator.faults import FAULT_KINDS, Fault, FaultError
 from bot.emulator.server import Reply, Request, Route
+from bot.emulator.specs import ArenaSpec, ChallengeSpec, GameSpec
 from bot.emulator.validate import check_kwargs
 
 if TYPE_CHECKING:
@@ -33,15 +33,16 @@ def dataclass_from(cls: Any, data: Any, what: str) -> Any:
         raise EmulatorUsageError(f"{what}: {exc}") from None
 
 
-def _kwargs_for(func: Any, body: dict[str, Any], what: str) -> dict[str, Any]:
-    params = set(inspect.signature(func).parameters) - {"self"}
+def _kwargs_for(spec: Any, body: dict[str, Any], what: str) -> dict[str, Any]:
+    """The keywords of record `spec` (specs.py) that a JSON body gives."""
+    params = {f.name for f in fields(spec)}
     unknown = sorted(set(body) - params)
     if unknown:
         raise EmulatorUsageError(f"{what}: unknown keys {unknown}; known keys: {sorted(params)}")
     kwargs = dict(body)
     if "opponent" in kwargs:
         kwargs["opponent"] = dataclass_from(OpponentSpec, kwargs["opponent"], "opponent")
-    check_kwargs(func, kwargs, what)
+    check_kwargs(spec, kwargs, what)
     return kwargs
 
 
@@ -54,22 +55,23 @@ def _timeout(req: Request, default: float) -> float:
 
 def build_control_routes(emu: Emulator) -> list[Route]:
     def challenge(req: Request) -> Reply:
-        kwargs = _kwargs_for(emu.challenge_bot, req.body, "/emu/challenge")
+        kwargs = _kwargs_for(ChallengeSpec, req.body, "/emu/challenge")
         return Reply(body={"id": emu.challenge_bot(**kwargs)})
 
     def challenge_get(req: Request) -> Reply:
         cid = req.params["id"]
-        status = emu.challenge_status(cid)
+        status = emu.challenges.status(cid)
         if status is None:
             raise ApiError(404, f"no challenge {cid}")
-        return Reply(body={"id": cid, "status": status, "declineReason": emu.decline_reason(cid)})
+        reason = emu.challenges.decline_reason(cid)
+        return Reply(body={"id": cid, "status": status, "declineReason": reason})
 
     def challenge_cancel(req: Request) -> Reply:
-        emu.cancel_challenge(req.params["id"])
+        emu.challenges.cancel(req.params["id"])
         return Reply()
 
     def game_create(req: Request) -> Reply:
-        kwargs = _kwargs_for(emu.start_game_directly, req.body, "/emu/game")
+        kwargs = _kwargs_for(GameSpec, req.body, "/emu/game")
         return Reply(body={"id": emu.start_game_directly(**kwargs)})
 
     def games(req: Request) -> Reply:
@@ -98,7 +100,7 @@ def build_control_routes(emu: Emulator) -> list[Route]:
             raise EmulatorUsageError(
                 f"/emu/game/{{id}}/spectator: unknown keys {unknown}; known: text, username"
             )
-        emu.spectator_say(
+        emu.chat.spectator_say(
             req.params["id"], req.body.get("text", ""), req.body.get("username", "spectator1")
         )
         return Reply()
@@ -113,16 +115,16 @@ def build_control_routes(emu: Emulator) -> list[Route]:
                 "/emu/fault needs a kind: " + ", ".join(FAULT_KINDS)
             )
         try:
-            fault = emu.inject(Fault(**req.body))
+            fault = emu.faults.inject(Fault(**req.body))
         except (FaultError, TypeError) as exc:
             raise EmulatorUsageError(str(exc)) from None
         return Reply(body=fault.json())
 
     def faults(req: Request) -> Reply:
-        return Reply(body=[f.json() for f in emu.faults()])
+        return Reply(body=[f.json() for f in emu.faults.active()])
 
     def faults_clear(req: Request) -> Reply:
-        emu.clear_faults()
+        emu.faults.clear()
         return Reply()
 
     def arena_create(req: Request) -> Reply:
@@ -130,7 +132,7 @@ def build_control_routes(emu: Emulator) -> list[Route]:
         opponents = body.pop("opponents", [])
         if not isinstance(opponents, list):
             raise EmulatorUsageError("/emu/arena: opponents must be a list")
-        kwargs = _kwargs_for(emu.create_arena, body, "/emu/arena")
+        kwargs = _kwargs_for(ArenaSpec, body, "/emu/arena")
         joined: list[Any] = []
         for opp in opponents:
             if isinstance(opp, str):
@@ -141,24 +143,24 @@ def build_control_routes(emu: Emulator) -> list[Route]:
             else:
                 raise EmulatorUsageError(
                     f"/emu/arena: opponent {opp!r}: a name or {{name, rating, opponent}}")
-        return Reply(body={"id": emu.create_arena(**kwargs, opponents=joined)})
+        return Reply(body={"id": emu.arenas.create(**kwargs, opponents=joined)})
 
     def arena_get(req: Request) -> Reply:
-        return Reply(body=emu.arena(req.params["id"], req.query.get("user")))
+        return Reply(body=emu.arenas.json(req.params["id"], req.query.get("user")))
 
     def arena_finish(req: Request) -> Reply:
-        emu.finish_arena(req.params["id"])
+        emu.arenas.finish(req.params["id"])
         return Reply()
 
     def counters(req: Request) -> Reply:
-        return Reply(body=emu.counters())
+        return Reply(body=emu.traffic.counters())
 
     def requests(req: Request) -> Reply:
-        recs = emu.requests(req.query.get("pattern"))
+        recs = emu.traffic.requests(req.query.get("pattern"))
         return Reply(body=[r.__dict__ for r in recs])
 
     def reset(req: Request) -> Reply:
-        emu.reset_counters()
+        emu.traffic.reset()
         return Reply()
 
     return [

@@ -5,11 +5,9 @@ primitives in state.py). Public entry points take the lock themselves.
 
 from __future__ import annotations
 
-import fnmatch
 import logging
 import threading
 import time
-from collections import deque
 from collections.abc import Callable
 from typing import Any
 
@@ -35,7 +33,7 @@ class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
     def stop(self) -> None:
         with self.lock:
             self.stopping = True
-            for sub in self._all_subs():
+            for sub in self.streams.all():
                 sub.drop()
             self._wake.notify_all()
             self.changed.notify_all()
@@ -58,7 +56,7 @@ class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
 
     def account_for_token(self, token: str) -> AccountSpec | None:
         with self.lock:
-            return self.accounts.get(token)
+            return self.people.accounts.get(token)
 
     def upgrade(self, account: AccountSpec) -> None:
         with self.lock:
@@ -70,13 +68,13 @@ class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
 
     def user_json(self, username: str, with_online: bool = True) -> dict[str, Any]:
         with self.lock:
-            acc = self._account_by_name(username)
+            acc = self.people.account_named(username)
             if acc is not None:
                 name, title, rating, online = acc.username, acc.title, acc.rating, True
-                online = acc.username.lower() in self.event_subs
+                online = acc.username.lower() in self.streams.event
                 games = 120
             else:
-                user = self.users.get(username.lower())
+                user = self.people.users.get(username.lower())
                 if user is None:
                     raise not_found()
                 name, title, rating, online = user.username, user.title, user.rating, user.online
@@ -106,7 +104,7 @@ class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
         with self.lock:
             names = [
                 u.username
-                for u in self.users.values()
+                for u in self.people.users.values()
                 if u.title == "BOT" and u.online and u.username.lower() != exclude.lower()
             ]
         out = [self.user_json(n, with_online=False) for n in names]
@@ -114,25 +112,14 @@ class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
 
     def record(self, method: str, path: str, route: str, status: int) -> None:
         with self.lock:
-            self.counters[route] += 1
-            self.request_log.append(RequestRecord(time.monotonic(), method, path, route, status))
+            self.traffic.add(RequestRecord(time.monotonic(), method, path, route, status))
             self.changed.notify_all()
 
     def rate_limited(self, method: str, path: str) -> bool:
         """True if a configured rate limit rejects this request (Lichess: 429)."""
-        key = f"{method} {path}"
         now = time.monotonic()
         with self.lock:
-            for idx, rule in enumerate(self.config.rate_limits):
-                if not fnmatch.fnmatchcase(key, rule.pattern):
-                    continue
-                window = self._rate_windows.setdefault(idx, deque())
-                while window and now - window[0] > rule.per_s:
-                    window.popleft()
-                if len(window) >= rule.max_requests:
-                    return True
-                window.append(now)
-        return False
+            return self.traffic.rate_limited(self.config.rate_limits, f"{method} {path}", now)
 
     def one_way_s(self) -> float:
         """Half of a round-trip time drawn from EmulatorConfig.rtt_ms, in seconds."""
@@ -150,7 +137,7 @@ class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
         with self.lock:
             self.faults.add(fault)
             # Wake every stream so an open one notices a stream fault right away.
-            for sub in self._all_subs():
+            for sub in self.streams.all():
                 sub.cond.notify()
             return fault
 

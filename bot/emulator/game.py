@@ -1,4 +1,5 @@
-"""State of one emulated game and the JSON Lichess would send about it.
+"""State of one emulated game and the JSON Lichess would send about it (its PGN:
+game_pgn.py).
 
 Pure data + rules (python-chess); the locking and the scheduling live in
 core.py, which is the only caller.
@@ -11,7 +12,6 @@ import time
 from dataclasses import dataclass, field
 
 import chess
-import chess.pgn
 import chess.variant
 
 from bot.emulator.clock import GameClock
@@ -63,6 +63,10 @@ class ChatLine:
     room: str
     username: str
     text: str
+
+    def json(self) -> ChatLineJson:
+        return {"type": "chatLine", "room": self.room, "username": self.username,
+                "text": self.text}
 
 
 def make_board(variant: str, initial_fen: str | None) -> chess.Board:
@@ -343,61 +347,6 @@ class Game:
         ours = round(20 * (score - expected))
         theirs = round(20 * ((1 - score) - (1 - expected)))
         return ours, theirs
-
-    def chat_json(self, line: ChatLine) -> ChatLineJson:
-        return {"type": "chatLine", "room": line.room, "username": line.username, "text": line.text}
-
-    # ---- PGN --------------------------------------------------------
-    def pgn(self, site: str) -> str:
-        result = "*"
-        if self.over:
-            result = {"white": "1-0", "black": "0-1"}.get(self.winner or "", "1/2-1/2")
-            if self.status in ("aborted", "noStart") and not self.winner:
-                result = "*"
-        board = make_board(self.variant, self.initial_fen)
-        for uci in self.moves:
-            board.push(board.parse_uci(uci))
-        pgame = chess.pgn.Game.from_board(board)
-        kind = "Rated" if self.rated else "Casual"
-        created = time.gmtime(self.created_at_ms / 1000)
-        termination = {
-            "outoftime": "Time forfeit",
-            "timeout": "Abandoned",
-            "noStart": "Abandoned",
-            "aborted": "Abandoned",
-        }.get(self.status, "Normal" if self.over else "Unterminated")
-        headers = {
-            "Event": f"{kind} {perf_name(perf_key(self.variant, self.speed))} game",
-            "Site": f"{site}/{self.id}",
-            "Date": time.strftime("%Y.%m.%d", created),
-            "Round": "-",
-            "White": self.white.name,
-            "Black": self.black.name,
-            "Result": result,
-            "GameId": self.id,
-            "UTCDate": time.strftime("%Y.%m.%d", created),
-            "UTCTime": time.strftime("%H:%M:%S", created),
-            "WhiteElo": str(self.white.rating),
-            "BlackElo": str(self.black.rating),
-            "Variant": VARIANTS[self.variant][0],
-            "TimeControl": (
-                f"{(self.clock.initial_ms or 0) // 1000}+{self.clock.increment_ms // 1000}"
-                if self.clock.limited
-                else "-"
-            ),
-            "Termination": termination,
-        }
-        if self.white.title:
-            headers["WhiteTitle"] = self.white.title
-        if self.black.title:
-            headers["BlackTitle"] = self.black.title
-        for key, value in headers.items():
-            pgame.headers[key] = value
-        if self.initial_fen is not None:
-            pgame.headers["FEN"] = self.initial_fen
-            pgame.headers["SetUp"] = "1"
-        exporter = chess.pgn.StringExporter(headers=True, variations=False, comments=False)
-        return pgame.accept(exporter) + "\n"
 
 
 def clock_label(limit_s: int | None, increment_s: int | None) -> str:

@@ -17,7 +17,7 @@ tags/tablebase/standard.yaml, schemas/TablebaseJson.yaml). Answers are canned pe
 position (`set_explorer`, `set_cloud_eval`), or derived: explorer statistics from a
 polyglot book (`use_book`), tablebase answers from local Syzygy files (`use_syzygy`).
 Errors, slowness and 429s come from the emulator's usual fault injection, e.g.
-``emu.inject("http_error", "GET /api/cloud-eval", status=429)``.
+``emu.faults.inject("http_error", "GET /api/cloud-eval", status=429)``.
 """
 
 from __future__ import annotations

@@ -10,12 +10,16 @@ from typing import Any
 
 import chess
 
-from bot.emulator.config import AccountSpec, UserSpec
+from bot.emulator.config import AccountSpec, OpponentSpec, UserSpec
 from bot.emulator.errors import EmulatorUsageError, bad_request, not_found
 from bot.emulator.game import Game, MoveRejected, Player
+from bot.emulator.game_pgn import game_pgn
+from bot.emulator.people import bot_player
+from bot.emulator.specs import GameSpec
 from bot.emulator.state import (
     NOT_YOUR_TURN,
     CoreState,
+    NewGame,
     check_fen,
     check_variant,
 )
@@ -24,38 +28,34 @@ log = logging.getLogger(__name__)
 
 
 class PlayOps(CoreState):
-    def start_game_directly(self, **kw: Any) -> str:
+    def start_game_directly(self, spec: GameSpec) -> str:
         with self.lock:
-            account = self._target_account(kw.pop("bot_username"))
-            opp_name = kw.pop("opponent_name")
-            opp = Player(opp_name, kw.pop("opponent_title"), kw.pop("opponent_rating"))
-            if opp_name.lower() not in self.users:
-                self.users[opp_name.lower()] = UserSpec(
-                    opp_name, title=opp.title, rating=opp.rating
+            account = self.people.target(spec.bot_username)
+            opp = Player(spec.opponent_name, spec.opponent_title, spec.opponent_rating)
+            if opp.name.lower() not in self.people.users:
+                self.people.users[opp.name.lower()] = UserSpec(
+                    opp.name, title=opp.title, rating=opp.rating
                 )
-            color = kw.pop("bot_color")
+            color = spec.bot_color
             if color == "random":
                 color = self.rng.choice(("white", "black"))
             if color not in ("white", "black"):
                 raise EmulatorUsageError(f"bot_color {color!r} is invalid; use white or black")
-            source = kw.pop("source")
-            if source not in ("friend", "lobby"):
-                raise EmulatorUsageError(f"source {source!r} is invalid; use friend or lobby")
-            variant = check_variant(kw.pop("variant"))
-            fen = kw.pop("initial_fen")
+            if spec.source not in ("friend", "lobby"):
+                raise EmulatorUsageError(
+                    f"source {spec.source!r} is invalid; use friend or lobby")
+            variant = check_variant(spec.variant)
+            fen = spec.initial_fen
             if fen is not None:
                 variant = "fromPosition" if variant == "standard" else variant
                 check_fen(variant, fen)
-            game = self._create_game(
-                gid=self._new_id(),
-                bot=self.bot_player(account),
-                opp=opp,
-                bot_color=chess.WHITE if color == "white" else chess.BLACK,
-                variant=variant,
-                initial_fen=fen,
-                source=source,
-                **kw,
-            )
+            game = self._create_game(NewGame(
+                gid=self._new_id(), bot=bot_player(account), opp=opp,
+                bot_color=chess.WHITE if color == "white" else chess.BLACK, variant=variant,
+                rated=spec.rated, limit_s=spec.clock_limit_s, increment_s=spec.increment_s,
+                days=spec.days, initial_fen=fen, opponent=spec.opponent or OpponentSpec(),
+                source=spec.source, moves=tuple(spec.moves), wtime_ms=spec.wtime_ms,
+                btime_ms=spec.btime_ms))
             return game.id
 
     def _game_for(self, account: AccountSpec, game_id: str) -> Game:
@@ -209,7 +209,7 @@ class PlayOps(CoreState):
             game = self.games.get(game_id)
             if game is None:
                 raise not_found("No such game")
-            return game.pgn(self.site)
+            return game_pgn(game, self.site)
 
     def spectator_say(self, game_id: str, text: str, username: str) -> None:
         """A watcher writes in the spectator room (BOT game streams carry it)."""
@@ -249,7 +249,7 @@ class PlayOps(CoreState):
                 game.opp_gone = False
                 game.gone_claim_at = None
                 game.gone_last_sent = None
-                self._publish_game(game, {"type": "opponentGone", "gone": False})
+                self.streams.publish_game(game.id, {"type": "opponentGone", "gone": False})
                 if not game.bot_to_move:
                     game.opp_due = now + game.opponent.think_time_s
                 self._touch()

@@ -38,13 +38,13 @@ class Scheduler(ArenaOps):
     def _tick(self, now: float) -> float | None:
         """Process everything due at `now`; return the next deadline."""
         deadlines: list[float] = self._arena_tick(now)
-        for ch in list(self.challenges.values()):
+        for ch in list(self.challenges.open.values()):
             if ch.status == "offline":
                 # Acceptable until lila deletes it, 3 h after it went offline
                 # (ChallengeRepo.offline sets expiresAt; ChallengeApi.sweep removes it):
                 # no event to anyone, and an accept then gets 404.
                 if now >= ch.expires_at:
-                    del self.challenges[ch.id]
+                    del self.challenges.open[ch.id]
                     log.info("challenge %s: offline too long, deleted", ch.id)
                     self._touch()
                 else:
@@ -69,7 +69,7 @@ class Scheduler(ArenaOps):
                     log.info("challenge %s: challenger unseen, now offline", ch.id)
                     self._touch()
                     continue
-                self.expired[ch.id] = ch
+                self.challenges.expired[ch.id] = ch
                 self._cancel(ch)
             else:
                 deadlines.append(ch.expires_at)
@@ -94,8 +94,8 @@ class Scheduler(ArenaOps):
                 secs = max(0, math.ceil(game.gone_claim_at - now))
                 if secs != game.gone_last_sent:
                     game.gone_last_sent = secs
-                    self._publish_game(
-                        game, {"type": "opponentGone", "gone": True, "claimWinInSeconds": secs}
+                    self.streams.publish_game(
+                        game.id, {"type": "opponentGone", "gone": True, "claimWinInSeconds": secs}
                     )
                 if secs > 0:
                     deadlines.append(game.gone_claim_at - (secs - 1))
@@ -128,14 +128,14 @@ class Scheduler(ArenaOps):
         ch.respond_at = None
         if ch.response == "accept":
             ch.status = "accepted"
-            del self.challenges[ch.id]
+            del self.challenges.open[ch.id]
             self._start_game_from_challenge(ch, bot_is_challenger=True)
         elif ch.response == "decline":
             ch.status = "declined"
             ch.decline_key = ch.decline_key or "generic"
-            del self.challenges[ch.id]
-            self.declined[ch.id] = ch
-            self._publish_event(
+            del self.challenges.open[ch.id]
+            self.challenges.declined[ch.id] = ch
+            self.streams.publish_event(
                 ch.challenger.name, {"type": "challengeDeclined", "challenge": ch.json()}
             )
             self._touch()

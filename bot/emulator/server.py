@@ -164,7 +164,7 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         route_name = route.name if route else f"{method} (unknown)"
         status = 500
         # Recorded just before the answer is written (see _send), so a client that
-        # has its response can already see the request in emu.requests().
+        # has its response can already see the request in emu.traffic.requests().
         self._pending_record = (method, path, route_name)
         control = path.startswith("/emu/")
         if not control:

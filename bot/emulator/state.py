@@ -1,5 +1,7 @@
 """Shared state of the emulator core and the primitives every part uses:
-ids, publishing to streams, creating and finishing games.
+ids, creating and finishing games. The state is held in parts with one job
+each: People (people.py), the ChallengeBook (challenge.py), the StreamTable
+(streams.py), Traffic (traffic.py), the FaultBook (faults.py), and the games.
 
 Threading model: one re-entrant lock guards all state. Streams wait on their
 own Condition (sharing that lock); the scheduler thread waits on `_wake`
@@ -14,20 +16,21 @@ import random
 import string
 import threading
 import time
-from collections import Counter, deque
+from dataclasses import dataclass
 from typing import Any
 
 import chess
 
-from bot.emulator.challenge import Challenge
+from bot.emulator.challenge import Challenge, ChallengeBook
 from bot.emulator.clock import GameClock
-from bot.emulator.config import AccountSpec, EmulatorConfig, OpponentSpec, UserSpec
+from bot.emulator.config import EmulatorConfig, OpponentSpec
 from bot.emulator.errors import EmulatorUsageError, bad_request
 from bot.emulator.faults import FaultBook
 from bot.emulator.game import ChatLine, Game, MoveRejected, Player, make_board
 from bot.emulator.payloads import VARIANTS, speed_of
-from bot.emulator.snapshot import RequestRecord
-from bot.emulator.streams import Subscriber
+from bot.emulator.people import People
+from bot.emulator.streams import StreamTable
+from bot.emulator.traffic import Traffic
 from bot.emulator.uci_opponent import UciPlayer
 
 log = logging.getLogger(__name__)
@@ -40,6 +43,28 @@ COMPAT = {"bot": True, "board": True}
 EXPIRABLE_SOURCES = frozenset({"lobby", "arena", "pool", "swiss"})
 
 
+@dataclass(frozen=True)
+class NewGame:
+    """What a game starts from: a challenge, a direct start or an arena pairing."""
+
+    gid: str
+    bot: Player
+    opp: Player
+    bot_color: chess.Color
+    variant: str
+    rated: bool
+    limit_s: int | None
+    increment_s: int | None
+    days: int | None
+    initial_fen: str | None
+    opponent: OpponentSpec
+    source: str
+    moves: tuple[str, ...] = ()  # already played when it starts
+    wtime_ms: int | None = None  # the clocks then (None: the full time)
+    btime_ms: int | None = None
+    tournament_id: str | None = None
+
+
 class CoreState:
     def __init__(self, config: EmulatorConfig) -> None:
         self.config = config
@@ -50,34 +75,22 @@ class CoreState:
         # Its own stream, so turning latency on leaves ids and colors reproducible.
         self.net_rng = random.Random(config.seed)
         self.site = "http://127.0.0.1"
-        self.accounts: dict[str, AccountSpec] = {a.token: a for a in config.accounts}
-        self.users: dict[str, UserSpec] = {u.username.lower(): u for u in config.users}
+        self.people = People(config)
         self.games: dict[str, Game] = {}
-        self.challenges: dict[str, Challenge] = {}
-        # Closed challenges, kept so late accepts get a clear 404 and tests can ask.
-        self.declined: dict[str, Challenge] = {}
-        self.expired: dict[str, Challenge] = {}
-        self.event_subs: dict[str, Subscriber] = {}  # username(lower) -> the open event stream
-        self.game_subs: dict[str, list[Subscriber]] = {}
-        self.live_subs: set[Subscriber] = set()  # every stream with a handler thread
+        self.challenges = ChallengeBook()
+        self.streams = StreamTable()
         self.faults = FaultBook(self.rng)
-        self.counters: Counter[str] = Counter()
-        self.request_log: deque[RequestRecord] = deque(maxlen=200000)  # a long soak's worth
-        self._rate_windows: dict[int, deque[float]] = {}
-        self._bot_vs_bot: dict[str, list[float]] = {}  # username -> wall times of challenges
+        self.traffic = Traffic()
         self.stopping = False
         self._thread: threading.Thread | None = None
         # policy="uci" opponents: game id -> engine process; games whose engine is thinking.
         self.uci_players: dict[str, UciPlayer] = {}
         self.uci_thinking: set[str] = set()
 
-    def _all_subs(self) -> list[Subscriber]:
-        return list(self.live_subs)
-
     def _new_id(self) -> str:
         while True:
             gid = "".join(self.rng.choice(ID_CHARS) for _ in range(8))
-            if gid not in self.games and gid not in self.challenges:
+            if gid not in self.games and gid not in self.challenges.open:
                 return gid
 
     def _touch(self) -> None:
@@ -85,42 +98,16 @@ class CoreState:
         self._wake.notify_all()
         self.changed.notify_all()
 
-    def bot_player(self, account: AccountSpec) -> Player:
-        return Player(account.username, account.title, account.rating)
-
-    def _account_by_name(self, username: str) -> AccountSpec | None:
-        for acc in self.accounts.values():
-            if acc.username.lower() == username.lower():
-                return acc
-        return None
-
-    def _target_account(self, username: str | None) -> AccountSpec:
-        if username is None:
-            return next(iter(self.accounts.values()))
-        acc = self._account_by_name(username)
-        if acc is None:
-            raise EmulatorUsageError(f"no account named {username!r} in EmulatorConfig.accounts")
-        return acc
-
-    def _publish_event(self, username: str, payload: dict[str, Any]) -> None:
-        sub = self.event_subs.get(username.lower())
-        if sub is not None:
-            sub.push(payload)
-
-    def _publish_game(self, game: Game, payload: dict[str, Any]) -> None:
-        for sub in self.game_subs.get(game.id, []):
-            sub.push(payload)
-
     def _publish_state(self, game: Game, now: float) -> None:
-        self._publish_game(game, dict(game.state_json(now)))
+        self.streams.publish_game(game.id, dict(game.state_json(now)))
         self._touch()
 
     def _cancel(self, ch: Challenge) -> None:
         ch.status = "canceled"
-        self.challenges.pop(ch.id, None)
+        self.challenges.open.pop(ch.id, None)
         # Both sides hear about it on their event streams (the bot is one of them).
         for side in (ch.dest.name, ch.challenger.name):
-            self._publish_event(side, {"type": "challengeCanceled", "challenge": ch.json()})
+            self.streams.publish_event(side, {"type": "challengeCanceled", "challenge": ch.json()})
         self._touch()
 
     def _start_game_from_challenge(self, ch: Challenge, bot_is_challenger: bool) -> Game:
@@ -130,70 +117,60 @@ class CoreState:
         else:
             bot_color = chess.BLACK if ch.final_color == "white" else chess.WHITE
             bot, opp = ch.dest, ch.challenger
-        return self._create_game(
-            gid=ch.id,
-            bot=bot,
-            opp=opp,
-            bot_color=bot_color,
-            variant=ch.variant,
-            rated=ch.rated,
-            limit_s=ch.limit_s,
-            increment_s=ch.increment_s,
-            days=ch.days,
-            initial_fen=ch.initial_fen,
-            opponent=ch.opponent,
-            moves=[],
-            source="friend",
-        )
+        return self._create_game(NewGame(
+            gid=ch.id, bot=bot, opp=opp, bot_color=bot_color, variant=ch.variant,
+            rated=ch.rated, limit_s=ch.limit_s, increment_s=ch.increment_s, days=ch.days,
+            initial_fen=ch.initial_fen, opponent=ch.opponent, source="friend"))
 
-    def _create_game(
-        self,
-        *,
-        gid: str,
-        bot: Player,
-        opp: Player,
-        bot_color: chess.Color,
-        variant: str,
-        rated: bool,
-        limit_s: int | None,
-        increment_s: int | None,
-        days: int | None,
-        initial_fen: str | None,
-        opponent: OpponentSpec,
-        moves: list[str],
-        source: str,
-        wtime_ms: int | None = None,
-        btime_ms: int | None = None,
-        tournament_id: str | None = None,
-    ) -> Game:
-        if variant == "chess960" and initial_fen is None:
+    def _create_game(self, new: NewGame) -> Game:
+        initial_fen = new.initial_fen
+        if new.variant == "chess960" and initial_fen is None:
             initial_fen = chess.Board.from_chess960_pos(self.rng.randrange(960)).fen()
-        board = make_board(variant, initial_fen)
-        clock = GameClock(
-            initial_ms=None if limit_s is None else limit_s * 1000,
-            increment_ms=(increment_s or 0) * 1000,
-        )
+        bot_white = new.bot_color == chess.WHITE
+        opponent = new.opponent
         game = Game(
-            id=gid,
-            variant=variant,
-            rated=rated,
-            speed=speed_of(limit_s, increment_s, days),
-            clock=clock,
-            days=days,
-            white=bot if bot_color == chess.WHITE else opp,
-            black=opp if bot_color == chess.WHITE else bot,
-            bot_color=bot_color,
-            board=board,
+            id=new.gid,
+            variant=new.variant,
+            rated=new.rated,
+            speed=speed_of(new.limit_s, new.increment_s, new.days),
+            clock=GameClock(
+                initial_ms=None if new.limit_s is None else new.limit_s * 1000,
+                increment_ms=(new.increment_s or 0) * 1000,
+            ),
+            days=new.days,
+            white=new.bot if bot_white else new.opp,
+            black=new.opp if bot_white else new.bot,
+            bot_color=new.bot_color,
+            board=make_board(new.variant, initial_fen),
             initial_fen=initial_fen,
             opponent=opponent,
             rng=random.Random(opponent.seed if opponent.seed is not None else self.rng.random()),
-            source=source,
+            source=new.source,
             king_takes_rook=self.config.castling_king_takes_rook,
             full_suffix="".join(self.rng.choice(ID_CHARS) for _ in range(4)),
-            tournament_id=tournament_id,
+            tournament_id=new.tournament_id,
         )
         now = time.monotonic()
-        for uci in moves:
+        self._replay(game, new, now)
+        if len(game.moves) < 2 and self._expirable(game):
+            game.first_move_deadline = now + self._first_move_s(game)
+        self.games[new.gid] = game
+        if self.config.spectator_chat and self.config.spectator_chat_interval_s > 0:
+            game.spectator_at = now + self.config.spectator_chat_interval_s
+        if not game.bot_to_move:
+            game.opp_due = now + opponent.think_time_s
+        for text in opponent.chat:
+            self._add_chat(game, "player", new.opp.name, text)
+        self.streams.publish_event(new.bot.name,
+                                   {"type": "gameStart", "game": game.event_info(now)})
+        self._touch()
+        log.info("game %s started: %s vs %s", new.gid, game.white.name, game.black.name)
+        return game
+
+    @staticmethod
+    def _replay(game: Game, new: NewGame, now: float) -> None:
+        """Play a started game's moves and set its clocks (start_game_directly)."""
+        for uci in new.moves:
             try:
                 mv = game.parse_move(uci)
             except MoveRejected as exc:
@@ -202,23 +179,10 @@ class CoreState:
             game.push(mv, now)
             if not mover_is_bot:
                 game.opp_moves_made += 1
-        if wtime_ms is not None:
-            clock.white_ms = float(wtime_ms)
-        if btime_ms is not None:
-            clock.black_ms = float(btime_ms)
-        if len(game.moves) < 2 and self._expirable(game):
-            game.first_move_deadline = now + self._first_move_s(game)
-        self.games[gid] = game
-        if self.config.spectator_chat and self.config.spectator_chat_interval_s > 0:
-            game.spectator_at = now + self.config.spectator_chat_interval_s
-        if not game.bot_to_move:
-            game.opp_due = now + opponent.think_time_s
-        for text in opponent.chat:
-            self._add_chat(game, "player", opp.name, text)
-        self._publish_event(bot.name, {"type": "gameStart", "game": game.event_info(now)})
-        self._touch()
-        log.info("game %s started: %s vs %s", gid, game.white.name, game.black.name)
-        return game
+        if new.wtime_ms is not None:
+            game.clock.white_ms = float(new.wtime_ms)
+        if new.btime_ms is not None:
+            game.clock.black_ms = float(new.btime_ms)
 
     def _after_move(self, game: Game, now: float) -> bool:
         """Common bookkeeping after any move; True if the game ended."""
@@ -266,10 +230,10 @@ class CoreState:
             # quit() may wait for a search to stop: not under the lock.
             threading.Thread(target=player.close, name=f"emu-uci-close-{game.id}",
                              daemon=True).start()
-        self._publish_game(game, dict(game.state_json(now)))
-        for sub in self.game_subs.pop(game.id, []):
+        self.streams.publish_game(game.id, dict(game.state_json(now)))
+        for sub in self.streams.game.pop(game.id, []):
             sub.close()
-        self._publish_event(
+        self.streams.publish_event(
             game.bot_player.name, {"type": "gameFinish", "game": game.event_info(now)}
         )
         self._touch()
@@ -289,7 +253,7 @@ class CoreState:
     def _add_chat(self, game: Game, room: str, username: str, text: str) -> None:
         line = ChatLine(room, username, text)
         game.chat.append(line)
-        self._publish_game(game, dict(game.chat_json(line)))
+        self.streams.publish_game(game.id, dict(line.json()))
         self._touch()
 
     def _go_gone(self, game: Game, now: float) -> None:
@@ -298,7 +262,9 @@ class CoreState:
         game.opp_due = None
         game.gone_claim_at = now + claim
         game.gone_last_sent = claim
-        self._publish_game(game, {"type": "opponentGone", "gone": True, "claimWinInSeconds": claim})
+        self.streams.publish_game(
+            game.id, {"type": "opponentGone", "gone": True, "claimWinInSeconds": claim}
+        )
         self._touch()
 
 

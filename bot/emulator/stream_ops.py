@@ -22,18 +22,18 @@ class StreamOps(CoreState):
     def open_event_stream(self, account: AccountSpec) -> Subscriber:
         with self.lock:
             key = account.username.lower()
-            old = self.event_subs.get(key)
+            old = self.streams.event.get(key)
             if old is not None:
                 # Lichess allows one event stream per token: the new one wins.
                 old.close()
             sub = Subscriber(self.lock, "event", key)
-            self.live_subs.add(sub)
-            self.event_subs[key] = sub
+            self.streams.live.add(sub)
+            self.streams.event[key] = sub
             now = time.monotonic()
             for game in self.games.values():
                 if not game.over and game.bot_player.id == key:
                     sub.push({"type": "gameStart", "game": game.event_info(now)})
-            for ch in self.challenges.values():
+            for ch in self.challenges.open.values():
                 if ch.status == "created" and key in (ch.dest.id, ch.challenger.id):
                     sub.push({"type": "challenge", "challenge": ch.json(), "compat": COMPAT})
             return sub
@@ -44,7 +44,7 @@ class StreamOps(CoreState):
             if game is None or game.bot_player.id != account.username.lower():
                 raise not_found("No such game")
             sub = Subscriber(self.lock, f"game:{game_id}", account.username.lower())
-            self.live_subs.add(sub)
+            self.streams.live.add(sub)
             sub.push(dict(game.full_json()))
             if game.over:
                 sub.close()
@@ -58,19 +58,19 @@ class StreamOps(CoreState):
                             "claimWinInSeconds": game.gone_last_sent,
                         }
                     )
-                self.game_subs.setdefault(game_id, []).append(sub)
+                self.streams.game.setdefault(game_id, []).append(sub)
             return sub
 
     def close_stream(self, sub: Subscriber) -> None:
         with self.lock:
             if sub.key == "event":
-                if self.event_subs.get(sub.owner) is sub:
-                    del self.event_subs[sub.owner]
+                if self.streams.event.get(sub.owner) is sub:
+                    del self.streams.event[sub.owner]
             else:
-                lst = self.game_subs.get(sub.key[5:], [])
+                lst = self.streams.game.get(sub.key[5:], [])
                 if sub in lst:
                     lst.remove(sub)
-            self.live_subs.discard(sub)
+            self.streams.live.discard(sub)
             sub.closed = True
 
     def next_chunk(self, sub: Subscriber, keepalive_s: float) -> tuple[list[dict[str, Any]], str]:

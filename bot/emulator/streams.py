@@ -1,7 +1,8 @@
-"""One open ndjson stream (event stream or game stream) seen from the core.
+"""The open ndjson streams (event streams, game streams) seen from the core.
 
-The core pushes payloads into `queue` under its lock and notifies `cond`; the
-HTTP handler thread waits on `cond` (never polls) and writes what it drained.
+The core pushes payloads into a Subscriber's `queue` under its lock and
+notifies `cond`; the HTTP handler thread waits on `cond` (never polls) and
+writes what it drained. StreamTable finds the streams an event goes to.
 """
 
 from __future__ import annotations
@@ -37,3 +38,24 @@ class Subscriber:
     def drop(self) -> None:
         self.dropped = True
         self.cond.notify()
+
+
+class StreamTable:
+    """Every open stream, by who reads it. Caller holds the core's lock."""
+
+    def __init__(self) -> None:
+        self.event: dict[str, Subscriber] = {}  # username(lower) -> the open event stream
+        self.game: dict[str, list[Subscriber]] = {}  # game id -> its open game streams
+        self.live: set[Subscriber] = set()  # every stream with a handler thread
+
+    def all(self) -> list[Subscriber]:
+        return list(self.live)
+
+    def publish_event(self, username: str, payload: dict[str, Any]) -> None:
+        sub = self.event.get(username.lower())
+        if sub is not None:
+            sub.push(payload)
+
+    def publish_game(self, game_id: str, payload: dict[str, Any]) -> None:
+        for sub in self.game.get(game_id, []):
+            sub.push(payload)

@@ -68,7 +68,8 @@ def check_fields(obj: Any, what: str) -> None:
 
 
 def check_kwargs(func: Any, kwargs: dict[str, Any], what: str) -> None:
-    """Check keyword arguments against `func`'s annotations."""
+    """Check keyword arguments against the annotations of `func` (a function, or a
+    record class such as specs.ChallengeSpec)."""
     from bot.emulator.errors import EmulatorUsageError
 
     hints = typing.get_type_hints(func)
