@@ -235,16 +235,6 @@ MAX_PARAMETERS = 8  # per function, self and cls not counted, *args and **kwargs
 # Known offenders while a split is pending: "path:Class" or "path:function", each with why.
 ALLOWED: dict[str, str] = {
     # Splits under way (issue 49); this list is empty when they have landed.
-    "bot/emulator/arena.py:create_arena": "a spec record",
-    "bot/emulator/challenge_ops.py:challenge_bot": "a spec record",
-    "bot/emulator/emulator.py:Emulator": "facets",
-    "bot/emulator/emulator.py:challenge_bot": "a spec record",
-    "bot/emulator/emulator.py:start_game_directly": "a spec record",
-    "bot/emulator/emulator.py:create_arena": "a spec record",
-    "bot/emulator/emulator.py:inject": "a spec record",
-    "bot/emulator/game.py:Game": "split",
-    "bot/emulator/state.py:CoreState": "split",
-    "bot/emulator/state.py:_create_game": "a spec record",
     "bot/host/status_file.py:publish": "the shared state",
     "bot/lichess/client.py:Lichess": "endpoints by area",
 }
