@@ -104,6 +104,7 @@ class User:
     title: str | None = None
     rating: int | None = None
     ai_level: int | None = None  # Lichess's own AI (game streams only)
+    provisional: bool = False  # the rating is provisional (lila shows it with a "?")
 
     @property
     def login(self) -> str:
@@ -124,7 +125,8 @@ class User:
     @staticmethod
     def parse(d: Payload, name_key: str = "name") -> User:
         return User(id=_str(d, "id"), name=_str(d, name_key), title=_opt_str(d, "title"),
-                    rating=_opt_int(d, "rating"), ai_level=_opt_int(d, "aiLevel"))
+                    rating=_opt_int(d, "rating"), ai_level=_opt_int(d, "aiLevel"),
+                    provisional=_bool(d, "provisional"))
 
 
 @dataclass(frozen=True)
