@@ -2,6 +2,7 @@
 
 One module a job, bottom up:
   `redact.py`            token-like text: recognised, never echoed in a message
+  `strength.py`          strength levels: how one is written, the Elo scale, conversions
   `lichess_bot_keys.py`  lichess-bot's keys, what each becomes here (RULES)
   `schema.py`            the dataclasses: every key, its default, bounds and doc
   `build.py`             a parsed document -> the dataclasses, every value checked
@@ -41,9 +42,12 @@ from bot.config.schema import (
     PolyglotConfig,
     RecordsConfig,
     StatusPageConfig,
+    StrengthConfig,
+    StrengthProfile,
     SyzygyConfig,
     TournamentEntry,
 )
+from bot.config.strength import FULL, Level, match_elo
 
 __all__ = [
     "RESTART_KEYS",
@@ -54,9 +58,11 @@ __all__ = [
     "CorrespondenceConfig",
     "DrawOrResignConfig",
     "EngineConfig",
+    "FULL",
     "ExplorerConfig",
     "GameConfig",
     "GreetingConfig",
+    "Level",
     "LiveConfig",
     "MatchmakingConfig",
     "NetworkConfig",
@@ -66,10 +72,13 @@ __all__ = [
     "PolyglotConfig",
     "RecordsConfig",
     "StatusPageConfig",
+    "StrengthConfig",
+    "StrengthProfile",
     "SyzygyConfig",
     "TournamentEntry",
     "advice",
     "load_config",
+    "match_elo",
     "parse_config",
     "restart_keys_changed",
 ]

@@ -3,7 +3,8 @@
 The loader walks each dataclass's fields (bot/config/schema.py), so it knows
 every key without a list of its own: a value of the wrong type, out of its
 bounds or not among its choices is one UserError naming the full key path
-(``challenge.min_base``) and the fix.  An unknown key gets a spelling hint, or,
+(``challenge.min_base``) and the fix; a value with a grammar of its own (a
+strength level) is read by the function its field names.  An unknown key gets a spelling hint, or,
 when it is one of lichess-bot's, what it means here (bot/config/lichess_bot_keys.py).
 """
 
@@ -83,6 +84,9 @@ def _check_meta(key: str, value: Any, meta: Any) -> None:
 
 
 def _convert(key: str, tp: Any, value: Any, meta: Any) -> Any:
+    parse = meta.get("parse")
+    if parse is not None:  # a value with its own grammar (a strength level)
+        return None if value is None and _optional(tp) else parse(key, value)
     if meta.get("auto") and (value is None or isinstance(value, str)):
         if value == AUTO:
             return value
@@ -101,10 +105,11 @@ def _convert(key: str, tp: Any, value: Any, meta: Any) -> Any:
         if not isinstance(value, list):
             raise UserError(f"config key '{key}' must be a list, got {show(value)}; "
                             f"write it as [a, b] or one item per '- ' line")
-        if dataclasses.is_dataclass(item_tp):  # a list of sections (tournaments)
-            # A bare string is the section's id (`- abcd1234`).
-            return [build(item_tp, {"id": v} if isinstance(v, str) else v, f"{key}[{i}].")
-                    for i, v in enumerate(value)]
+        if dataclasses.is_dataclass(item_tp):  # a list of sections (tournaments, profiles)
+            # A bare string is the section's id (`- abcd1234`), where it has one.
+            ids = "id" in {f.name for f in dataclasses.fields(item_tp)}
+            return [build(item_tp, {"id": v} if ids and isinstance(v, str) else v,
+                          f"{key}[{i}].") for i, v in enumerate(value)]
         out = [_coerce_scalar(key, item_tp, v) for v in value]
         _check_meta(key, out, meta)
         return out
@@ -113,6 +118,11 @@ def _convert(key: str, tp: Any, value: Any, meta: Any) -> Any:
     out = _coerce_scalar(key, tp, value)
     _check_meta(key, out, meta)
     return out
+
+
+def _optional(tp: Any) -> bool:
+    return typing.get_origin(tp) in (typing.Union, types.UnionType) and \
+        type(None) in typing.get_args(tp)
 
 
 def build(cls: Any, data: Any, prefix: str = "") -> Any:

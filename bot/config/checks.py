@@ -2,8 +2,9 @@
 
 Ranges whose ends are two keys (min_base <= max_base), the URLs, the clocks
 Lichess accepts for a challenge, the arena and opponent lists, the status
-page's listen address.  Run on the built Config (bot/config/build.py), each
-failure one UserError naming the keys and the fix.
+page's listen address, a strength profile's takebacks (humans only).  Run on
+the built Config (bot/config/build.py), each failure one UserError naming the
+keys and the fix.
 """
 
 from __future__ import annotations
@@ -53,6 +54,11 @@ def cross_checks(cfg: Config) -> None:
         if ids.count(tid) > 1:
             raise UserError(f"config key 'tournaments' lists arena {tid} twice; keep one entry")
     _check_matchmaking_opponents(cfg.matchmaking)
+    for i, profile in enumerate(cfg.strength.profiles):
+        if profile.takebacks is not None and profile.opponent == "bot":
+            raise UserError(f"config key 'strength.profiles[{i}].takebacks': takebacks are "
+                            f"for games against humans; remove it or set "
+                            f"strength.profiles[{i}].opponent to human")
     if cfg.status_page.listen:
         from bot.host.status_page import parse_listen  # the page's modules load only when used
 

@@ -8,7 +8,8 @@ conversion, or why pibot has no use for it.  `pibot config import`
 loader (bot/config/build.py) takes its hints for lichess-bot keys found in a
 pibot config from it (`foreign_key_note`), and docs/bot.md shows it as the key
 map (tests/test_config_import.py checks that every key has its row there).  The
-bottom of bot/config/: it imports nothing of it, only bot.lichess_limits.
+bottom of bot/config/: it imports nothing of it but the strength scale
+(strength.py, for Stockfish's `Skill Level`), and bot.lichess_limits.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.config.strength import clamp_elo, skill_level_elo
 from bot.lichess_limits import API_CLOCK_LIMITS_S, VARIANTS
 
 EXTERNAL = "an external engine's setting: pibot plays with its own built-in engine"
@@ -264,6 +266,56 @@ def _merge_block_lists(value: Any, src: dict[str, Any], res: Result) -> Any:
     return None  # applied in import_config once both lists are known
 
 
+UCI = "engine.uci_options"
+
+
+def _uci_level(src: dict[str, Any]) -> tuple[int | None, str]:
+    """The level Stockfish plays with these uci_options (None: full strength), and
+    which option set it.  UCI_LimitStrength on: UCI_Elo (default 1350), whatever
+    the Skill Level; off: the Skill Level, 20 being full strength (sf_15.1
+    src/search.cpp, struct Skill)."""
+    opts = get_dotted(src, UCI)
+    opts = opts if isinstance(opts, dict) else {}
+    if opts.get("UCI_LimitStrength") is True:
+        elo = opts.get("UCI_Elo", 1350)
+        return clamp_elo(_number(elo)), f"UCI_Elo {elo}"
+    skill = opts.get("Skill Level")
+    if skill is None:
+        return None, "no limit"
+    return skill_level_elo(_number(skill)), f"Skill Level {skill}"
+
+
+def _strength(value: Any, src: dict[str, Any], res: Result, key: str) -> Any:
+    """One of the three options: the one that sets Stockfish's level writes
+    strength.humans and strength.bots, the others say why they do not."""
+    elo, by = _uci_level(src)
+    limited = get_dotted(src, f"{UCI}.UCI_LimitStrength") is True
+    decides = {"UCI_LimitStrength": limited, "UCI_Elo": False,
+               "Skill Level": not limited}[key]
+    if not decides:
+        if key == "UCI_Elo" and not limited:
+            raise Dropped("Stockfish ignores UCI_Elo without UCI_LimitStrength: true")
+        if key == "UCI_LimitStrength" and get_dotted(src, f"{UCI}.Skill Level") is None:
+            raise Dropped(f"{value!r}: full strength, pibot's default")
+        if key == "UCI_LimitStrength" or (key == "UCI_Elo" and limited):
+            return None  # consumed: the option that sets the level writes it
+        raise Dropped("UCI_LimitStrength: true sets the level (UCI_Elo), not Skill Level")
+    if key == "UCI_LimitStrength" and value is not True:
+        raise Dropped(f"{value!r}: full strength, pibot's default")
+    level = "full" if elo is None else elo
+    how = "full strength" if elo is None else f"Elo {elo}"
+    if key == "Skill Level" and elo is not None:
+        how += " (Stockfish 15.1: Elo = 1346.6 + 143.4 x level^0.806)"
+    res.note(f"{UCI}.{key}", f"{by} -> strength.humans and strength.bots: {how}")
+    return {"humans": level, "bots": level}
+
+
+def _strength_of(key: str) -> Convert:
+    def convert(value: Any, src: dict[str, Any], res: Result) -> Any:
+        return _strength(value, src, res, key)
+    return convert
+
+
 # Conversions whose change needs no line of its own: a trailing / dropped from the
 # url, and the greeting, which notes its own change.
 QUIET: tuple[Convert, ...] = (_url, _greeting)
@@ -363,6 +415,11 @@ RULES: dict[str, Rule] = {
     "engine.uci_options.SyzygyPath": drop("tables the external engine reads; pibot reads the "
                                           "tables in engine.syzygy.paths, taken from "
                                           "lichess_bot_tbs.syzygy"),
+    **{f"{UCI}.{k}": to("strength", "the level Stockfish would play (UCI_LimitStrength: "
+                          "UCI_Elo; else Skill Level through Stockfish 15.1's Elo = "
+                          "1346.6 + 143.4 x level^0.806) -> strength.humans and "
+                          "strength.bots", _strength_of(k))
+       for k in ("UCI_LimitStrength", "UCI_Elo", "Skill Level")},
     "engine.uci_options.go_commands": drop("search limits for the external engine; pibot's "
                                            "search is limited by the clock"),
     "engine.uci_options.*": drop("a UCI option of the external engine (e.g. UCI_ShowWDL)"),
@@ -419,8 +476,8 @@ RULES: dict[str, Rule] = {
                                               "same (null = no limit)", keeps_none=True),
     "challenge.min_rating": to("challenge.min_rating"),
     "challenge.max_rating": to("challenge.max_rating"),
-    "challenge.rating_difference": drop("pibot filters challengers by min_rating / "
-                                        "max_rating only"),
+    "challenge.rating_difference": to("challenge.rating_difference",
+                                      "same: against our rating in the challenge's perf"),
     "challenge.bullet_requires_increment": to("challenge.bullet_requires_increment"),
     "challenge.max_simultaneous_games_per_user": to("challenge.max_simultaneous_games_per_user"),
     **{f"greeting.{k}": to(f"greeting.{k}", "same: {opponent} and {me} are replaced; "

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal
 
 from bot.config.redact import show
+from bot.config.strength import FULL, Level, parse_level
 from bot.errors import UserError
 from bot.host.machine import EngineSizing
 from bot.lichess_limits import MODES, SPEEDS, VARIANTS
@@ -26,8 +27,10 @@ from bot.lichess_limits import MODES, SPEEDS, VARIANTS
 
 def _meta(lo: float | None = None, hi: float | None = None,
           choices: tuple[str, ...] | None = None, doc: str = "",
-          auto: bool = False) -> dict[str, Any]:
-    return {"lo": lo, "hi": hi, "choices": choices, "doc": doc, "auto": auto}
+          auto: bool = False, parse: Any = None) -> dict[str, Any]:
+    # `parse(key, value)`: a value with a grammar of its own (a strength level), read
+    # by that function instead of the type's checks (bot/config/build.py).
+    return {"lo": lo, "hi": hi, "choices": choices, "doc": doc, "auto": auto, "parse": parse}
 
 
 def _list(default: list[Any], **kw: Any) -> Any:
@@ -36,6 +39,13 @@ def _list(default: list[Any], **kw: Any) -> Any:
 
 def _val(default: Any, **kw: Any) -> Any:
     return field(default=default, metadata=_meta(**kw))
+
+
+def _level(default: Level | None, doc: str, match: bool = True) -> Any:
+    def parse(key: str, value: Any) -> Level:
+        return parse_level(key, value, match)
+
+    return field(default=default, metadata=_meta(doc=doc, parse=parse))
 
 
 AUTO = "auto"
@@ -159,6 +169,12 @@ class ChallengeConfig:
     only_bot: bool = _val(False)
     min_rating: int = _val(0, lo=0, hi=5000)
     max_rating: int = _val(5000, lo=0, hi=5000)
+    rating_difference: int | None = _val(
+        None, lo=0, hi=5000, doc="decline a challenger rated further than this from our own "
+                                 "rating in the challenge's perf; null = off")
+    max_game_minutes: float | None = _val(
+        None, lo=1, hi=1440, doc="decline a real-time game estimated to last longer "
+                                 "(2 x (base + 40 x increment)); null = off")
     allow_list: list[str] = _list([])
     block_list: list[str] = _list([])
     max_simultaneous_games_per_user: int = _val(1, lo=1, hi=64)
@@ -181,6 +197,8 @@ class ChallengeConfig:
                                 "come, or the best-rated challenger")
     reserved_for_humans: int = _val(0, lo=0, hi=64, doc="of `concurrency`, slots only "
                                                         "humans may take")
+    queue_humans_first: bool = _val(False, doc="a waiting human gets the next free slot "
+                                               "before a waiting BOT (then queue_order)")
 
 
 @dataclass(frozen=True)
@@ -236,6 +254,52 @@ class DrawOrResignConfig:
     offer_draw_for_tablebase_draw: bool = _val(True, doc="offer, and accept, a draw in a "
                                                           "Syzygy draw (needs "
                                                           "offer_draw_enabled)")
+
+
+# -- strength levels (issue 47) --------------------------------------------------------
+# The level grammar and the Elo scale are bot/config/strength.py's; a game's profile
+# and level are chosen at its start (bot/play/terms.py).
+
+@dataclass(frozen=True)
+class StrengthProfile:
+    """A kind of game the owner treats apart (strength.profiles).  The first profile
+    whose every condition holds applies; a setting it leaves null keeps the general
+    one (strength.humans / bots, draw_or_resign, game, greeting)."""
+
+    name: str = _val("", doc="names it in the log and `pibot status`")
+    opponent: str = _val("any", choices=("any", "human", "bot"))
+    modes: list[str] = _list([], choices=MODES, doc="rated and/or casual; empty = both")
+    pairing: str = _val("any", choices=("any", "arena", "direct"),
+                        doc="arena = an arena's game; direct = a challenge's")
+    speeds: list[str] = _list([], choices=SPEEDS, doc="empty = every speed")
+    variants: list[str] = _list([], choices=VARIANTS, doc="empty = every variant")
+    level: Level | None = _level(None, "full, an Elo, or match[+-N]; null = "
+                                       "strength.humans / bots")
+    book: bool | None = _val(None, doc="false: no opening-book moves in these games; "
+                                       "null = engine.polyglot")
+    takebacks: int | None = _val(None, lo=0, hi=1000,
+                                 doc="takebacks accepted per game, humans only; null = game's")
+    resign: bool | None = _val(None, doc="false: never resign, play on to the end; "
+                                         "null = draw_or_resign.resign_enabled")
+    draw: bool | None = _val(None, doc="false: neither offer nor accept a draw; "
+                                       "null = draw_or_resign.offer_draw_enabled")
+    hello: str | None = _val(None, doc="the greeting to the opponent; null = greeting.hello")
+    goodbye: str | None = _val(None, doc="null = greeting.goodbye")
+
+
+@dataclass(frozen=True)
+class StrengthConfig:
+    """The engine's level per kind of opponent (docs/strength.md)."""
+
+    humans: Level = _level(FULL, "full, an Elo 1350..2850, or match[+-N]: the "
+                                 "challenger's rating, converted, plus N")
+    bots: Level = _level(FULL, "the same, against BOT accounts")
+    fallback: Level = _level(Level("elo", 1500), "the level of a `match` game whose "
+                                                 "opponent's rating is provisional or "
+                                                 "missing: full or an Elo", match=False)
+    profiles: list[StrengthProfile] = _list(
+        [], doc="games treated apart, first match wins: {name, opponent, modes, pairing, "
+                "speeds, variants, level, book, takebacks, resign, draw, hello, goodbye}")
 
 
 @dataclass(frozen=True)
@@ -372,6 +436,7 @@ class Config:
     shutdown_grace_s: float = _val(60.0, lo=0, doc="SIGTERM: wait this long for games")
     log_level: str = _val("info", choices=("debug", "info", "warning", "error"))
     engine: EngineConfig = field(default_factory=EngineConfig)
+    strength: StrengthConfig = field(default_factory=StrengthConfig)
     challenge: ChallengeConfig = field(default_factory=ChallengeConfig)
     game: GameConfig = field(default_factory=GameConfig)
     correspondence: CorrespondenceConfig = field(default_factory=CorrespondenceConfig)
