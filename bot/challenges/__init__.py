@@ -7,7 +7,8 @@ accounting shared with the game supervisor), `matchmaking.py` (our own
 challenges to online bots, or to a gauntlet's named bots), `outgoing.py` (the owner's
 `pibot challenge` series), `blocklist.py` (the online block lists), `arenas.py`
 (the tournaments we play in), `queue.py` (challenges waiting for a slot),
-`answers.py` (the answers to our own challenges) and `shared.py` (what the rooms
+`answers.py` (the answers to our own challenges), `ratings.py` (our own ratings,
+for rating_difference) and `shared.py` (what the rooms
 are handed by the service: Protocols of its shared state and its tasks).  Beside
 the games in the data flow (service -> challenges -> lichess): it may import
 `bot.lichess`, `bot.config`, `bot.errors` and

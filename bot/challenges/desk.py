@@ -3,10 +3,10 @@
 It holds the incoming challenges' answers (incoming.py, with the accept policy
 of policy.py), our own challenges (matchmaking.py; the owner's `pibot
 challenge` series: outgoing.py) and the online block lists both consult
-(blocklist.py), and the answers to our own challenges both senders read
-(answers.py).  Slots are shared with the game supervisor: the desk reserves
-one before it accepts or sends a challenge, the supervisor fills it when the
-game starts.
+(blocklist.py), the answers to our own challenges both senders read
+(answers.py) and our own ratings (ratings.py, for rating_difference).  Slots
+are shared with the game supervisor: the desk reserves one before it accepts
+or sends a challenge, the supervisor fills it when the game starts.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from bot.challenges.incoming import Incoming
 from bot.challenges.matchmaking import Matchmaker
 from bot.challenges.outgoing import Outgoing
 from bot.challenges.queue import QueuedChallenge
+from bot.challenges.ratings import OurRatings
 from bot.challenges.shared import ChallengeShared, ChallengeTasks
 from bot.config import LiveConfig
 from bot.lichess.client import Lichess
@@ -37,7 +38,9 @@ class ChallengeDesk:
         """`tasks` runs the desk's answers and series, and supervises its loops (start())."""
         self.live, self.tasks = live, tasks
         self.blocked_online = OnlineBlockList()  # challenge.online_block_list's names
-        self.incoming = Incoming(api, me, live, shared, self.blocked_online, tasks)
+        self.ratings = OurRatings(api, live)  # ours, for challenge.rating_difference
+        self.incoming = Incoming(api, me, live, shared, self.blocked_online, tasks,
+                                 self.ratings)
         self.answers = RecentAnswers()  # to our own challenges, read by both senders
         self.matchmaker = Matchmaker(api, me, live, shared, self.answers)
         self.outgoing = Outgoing(api, me, live, shared, tasks, self.answers)  # pibot challenge
@@ -47,6 +50,7 @@ class ChallengeDesk:
         self.tasks.supervise("matchmaking", self.matchmaker.run)
         self.tasks.supervise("block-lists", self._block_lists)
         self.tasks.supervise("challenge-queue", self.incoming.serve_queue)
+        self.tasks.supervise("our-ratings", self.ratings.run)
 
     def queued(self) -> list[QueuedChallenge]:
         """The challenges waiting for a free slot, the next one first: id, challenger,

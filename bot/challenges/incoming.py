@@ -24,6 +24,7 @@ from collections.abc import Callable
 from bot.challenges.blocklist import OnlineBlockList
 from bot.challenges.policy import Decision, RecentChallenges, Standing, decide
 from bot.challenges.queue import ChallengeQueue, QueuedChallenge
+from bot.challenges.ratings import OurRatings, perf_of
 from bot.challenges.shared import ChallengeShared, ChallengeTasks
 from bot.config import LiveConfig
 from bot.lichess.client import (
@@ -47,8 +48,10 @@ QUEUE_POLL_S = 0.5  # how soon a freed slot goes to a waiting challenge
 
 class Incoming:
     def __init__(self, api: Lichess, me: str, live: LiveConfig, shared: ChallengeShared,
-                 blocked_online: OnlineBlockList, tasks: ChallengeTasks) -> None:
+                 blocked_online: OnlineBlockList, tasks: ChallengeTasks,
+                 ratings: OurRatings) -> None:
         self.api, self.me, self.live, self.shared = api, me, live, shared
+        self.ratings = ratings  # ours per perf (rating_difference), kept fresh by the desk
         self.slots, self.corr_slots = shared.slots, shared.corr_slots
         self.stream = shared.stream  # read-only: the event stream keeps it
         self.blocked_online, self.tasks = blocked_online, tasks
@@ -99,7 +102,7 @@ class Incoming:
             bot_limit_reached=self.api.bot_limit_until > time.time(),
             online_blocked=user in self.blocked_online,
             recent_from_bot=self.recent.count(user, cfg.recent_bot_challenge_age_s),
-            bot_slots_free=bot_free))
+            bot_slots_free=bot_free, my_rating=self.ratings.of(perf_of(ch))))
 
     def _respond(self, ch: Challenge, d: Decision, queued: bool = False) -> None:
         cid, user = ch.id, ch.challenger.login
@@ -116,7 +119,8 @@ class Incoming:
     # -- the queue ---------------------------------------------------------------------
     def queued(self) -> list[QueuedChallenge]:
         """The waiting challenges, the next one first (`pibot status`, `pibot queue`)."""
-        return self.queue.listing(self.live.now.challenge.queue_order)
+        cfg = self.live.now.challenge
+        return self.queue.listing(cfg.queue_order, cfg.queue_humans_first)
 
     async def serve_queue(self) -> None:
         """Give each freed slot to the next waiting challenge that may take it.
@@ -131,12 +135,14 @@ class Incoming:
             for ch in self.queue.drain():
                 self._respond(ch, Decision.decline("later", "shutting down"), queued=True)
             return
-        order = self.live.now.challenge.queue_order
+        cfg = self.live.now.challenge
+        order = cfg.queue_order
         while len(self.queue):
             # A BOT that only slots for humans could take is passed over: it never
             # holds back a human behind it (lichess-bot's games_reserved_for_humans
             # stops at such a BOT).
-            nxt = self.queue.take(order, lambda c: not self._decide(c).busy)
+            nxt = self.queue.take(order, lambda c: not self._decide(c).busy,
+                                  cfg.queue_humans_first)
             if nxt is None:
                 return
             self._respond(nxt, self._decide(nxt), queued=True)

@@ -76,7 +76,18 @@ def _time_control(ch: Challenge, cfg: ChallengeConfig, is_bot: bool) -> Decision
                                 "(bullet_requires_increment)")
     if inc > cfg.max_increment:
         return Decision.decline("tooSlow", f"increment {inc}s > max_increment")
+    minutes = game_minutes(base, inc)
+    if cfg.max_game_minutes is not None and minutes > cfg.max_game_minutes:
+        return Decision.decline("tooSlow", f"estimated {minutes:.0f} min > max_game_minutes "
+                                f"{cfg.max_game_minutes:g}")
     return None
+
+
+def game_minutes(base_s: int, increment_s: int) -> float:
+    """How long a real-time game may last, both clocks: lila estimates one side's
+    time as base + 40 x increment (the speed categories: chess.Speed), so a game
+    takes up to twice that."""
+    return 2 * (base_s + 40 * increment_s) / 60
 
 
 def _rating(challenger: User, cfg: ChallengeConfig) -> Decision | None:
@@ -90,6 +101,21 @@ def _rating(challenger: User, cfg: ChallengeConfig) -> Decision | None:
     if not cfg.min_rating <= rating <= cfg.max_rating:
         return Decision.decline("generic", f"rating {rating} outside "
                                 f"[{cfg.min_rating}, {cfg.max_rating}]")
+    return None
+
+
+def _rating_difference(challenger: User, cfg: ChallengeConfig,
+                       mine: int | None) -> Decision | None:
+    """rating_difference (lichess-bot #1190): against our own rating in the challenge's
+    perf; while ours is unknown (never played it, not read yet) it lets all through."""
+    limit, theirs = cfg.rating_difference, challenger.rating
+    if limit is None or mine is None:
+        return None
+    if theirs is None:
+        return Decision.decline("generic", "rating unknown; rating_difference set")
+    if abs(theirs - mine) > limit:
+        return Decision.decline("generic", f"rating {theirs} is {abs(theirs - mine)} from "
+                                f"ours ({mine}), over rating_difference {limit}")
     return None
 
 
@@ -109,6 +135,7 @@ class Standing:
     # against max_recent_bot_challenges for BOTs).
     recent_from_bot: int = 0
     bot_slots_free: int | None = None  # free slots a BOT may take (reserved_for_humans)
+    my_rating: int | None = None  # ours in the challenge's perf (rating_difference)
 
 
 def decide(ch: Challenge, cfg: ChallengeConfig, standing: Standing = Standing()) -> Decision:
@@ -145,7 +172,8 @@ def decide(ch: Challenge, cfg: ChallengeConfig, standing: Standing = Standing())
     tc = _time_control(ch, cfg, is_bot)
     if tc is not None:
         return tc
-    bad_rating = _rating(challenger, cfg)
+    bad_rating = _rating(challenger, cfg) or \
+        _rating_difference(challenger, cfg, standing.my_rating)
     if bad_rating is not None:
         return bad_rating
     if is_bot and standing.bot_limit_reached:

@@ -1,4 +1,5 @@
-"""Challenges that wait for a free slot (challenge.queue_max, queue_order).
+"""Challenges that wait for a free slot (challenge.queue_max, queue_order,
+queue_humans_first).
 
 A real-time challenge that arrives while every slot is busy waits here instead
 of being declined `later`, and is accepted when a slot frees.  The queue only
@@ -62,19 +63,22 @@ class ChallengeQueue:
         return sum(1 for e in self._entries.values()
                    if e.challenge.challenger.login.lower() == user)
 
-    def _ordered(self, order: str) -> list[_Entry]:
+    def _ordered(self, order: str, humans_first: bool = False) -> list[_Entry]:
         entries = sorted(self._entries.values(), key=lambda e: e.seq)
         if order == "rating":
             # lichess-bot sort_by: best (Challenge.score): the best-rated first; an
             # unrated challenger last; arrival breaks ties (a stable sort).
             entries.sort(key=lambda e: -(e.challenge.challenger.rating or 0))
+        if humans_first:  # queue_humans_first: the humans, then the BOTs, each in order
+            entries.sort(key=lambda e: e.challenge.challenger.is_bot)
         return entries
 
-    def take(self, order: str, fits: Callable[[Challenge], bool]) -> Challenge | None:
-        """The first challenge, in `order`, that `fits` the free slots, removed.
-        One that does not fit (a BOT while only slots for humans are free) is
-        passed over, never holding back those behind it."""
-        for e in self._ordered(order):
+    def take(self, order: str, fits: Callable[[Challenge], bool],
+             humans_first: bool = False) -> Challenge | None:
+        """The first challenge, in `order` (humans before BOTs with `humans_first`),
+        that `fits` the free slots, removed.  One that does not fit (a BOT while only
+        slots for humans are free) is passed over, never holding back those behind it."""
+        for e in self._ordered(order, humans_first):
             if fits(e.challenge):
                 del self._entries[e.challenge.id]
                 return e.challenge
@@ -86,9 +90,9 @@ class ChallengeQueue:
         self._entries.clear()
         return out
 
-    def listing(self, order: str) -> list[QueuedChallenge]:
+    def listing(self, order: str, humans_first: bool = False) -> list[QueuedChallenge]:
         return [QueuedChallenge(e.challenge.id, e.challenge.challenger.name
                                 or e.challenge.challenger.login,
                                 e.challenge.challenger.rating, e.challenge.speed, e.since,
                                 e.challenge.challenger.is_bot)
-                for e in self._ordered(order)]
+                for e in self._ordered(order, humans_first)]
