@@ -29,16 +29,18 @@ from bot.lichess.events import (
     ChallengeDeclined,
     ChallengeEvent,
     GameStart,
+    Profile,
 )
 
 
 class ChallengeDesk:
     def __init__(self, api: Lichess, me: str, live: LiveConfig, shared: ChallengeShared,
-                 tasks: ChallengeTasks) -> None:
-        """`tasks` runs the desk's answers and series, and supervises its loops (start())."""
+                 tasks: ChallengeTasks, account: Profile | None = None) -> None:
+        """`tasks` runs the desk's answers and series, and supervises its loops (start());
+        `account`: ours as the login read it (our ratings until they are read again)."""
         self.live, self.tasks = live, tasks
         self.blocked_online = OnlineBlockList()  # challenge.online_block_list's names
-        self.ratings = OurRatings(api, live)  # ours, for challenge.rating_difference
+        self.ratings = OurRatings(api, live, account)  # for challenge.rating_difference
         self.incoming = Incoming(api, me, live, shared, self.blocked_online, tasks,
                                  self.ratings)
         self.answers = RecentAnswers()  # to our own challenges, read by both senders

@@ -1,10 +1,11 @@
 """Our own ratings, for `challenge.rating_difference`.
 
 The policy (policy.py) decides without I/O, so our rating in a challenge's perf
-must be at hand when the challenge comes: `run` re-reads /api/account every
-MAX_AGE_S while the filter is on (lichess-bot re-reads it as often), and `of`
-answers from the last copy.  A perf we never played has no rating that means
-anything (Perf.known): the filter then lets the challenge through.
+must be at hand when the challenge comes: the login's copy of our account
+first, then `run` re-reads /api/account every MAX_AGE_S while the filter is on
+(lichess-bot re-reads it as often), and `of` answers from the last copy.  A
+perf we never played has no rating that means anything (Perf.known): the
+filter then lets the challenge through.
 """
 
 from __future__ import annotations
@@ -31,10 +32,11 @@ def perf_of(ch: Challenge) -> str:
 
 
 class OurRatings:
-    def __init__(self, api: Lichess, live: LiveConfig) -> None:
+    def __init__(self, api: Lichess, live: LiveConfig, account: Profile | None = None) -> None:
         self.api, self.live = api, live
-        self._me: Profile | None = None
-        self._next = 0.0  # monotonic time of the next read
+        self._me = account
+        # monotonic time of the next read: at once without the login's copy
+        self._next = 0.0 if account is None else time.monotonic() + MAX_AGE_S
 
     def of(self, perf: str) -> int | None:
         """Our rating in `perf`; None when unknown (not read yet, or never played)."""

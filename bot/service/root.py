@@ -29,6 +29,7 @@ from bot.host import sdnotify
 from bot.host.heat import HeatMonitor
 from bot.host.status_page import StatusPage
 from bot.lichess.client import Lichess
+from bot.lichess.events import Profile
 from bot.lichess.token import Token
 from bot.play.game_state import GameHooks
 from bot.service import control_commands, reload, tables
@@ -168,26 +169,29 @@ class Service:
         if not logged_in.done():  # SIGTERM while still waiting for the network
             logged_in.cancel()
             return await self._shutdown()
-        me = check_bot(logged_in.result())
+        account = logged_in.result()
+        me = check_bot(account)
         log.info("logged in as %s on %s", me, self.api.url)
         # Tables are created and cleared while the event stream opens, not on the first
         # game's clock; not before the account check, or a refused start would first
         # fill (and the exit wait for) a multi-GB table.
         self._warm()
         self.watchdog.waiting("opening the Lichess event stream")
-        self._build_rooms(me)
+        self._build_rooms(me, account)
         await self._stop.wait()
         code = await self._shutdown()
         if self.tasks.fatal is not None:
             raise self.tasks.fatal
         return code
 
-    def _build_rooms(self, me: str) -> None:
-        """The game supervisor and the challenge desk, subscribed to the event stream."""
+    def _build_rooms(self, me: str, account: Profile) -> None:
+        """The game supervisor and the challenge desk, subscribed to the event stream;
+        `account` is ours as the login read it (our ratings, until the desk re-reads them)."""
         kit = GameKit(self.hooks, self.pool, self.sources, self.memory.writer,
                       self.arenas.name_of)
         sup = self.supervisor = GameSupervisor(self.api, me, self.live, self.shared, kit)
-        desk = self.desk = ChallengeDesk(self.api, me, self.live, self.shared, self.tasks)
+        desk = self.desk = ChallengeDesk(self.api, me, self.live, self.shared, self.tasks,
+                                         account)
         on = self.events.subscribers
         on.challenge.append(desk.challenge)
         on.challenge_canceled.append(desk.canceled)
