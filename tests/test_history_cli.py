@@ -136,3 +136,47 @@ def test_check_reports_the_records_database_and_alerts(records: Path) -> None:
     bad = [f["text"] for f in json.loads(r.stdout)["findings"] if f["level"] == "problem"]
     assert any(t.startswith(f"records database {records} cannot be read") and
                "move it aside" in t for t in bad), bad
+
+
+def test_history_sums_up_the_levels_and_export_tags_them(tmp_path: Path) -> None:
+    """Issue 47: results per level, so the owner sees how humans score against
+    `match`; every exported PGN says the level (BotStrength)."""
+    import dataclasses
+
+    from test_store import start
+
+    from bot.store.model import GameEnd
+
+    now = time.time()
+    w = RecordWriter(tmp_path / "pibot.db")
+    w.start()
+    games = [("h1", None, "1400", "match", "black"), ("h2", None, "1600", "match", "white"),
+             ("h3", None, "1500", "match", None), ("h4", None, "1500", "fallback", "white"),
+             ("b1", "BOT", "full", "full", "white")]
+    for i, (gid, title, level, rule, winner) in enumerate(games):
+        at = now - DAY + i * 600
+        w.put(dataclasses.replace(start(gid, title=title, at=at, opponent=f"p{i}"),
+                                  strength=level, strength_rule=rule))
+        w.put(GameEnd(gid, "resign" if winner else "draw", winner, ended_at=at + 100))
+    play(w, "old1", OPENING, at=now - DAY / 2)  # before levels were recorded: no row
+    assert w.flush(20)
+    w.close()
+    db = tmp_path / "pibot.db"
+    r = _pibot("history", "--db", str(db), "--json")
+    assert r.returncode == 0, r.stderr
+    levels = json.loads(r.stdout)["by_level"]
+    # We play white: the humans won h1, lost h2 and drew h3 against match.
+    assert levels["humans: match"] == {"games": 3, "wins": 1, "draws": 1, "losses": 1,
+                                       "score": 0.5, "lowest": 1400, "highest": 1600}
+    assert levels["humans: fallback"]["games"] == 1
+    assert levels["bots: full"] == {"games": 1, "wins": 1, "draws": 0, "losses": 0,
+                                    "score": 1.0, "lowest": None, "highest": None}
+    r = _pibot("history", "--db", str(db))
+    assert "humans: match" in r.stdout and "level 1400..1600; they score 50.0%" in r.stdout
+    out = tmp_path / "out.pgn"
+    since = time.strftime("%Y-%m-%d", time.gmtime(now - 2 * DAY))
+    r = _pibot("export", "--db", str(db), "--since", since, "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    tags = [line for line in out.read_text().splitlines() if line.startswith("[BotStrength")]
+    assert tags == ['[BotStrength "1400"]', '[BotStrength "1600"]', '[BotStrength "1500"]',
+                    '[BotStrength "1500"]', '[BotStrength "full"]']

@@ -83,13 +83,15 @@ def test_an_old_database_is_migrated_with_its_rows(tmp_path: Path) -> None:
         db.connect_readonly(path)  # the CLI never migrates
 
     conn = db.connect(path)  # what the writer does
-    assert schema.version(conn) == schema.VERSION == 3
+    assert schema.version(conn) == schema.VERSION == 4
     conn.execute("INSERT INTO events (at, kind) VALUES (?, 'start')", (NOW,))
     assert queries.today(conn, NOW)["wins"] == 1
     assert queries.moves_of(conn, "old1")[0].uci == "e2e4"
     assert queries.starts_since(conn, NOW - 1) == 1
+    old = queries.game(conn, "old1")
+    assert old is not None and old.strength is None and old.strength_rule is None
     conn.close()
-    assert schema.migrate(sqlite3.connect(path, isolation_level=None)) == 3  # nothing to do
+    assert schema.migrate(sqlite3.connect(path, isolation_level=None)) == 4  # nothing to do
 
 
 def test_a_version_2_database_gains_the_heat_table_and_keeps_its_events(
@@ -108,7 +110,7 @@ def test_a_version_2_database_gains_the_heat_table_and_keeps_its_events(
     w.close()
     conn = db.connect_readonly(path)
     try:
-        assert schema.version(conn) == 3
+        assert schema.version(conn) == schema.VERSION == 4
         assert conn.execute("SELECT at, kind FROM events").fetchall() == [(NOW, "throttled")]
         assert conn.execute("SELECT at, temp_c, throttled FROM heat ORDER BY at").fetchall() \
             == [(NOW + 600, 71.5, 1), (NOW + 1200, None, 0)]

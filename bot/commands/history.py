@@ -1,7 +1,8 @@
 """`pibot history`: what the bot has played, from the records database.
 
-Results per speed, per period and per opponent, and the rating per speed, of
-the games that ended in a period (default: the last 90 days).  Read-only: it
+Results per speed, per period, per opponent and per strength level (who scores
+what against `match`: docs/strength.md), and the rating per speed, of the games
+that ended in a period (default: the last 90 days).  Read-only: it
 works while the service runs (WAL) and never changes the file."""
 
 from __future__ import annotations
@@ -54,6 +55,13 @@ def render(h: queries.History, day: queries.DayCounts) -> list[str]:
     out += [_line(k, v) for k, v in ranked[:TOP_OPPONENTS]]
     if more > 0:
         out.append(f"  ... and {more} more (--json lists them all)")
+    if h["by_level"]:
+        out.append("by level (what set it; the opponents' score after ';'):")
+        for name, lv in sorted(h["by_level"].items(), key=lambda kv: -kv[1]["games"]):
+            lo, hi = lv["lowest"], lv["highest"]
+            played = "full" if lo is None else (str(lo) if lo == hi else f"{lo}..{hi}")
+            out.append(_line(name, lv) + f"  level {played}; they score "
+                       f"{100 * (1 - lv['score']):.1f}%")
     if h["rating"]:
         out.append("rating (rated games):")
         for speed, points in sorted(h["rating"].items()):

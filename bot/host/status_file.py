@@ -45,7 +45,13 @@ STALE_PERIODS = 3
 STALE_SLACK_S = 5.0
 
 
-class GameStatus(TypedDict):
+class _GameLevel(TypedDict, total=False):
+    # The engine's level: "full" or an Elo ("1450"); absent in files older pibots wrote
+    # (a class of its own: NotRequired is not seen under postponed annotations in 3.11).
+    strength: str
+
+
+class GameStatus(_GameLevel):
     id: str
     opponent: str
     color: str                    # our colour: "white" / "black"
@@ -493,9 +499,10 @@ def render(s: ServiceStatus, now: float | None = None) -> list[str]:
     for g in s["games"]:
         latency = f"{g['latency_ms']:.0f} ms" if g["latency_ms"] is not None else "-"
         depth = f"depth {g['depth']}" if g["depth"] is not None else "depth -"
+        level = f", level {g['strength']}" if "strength" in g else ""
         lines.append(
             f"  {g['id']}  vs {g['opponent']} ({g['color']}, {g['time_control']}, "
-            f"ply {g['plies']})  clocks {_clock(g['my_clock_ms'])} / "
+            f"ply {g['plies']}{level})  clocks {_clock(g['my_clock_ms'])} / "
             f"{_clock(g['opponent_clock_ms'])}  eval {_eval(g)} {depth}  latency {latency}")
     queue = s.get("queue", [])
     if queue:

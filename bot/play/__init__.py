@@ -1,7 +1,8 @@
 """A game's play: everything one game needs between its stream and its moves.
 
 `game.py` (`GameRunner`, one task per game, built from one `GameContext` of
-`context.py`) and its rooms: the game stream kept open (`game_stream.py`), the
+`context.py`) and its rooms: the game's terms, its level and strength profile
+(`terms.py`), the game stream kept open (`game_stream.py`), the
 opponent's draw offers and takebacks (`offers.py`), one think at a time
 (`think_schedule.py`), choosing a move and delivering it (`moves.py`, `choice.py`),
 the game's chat (`game_chat.py`, saying what `chat.py` words), the abort and

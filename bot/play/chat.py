@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from bot.config import GreetingConfig
 
@@ -39,10 +40,18 @@ WAIT_S = 60.0  # !wait: how long we keep waiting for the first move (lichess-bot
 HOWTO = "How to run a bot: lichess.org/api#tag/Bot (I run pibot)."
 
 
+@dataclass(frozen=True)
+class ChatGame:
+    """What only a running game answers: !wait (extends the no-first-move abort and
+    says whether it could) and !level (the game's level, said to everyone)."""
+
+    wait: Callable[[], bool] | None = None
+    level: str | None = None
+
+
 def answer(text: str, me: str, bot_name: str, eval_text: Callable[[], str],
            room: str = "player", playing: bool = True,
-           spectator_eval: bool = False,
-           wait: Callable[[], bool] | None = None) -> str | None:
+           spectator_eval: bool = False, game: ChatGame = ChatGame()) -> str | None:
     """Reply to a chat command, or None if the line is not one of ours.
 
     The evaluation (score, PV, best move) is never given in the player room
@@ -51,18 +60,21 @@ def answer(text: str, me: str, bot_name: str, eval_text: Callable[[], str],
     room to everyone but the players, logged out included
     (app/controllers/Round.scala getWatcherChat), so the opponent can read it
     from a second browser.
-    `wait()` extends the no-first-move abort by WAIT_S and says whether it could
+    `game.wait()` extends the no-first-move abort by WAIT_S and says whether it could
     (lichess-bot conversation.py: !wait works only while the game is abortable).
+    !level is no advice: the strength the opponent plays against, in either room.
     """
     cmd = text.strip().split(" ", 1)[0].lower()
     if cmd == "!help":
-        return "Commands: !help, !eval, !name, !wait, !howto"
+        return "Commands: !help, !eval, !name, !level, !wait, !howto"
     if cmd == "!howto":
         return HOWTO
     if cmd == "!wait":
-        if wait is not None and wait():
+        if game.wait is not None and game.wait():
             return f"Waiting {WAIT_S:.0f} seconds..."
         return None
+    if cmd == "!level":
+        return clip(game.level) if game.level else None
     if cmd == "!name":
         return clip(f"I am {me}, running {bot_name} (C11 engine on a Raspberry Pi).")
     if cmd == "!eval":

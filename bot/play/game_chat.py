@@ -1,4 +1,5 @@
-"""One game's chat: its greeting, its goodbye and the answers to chat commands.
+"""One game's chat: its greeting, its goodbye and the answers to chat commands
+(the greeting and !level as the game's terms say: bot/play/terms.py).
 
 What is said is chat.py's (pure functions); this posts it through the game's
 Outbox, so chat never delays a move.
@@ -11,6 +12,7 @@ from bot.play import chat
 from bot.play.context import GameContext
 from bot.play.game_state import GameState
 from bot.play.outbox import Outbox
+from bot.play.terms import GameTerms
 from bot.play.thinker import Thinker
 from bot.play.timers import GameTimers
 
@@ -23,10 +25,21 @@ def eval_text(thinker: Thinker | None) -> str:
     return chat.format_eval(res.score_cp, res.mate, res.depth, list(res.pv))
 
 
+def level_text(terms: GameTerms) -> str:
+    """!level's answer: the level this game is played at, and what chose it."""
+    if terms.elo is None:
+        return "I play this game at full strength."
+    why = {"fallback": ", the default for a provisional or unknown rating"}.get(
+        terms.rule, ", matched to my opponent's rating" if terms.rule.startswith("match")
+        else "")
+    return f"I play this game at level {terms.elo} (Stockfish's UCI_Elo scale){why}."
+
+
 class GameChat:
     def __init__(self, ctx: GameContext, st: GameState, outbox: Outbox,
-                 timers: GameTimers) -> None:
+                 timers: GameTimers, terms: GameTerms) -> None:
         self.ctx, self.st, self.outbox, self.timers = ctx, st, outbox, timers
+        self.level = level_text(terms)
 
     def greet(self, goodbye: bool) -> None:
         """The greeting at the start (`goodbye` False) or the goodbye at the end."""
@@ -42,6 +55,6 @@ class GameChat:
         reply = chat.answer(ev.text, me, cfg.bot_name, lambda: eval_text(thinker),
                             room=ev.room, playing=not self.st.over,
                             spectator_eval=cfg.spectator_eval,
-                            wait=self.timers.wait_for_first_move)
+                            game=chat.ChatGame(self.timers.wait_for_first_move, self.level))
         if reply:
             self.outbox.say(ev.room, reply)

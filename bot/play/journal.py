@@ -29,6 +29,7 @@ from bot.lichess import events
 from bot.play.choice import Choice
 from bot.play.context import GameContext
 from bot.play.game_state import GameState
+from bot.play.terms import GameTerms
 from bot.store import pgn
 from bot.store.model import GameEnd, GameStart, MoveRecord, RatingsAfter, Record, speed_of
 
@@ -79,9 +80,9 @@ class GameJournal:
 
     # -- what the runner tells it --------------------------------------------------
     def started(self, full: events.GameFull, color: str, initial_fen: str | None,
-                chess960: bool) -> None:
-        """The gameFull: the game's start record; `initial_fen` None is its variant's
-        start position."""
+                chess960: bool, terms: GameTerms) -> None:
+        """The gameFull: the game's start record, with the level it is played at;
+        `initial_fen` None is its variant's start position."""
         me, them = (full.white, full.black) if color == "white" else (full.black, full.white)
         clock = full.clock
         speed = full.speed or (speed_of(clock.initial_ms / 1000, clock.increment_ms / 1000)
@@ -100,7 +101,8 @@ class GameJournal:
             # Lichess exports an arena game's Event as the arena's name (else pgn.event's
             # "Rated Blitz tournament <url>").
             tournament_name=self.tournament_name(full.tournament_id)
-            if full.tournament_id and self.tournament_name else None)
+            if full.tournament_id and self.tournament_name else None,
+            strength=terms.label, strength_rule=terms.rule)
         if self._board is None:
             try:
                 self._board = variants.get(full.variant).start_board(initial_fen, chess960)

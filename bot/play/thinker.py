@@ -8,7 +8,8 @@ if that clear (or the start-up warm-up) is still running, it is hurried
 goes back at the end (`release`: cleared in the background again).  Only when
 the pool has no free slot (more games than `challenge.concurrency`, e.g. games
 resumed after a restart) or there is no pool does the game create an engine of
-its own, closed at its end.
+its own, closed at its end.  The game's level goes to the engine when the game
+takes it, before its first search.
 
 All engine calls go through a private single-thread executor, so two
 searches (or a search and set_position/close) can never overlap, even when
@@ -45,11 +46,16 @@ class StartPosition:
 class Thinker:
     def __init__(self, game_id: str, cfg: EngineConfig, sizing: EngineSizing,
                  start: StartPosition, pool: EnginePool | None = None,
-                 threads_now: Callable[[], int] | None = None) -> None:
+                 threads_now: Callable[[], int] | None = None,
+                 strength: int | None = None) -> None:
         self.game_id = game_id
         self.cfg = cfg
         self.sizing = sizing  # engine.hash_mb and engine.threads as numbers
         self.start = start
+        # The game's level (bot/play/terms.py): an Elo, or None for full strength.  Set
+        # on the engine once, when the game takes it: a pooled engine keeps the level
+        # of its last game until told otherwise.
+        self.strength = strength
         self.engine: Any = None
         self.pooled = False  # the engine is the pool's (released, not closed, at the end)
         self.slot: int | None = None  # the pool slot, for the status file
@@ -100,6 +106,8 @@ class Thinker:
             # First search: borrow here, on the engine thread (acquire may block for
             # a moment); a search cancelled meanwhile still leaves it for close().
             self.engine = self._borrow()
+            # TODO(lead, issue 47): self.engine.set_strength(self.strength) here, once
+            # Engine.set_strength (h8-levels) is on main.
         threads = max(1, self._threads_now())
         if threads != self._threads:
             # First search on this (possibly reused) engine, or the thermal limit changed.

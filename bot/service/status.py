@@ -90,10 +90,13 @@ def game_status(runner: GameRunner) -> status_file.GameStatus:
         theirs = int(st.clock.remaining_ms(other, to_move if running else "", now))
     res = runner.thinker.last if runner.thinker is not None else None
     recent = runner.latency.recent
-    return status_file.GameStatus(
+    row = status_file.GameStatus(
         id=runner.game_id, opponent=st.opponent, color=st.color,
         time_control=st.full.time_control() if st.full is not None else "-",
         plies=len(st.moves), my_clock_ms=mine,
         opponent_clock_ms=theirs, eval_cp=res.score_cp if res is not None else None,
         mate=res.mate if res is not None else None, depth=res.depth if res is not None else None,
         latency_ms=recent[-1] if recent else None)
+    if runner.terms is not None:
+        row["strength"] = runner.terms.label
+    return row

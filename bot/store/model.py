@@ -47,6 +47,8 @@ class GameStart:
     days_per_turn: int | None = None
     tournament_id: str | None = None
     tournament_name: str | None = None
+    strength: str | None = None     # the engine's level: "full" or an Elo ("1450")
+    strength_rule: str | None = None  # what set it: full, an Elo, match[+-N], fallback
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,8 @@ comment as `{ [%eval E] [%clk H:MM:SS] }`:
 Headers follow lila's order: Event (the arena's name when there is one, else
 "Rated Blitz game"), Site, Date, Round, White, Black, Result, UTCDate, UTCTime,
 WhiteElo, BlackElo, WhiteRatingDiff, BlackRatingDiff, WhiteTitle, BlackTitle,
-Variant, TimeControl, (FEN, SetUp), Termination.
+Variant, TimeControl, (FEN, SetUp), Termination; then pibot's own BotStrength,
+the level the engine played at ("full" or an Elo, "1450"), where it is known.
 
 Where a move has no eval of its own (the opponent's moves, a book move), it
 takes the nearest one the engine gave for the same position: the search for
@@ -153,7 +154,8 @@ def stored_game(start: GameStart, end: GameEnd | None = None) -> StoredGame:
         site=start.site, started_at=start.started_at,
         ended_at=end.ended_at if end else None, status=end.status if end else None,
         winner=end.winner if end else None,
-        result=result_for(start.color, end.status, end.winner) if end else None)
+        result=result_for(start.color, end.status, end.winner) if end else None,
+        strength=start.strength, strength_rule=start.strength_rule)
 
 
 def render(g: StoredGame, moves: list[MoveRecord], notes: dict[int, str] | None = None) -> str:
@@ -198,6 +200,8 @@ def render(g: StoredGame, moves: list[MoveRecord], notes: dict[int, str] | None 
         h["FEN"] = board.fen()
         h["SetUp"] = "1"
     h["Termination"] = _TERMINATION.get(g.status or "started", "Unknown")
+    if g.strength:
+        h["BotStrength"] = g.strength
 
     played: list[tuple[chess.Move, MoveRecord]] = []
     for m in moves:

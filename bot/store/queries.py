@@ -55,13 +55,16 @@ class StoredGame:
     status: str | None
     winner: str | None
     result: str | None
+    strength: str | None = None  # the engine's level: "full" or an Elo; None: not recorded
+    strength_rule: str | None = None  # what set it: full, an Elo, match[+-N], fallback
 
 
 _GAME_FIELDS = ("id", "account", "color", "opponent", "opponent_title", "my_rating",
                 "opponent_rating", "my_rating_after", "opponent_rating_after", "speed",
                 "variant", "initial_fen", "clock_initial_ms", "clock_increment_ms",
                 "days_per_turn", "rated", "tournament_id", "tournament_name", "site",
-                "started_at", "ended_at", "status", "winner", "result")
+                "started_at", "ended_at", "status", "winner", "result", "strength",
+                "strength_rule")
 _MOVE_FIELDS = ("game_id", "ply", "color", "uci", "san", "clock_before_ms", "clock_after_ms",
                 "think_ms", "score_cp", "mate", "depth", "nodes", "source", "latency_ms", "at")
 
@@ -222,6 +225,13 @@ class Tally(TypedDict):
     score: float     # points per game, 0..1 (a draw is half)
 
 
+class LevelTally(Tally):
+    """The games played under one strength rule against one kind of opponent."""
+
+    lowest: int | None   # the lowest and highest Elo played; None: full strength only
+    highest: int | None
+
+
 class RatingPoint(TypedDict):
     date: str        # YYYY-MM-DD (UTC) of the game's end
     game_id: str
@@ -236,6 +246,9 @@ class History(TypedDict):
     by_speed: dict[str, Tally]
     by_opponent: dict[str, Tally]
     by_period: dict[str, Tally]
+    # "humans: match+100", "bots: full", ...: what set the engine's level (games with
+    # one recorded); the opponents' score is 1 - score.
+    by_level: dict[str, LevelTally]
     rating: dict[str, list[RatingPoint]]   # rated games only, per speed, oldest first
 
 
@@ -254,6 +267,18 @@ def _add(t: Tally, result: str) -> None:
     t["score"] = round((t["wins"] + t["draws"] / 2) / t["games"], 3)
 
 
+def _add_level(by_level: dict[str, LevelTally], title: str | None, rule: str,
+               level: str | None, result: str) -> None:
+    key = f"{'bots' if title == 'BOT' else 'humans'}: {rule}"
+    t = by_level.setdefault(key, LevelTally(games=0, wins=0, draws=0, losses=0, score=0.0,
+                                            lowest=None, highest=None))
+    _add(t, result)
+    if level is not None and level.isdigit():
+        elo = int(level)
+        t["lowest"] = elo if t["lowest"] is None else min(t["lowest"], elo)
+        t["highest"] = elo if t["highest"] is None else max(t["highest"], elo)
+
+
 def period_key(when: float, period: Period) -> str:
     d = dt.datetime.fromtimestamp(when, dt.UTC)
     if period == "day":
@@ -266,18 +291,22 @@ def period_key(when: float, period: Period) -> str:
 
 def history(conn: sqlite3.Connection, since: float, until: float,
             period: Period = "week") -> History:
-    """Results per speed, opponent and period, and the rating trend, of the games
-    that ended in [since, until)."""
+    """Results per speed, opponent, period and level, and the rating trend, of the
+    games that ended in [since, until)."""
     out = History(since=dt.datetime.fromtimestamp(since, dt.UTC).strftime("%Y-%m-%d"),
                   until=dt.datetime.fromtimestamp(until, dt.UTC).strftime("%Y-%m-%d"),
                   period=period, total=_empty(), by_speed={}, by_opponent={}, by_period={},
-                  rating={})
+                  by_level={}, rating={})
     rows = conn.execute(
-        "SELECT id, speed, opponent, ended_at, result, rated, my_rating, my_rating_after "
+        "SELECT id, speed, opponent, ended_at, result, rated, my_rating, my_rating_after, "
+        "opponent_title, strength, strength_rule "
         "FROM games WHERE ended_at >= ? AND ended_at < ? AND result IS NOT NULL "
         "ORDER BY ended_at, id", (since, until))
-    for game_id, speed, opponent, ended, result, rated, before, after in rows:
+    for (game_id, speed, opponent, ended, result, rated, before, after, title, level,
+         rule) in rows:
         _add(out["total"], result)
+        if rule is not None:
+            _add_level(out["by_level"], title, rule, level, result)
         _add(out["by_speed"].setdefault(speed, _empty()), result)
         _add(out["by_opponent"].setdefault(opponent, _empty()), result)
         _add(out["by_period"].setdefault(period_key(ended, period), _empty()), result)

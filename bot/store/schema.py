@@ -91,7 +91,13 @@ _V3 = (
     "CREATE INDEX heat_at ON heat(at)",
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3)
+# Version 4: the engine's level in each game (issue 47; NULL: a game played before).
+_V4 = (
+    "ALTER TABLE games ADD COLUMN strength TEXT",       # 'full' or an Elo ('1450')
+    "ALTER TABLE games ADD COLUMN strength_rule TEXT",  # full, an Elo, match[+-N], fallback
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3, _V4)
 VERSION = len(MIGRATIONS)
 
 

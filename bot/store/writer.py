@@ -60,15 +60,16 @@ _MOVE_SQL = (
 
 _GAME_COLS = ("account", "color", "opponent", "opponent_title", "my_rating", "opponent_rating",
               "speed", "variant", "initial_fen", "clock_initial_ms", "clock_increment_ms",
-              "days_per_turn", "rated", "tournament_id", "tournament_name", "site", "started_at")
-# A game resumed after a restart sends its GameStart again: the first one stands,
-# except for what it did not know.
+              "days_per_turn", "rated", "tournament_id", "tournament_name", "site", "started_at",
+              "strength", "strength_rule")
+# A game resumed after a restart sends its GameStart again: the first one stands
+# (its level too, whatever a reload changed since), except for what it did not know.
 _GAME_SQL = (
     "INSERT INTO games (id, " + ", ".join(_GAME_COLS) + ") VALUES ("
     + ", ".join("?" * (1 + len(_GAME_COLS))) + ") ON CONFLICT (id) DO UPDATE SET "
     + ", ".join(f"{c} = COALESCE(games.{c}, excluded.{c})"
                 for c in ("opponent_title", "my_rating", "opponent_rating", "tournament_id",
-                          "tournament_name")))
+                          "tournament_name", "strength", "strength_rule")))
 
 
 def _describe(exc: BaseException) -> str:
