@@ -170,20 +170,21 @@ def test_the_first_matching_profile_applies_with_its_settings() -> None:
         "draw_or_resign": {"resign_enabled": True}})
     casual = terms_for(cfg, _full({**HUMAN, "rating": 1800}), "white")
     assert (casual.profile, casual.elo, casual.rule) == ("friendly", 1600, "match-200")
-    assert not casual.cfg.draw_or_resign.resign_enabled
-    assert not casual.cfg.draw_or_resign.offer_draw_enabled
-    assert casual.cfg.game.max_takebacks_accepted == 2 and casual.cfg.game.accept_takebacks
-    assert casual.cfg.greeting.hello == "Have fun, {opponent}!" and not casual.book
+    played = casual.config(cfg)
+    assert not played.draw_or_resign.resign_enabled
+    assert not played.draw_or_resign.offer_draw_enabled
+    assert played.game.max_takebacks_accepted == 2 and played.game.accept_takebacks
+    assert played.greeting.hello == "Have fun, {opponent}!" and not casual.book
     rated = terms_for(cfg, _full({**HUMAN, "rating": 1800}, rated=True), "white")
     assert (rated.profile, rated.elo) == (None, 1800) and rated.book
-    assert rated.cfg.draw_or_resign.resign_enabled  # the general settings
+    assert rated.config(cfg).draw_or_resign.resign_enabled  # the general settings
     arena = terms_for(cfg, _full(HUMAN, tournament="abcd1234"), "white")
     assert (arena.profile, arena.elo) == ("arena", None)
     # A profile for any opponent: its takebacks are for humans only.
     bots = parse_config({"strength": {"profiles": [{"takebacks": 3, "level": 2000}]}})
     against_bot = terms_for(bots, _full(BOT), "white")
     assert (against_bot.profile, against_bot.elo) == ("#1", 2000)
-    assert against_bot.cfg.game.max_takebacks_accepted is None
+    assert against_bot.config(bots).game.max_takebacks_accepted is None
 
 
 def test_profiles_match_speed_and_variant() -> None:

@@ -178,3 +178,36 @@ def test_queue_humans_first(tmp_path: Path) -> None:
         emu.opponent_action(holder, "resign")
         assert _start(emu, human)
         assert emu.challenges.status(robot) == "created"  # still waiting
+
+
+def test_a_parked_correspondence_game_keeps_its_level_over_a_reload(
+        tmp_path: Path, monkeypatch: Any) -> None:
+    from bot.lichess import client
+
+    monkeypatch.setattr(client, "PLAYING_MIN_INTERVAL_S", 0.5)  # check-ins within seconds
+    corr = {"move_time": 0.2, "disconnect_time": 1, "checkin_period": 1}
+    tcs = ["bullet", "blitz", "rapid", "correspondence"]
+    with bot_and_emulator(tmp_path, strength={"humans": "match"}, correspondence=corr,
+                          challenge={"time_controls": tcs}) as (emu, bot):
+        opp = OpponentSpec(policy="random", think_time_s=4, seed=3, resign_after=2)
+        gid = emu.challenge_bot(challenger="lena", challenger_rating=1700, rated=False,
+                                clock_limit_s=None, days=2, color="black", opponent=opp)
+        emu.wait_game_started(gid, 10)
+        svc = bot.service
+        assert svc is not None and svc.supervisor is not None
+        sup = svc.supervisor
+        assert wait_until(lambda: gid in sup.parked and gid not in sup.games, 6), "not parked"
+        data = {"url": emu.url, "network": FAST_NETWORK, "strength": {"humans": 2200},
+                "engine": {"hash_mb": 8, "threads": 1, "move_overhead_ms": 50},
+                "records": {"db": str(tmp_path / "pibot.db")},
+                "pgn_directory": str(tmp_path / "games"), "correspondence": corr,
+                "challenge": {"time_controls": tcs}}
+        path = tmp_path / "reloaded.yml"
+        path.write_text(yaml.safe_dump(data))
+        svc.config_path = str(path)
+        bot.call(svc.reload)
+        assert wait_until(lambda: str(svc.live.now.strength.humans) == "2200", 10)
+        # Checked back in after the reload, played on and ended: at the level it began with.
+        assert emu.wait_game_over(gid, 30).status == "resign"
+        assert len(emu.game(gid).moves) >= 3  # it moved again after the reload
+        assert _pgn_level(tmp_path, gid) == '[BotStrength "1700"]'

@@ -10,6 +10,7 @@ from bot.engine.pool import EnginePool
 from bot.lichess.client import Lichess
 from bot.play.game_state import GameHooks
 from bot.play.records import Saver
+from bot.play.terms import KeptTerms
 from bot.sources.chain import MoveSources
 from bot.store.model import MoveRecord, RatingsAfter
 from bot.store.writer import RecordWriter
@@ -39,3 +40,5 @@ class GameContext:
     tournament_name: Callable[[str], str | None] | None = None
     # A rated game's rating changes once its gameFinish has come (the supervisor's).
     ratings_after: Callable[[], RatingsAfter | None] = lambda: None
+    # The game's level and profile once chosen (the supervisor's, kept like comments).
+    kept_terms: KeptTerms = field(default_factory=KeptTerms)

@@ -170,7 +170,8 @@ class GameRunner:
         st.seat(ev, self.ctx.me)
         seat = self.seat
         if seat is None:
-            seat = self.seat = self._seat(terms_for(self.ctx.cfg, ev, st.color))
+            seat = self.seat = self._seat(self.ctx.kept_terms.keep(
+                lambda: terms_for(self.ctx.cfg, ev, st.color)))
         self.journal.started(ev, st.color, st.initial_fen, st.chess960, seat.terms)
         log.info("game %s: %s vs %s, I play %s, %d moves so far; %s", self.game_id,
                  ev.white.name or None, ev.black.name or None, st.color, len(ev.state.moves),
@@ -181,10 +182,11 @@ class GameRunner:
 
     def _seat(self, terms: GameTerms) -> Seat:
         st = self.st
-        # The profile's settings are in terms.cfg; a game without book moves asks the
-        # sources without the books.
-        ctx = dataclasses.replace(self.ctx, cfg=terms.cfg, sources=self.ctx.sources
-                                  if terms.book else _without_book(self.ctx.sources))
+        # The rooms read the profile's settings in their config; a game without book
+        # moves asks the sources without the books.
+        ctx = dataclasses.replace(self.ctx, cfg=terms.config(self.ctx.cfg),
+                                  sources=self.ctx.sources if terms.book
+                                  else _without_book(self.ctx.sources))
         start = StartPosition(st.initial_fen, st.chess960, variants.get(st.variant).engine)
         # The Thinker takes its engine at the first search: a book move never waits for one.
         thinker = Thinker(self.game_id, ctx.cfg.engine, ctx.cfg.sized, start, ctx.pool,

@@ -37,6 +37,7 @@ from bot.play.farming import RecentGames
 from bot.play.game import GameRunner
 from bot.play.game_state import GameHooks
 from bot.play.records import Saver
+from bot.play.terms import KeptTerms
 from bot.sources.chain import MoveSources
 from bot.store.model import MoveRecord, RatingsAfter
 from bot.store.writer import RecordWriter
@@ -88,6 +89,7 @@ class GameSupervisor:
         # and a correspondence game's parking.
         self._comments: dict[str, dict[int, str]] = {}
         self._moves: dict[str, dict[int, MoveRecord]] = {}  # the same for the records
+        self._terms: dict[str, KeptTerms] = {}  # the same for the level and profile
         # A rated game's rating changes from its gameFinish event, for its PGN file.
         self._ratings: dict[str, RatingsAfter] = {}
         self._tasks: set[asyncio.Task[None]] = set()  # check-ins, goodbyes
@@ -191,7 +193,8 @@ class GameSupervisor:
             previous_lines=tuple(self.shared.recent_games.lines(opponent)),
             saver=self.shared.saver, comments=self._comments.setdefault(gid, {}),
             writer=kit.writer, moves=self._moves.setdefault(gid, {}),
-            tournament_name=kit.tournament_name, ratings_after=lambda: self._ratings.get(gid))
+            tournament_name=kit.tournament_name, ratings_after=lambda: self._ratings.get(gid),
+            kept_terms=self._terms.setdefault(gid, KeptTerms()))
 
     async def _run_game(self, gid: str, cfg: Config, opponent: str) -> None:
         parked = False
@@ -224,6 +227,7 @@ class GameSupervisor:
                 self.corr_slots.finish(gid)
                 self._comments.pop(gid, None)
                 self._moves.pop(gid, None)
+                self._terms.pop(gid, None)
                 self._ratings.pop(gid, None)
                 self._ended[gid] = time.monotonic()
 
