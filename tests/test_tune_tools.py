@@ -145,6 +145,17 @@ def test_build_variant_makes_a_working_uci_engine(tmp_path: Path) -> None:
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "NET=nope.pbnn: no such file" in missing.stderr
     assert missing.stderr.count("\n") == 1 and not out.exists()
+    # A Python without setuptools (as every venv of 3.12 and later) cannot compile with
+    # cffi: one line that says how to install it, before anything is copied.
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True,
+                   timeout=120)
+    no_setuptools = subprocess.run(
+        ["sh", script, str(out), params], capture_output=True, text=True, timeout=60,
+        env={**env, "PATH": f"{bare / 'bin'}{os.pathsep}{os.environ['PATH']}"})
+    assert no_setuptools.returncode == 2, no_setuptools.stderr
+    assert "has no setuptools" in no_setuptools.stderr and "pip install" in no_setuptools.stderr
+    assert no_setuptools.stderr.count("\n") == 1 and not out.exists()
     wide = tmp_path / "wide.pbnn"
     write_pbnn(wide, make(5, buckets=8, hidden=512))
     build = subprocess.run(["sh", script, str(out), params], env={**env, "NET": str(wide)},
