@@ -34,6 +34,8 @@ from bot.challenges.matchmaking import valid_clock
 from bot.config import parse_config
 from bot.emulator import AccountSpec, Emulator, OpponentSpec, UserSpec
 from bot.lichess.client import Lichess
+from bot.lichess.events import GameEvent
+from bot.lichess.streams import Item
 from bot.lichess.token import Token
 
 MOVE = "POST /api/bot/game/*/move/*"
@@ -501,8 +503,8 @@ def test_a_post_right_after_a_finished_stream_is_not_lost() -> None:
     try:
         api = Lichess(server.url, Token("lip_x", "test"), bot_config(server.url).network)
 
-        async def stream_then_chat() -> list[Any]:
-            q: asyncio.Queue[Any] = asyncio.Queue()
+        async def stream_then_chat() -> list[Item[GameEvent]]:
+            q: asyncio.Queue[Item[GameEvent]] = asyncio.Queue()
             api.start_game_stream("g1", q)
             got = [await asyncio.wait_for(q.get(), 5) for _ in range(3)]
             await api.game.chat("g1", "Good game!")
