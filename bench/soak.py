@@ -55,7 +55,7 @@ from bot.emulator import (
 from bot.emulator.config import UserSpec
 from bot.host import control_socket
 from bot.host.logsetup import setup_logging
-from bot.lichess.client import POLICIES
+from bot.lichess.endpoints import POLICIES
 from bot.lichess.token import Token
 from bot.play.game_state import GameHooks
 from bot.service import Service
@@ -145,7 +145,7 @@ def max_in_window(times: list[float], window_s: float = 60.0) -> int:
 
 
 PER_GAME = ("/move/", "/chat", "/api/bot/game/stream/")
-# "METHOD /path" -> the bot's rate class (bot.lichess.client POLICIES), for the pause check.
+# "METHOD /path" -> the bot's rate class (bot.lichess.endpoints POLICIES), for the pause check.
 _CLASS_OF = [(p.method, re.compile("^" + re.sub(r"\{[^}]+\}", "[^/]+", p.path) + "$"),
               p.rate_class, p.on_429) for p in POLICIES.values()]
 

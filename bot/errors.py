@@ -60,7 +60,9 @@ def read_regular_file(path: Path, what: str, missing_fix: str, unreadable_fix: s
         raise UserError(f"{what} {path} does not exist; {missing_fix}") from None
     except OSError as exc:
         raise UserError(f"cannot read {what} {path}: {exc.strerror}; {unreadable_fix}") from None
-    with os.fdopen(fd, "rb") as f:
+    # Checked on the bare descriptor: os.fdopen itself refuses a directory
+    # (IsADirectoryError) on some Pythons, e.g. 3.11.7.
+    try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
             raise UserError(f"{what} {path} is a directory, not a file; {missing_fix}")
@@ -70,11 +72,13 @@ def read_regular_file(path: Path, what: str, missing_fix: str, unreadable_fix: s
         if st.st_size > max_bytes:
             raise UserError(f"{what} {path} is {st.st_size} bytes, more than the "
                             f"{max_bytes} a {what} can be; check the path")
-        try:
+        with os.fdopen(fd, "rb", closefd=False) as f:
             return f.read(max_bytes + 1)
-        except OSError as exc:
-            raise UserError(f"cannot read {what} {path}: {exc.strerror}; "
-                            f"{unreadable_fix}") from None
+    except OSError as exc:
+        raise UserError(f"cannot read {what} {path}: {exc.strerror}; "
+                        f"{unreadable_fix}") from None
+    finally:
+        os.close(fd)
 
 
 def read_user_file(path: Path, what: str, missing_fix: str, unreadable_fix: str,

@@ -379,7 +379,7 @@ if [ "$DO_BUILD" = 1 ]; then
     step "copying the source tree to a build directory"
     mkdir "$WORK/src"
     tar -C "$REPO" --exclude=.git --exclude=build --exclude=dist --exclude='*.egg-info' \
-        --exclude=venv --exclude=.venv --exclude=__pycache__ --exclude='*.so' \
+        --exclude=venv --exclude=.venv --exclude='.venv-*' --exclude=__pycache__ --exclude='*.so' \
         --exclude=engine_c/out --exclude=.pytest_cache --exclude=.ruff_cache \
         --exclude=.mypy_cache -cf - . |
         tar -C "$WORK/src" -xf -

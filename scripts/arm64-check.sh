@@ -183,7 +183,7 @@ open_overlay() {
     # The checkout, as an owner's clone (no build products of this host).
     mkdir -p -- "$W$SRC_IN_ROOT"
     tar -C "$REPO" --exclude=.git --exclude=build --exclude=dist --exclude='*.egg-info' \
-        --exclude=venv --exclude=.venv --exclude=__pycache__ --exclude='*.so' \
+        --exclude=venv --exclude=.venv --exclude='.venv-*' --exclude=__pycache__ --exclude='*.so' \
         --exclude=engine_c/out --exclude=.pytest_cache --exclude=.ruff_cache \
         --exclude=.mypy_cache -cf - . |
         tar -C "$W$SRC_IN_ROOT" -xf -

@@ -18,7 +18,7 @@ import pytest
 from bot.config import parse_config
 from bot.lichess import events
 from bot.lichess.client import Lichess
-from bot.lichess.streams import StreamClosed, StreamOpened
+from bot.lichess.streams import Item, StreamClosed, StreamOpened
 
 CHALLENGE = {"id": "c1", "status": "created", "url": "https://lichess.org/c1",
              "challenger": {"id": "alice", "name": "Alice", "title": None, "rating": 1500,
@@ -183,11 +183,11 @@ def test_the_stream_queues_parsed_events_and_skips_bad_lines(
     cfg = parse_config({"url": stream_server.url,
                         "network": {"connect_timeout_s": 2, "stream_read_timeout_s": 2}})
 
-    async def read_all() -> list[Any]:
+    async def read_all() -> list[Item[events.AccountEvent]]:
         api = Lichess(cfg.url, None, cfg.network)
-        queue: asyncio.Queue[Any] = asyncio.Queue()
+        queue: asyncio.Queue[Item[events.AccountEvent]] = asyncio.Queue()
         stream = api.start_event_stream(queue)
-        got: list[Any] = []
+        got: list[Item[events.AccountEvent]] = []
         while not got or not isinstance(got[-1], StreamClosed):
             got.append(await asyncio.wait_for(queue.get(), 10))
         stream.stop()

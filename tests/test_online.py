@@ -16,8 +16,8 @@ from conftest import closed_port
 
 from bot.config import parse_config
 from bot.emulator import DEFAULT_TOKEN, CloudPv, Emulator, EmulatorConfig, ExplorerMove
-from bot.lichess.client import USER_AGENT
 from bot.lichess.token import Token
+from bot.lichess.transport import USER_AGENT
 from bot.sources.online import OnlineSources
 
 TABLES = Path(__file__).parent / "data" / "syzygy"

@@ -99,8 +99,8 @@ def test_sdist_builds_and_installs_in_a_clean_venv(tmp_path: Path) -> None:
     # directory it builds in, which tests running beside this one (pytest -n) read.
     src, dist = tmp_path / "src", tmp_path / "dist"
     shutil.copytree(ROOT, src, ignore=shutil.ignore_patterns(
-        ".git", ".venv", "venv", "build", "dist", "*.egg-info", "__pycache__", "*.so", "out",
-        ".pytest_cache", ".ruff_cache"))
+        ".git", ".venv", ".venv-*", "venv", "build", "dist", "*.egg-info", "__pycache__", "*.so",
+        "out", ".pytest_cache", ".ruff_cache"))
     built = subprocess.run([sys.executable, "-m", "build", "--sdist", "--outdir", str(dist)],
                            capture_output=True, text=True, timeout=600, cwd=src, env=env)
     assert built.returncode == 0, built.stdout + built.stderr

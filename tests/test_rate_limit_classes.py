@@ -58,12 +58,12 @@ def test_a_429_pauses_only_its_endpoint_class(caplog: pytest.LogCaptureFixture) 
 
         async def scenario() -> float:
             with pytest.raises(RateLimited):
-                await api.chat(gid, "hello")
+                await api.game.chat(gid, "hello")
             with pytest.raises(RateLimited):
-                await api.chat(gid, "again")  # paused: not even sent
+                await api.game.chat(gid, "again")  # paused: not even sent
             t = time.monotonic()
-            await api.accept(cid)  # another class: goes out at once
-            await api.move(gid, "e2e4", lambda: 60_000.0)  # 429, then retried
+            await api.challenges.accept(cid)  # another class: goes out at once
+            await api.game.move(gid, "e2e4", lambda: 60_000.0)  # 429, then retried
             return time.monotonic() - t
 
         took = asyncio.run(scenario())

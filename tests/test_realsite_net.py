@@ -34,6 +34,8 @@ from bot.challenges.matchmaking import valid_clock
 from bot.config import parse_config
 from bot.emulator import AccountSpec, Emulator, OpponentSpec, UserSpec
 from bot.lichess.client import Lichess
+from bot.lichess.events import GameEvent
+from bot.lichess.streams import Item
 from bot.lichess.token import Token
 
 MOVE = "POST /api/bot/game/*/move/*"
@@ -84,7 +86,7 @@ def test_move_can_offer_a_draw() -> None:
                                       opponent=OpponentSpec(think_time_s=30,
                                                             accept_draw=True))
         api = Lichess(emu.url, Token(emu.token, "test"), bot_config(emu.url).network)
-        asyncio.run(api.move(gid, "e2e4", lambda: 60_000.0, offering_draw=True))
+        asyncio.run(api.game.move(gid, "e2e4", lambda: 60_000.0, offering_draw=True))
         snap = emu.wait_game_over(gid, 10)  # the opponent accepts the offer
         assert snap.moves == ["e2e4"] and snap.status == "draw", snap
 
@@ -371,7 +373,7 @@ def test_move_429_is_retried_soon_but_not_at_once() -> None:
                                       opponent=OpponentSpec(think_time_s=30))
         api = Lichess(emu.url, Token(emu.token, "test"), bot_config(emu.url).network)
         emu.faults.inject("http_error", MOVE, status=429)
-        asyncio.run(api.move(gid, "e2e4", lambda: 60_000.0))
+        asyncio.run(api.game.move(gid, "e2e4", lambda: 60_000.0))
         posts = emu.traffic.requests(MOVE)
         assert [r.status for r in posts] == [429, 200]
         assert 0.45 <= posts[1].t - posts[0].t < 2.0, posts
@@ -395,7 +397,7 @@ def test_chat_never_waits_for_a_rate_limit() -> None:
             for _ in range(2):
                 t = time.monotonic()
                 with pytest.raises(RateLimited):
-                    await api.chat(gid, "hello")
+                    await api.game.chat(gid, "hello")
                 took.append(time.monotonic() - t)
             return took
 
@@ -501,11 +503,11 @@ def test_a_post_right_after_a_finished_stream_is_not_lost() -> None:
     try:
         api = Lichess(server.url, Token("lip_x", "test"), bot_config(server.url).network)
 
-        async def stream_then_chat() -> list[Any]:
-            q: asyncio.Queue[Any] = asyncio.Queue()
+        async def stream_then_chat() -> list[Item[GameEvent]]:
+            q: asyncio.Queue[Item[GameEvent]] = asyncio.Queue()
             api.start_game_stream("g1", q)
             got = [await asyncio.wait_for(q.get(), 5) for _ in range(3)]
-            await api.chat("g1", "Good game!")
+            await api.game.chat("g1", "Good game!")
             return got
 
         got = asyncio.run(stream_then_chat())

@@ -14,6 +14,7 @@ from test_service_helpers import bot_and_emulator, needs_engine, wait_until
 
 from bot.emulator import OpponentSpec
 from bot.play.records import file_name
+from bot.store import pgn
 
 
 def _pgn_lines(out: str) -> list[str]:
@@ -87,3 +88,17 @@ def test_game_id_is_sanitised_before_it_becomes_a_file_name() -> None:
     assert file_name("aBcD1234") == "aBcD1234.pgn"
     assert "/" not in file_name("../../etc/passwd") and ".." not in file_name("../x")
     assert file_name("") == "game.pgn"
+
+
+@pytest.mark.parametrize(("status", "winner", "result"), [
+    ("mate", "white", "1-0"), ("resign", "black", "0-1"), ("outoftime", "black", "0-1"),
+    ("draw", None, "1/2-1/2"), ("stalemate", None, "1/2-1/2"),
+    ("outoftime", None, "1/2-1/2"),  # the flag fell against a bare king
+    ("insufficientMaterialClaim", None, "1/2-1/2"),  # lila's status 39: a draw
+    ("variantEnd", None, "1/2-1/2"), ("variantEnd", "white", "1-0"),
+    ("aborted", None, "*"), ("noStart", None, "*"), ("started", None, "*"),
+    ("unknownFinish", None, "*"),
+])
+def test_every_finished_status_has_its_pgn_result(status: str, winner: str | None,
+                                                   result: str) -> None:
+    assert pgn.result(winner, status) == result

@@ -23,7 +23,7 @@ from test_service_helpers import (
 )
 
 from bot.emulator import Emulator, OpponentSpec
-from bot.lichess import client as lichess
+from bot.lichess import api_account
 
 pytestmark = needs_engine
 
@@ -67,7 +67,7 @@ def test_correspondence_game_leaves_the_realtime_slot_free_and_is_never_aborted(
 def test_idle_game_is_parked_and_checked_back_in(tmp_path: Path,
                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     # Lichess is asked at most once a minute; a test cannot wait minutes.
-    monkeypatch.setattr(lichess, "PLAYING_MIN_INTERVAL_S", 0.5)
+    monkeypatch.setattr(api_account, "PLAYING_MIN_INTERVAL_S", 0.5)
     book = write_book(tmp_path / "one.bin", [(chess.Board(), "d2d4", 1)])
     poly = {"enabled": True, "book": {"standard": [str(book)]}}
     with bot_and_emulator(tmp_path, challenge={"time_controls": TC},
@@ -114,7 +114,7 @@ def test_idle_game_is_parked_and_checked_back_in(tmp_path: Path,
 
 def test_waiting_game_at_startup_is_parked_without_a_stream(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(lichess, "PLAYING_MIN_INTERVAL_S", 0.5)
+    monkeypatch.setattr(api_account, "PLAYING_MIN_INTERVAL_S", 0.5)
     emu = Emulator(fast_emulator_config()).start()
     try:
         # Our move is made; the opponent answers after 4 s.

@@ -184,9 +184,10 @@ def test_status_is_a_registered_command() -> None:
 
 def publish(w: sf.Writer) -> str:
     s = sample()
-    return w.publish(account=s["account"], url=s["url"], state=s["state"],
-                     concurrency=s["concurrency"], free_slots=s["free_slots"],
-                     games=s["games"], engine=s["engine"], heat=s["heat"], today=s["today"])
+    return w.publish(sf.Essentials(account=s["account"], url=s["url"], state=s["state"],
+                                   concurrency=s["concurrency"], free_slots=s["free_slots"],
+                                   games=s["games"], engine=s["engine"], heat=s["heat"],
+                                   today=s["today"]))
 
 
 def test_writer_publishes_and_removes(tmp_path: Path) -> None:

@@ -145,6 +145,17 @@ def test_build_variant_makes_a_working_uci_engine(tmp_path: Path) -> None:
                              capture_output=True, text=True, timeout=60)
     assert missing.returncode == 2 and "NET=nope.pbnn: no such file" in missing.stderr
     assert missing.stderr.count("\n") == 1 and not out.exists()
+    # A Python without setuptools (as every venv of 3.12 and later) cannot compile with
+    # cffi: one line that says how to install it, before anything is copied.
+    bare = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(bare)], check=True,
+                   timeout=120)
+    no_setuptools = subprocess.run(
+        ["sh", script, str(out), params], capture_output=True, text=True, timeout=60,
+        env={**env, "PATH": f"{bare / 'bin'}{os.pathsep}{os.environ['PATH']}"})
+    assert no_setuptools.returncode == 2, no_setuptools.stderr
+    assert "has no setuptools" in no_setuptools.stderr and "pip install" in no_setuptools.stderr
+    assert no_setuptools.stderr.count("\n") == 1 and not out.exists()
     wide = tmp_path / "wide.pbnn"
     write_pbnn(wide, make(5, buckets=8, hidden=512))
     build = subprocess.run(["sh", script, str(out), params], env={**env, "NET": str(wide)},
@@ -244,26 +255,33 @@ def test_paired_score_reads_gzipped_pgns(tmp_path: Path) -> None:
 
 
 def test_net_gauntlet_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
-    """tools/tune/net_gauntlet.sh names what is missing before fastchess starts anything."""
+    """tools/tune/net_gauntlet.sh names what is missing before fastchess starts anything.
+
+    Every tool is named by its variable, so no Ethereal, fastchess or shared/ is needed."""
     script = str(ROOT / "tools/tune/net_gauntlet.sh")
     fake = tmp_path / "pibot-uci"
     fake.write_text("#!/bin/sh\n")
     fake.chmod(0o755)
     net = tmp_path / "net.pbnn"
     net.write_bytes(b"")
+    book = tmp_path / "openings.pgn"
+    book.write_text("")
+    tools = {"ETHEREAL": str(fake), "FASTCHESS": str(fake), "OPENINGS": str(book)}
     cases = (
-        ([], "usage:"),
-        ([str(tmp_path / "none"), str(net), "o.pgn"], "is not an executable"),
-        ([str(fake), str(tmp_path / "none.pbnn"), "o.pgn"], "no net at"),
+        ([], {}, "usage:"),
+        ([str(tmp_path / "none"), str(net), "o.pgn"], {}, "is not an executable"),
+        ([str(fake), str(tmp_path / "none.pbnn"), "o.pgn"], {}, "no net at"),
+        # A missing Ethereal is named with the package to install.
+        ([str(fake), str(net), "o.pgn"], {"ETHEREAL": str(tmp_path / "no-ethereal")},
+         "apt-get install ethereal-chess"),
+        ([str(fake), str(net), "o.pgn"], {"FASTCHESS": str(tmp_path / "no-fastchess")},
+         "no fastchess at"),
+        ([str(fake), str(net), "o.pgn"], {"OPENINGS": str(tmp_path / "none.pgn")},
+         "no openings at"),
     )
-    for args, why in cases:
+    for args, env, why in cases:
         proc = subprocess.run(["sh", script, *args], capture_output=True, text=True, timeout=60,
-                              cwd=tmp_path)
+                              cwd=tmp_path, env={**os.environ, **tools, **env})
         assert proc.returncode == 2 and why in proc.stderr, proc.stderr
         assert len(proc.stderr.splitlines()) == 1
-    # A missing Ethereal is named with the package to install.
-    proc = subprocess.run(["sh", script, str(fake), str(net), "o.pgn"], capture_output=True,
-                          text=True, timeout=60, cwd=tmp_path,
-                          env={**os.environ, "ETHEREAL": str(tmp_path / "no-ethereal")})
-    assert proc.returncode == 2 and "apt-get install ethereal-chess" in proc.stderr, proc.stderr
     assert not (tmp_path / "o.pgn").exists()

@@ -175,7 +175,7 @@ class Arenas:
     async def _visit(self, tid: str, team: str | None, password_file: str | None,
                      password: str | None) -> None:
         try:
-            info = await self.api.tournament(tid)
+            info = await self.api.arenas.get(tid)
         except LichessError as exc:
             log.warning("arena %s: could not look at it: %s", tid, exc)
             return
@@ -204,7 +204,7 @@ class Arenas:
             return
         try:
             code = read_password(password_file) if password_file else password
-            await self.api.join_tournament(tid, team, code)
+            await self.api.arenas.join(tid, team, code)
         except UserError as exc:
             self._say(tid, f"cannot join: {exc}", logging.ERROR)
             return
@@ -224,7 +224,7 @@ class Arenas:
 
     async def _withdraw(self, tid: str, why: str) -> None:
         try:
-            await self.api.withdraw_tournament(tid)
+            await self.api.arenas.withdraw(tid)
         except LichessError as exc:
             log.warning("arena %s: withdraw failed: %s", tid, exc)
         self.joined.discard(tid)

@@ -212,9 +212,9 @@ class Incoming:
             if not queued:
                 await self._hold("accept" if d.accept else "decline", cid)
             if d.accept:
-                await self.api.accept(cid, wanted=wanted)
+                await self.api.challenges.accept(cid, wanted=wanted)
             else:
-                await self.api.decline(cid, d.reason, wanted=wanted)
+                await self.api.challenges.decline(cid, d.reason, wanted=wanted)
         except DailyLimitReached as exc:
             # lila Challenge.apiAccept: a BOT at its daily bot-game limit gets 429.
             self.release(cid)
@@ -243,6 +243,6 @@ class Incoming:
     async def _decline_quietly(self, cid: str, reason: str,
                                wanted: Callable[[], bool]) -> None:
         try:
-            await self.api.decline(cid, reason, wanted=wanted)
+            await self.api.challenges.decline(cid, reason, wanted=wanted)
         except LichessError as exc:
             log.info("challenge %s: decline failed: %s", cid, exc)

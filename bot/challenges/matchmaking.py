@@ -120,7 +120,7 @@ class Matchmaker:
         None when Lichess does not say (then only the absolute range applies)."""
         if time.monotonic() - self._perfs_at >= ACCOUNT_MAX_AGE_S:
             try:
-                self._me = await self.api.account()
+                self._me = await self.api.account.profile()
                 self._perfs_at = time.monotonic()
             except LichessError as exc:
                 log.info("matchmaking: cannot read our own ratings: %s", exc)
@@ -159,7 +159,7 @@ class Matchmaker:
     async def _online_opponent(self, speed: str, rated: bool) -> str | None:
         mm = self.live.now.matchmaking
         try:
-            bots = await self.api.online_bots()
+            bots = await self.api.account.online_bots()
         except LichessError as exc:
             log.info("matchmaking: cannot list online bots: %s", exc)
             return None
@@ -231,7 +231,7 @@ class Matchmaker:
         key = f"outgoing:{opponent.lower()}"
         self.slots.reserve(key, opponent, mm.challenge_expiry_s + 30, bot=True)  # BOTs only
         try:
-            ch = await self.api.create_challenge(opponent, rated, base, inc)
+            ch = await self.api.challenges.create(opponent, rated, base, inc)
         except OpponentAtDailyLimit as exc:
             self.slots.release(key)
             self.skip_until[opponent.lower()] = exc.until_wall
@@ -265,7 +265,7 @@ class Matchmaker:
             log.info("matchmaking: %s did not answer; cancelling %s", opponent, cid)
             self.slots.release(cid)
             try:
-                await self.api.cancel_challenge(cid)
+                await self.api.challenges.cancel(cid)
             except LichessError as exc:
                 log.info("matchmaking: cancel failed: %s", exc)
         finally:

@@ -146,7 +146,7 @@ class Outgoing:
         key = f"series:{order.user.lower()}:{n}"
         self.slots.reserve(key, order.user, expiry + 30)
         try:
-            ch = await self.api.create_challenge(order.user, order.rated, order.base_s,
+            ch = await self.api.challenges.create(order.user, order.rated, order.base_s,
                                                  order.inc_s, color=color,
                                                  variant=order.variant)
         except OpponentAtDailyLimit as exc:
@@ -185,6 +185,6 @@ class Outgoing:
 
     async def _cancel(self, cid: str) -> None:
         try:
-            await self.api.cancel_challenge(cid)
+            await self.api.challenges.cancel(cid)
         except LichessError as exc:
             log.info("challenge series: cancel of %s failed: %s", cid, exc)

@@ -66,7 +66,7 @@ class Report:
 async def _check_account(cfg: Config, token: Token, rep: Report) -> None:
     api = Lichess(cfg.url, token, cfg.network)
     try:
-        info = await api.token_test(token)
+        info = await api.account.token_test(token)
     except LichessError as exc:
         rep.bad(f"cannot reach {cfg.url} to test the token: {exc}")
         return
@@ -79,7 +79,7 @@ async def _check_account(cfg: Config, token: Token, rep: Report) -> None:
     else:
         rep.ok(f"token valid for {info.get('userId')} with bot:play")
     try:
-        account = await api.account()
+        account = await api.account.profile()
     except LichessError as exc:
         rep.bad(f"cannot read the account: {exc}")
         return
@@ -97,7 +97,7 @@ async def _check_latency(api: Lichess, cfg: Config, rep: Report) -> None:
     try:
         for _ in range(LATENCY_SAMPLES):
             start = time.perf_counter()
-            await api.account()
+            await api.account.profile()
             samples.append((time.perf_counter() - start) * 1000.0)
     except LichessError as exc:
         rep.warn(f"round trip to {cfg.url} not measured: {exc}")

@@ -39,7 +39,7 @@ def _confirm(username: str) -> bool:
 
 
 async def _upgrade(api: Lichess, yes: bool, check: bool) -> int:
-    account = await api.account()
+    account = await api.account.profile()
     name = account.username or "?"
     if account.is_bot:
         print(f"{name} is a BOT account." if check
@@ -56,7 +56,7 @@ async def _upgrade(api: Lichess, yes: bool, check: bool) -> int:
             print("Not confirmed; the account was not changed.")
             return 1
     try:
-        await api.upgrade_to_bot()
+        await api.account.upgrade()
     except ApiRejected as exc:
         raise UserError(f"Lichess refused the upgrade ({exc}); an account that has played "
                         f"games cannot become a BOT: create a fresh account") from None

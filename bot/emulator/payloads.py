@@ -22,6 +22,7 @@ STATUS_IDS: dict[str, int] = {
     "cheat": 36,
     "noStart": 37,
     "unknownFinish": 38,
+    "insufficientMaterialClaim": 39,  # scalachess Status.scala; api doc/specs GameStatus
     "variantEnd": 60,
 }
 

@@ -225,6 +225,32 @@ def remove(path: Path, pid: int | None = None) -> None:
     path.unlink(missing_ok=True)
 
 
+@dataclass(frozen=True)
+class Essentials:
+    """What every status file says (the Writer adds the schema, pid and times)."""
+
+    account: str
+    url: str
+    state: str                    # "connecting", "accepting", "draining"
+    concurrency: int
+    free_slots: int
+    games: list[GameStatus]
+    engine: EngineStatus
+    heat: HeatStatus
+    today: TodayStatus
+
+
+@dataclass(frozen=True)
+class Extras:
+    """The keys added later (ServiceStatus's optional ones): older files lack them."""
+
+    unsaved_pgns: int = 0
+    pgn_problem: str | None = None
+    queue: list[QueuedStatus] = field(default_factory=list)
+    records: RecordsStatus | None = None
+    arenas: list[ArenaRow] = field(default_factory=list)
+
+
 class Writer:
     """The service's side: publish the state each watchdog tick, remove it on exit.
 
@@ -243,20 +269,16 @@ class Writer:
         # then write after close() removed the file (a failed start left one behind).
         self._lock = threading.Lock()
 
-    def publish(self, *, account: str, url: str, state: str, concurrency: int,
-                free_slots: int, games: list[GameStatus], engine: EngineStatus,
-                heat: HeatStatus, today: TodayStatus, unsaved_pgns: int = 0,
-                pgn_problem: str | None = None,
-                queue: list[QueuedStatus] | None = None,
-                records: RecordsStatus | None = None,
-                arenas: list[ArenaRow] | None = None) -> str:
+    def publish(self, core: Essentials, extras: Extras | None = None) -> str:
         """Write the file; returns the one-line summary (for sdnotify.status)."""
+        more = extras if extras is not None else Extras()
         status = ServiceStatus(
-            schema=SCHEMA, pid=os.getpid(), account=account, url=url, state=state,
-            started_at=self.started_at, updated_at=time.time(), period_s=self.period_s,
-            concurrency=concurrency, free_slots=free_slots, games=games, engine=engine,
-            heat=heat, today=today, unsaved_pgns=unsaved_pgns, pgn_problem=pgn_problem,
-            queue=queue or [], records=records, arenas=arenas or [])
+            schema=SCHEMA, pid=os.getpid(), account=core.account, url=core.url,
+            state=core.state, started_at=self.started_at, updated_at=time.time(),
+            period_s=self.period_s, concurrency=core.concurrency, free_slots=core.free_slots,
+            games=core.games, engine=core.engine, heat=core.heat, today=core.today,
+            unsaved_pgns=more.unsaved_pgns, pgn_problem=more.pgn_problem, queue=more.queue,
+            records=more.records, arenas=more.arenas)
         self.last = status
         with self._lock:
             if self._closed:

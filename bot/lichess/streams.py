@@ -1,8 +1,9 @@
 """Stream plumbing: one daemon thread per NDJSON stream, feeding asyncio.
 
-Kept apart from bot.lichess.client (which owns endpoints and retry policy) so each
-module stays small.  The client hands a thread two callables, one that opens its
-stream and one that books a 429, so this module never imports the client back.
+Kept apart from the client's transport (bot.lichess.transport, which applies the
+endpoints' retry policy) so each module stays small.  The transport hands a thread
+two callables, one that opens its stream and one that books a 429, so this module
+never imports the client back.
 
 The lines are read here, one chunk at a time: Lichess sends an empty line as a
 keep-alive (every 6-7 s), and only by seeing those can we tell a quiet but

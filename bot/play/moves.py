@@ -108,7 +108,7 @@ class Mover:
         if self.st.over or choice is None:
             return True
         if isinstance(choice, Resign):
-            await self.ctx.api.resign(self.ctx.game_id)
+            await self.ctx.api.game.resign(self.ctx.game_id)
             return True
         if not await self.deliver(choice, moves, clock):
             return False
@@ -194,7 +194,7 @@ class Mover:
             st.comments[ply] = choice.source
         track.pending = (ply, move)
         try:
-            await ctx.api.move(gid, move, budget_ms=lambda: clock.move_budget_ms(
+            await ctx.api.game.move(gid, move, budget_ms=lambda: clock.move_budget_ms(
                 st.color, time.monotonic(), 0), offering_draw=choice.offer_draw,
                 landed=lambda: landed(ply, move))
         except LichessError as exc:

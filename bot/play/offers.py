@@ -59,7 +59,7 @@ class Offers:
         if draw and st.to_move() == st.color:
             self._draw_with_move = ply  # accepted with our move (see the docstring)
         else:
-            self.outbox.do("draw answer", lambda: ctx.api.draw(
+            self.outbox.do("draw answer", lambda: ctx.api.game.draw(
                 ctx.game_id, draw, wanted=self._ongoing))
 
     def _takeback(self) -> None:
@@ -69,7 +69,7 @@ class Offers:
         self.takebacks_accepted += back
         log.info("game %s: opponent asks for a takeback; %s", ctx.game_id,
                  "accepting" if back else "declining")
-        self.outbox.do("takeback answer", lambda: ctx.api.takeback(
+        self.outbox.do("takeback answer", lambda: ctx.api.game.takeback(
             ctx.game_id, back, wanted=self._ongoing))
 
     def _ongoing(self) -> bool:

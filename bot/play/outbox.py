@@ -128,7 +128,7 @@ class Outbox:
                     self._drop(room, "chat is rate-limited")
                     continue
                 self._last_sent[room] = time.monotonic()
-                await self._guard("chat", self.api.chat(self.game_id, text, room),
+                await self._guard("chat", self.api.game.chat(self.game_id, text, room),
                                   CHAT_TIMEOUT_S)
                 continue
             try:

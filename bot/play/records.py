@@ -16,10 +16,10 @@ import chess
 import chess.pgn
 
 from bot import variants
+from bot.store import pgn
 
 log = logging.getLogger(__name__)
 
-_DRAWISH = {"draw", "stalemate"}
 
 
 @dataclass
@@ -45,17 +45,6 @@ class GameRecord:
     text: str | None = None
 
 
-def result_string(status: str, winner: str | None) -> str:
-    if winner == "white":
-        return "1-0"
-    if winner == "black":
-        return "0-1"
-    if status in _DRAWISH or status in ("outoftime", "timeout", "insufficientMaterial"):
-        # outoftime without a winner = timeout vs insufficient material: a draw
-        return "1/2-1/2"
-    return "*"
-
-
 def to_pgn(rec: GameRecord) -> str:
     if rec.text is not None:
         return rec.text
@@ -74,7 +63,7 @@ def to_pgn(rec: GameRecord) -> str:
     h["Site"] = f"{rec.url}/{rec.game_id}"
     h["Date"] = rec.started.strftime("%Y.%m.%d")
     h["White"], h["Black"] = rec.white, rec.black
-    h["Result"] = result_string(rec.status, rec.winner)
+    h["Result"] = pgn.result(rec.winner, rec.status)
     if rec.white_rating:
         h["WhiteElo"] = str(rec.white_rating)
     if rec.black_rating:

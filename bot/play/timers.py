@@ -93,7 +93,7 @@ class GameTimers:
             log.info("game %s: claiming victory", self.game_id)
             # Retried until it lands or the game ends (the opponent came back, or
             # their clock ran out): Lichess waits for it.
-            self.outbox.do("claim victory", lambda: self.api.claim_victory(
+            self.outbox.do("claim victory", lambda: self.api.game.claim_victory(
                 self.game_id, wanted=self._ongoing), until=self._ongoing)
 
     async def _abort_at(self, deadline: float, ply: int) -> None:
@@ -108,5 +108,5 @@ class GameTimers:
 
             # Retried until it lands or is moot: a game whose opponent never moves
             # must not hold its slot until a restart.
-            self.outbox.do("abort", lambda: self.api.abort(self.game_id, wanted=still_waiting),
+            self.outbox.do("abort", lambda: self.api.game.abort(self.game_id, wanted=still_waiting),
                            until=still_waiting)

@@ -23,11 +23,11 @@ async def login(api: Lichess, token: Token | None, live: LiveConfig,
     attempt = 0
     while True:
         try:
-            account = await api.account()
+            account = await api.account.profile()
             if token is not None:
                 # Without bot:play the event stream still opens (challenge:read), and
                 # then every game stream answers 403: refuse to start instead.
-                problem = scope_problem(await api.token_test(token), api.url)
+                problem = scope_problem(await api.account.token_test(token), api.url)
                 if problem:
                     raise UserError(problem)
             return account

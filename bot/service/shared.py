@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from bot.challenges.slots import Slots
 from bot.host.heat import HeatMonitor
 from bot.host.status_file import DailyTally
-from bot.lichess.client import DAILY_BOT_GAMES
+from bot.lichess.errors import DAILY_BOT_GAMES
 from bot.lichess.streams import StreamView
 from bot.play.farming import RecentGames
 from bot.play.records import Saver

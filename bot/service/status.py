@@ -48,11 +48,12 @@ async def publish(writer: status_file.Writer, head: Head, cfg: Config, pool: Eng
         hash_mb=pool.hash_mb if pool else cfg.sized.hash_mb,
         threads=heat.configured, threads_now=heat.threads_now, slots=pool_slots)
     games = [game_status(r) for r in runners if r.st.full is not None]
-    return await asyncio.to_thread(
-        writer.publish, account=head.account, url=head.url, state=head.state,
+    core = status_file.Essentials(
+        account=head.account, url=head.url, state=head.state,
         concurrency=cfg.challenge.concurrency,
         free_slots=shared.slots.free(cfg.challenge.concurrency), games=games,
-        engine=engine, heat=heat.status(), today=shared.tally.snapshot(),
+        engine=engine, heat=heat.status(), today=shared.tally.snapshot())
+    extras = status_file.Extras(
         unsaved_pgns=shared.saver.pending, pgn_problem=shared.saver.problem,
         queue=[status_file.QueuedStatus(id=q.id, challenger=q.challenger, rating=q.rating,
                                         speed=q.speed, waiting_since=q.waiting_since,
@@ -60,6 +61,7 @@ async def publish(writer: status_file.Writer, head: Head, cfg: Config, pool: Eng
         records=_records(rows.records),
         arenas=[status_file.ArenaRow(id=a.id, name=a.name, state=a.state, source=a.source)
                 for a in rows.arenas or []])
+    return await asyncio.to_thread(writer.publish, core, extras)
 
 
 def _records(rec: dict[str, object] | None) -> status_file.RecordsStatus | None:

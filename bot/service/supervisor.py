@@ -23,13 +23,9 @@ from bot.config import Config, LiveConfig
 from bot.engine.pool import EnginePool
 from bot.host.heat import HeatMonitor
 from bot.host.status_file import DailyTally
-from bot.lichess.client import (
-    DAILY_BOT_GAMES,
-    PLAYING_MIN_INTERVAL_S,
-    Lichess,
-    LichessError,
-    backoff_s,
-)
+from bot.lichess.api_account import PLAYING_MIN_INTERVAL_S
+from bot.lichess.client import Lichess, LichessError, backoff_s
+from bot.lichess.errors import DAILY_BOT_GAMES
 from bot.lichess.events import GameFinish, GameStart
 from bot.play.context import GameContext
 from bot.play.correspondence import Parked
@@ -134,7 +130,7 @@ class GameSupervisor:
     # -- playing list and check-ins -------------------------------------------------
     async def resume_playing(self) -> None:
         try:
-            playing = await self.api.playing()
+            playing = await self.api.account.playing()
         except LichessError as exc:
             log.warning("could not list ongoing games: %s", exc)
             return
@@ -159,7 +155,7 @@ class GameSupervisor:
 
     async def checkins(self) -> None:
         """Correspondence: every checkin_period, look for parked games where it is our
-        turn (api.playing() asks Lichess at most once a minute)."""
+        turn (api.account.playing() asks Lichess at most once a minute)."""
         while True:
             await asyncio.sleep(self.live.now.correspondence.checkin_period)
             if self.parked.games:

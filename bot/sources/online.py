@@ -1,6 +1,6 @@
 """Lichess's online move sources (engine.online_moves), all off by default.
 
-The one module that knows these endpoints (the Bot API stays in bot/lichess/client.py):
+The one module that knows these endpoints (the Bot API's are in bot/lichess/endpoints.py):
 
 * opening explorer: ``{explorer_url}/masters`` and ``{explorer_url}/lichess``
   (authenticated: since March 2026 the explorer answers 401 to anonymous
@@ -35,8 +35,8 @@ import requests
 
 from bot import variants
 from bot.config import OnlineMovesConfig
-from bot.lichess.client import USER_AGENT
 from bot.lichess.token import Token
+from bot.lichess.transport import USER_AGENT
 
 log = logging.getLogger(__name__)
 

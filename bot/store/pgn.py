@@ -104,6 +104,9 @@ def evals(moves: list[MoveRecord]) -> list[str | None]:
 
 
 def result(winner: str | None, status: str | None) -> str:
+    """The PGN result: "*" for a game not played out; without a winner, any other end
+    is a draw (draw, stalemate, the flag against a bare king, lila's status 39
+    insufficientMaterialClaim: scalachess Status.scala, api doc/specs GameStatus)."""
     if winner == "white":
         return "1-0"
     if winner == "black":

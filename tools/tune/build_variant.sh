@@ -17,6 +17,14 @@ if [ -n "${NET:-}" ]; then
     [ -f "$NET" ] || { echo "$0: NET=$NET: no such file (a .pbnn net)" >&2; exit 2; }
     EMBED=$(realpath "$NET")
 fi
+# The interpreter that builds it also runs it (a venv's, when one is active:
+# `pibot uci` needs python-chess and the package's other dependencies).
+PY=$(command -v python3)
+# cffi compiles only with setuptools on Python >= 3.12, whose venvs have none
+# (the test extra brings it: pip install -e '.[test]').
+"$PY" -c 'import setuptools' 2>/dev/null || {
+    echo "$0: $PY has no setuptools, which cffi needs to compile:" \
+         "$PY -m pip install -c $ROOT/constraints.txt setuptools" >&2; exit 2; }
 mkdir -p "$DIR"
 # only what the engine and the UCI command need
 cp "$ROOT/build_engine.py" "$DIR/"
@@ -30,9 +38,6 @@ cp -r "$ROOT/bot" "$DIR/bot"
 find "$DIR/bot" -name '_engine*.so' -delete
 cp "$HDR" "$DIR/engine_c/evalparams.h"
 [ -z "$SRC" ] || cp "$SRC" "$DIR/engine_c/search.c"
-# The interpreter that builds it also runs it (a venv's, when one is active:
-# `pibot uci` needs python-chess and the package's other dependencies).
-PY=$(command -v python3)
 cd "$DIR"
 "$PY" - <<'PY'
 import glob, shutil, build_engine
