@@ -182,9 +182,9 @@ def test_queue_humans_first(tmp_path: Path) -> None:
 
 def test_a_parked_correspondence_game_keeps_its_level_over_a_reload(
         tmp_path: Path, monkeypatch: Any) -> None:
-    from bot.lichess import client
+    from bot.lichess import api_account
 
-    monkeypatch.setattr(client, "PLAYING_MIN_INTERVAL_S", 0.5)  # check-ins within seconds
+    monkeypatch.setattr(api_account, "PLAYING_MIN_INTERVAL_S", 0.5)  # check-ins within seconds
     corr = {"move_time": 0.2, "disconnect_time": 1, "checkin_period": 1}
     tcs = ["bullet", "blitz", "rapid", "correspondence"]
     with bot_and_emulator(tmp_path, strength={"humans": "match"}, correspondence=corr,

@@ -54,7 +54,7 @@ class OurRatings:
 
     async def refresh(self) -> None:
         try:
-            self._me = await self.api.account()
+            self._me = await self.api.account.profile()
         except LichessError as exc:
             log.info("challenges: cannot read our own ratings (rating_difference): %s", exc)
             self._next = time.monotonic() + RETRY_S
