@@ -30,11 +30,11 @@ SLOW = OpponentSpec(think_time_s=60)  # a game that stays on while the test look
 
 def _challenge(emu: Emulator, who: str, rating: int = 1500, title: str | None = None,
                rated: bool = False, **kw: Any) -> str:
-    cid = emu.challenge_bot(challenger=who, challenger_rating=rating, challenger_title=title,
-                            rated=rated, clock_limit_s=kw.pop("limit", 300),
-                            increment_s=kw.pop("inc", 3), color="white",
-                            opponent=kw.pop("opponent", SLOW), **kw)
-    return cid
+    """A challenge to the bot; the challenger plays white unless `color` says otherwise."""
+    return emu.challenge_bot(challenger=who, challenger_rating=rating, challenger_title=title,
+                             rated=rated, clock_limit_s=kw.pop("limit", 300),
+                             increment_s=kw.pop("inc", 3), color=kw.pop("color", "white"),
+                             opponent=kw.pop("opponent", SLOW), **kw)
 
 
 def _start(emu: Emulator, cid: str) -> str:
@@ -211,3 +211,30 @@ def test_a_parked_correspondence_game_keeps_its_level_over_a_reload(
         assert emu.wait_game_over(gid, 30).status == "resign"
         assert len(emu.game(gid).moves) >= 3  # it moved again after the reload
         assert _pgn_level(tmp_path, gid) == '[BotStrength "1700"]'
+
+
+def test_a_profile_without_the_book(tmp_path: Path) -> None:
+    import chess
+    from test_book import write_book
+
+    book = write_book(tmp_path / "one.bin", [(chess.Board(), "d2d4", 1)])
+    poly = {"enabled": True, "book": {"standard": [str(book)]}}
+    strength = {"profiles": [{"name": "no book", "modes": ["casual"], "book": False}]}
+    with bot_and_emulator(tmp_path, strength=strength, engine={"polyglot": poly},
+                          challenge={"concurrency": 2}) as (emu, _bot):
+        games = {}
+        for rated in (False, True):
+            cid = _challenge(emu, "mia" if rated else "noah", rated=rated, color="black",
+                             opponent=OpponentSpec(think_time_s=0.2, resign_after=1))
+            games[rated] = _start(emu, cid)
+        for gid in games.values():
+            emu.wait_game_over(gid, 20)
+
+        def first_comment(gid: str) -> str:
+            pgn = tmp_path / "games" / f"{gid}.pgn"
+            assert wait_until(pgn.exists, 10)
+            moves = pgn.read_text().strip().splitlines()[-1]
+            return moves.split("}", 1)[0]
+
+        assert first_comment(games[True]).endswith("book ")  # the rated game: book move
+        assert "book" not in first_comment(games[False])  # the profile's: the engine's
