@@ -132,6 +132,7 @@ def test_page_and_json_over_http_escaped_read_only_self_contained() -> None:
     h = History()
     s = sample()
     s["games"][0]["opponent"] = '<script>alert("x")</script>'
+    s["games"][0]["strength"] = "1450"  # the game's level (issue 47)
     h.tick(s, {"aBcD1234": Board(fen=START, last_move="e2e4", orientation="black")})
     h.moved("aBcD1234", 1, result(-20))
     h.moved("aBcD1234", 3, result(45))
@@ -146,6 +147,7 @@ def test_page_and_json_over_http_escaped_read_only_self_contained() -> None:
         assert "<script" not in text and "&lt;script&gt;alert(&quot;x&quot;)" in text
         assert not re.search(r'(src|href)="(https?:)?//', text)  # nothing fetched
         assert 'class="eval-line"' in text and "<svg" in text and "2:31" in text
+        assert "<th>level</th><td>1450</td>" in text
         code, body, _ = _get(base + "/status.json")
         data = json.loads(body)
         assert data["service"]["games"][0]["opponent"] == '<script>alert("x")</script>'

@@ -287,6 +287,7 @@ def _game_card(g: dict[str, Any], hist: dict[str, Any] | None,
     lat_note = f" (median {sorted(lat)[len(lat) // 2]:.0f} ms over {len(lat)})" if lat else ""
     rows = [("opponent", esc(g["opponent"])), ("pibot plays", esc(g["color"])),
             ("time control", esc(g["time_control"])), ("ply", esc(g["plies"])),
+            ("level", esc(g.get("strength", "-"))),
             ("clocks (pibot / opponent)",
              f'<span class="clock">{clock_text(g["my_clock_ms"])}</span> / '
              f'<span class="clock">{clock_text(g["opponent_clock_ms"])}</span>'),
