@@ -50,7 +50,8 @@ def build_routes(core: Core) -> list[Route]:
 
     def event_stream(req: Request) -> StreamReply:
         assert req.account is not None
-        return StreamReply(core.open_event_stream(req.account), core.config.event_keepalive_s)
+        return StreamReply(core.open_event_stream(req.account, req.bearer),
+                           core.config.event_keepalive_s)
 
     def game_stream(req: Request) -> StreamReply:
         assert req.account is not None

@@ -71,7 +71,7 @@ class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
             acc = self.people.account_named(username)
             if acc is not None:
                 name, title, rating, online = acc.username, acc.title, acc.rating, True
-                online = acc.username.lower() in self.streams.event
+                online = bool(self.streams.event_streams(acc.username))
                 games = 120
             else:
                 user = self.people.users.get(username.lower())
