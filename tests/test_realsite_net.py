@@ -32,7 +32,7 @@ from test_service_helpers import (
 )
 
 from bot.challenges.matchmaking import valid_clock
-from bot.config import parse_config
+from bot.config import NetworkConfig, parse_config
 from bot.emulator import AccountSpec, Emulator, OpponentSpec, UserSpec
 from bot.lichess.client import Lichess
 from bot.lichess.events import GameEvent
@@ -199,6 +199,28 @@ def test_quiet_game_polls_nothing(tmp_path: Path) -> None:
         stream = getattr(runner, "stream", None)
         if stream is not None:  # the runner's GameStream: liveness from keep-alives
             assert stream.last_seen > t0 + 15
+
+
+def test_a_keepalive_late_by_a_wifi_stall_does_not_reopen_the_stream(tmp_path: Path) -> None:
+    """lila's keep-alive gap is 7 s (EventStream.scala `scheduleOnce(7.second…)`); a
+    Pi on Wi-Fi can see one 3 s late (a retransmission, a scan). A 10-s silence
+    must not end a healthy stream: the default read timeout (12 s) has 5 s of
+    margin over the gap; the old 9 s (6 s + 3) re-opened it."""
+    emu = Emulator(fast_emulator_config(event_keepalive_s=7.0, game_keepalive_s=7.0)).start()
+    try:
+        # Silent for 10 s from the moment our stream opens, then keep-alives again.
+        emu.faults.inject("silent_stream", "event", duration_s=10.0)
+        network = {"stream_read_timeout_s": NetworkConfig().stream_read_timeout_s}
+        bot = RunningBot(bot_config(emu.url, tmp_path, network=network), emu.token).start()
+        try:
+            opened = time.monotonic()
+            time.sleep(13.0)
+            assert emu.traffic.count(EVENT) == 1, \
+                [round(r.t - opened, 1) for r in emu.traffic.requests(EVENT)]
+        finally:
+            bot.stop()
+    finally:
+        emu.stop()
 
 
 @needs_engine
