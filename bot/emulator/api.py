@@ -105,6 +105,11 @@ def build_routes(core: Core) -> list[Route]:
         core.bot_claim_victory(req.account, req.params["id"])
         return Reply()
 
+    def claim_draw(req: Request) -> Reply:
+        assert req.account is not None
+        core.bot_claim_draw(req.account, req.params["id"])
+        return Reply()
+
     def challenges(req: Request) -> Reply:
         assert req.account is not None
         return Reply(body=core.list_challenges(req.account))
@@ -212,6 +217,9 @@ def build_routes(core: Core) -> list[Route]:
             scopes=BOT,
             bot_only=True,
         ),
+        # PlayApi.scala: `case Array("game", id, "claim-draw")`, scope bot:play (lila 39329bfd).
+        Route("POST", "/api/bot/game/{id}/claim-draw", claim_draw, auth=True, scopes=BOT,
+              bot_only=True),
         Route("GET", "/api/challenge", challenges, auth=True, scopes=CHALLENGE_READ),
         Route("POST", "/api/challenge/{id}/accept", accept, auth=True, scopes=CHALLENGE_WRITE),
         Route("POST", "/api/challenge/{id}/decline", decline, auth=True, scopes=CHALLENGE_WRITE),

@@ -1,6 +1,6 @@
 """The emulator core: the state machine behind the HTTP routes, assembled from
-one mixin per concern (streams, challenges, play, scheduler; shared state and
-primitives in state.py). Public entry points take the lock themselves.
+one mixin per concern (streams, challenges, play, claims, scheduler; shared state
+and primitives in state.py). Public entry points take the lock themselves.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.emulator.challenge_ops import ChallengeOps
+from bot.emulator.claim_ops import ClaimOps
 from bot.emulator.config import AccountSpec
 from bot.emulator.errors import EmulatorUsageError, bad_request, not_found
 from bot.emulator.faults import Fault
@@ -25,7 +26,7 @@ log = logging.getLogger(__name__)
 __all__ = ["Core", "GameSnapshot", "RequestRecord"]
 
 
-class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
+class Core(StreamOps, ChallengeOps, PlayOps, ClaimOps, Scheduler):
     def start(self) -> None:
         self._thread = threading.Thread(target=self._scheduler, name="emu-scheduler", daemon=True)
         self._thread.start()

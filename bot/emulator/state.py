@@ -256,6 +256,20 @@ class CoreState:
         self.streams.publish_game(game.id, dict(line.json()))
         self._touch()
 
+    def _offer_draw(self, game: Game, color: chess.Color, now: float) -> bool:
+        """`color` offers a draw (lila modules/round/src/main/Drawer.scala `yes`, after
+        its threefold and accept cases): when the other side cannot win on material
+        (scalachess `opponentHasInsufficientMaterial`, per variant; python-chess's
+        `has_insufficient_material` here) the game ends at once as
+        insufficientMaterialClaim (status 39, no winner); otherwise the offer stands.
+        Only once the game is `drawable` (playable, no longer abortable: two plies).
+        True if the game ended."""
+        if len(game.moves) >= 2 and game.board.has_insufficient_material(not color):
+            self._finish(game, "insufficientMaterialClaim", None, now)
+            return True
+        game.draw_offer[color] = True
+        return False
+
     def _go_gone(self, game: Game, now: float) -> None:
         claim = self.config.opponent_gone_claim_s
         game.opp_gone = True

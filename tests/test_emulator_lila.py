@@ -1,0 +1,101 @@
+"""The emulator against lila's 2025-26 behaviours (issue 48; docs/lichess.md rows
+32-38): claim-draw and claim-victory, insufficientMaterialClaim, gameState
+expiration, /api/bot/online's cap, the challenge scopes and the tablebase's op1
+positions. Raw HTTP against Emulator(...) over loopback; no mocks."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import requests
+
+from bot.emulator import Emulator, OpponentSpec
+from bot.emulator.claim_ops import CANNOT_CLAIM_DRAW, CANNOT_CLAIM_WIN
+from tests.test_emulator import auth, open_game, post
+
+# White (the bot) has a bare king; Black a rook: only Black can win.
+BARE_KING = "7k/8/8/8/8/8/6r1/K7 w - - 0 1"
+
+
+def _left(emu: Emulator, fen: str | None = None, moves: tuple[str, ...] = ("e2e4", "e7e5"),
+          bot_move: str = "g1f3") -> str:
+    """A game (the bot White) whose opponent left after the bot's move; the
+    `opponentGone` countdown (1 s) has run out."""
+    gid = emu.start_game_directly(bot_color="white", initial_fen=fen, moves=moves,
+                                  clock_limit_s=60, opponent=OpponentSpec(think_time_s=30))
+    stream = open_game(emu, gid)
+    assert post(emu, f"/api/bot/game/{gid}/move/{bot_move}").status_code == 200
+    emu.opponent_action(gid, "leave")
+    stream.next_of("opponentGone", timeout=3, claimWinInSeconds=0)
+    return gid
+
+
+def test_claim_draw_needs_the_opponent_long_gone_and_their_turn(emu_factory: Any) -> None:
+    emu = emu_factory(opponent_gone_claim_s=1)
+    # Not drawable yet (abortable: under two plies): 200 and nothing (`drawable.so`).
+    young = emu.start_game_directly(bot_color="white", clock_limit_s=60,
+                                    opponent=OpponentSpec(think_time_s=30))
+    assert post(emu, f"/api/bot/game/{young}/claim-draw").status_code == 200
+    assert not emu.game(young).over
+    # Drawable, the opponent here: DrawForce does nothing, the answer is lila's 400.
+    here = emu.start_game_directly(bot_color="white", moves=["e2e4", "e7e5"],
+                                   clock_limit_s=60, opponent=OpponentSpec(think_time_s=30))
+    assert post(emu, f"/api/bot/game/{here}/move/g1f3").status_code == 200
+    answer = post(emu, f"/api/bot/game/{here}/claim-draw")
+    assert answer.status_code == 400 and answer.json()["error"] == CANNOT_CLAIM_DRAW
+    assert not emu.game(here).over
+    # Gone for good: rageQuit(None), status timeout and no winner.
+    gid = _left(emu)
+    assert post(emu, f"/api/bot/game/{gid}/claim-draw").status_code == 200
+    snap = emu.game(gid)
+    assert (snap.status, snap.winner) == ("timeout", None), snap
+    pgn = emu.pgn(gid)
+    assert '[Result "1/2-1/2"]' in pgn and '[Termination "Time forfeit"]' in pgn, pgn
+
+
+def test_claim_victory_without_mating_material_ends_drawn_and_answers_400(
+        emu_factory: Any) -> None:
+    emu = emu_factory(opponent_gone_claim_s=1)
+    gid = _left(emu, BARE_KING, moves=("a1b1", "g2g3"), bot_move="b1c2")
+    answer = post(emu, f"/api/bot/game/{gid}/claim-victory")
+    # RoundAsyncActor ResignForce: rageQuit without a winner; BotPlayer then finds
+    # the game not won by us.
+    assert answer.status_code == 400 and answer.json()["error"] == CANNOT_CLAIM_WIN
+    snap = emu.game(gid)
+    assert (snap.status, snap.winner) == ("timeout", None), snap
+    # With material the claim wins (tests/test_emulator.py has the countdown).
+    won = _left(emu)
+    assert post(emu, f"/api/bot/game/{won}/claim-victory").status_code == 200
+    assert (emu.game(won).status, emu.game(won).winner) == ("timeout", "white")
+
+
+def test_a_draw_offer_against_no_mating_material_is_insufficient_material_claim(
+        emu_factory: Any) -> None:
+    """lila Drawer.yes: an offer when the other side cannot win ends the game at
+    once, status insufficientMaterialClaim (39), no winner."""
+    emu = emu_factory()
+    # The opponent (Black, with a rook) offers; the bot (bare king) cannot win.
+    gid = emu.start_game_directly(bot_color="white", initial_fen=BARE_KING,
+                                  moves=["a1b1", "g2g3"], clock_limit_s=60,
+                                  opponent=OpponentSpec(think_time_s=30))
+    stream = open_game(emu, gid)
+    emu.opponent_action(gid, "offer_draw")
+    state = stream.next_of("gameState", timeout=3, status="insufficientMaterialClaim")
+    assert "winner" not in state
+    assert '[Termination "Insufficient material"]' in emu.pgn(gid)
+    assert '[Result "1/2-1/2"]' in emu.pgn(gid)
+    info = requests.get(f"{emu.url}/api/account/playing", headers=auth(), timeout=5).json()
+    assert gid not in [g["gameId"] for g in info["nowPlaying"]]
+    # The bot offering with material against a bare king: the same, with its move.
+    rook = emu.start_game_directly(bot_color="black", initial_fen=BARE_KING,
+                                   moves=["a1b1", "g2g3", "b1a1"], clock_limit_s=60,
+                                   opponent=OpponentSpec(think_time_s=30))
+    answer = post(emu, f"/api/bot/game/{rook}/move/g3g4", params={"offeringDraw": "true"})
+    assert answer.status_code == 200
+    snap = emu.game(rook)
+    assert (snap.status, snap.winner) == ("insufficientMaterialClaim", None), snap
+    # Where both can still win, an offer is only an offer.
+    plain = emu.start_game_directly(bot_color="white", moves=["e2e4", "e7e5"],
+                                    clock_limit_s=60, opponent=OpponentSpec(think_time_s=30))
+    emu.opponent_action(plain, "offer_draw")
+    assert not emu.game(plain).over and emu.game(plain).draw_offers["black"]

