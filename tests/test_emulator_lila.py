@@ -7,11 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
+import chess
 import requests
 
 from bot.emulator import Emulator, OpponentSpec
 from bot.emulator.claim_ops import CANNOT_CLAIM_DRAW, CANNOT_CLAIM_WIN
-from tests.test_emulator import auth, open_game, post
+from bot.lichess.events import GameState, parse_game_event
+from tests.test_emulator import Reader, auth, client, open_game, post
 
 # White (the bot) has a bare king; Black a rook: only Black can win.
 BARE_KING = "7k/8/8/8/8/8/6r1/K7 w - - 0 1"
@@ -99,3 +101,44 @@ def test_a_draw_offer_against_no_mating_material_is_insufficient_material_claim(
                                     clock_limit_s=60, opponent=OpponentSpec(think_time_s=30))
     emu.opponent_action(plain, "offer_draw")
     assert not emu.game(plain).over and emu.game(plain).draw_offers["black"]
+
+
+def test_expiration_only_before_both_first_moves_of_an_expirable_game(
+        emu_factory: Any) -> None:
+    """lila JsonView.expiration (api GameStateEvent.yaml): `{idleMillis, millisToMove}`
+    while RoundGame.expirable (a lobby, arena, pool or Swiss game before both first
+    moves); a challenge's game (source friend) never has it."""
+    emu = emu_factory(arena_pairing_interval_s=0.2, arena_first_move_s=None,
+                      first_move_timeout_s=None)
+    aid = emu.arenas.create(minutes=5, clock_limit_s=60, opponents=["ann"])
+    joined = requests.post(f"{emu.url}/api/tournament/{aid}/join", headers=auth(), timeout=5)
+    assert joined.status_code == 200
+    assert emu.wait_until(lambda: any(g.bot_color for g in emu.games()), 10)
+    arena = emu.games()[0]
+    full = open_game_full(emu, arena.id)
+    exp = full["state"]["expiration"]
+    assert exp["millisToMove"] == 16_000  # a bullet arena game (RoundGame timeForFirstMove)
+    assert 0 <= exp["idleMillis"] < 3_000, exp
+    parsed = parse_game_event(full["state"])
+    assert isinstance(parsed, GameState) and parsed.expiration is not None
+    assert parsed.expiration.left_ms == 16_000 - exp["idleMillis"]
+    # Both first moves made (ours and the arena opponent's): no more expiration.
+    if arena.bot_color == "black":
+        assert emu.wait_until(lambda: len(emu.game(arena.id).moves) == 1, 10)
+    board = chess.Board(emu.game(arena.id).fen)
+    ours = next(iter(board.legal_moves)).uci()
+    assert post(emu, f"/api/bot/game/{arena.id}/move/{ours}").status_code == 200
+    assert emu.wait_until(lambda: len(emu.game(arena.id).moves) >= 2, 10)
+    assert "expiration" not in open_game_full(emu, arena.id)["state"]
+    # A lobby game has one; a challenge's game never.
+    lobby = emu.start_game_directly(bot_color="white", clock_limit_s=180, increment_s=2,
+                                    source="lobby")
+    assert open_game_full(emu, lobby)["state"]["expiration"]["millisToMove"] == 25_000
+    friend = emu.start_game_directly(bot_color="white", clock_limit_s=180, increment_s=2)
+    assert "expiration" not in open_game_full(emu, friend)["state"]
+
+
+def open_game_full(emu: Emulator, game_id: str) -> dict[str, Any]:
+    full: dict[str, Any] = Reader(client(emu).bots.stream_game_state(game_id)).get()
+    assert full["type"] == "gameFull"
+    return full

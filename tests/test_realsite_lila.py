@@ -6,14 +6,18 @@ positions, the scope a challenge needs. The real Service over loopback HTTP."""
 
 from __future__ import annotations
 
+import logging
+import re
 import sqlite3
 from pathlib import Path
 from typing import Any
 
 import chess.pgn
-from test_service_helpers import bot_and_emulator, needs_engine, wait_until
+import pytest
+from test_service_helpers import bot_and_emulator, fast_emulator_config, needs_engine, wait_until
 
 from bot.emulator import OpponentSpec
+from bot.play.clock import FIRST_MOVE_CAP_MS, first_move_think_ms
 
 CLAIM_DRAW = "POST /api/bot/game/*/claim-draw"
 CLAIM_WIN = "POST /api/bot/game/*/claim-victory"
@@ -101,3 +105,31 @@ def test_insufficient_material_claim_is_a_draw_in_every_record(tmp_path: Path) -
         assert headers["Termination"] == "Insufficient material", headers
         assert wait_until(lambda: _stored(tmp_path / "pibot.db", gid) is not None, 10)
         assert _stored(tmp_path / "pibot.db", gid) == ("insufficientMaterialClaim", None, "draw")
+
+
+@needs_engine
+def test_the_first_move_keeps_within_lilas_expiration(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """gameState.expiration (api GameStateEvent.yaml; lila JsonView.expiration) says
+    how long the first move may take before lila ends the game. pibot's own first
+    move takes at most 3 s (less on a short clock); where lila's deadline leaves
+    less (here 2.5 s, as for a game joined late), it thinks within it, a second
+    kept back. Without it: 3 s of thinking, and the game aborted for no start."""
+    caplog.set_level(logging.DEBUG, logger="bot.play.moves")
+    emu_cfg = fast_emulator_config(first_move_timeout_s=2.5)
+    with bot_and_emulator(tmp_path, emu_cfg) as (emu, _bot):
+        opp = OpponentSpec(think_time_s=0.1, resign_after=1)
+        gid = emu.start_game_directly(bot_color="white", clock_limit_s=300, increment_s=0,
+                                      source="lobby", opponent=opp)
+        snap = emu.wait_game_over(gid, 30)
+        assert (snap.status, snap.winner) == ("resign", "white"), snap
+        seen = [m for r in caplog.records
+                if (m := re.search(r"expiration leaves (\d+) ms; thinking (\d+) ms",
+                                   r.getMessage()))]
+        assert seen, "no expiration logged"
+        left, think = (int(v) for v in seen[0].groups())
+        assert 1_500 < left <= 2_500 and abs(think - (left - 1_000)) <= 1, (left, think)
+    assert first_move_think_ms(300_000) == FIRST_MOVE_CAP_MS
+    assert first_move_think_ms(300_000, 2_500.0) == 1_500
+    assert first_move_think_ms(300_000, 900.0) == 100  # as fast as it can
+    assert first_move_think_ms(300_000, 30_000.0) == FIRST_MOVE_CAP_MS

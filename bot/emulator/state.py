@@ -153,7 +153,8 @@ class CoreState:
         now = time.monotonic()
         self._replay(game, new, now)
         if len(game.moves) < 2 and self._expirable(game):
-            game.first_move_deadline = now + self._first_move_s(game)
+            game.first_move_s = self._first_move_s(game)
+            game.first_move_deadline = now + game.first_move_s
         self.games[new.gid] = game
         if self.config.spectator_chat and self.config.spectator_chat_interval_s > 0:
             game.spectator_at = now + self.config.spectator_chat_interval_s
@@ -189,7 +190,7 @@ class CoreState:
         if len(game.moves) >= 2:
             game.first_move_deadline = None
         elif game.first_move_deadline is not None:
-            game.first_move_deadline = now + self._first_move_s(game)
+            game.first_move_deadline = now + game.first_move_s
         end = game.natural_end()
         if end is not None:
             self._finish(game, end[0], end[1], now)

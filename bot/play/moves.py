@@ -42,8 +42,14 @@ def search_limits(cfg: Config, color: str, clock: Clock, now: float, ponder: boo
         return SearchLimits(movetime=max(1, int(cfg.correspondence.move_time * 1000)),
                             ponder=ponder)
     if plies is not None and not clock_running(plies) and not ponder:
-        # Free for our clock, but the opponent waits (and may abort): keep it short.
-        return SearchLimits(movetime=first_move_think_ms(clock.time_of(color)))
+        # Free for our clock, but the opponent waits (and may abort): keep it short,
+        # and within lila's first-move deadline where it sends one.
+        left = clock.first_move_left_ms(now)
+        movetime = first_move_think_ms(clock.time_of(color), left)
+        if left is not None:
+            log.debug("first move: lila's expiration leaves %.0f ms; thinking %d ms",
+                      left, movetime)
+        return SearchLimits(movetime=movetime)
     w, b, wi, bi = clock.search_times(color, now)
     return SearchLimits(wtime=w, btime=b, winc=wi, binc=bi, ponder=ponder)
 
