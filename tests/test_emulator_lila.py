@@ -10,7 +10,7 @@ from typing import Any
 import chess
 import requests
 
-from bot.emulator import Emulator, OpponentSpec
+from bot.emulator import Emulator, OpponentSpec, UserSpec
 from bot.emulator.claim_ops import CANNOT_CLAIM_DRAW, CANNOT_CLAIM_WIN
 from bot.lichess.events import GameState, parse_game_event
 from tests.test_emulator import Reader, auth, client, open_game, post
@@ -142,3 +142,19 @@ def open_game_full(emu: Emulator, game_id: str) -> dict[str, Any]:
     full: dict[str, Any] = Reader(client(emu).bots.stream_game_state(game_id)).get()
     assert full["type"] == "gameFull"
     return full
+
+
+def test_online_bots_are_capped_at_200_whatever_nb(emu_factory: Any) -> None:
+    """lila onlineBotVisible = Max(200) (modules/user/src/main/package.scala) bounds
+    the list; `nb` takes from it (api-bot-online.yaml: 1..512, default 100)."""
+    emu = emu_factory(users=[UserSpec(f"bot{i:03}") for i in range(250)])
+
+    def count(**params: Any) -> int:
+        r = requests.get(f"{emu.url}/api/bot/online", params=params, timeout=5)
+        assert r.status_code == 200
+        return len(r.text.splitlines())
+
+    assert count() == 100
+    assert count(nb=150) == 150
+    assert count(nb=200) == count(nb=512) == count(nb=600) == 200
+    assert count(nb=1) == 1

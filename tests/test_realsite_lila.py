@@ -6,6 +6,7 @@ positions, the scope a challenge needs. The real Service over loopback HTTP."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 import sqlite3
@@ -14,9 +15,17 @@ from typing import Any
 
 import chess.pgn
 import pytest
-from test_service_helpers import bot_and_emulator, fast_emulator_config, needs_engine, wait_until
+from test_service_helpers import (
+    bot_and_emulator,
+    bot_config,
+    fast_emulator_config,
+    needs_engine,
+    wait_until,
+)
 
-from bot.emulator import OpponentSpec
+from bot.emulator import Emulator, OpponentSpec, UserSpec
+from bot.lichess.client import Lichess
+from bot.lichess.token import Token
 from bot.play.clock import FIRST_MOVE_CAP_MS, first_move_think_ms
 
 CLAIM_DRAW = "POST /api/bot/game/*/claim-draw"
@@ -133,3 +142,13 @@ def test_the_first_move_keeps_within_lilas_expiration(
     assert first_move_think_ms(300_000, 2_500.0) == 1_500
     assert first_move_think_ms(300_000, 900.0) == 100  # as fast as it can
     assert first_move_think_ms(300_000, 30_000.0) == FIRST_MOVE_CAP_MS
+
+
+def test_matchmaking_lists_every_online_bot_lila_sends() -> None:
+    """lila sends at most 200 online bots whatever `nb` (onlineBotVisible); pibot
+    asks for all 200 (the spec's default, 100, would halve matchmaking's choice)."""
+    users = [UserSpec(f"bot{i:03}") for i in range(250)]
+    with Emulator(fast_emulator_config(users=users)) as emu:
+        api = Lichess(emu.url, Token(emu.token, "test"), bot_config(emu.url).network)
+        bots = asyncio.run(api.account.online_bots())
+    assert len(bots) == 200 and all(b.is_bot for b in bots)

@@ -138,8 +138,7 @@ def build_routes(core: Core) -> list[Route]:
     def online(req: Request) -> NdjsonReply:
         me = req.account.username if req.account else ""
         nb = req.query.get("nb")
-        limit = int(nb) if nb and nb.isdigit() else None
-        return NdjsonReply(core.online_bots(me, limit))
+        return NdjsonReply(core.online_bots(me, int(nb) if nb and nb.isdigit() else None))
 
     def user(req: Request) -> Reply:
         return Reply(body=core.user_json(req.params["username"]))

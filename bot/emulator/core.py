@@ -25,6 +25,9 @@ log = logging.getLogger(__name__)
 
 __all__ = ["Core", "GameSnapshot", "RequestRecord"]
 
+ONLINE_BOT_VISIBLE = 200  # lila onlineBotVisible: the online bots list's size, at most
+ONLINE_NB_DEFAULT, ONLINE_NB_MAX = 100, 512  # the api spec's `nb` of /api/bot/online
+
 
 class Core(StreamOps, ChallengeOps, PlayOps, ClaimOps, Scheduler):
     def start(self) -> None:
@@ -101,15 +104,20 @@ class Core(StreamOps, ChallengeOps, PlayOps, ClaimOps, Scheduler):
                 data["online"] = online
             return data
 
-    def online_bots(self, exclude: str, limit: int | None) -> list[dict[str, Any]]:
+    def online_bots(self, exclude: str, nb: int | None) -> list[dict[str, Any]]:
+        """GET /api/bot/online: at most ONLINE_BOT_VISIBLE bots whatever `nb` asks
+        (lila modules/user/src/main/package.scala `onlineBotVisible = Max(200)`, the
+        limit of UserApi.visibleBotsByIds), then the first `nb` of them (lila
+        OnlineApiUsers.getNdJson `take(nb)`; api doc/specs/tags/bot/api-bot-online.yaml:
+        1..512, default 100, api 4b980c5)."""
         with self.lock:
             names = [
                 u.username
                 for u in self.people.users.values()
                 if u.title == "BOT" and u.online and u.username.lower() != exclude.lower()
-            ]
-        out = [self.user_json(n, with_online=False) for n in names]
-        return out[:limit] if limit else out
+            ][:ONLINE_BOT_VISIBLE]
+        take = ONLINE_NB_DEFAULT if nb is None else min(max(nb, 1), ONLINE_NB_MAX)
+        return [self.user_json(n, with_online=False) for n in names[:take]]
 
     def record(self, method: str, path: str, route: str, status: int) -> None:
         with self.lock:
