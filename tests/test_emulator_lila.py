@@ -8,9 +8,10 @@ from __future__ import annotations
 from typing import Any
 
 import chess
+import pytest
 import requests
 
-from bot.emulator import Emulator, OpponentSpec, UserSpec
+from bot.emulator import Emulator, EmulatorUsageError, OpponentSpec, UserSpec
 from bot.emulator.claim_ops import CANNOT_CLAIM_DRAW, CANNOT_CLAIM_WIN
 from bot.lichess.events import GameState, parse_game_event
 from tests.test_emulator import Reader, auth, client, open_game, post
@@ -158,3 +159,36 @@ def test_online_bots_are_capped_at_200_whatever_nb(emu_factory: Any) -> None:
     assert count(nb=150) == 150
     assert count(nb=200) == count(nb=512) == count(nb=600) == 200
     assert count(nb=1) == 1
+
+
+# lila-tablebase src/op1.rs tests: an 8-piece op1 position (h2 against h3).
+OP1 = "R7/8/8/8/7q/2K1B2p/7P/2Bk4 w - - 0 1"
+
+
+def test_op1_positions_answer_dtc_on_the_standard_route(emu_factory: Any) -> None:
+    emu = emu_factory()
+    emu.online.set_op1(OP1, 16, {"e3f2": -15, "a8d8": 0})
+
+    def probe(fen: str, **params: str) -> dict[str, Any]:
+        r = requests.get(f"{emu.url}/standard", params={"fen": fen, **params}, timeout=5)
+        assert r.status_code == 200
+        body: dict[str, Any] = r.json()
+        return body
+
+    body = probe(OP1)
+    best = body["moves"][0]
+    # response.rs with_dtc: DTC -15 after one ply is no certain loss (the 50-move
+    # rule): maybe-loss for the side left; the position, its negation.
+    assert (best["uci"], best["dtc"], best["dtz"], best["category"]) == \
+        ("e3f2", -15, None, "maybe-loss")
+    assert body["category"] == "maybe-win" and body["dtc"] == 16 and body["dtz"] is None
+    drawn = next(m for m in body["moves"] if m["uci"] == "a8d8")
+    assert drawn["category"] == "draw" and drawn["dtc"] == 0
+    assert all(m["category"] == "unknown" for m in body["moves"][2:])
+    # dtc=never (request.rs Op1Mode): no op1 answer.
+    assert probe(OP1, dtc="never")["category"] == "unknown"
+    # 8 pieces without opposed pawns: not op1, unknown (no 8-piece Syzygy tables).
+    plain = "R7/8/8/8/7q/2K1B3/7P/2Bk1p2 w - - 0 1"
+    assert probe(plain)["category"] == "unknown"
+    with pytest.raises(EmulatorUsageError, match="not an op1 position"):
+        emu.online.set_op1(plain, 3, {})
