@@ -11,7 +11,7 @@ import chess
 import pytest
 import requests
 
-from bot.emulator import Emulator, EmulatorUsageError, OpponentSpec, UserSpec
+from bot.emulator import AccountSpec, Emulator, EmulatorUsageError, OpponentSpec, UserSpec
 from bot.emulator.claim_ops import CANNOT_CLAIM_DRAW, CANNOT_CLAIM_WIN
 from bot.lichess.events import GameState, parse_game_event
 from tests.test_emulator import Reader, auth, client, open_game, post
@@ -192,3 +192,18 @@ def test_op1_positions_answer_dtc_on_the_standard_route(emu_factory: Any) -> Non
     assert probe(plain)["category"] == "unknown"
     with pytest.raises(EmulatorUsageError, match="not an op1 position"):
         emu.online.set_op1(plain, 3, {})
+
+
+def test_a_challenge_takes_any_one_of_its_scopes(emu_factory: Any) -> None:
+    """lila Challenge.scala apiCreate: ScopedBody(challenge:write, bot:play,
+    board:play, web:mobile), any one suffices (OAuthScope EndpointScopes.compatible)."""
+    only_bot = AccountSpec(token="lip_bot_play_only", scopes=("bot:play",))
+    reader = AccountSpec(token="lip_read_only", username="reader",
+                         scopes=("challenge:read",))
+    emu = emu_factory(accounts=[only_bot, reader])
+    made = post(emu, "/api/challenge/sparbot-weak", token=only_bot.token,
+                data={"clock.limit": 60, "clock.increment": 0})
+    assert made.status_code == 200, made.text
+    refused = post(emu, "/api/challenge/sparbot-weak", token=reader.token,
+                   data={"clock.limit": 60, "clock.increment": 0})
+    assert refused.status_code == 403 and "bot:play" in refused.json()["error"]

@@ -23,7 +23,7 @@ from test_service_helpers import (
     wait_until,
 )
 
-from bot.emulator import Emulator, OpponentSpec, UserSpec
+from bot.emulator import AccountSpec, Emulator, OpponentSpec, UserSpec
 from bot.lichess.client import Lichess
 from bot.lichess.token import Token
 from bot.play.clock import FIRST_MOVE_CAP_MS, first_move_think_ms
@@ -152,3 +152,19 @@ def test_matchmaking_lists_every_online_bot_lila_sends() -> None:
         api = Lichess(emu.url, Token(emu.token, "test"), bot_config(emu.url).network)
         bots = asyncio.run(api.account.online_bots())
     assert len(bots) == 200 and all(b.is_bot for b in bots)
+
+
+@needs_engine
+def test_matchmaking_needs_only_bot_play(tmp_path: Path) -> None:
+    """A token with bot:play alone runs everything, its own challenges included
+    (lila Challenge.scala apiCreate takes bot:play): README's one scope."""
+    account = AccountSpec(scopes=("bot:play",))
+    users = [UserSpec("sparbot", rating=1500, response_delay_s=0.05,
+                      opponent=OpponentSpec(think_time_s=0.05, resign_after=2))]
+    mm = {"allow_matchmaking": True, "challenge_timeout_s": 1, "challenge_expiry_s": 5,
+          "challenge_initial_time": [60], "challenge_increment": [1]}
+    emu_cfg = fast_emulator_config(accounts=[account], users=users)
+    with bot_and_emulator(tmp_path, emu_cfg, matchmaking=mm) as (emu, _bot):
+        assert wait_until(lambda: any(g.over for g in emu.games()), 30)
+        made = emu.traffic.requests("POST /api/challenge/sparbot")
+        assert made and made[0].status == 200, made

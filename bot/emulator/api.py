@@ -16,6 +16,10 @@ if TYPE_CHECKING:
 BOT = ("bot:play",)
 CHALLENGE_READ = ("challenge:read", "bot:play", "board:play")
 CHALLENGE_WRITE = ("challenge:write", "bot:play", "board:play")
+# app/controllers/Challenge.scala apiCreate: ScopedBody(Challenge.Write, Bot.Play,
+# Board.Play, Web.Mobile), any one of them (OAuthScope.scala EndpointScopes.compatible):
+# bot:play alone lets a BOT challenge (api-challenge-username.yaml lists the same).
+CHALLENGE_CREATE = (*CHALLENGE_WRITE, "web:mobile")
 # app/controllers/Tournament.scala apiJoin/apiWithdraw: ScopedBody(Tournament.Write,
 # Bot.Play, Web.Mobile).
 TOURNAMENT_WRITE = ("tournament:write", "bot:play", "web:mobile")
@@ -223,7 +227,7 @@ def build_routes(core: Core) -> list[Route]:
         Route("POST", "/api/challenge/{id}/accept", accept, auth=True, scopes=CHALLENGE_WRITE),
         Route("POST", "/api/challenge/{id}/decline", decline, auth=True, scopes=CHALLENGE_WRITE),
         Route("POST", "/api/challenge/{id}/cancel", cancel, auth=True, scopes=CHALLENGE_WRITE),
-        Route("POST", "/api/challenge/{username}", create, auth=True, scopes=CHALLENGE_WRITE),
+        Route("POST", "/api/challenge/{username}", create, auth=True, scopes=CHALLENGE_CREATE),
         Route("GET", "/api/bot/online", online),
         Route("GET", "/api/user/{username}", user),
         Route("GET", "/game/export/{id}", export),
