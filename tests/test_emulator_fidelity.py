@@ -18,6 +18,7 @@ import pytest
 import requests
 
 from bot.emulator import (
+    AccountSpec,
     Emulator,
     EmulatorConfig,
     EmulatorUsageError,
@@ -247,15 +248,50 @@ def test_rival_event_stream_takes_the_stream_over(emu_factory: Any) -> None:
     assert rival.opens == opens  # stopped: no more reconnects
 
 
+SECOND = "lip_second_program_token"
+
+
+def test_event_streams_are_closed_per_token(emu_factory: Any) -> None:
+    """lila EventStream.scala: a stream is killed on `eventStreamForBearer:<token>`,
+    so only the same token's next stream ends it; a second token of the account
+    keeps its own stream, and both hear every event (subscribed by user id)."""
+    emu = emu_factory(accounts=[AccountSpec(other_tokens=(SECOND,))])
+    mine = open_events(emu)
+    other = open_events(emu, client(emu, SECOND))
+    cid = emu.challenge_bot(challenger="alice", clock_limit_s=60, increment_s=0)
+    for reader in (mine, other):
+        ev = reader.get()
+        assert ev["type"] == "challenge" and ev["challenge"]["id"] == cid, ev
+    assert not mine.ended.is_set() and not other.ended.is_set()
+    assert emu.traffic.open_streams()["event"] == 2
+    with emu.rival_event_stream(reconnect_s=0.3, token=SECOND) as rival:
+        # The rival on the second token ends the other stream of that token only.
+        assert other.ended.wait(5) and other.error is None
+        assert eventually(lambda: rival.opens == 1)
+        assert not mine.ended.is_set()
+        # Our own token's next stream ends ours, not the rival's.
+        again = open_events(emu)
+        assert mine.ended.wait(5) and mine.error is None
+        time.sleep(0.5)
+        assert rival.opens == 1 and not again.ended.is_set()
+        assert again.get()["type"] == "challenge"  # the replay on opening
+        assert emu.traffic.open_streams()["event"] == 2
+    with pytest.raises(EmulatorUsageError, match="other_tokens"):
+        emu.rival_event_stream(token="lip_nobody")
+    with pytest.raises(EmulatorUsageError, match="share a token"):
+        EmulatorConfig(accounts=[AccountSpec(other_tokens=(DEFAULT_TOKEN,))])
+
+
 # ---------------------------------------------------------------------- 7. keep-alive gaps
 
 
 def test_keepalive_defaults_are_lilas() -> None:
-    # lila: 6 s on the event stream (api EventStream), 7 s on game streams (GameStateStream).
+    # lila: 7 s on the event stream (modules/api/src/main/EventStream.scala since
+    # 20cd2f84; api spec 5e55ca1) and on game streams (GameStateStream.scala).
     config = EmulatorConfig()
-    assert (config.event_keepalive_s, config.game_keepalive_s) == (6.0, 7.0)
+    assert (config.event_keepalive_s, config.game_keepalive_s) == (7.0, 7.0)
     args = emulator_main.parse_args([])
-    assert (args.event_keepalive, args.game_keepalive) == (6.0, 7.0)
+    assert (args.event_keepalive, args.game_keepalive) == (7.0, 7.0)
 
 
 def test_first_move_times_are_lilas(emu_factory: Any) -> None:

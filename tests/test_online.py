@@ -18,7 +18,7 @@ from bot.config import parse_config
 from bot.emulator import DEFAULT_TOKEN, CloudPv, Emulator, EmulatorConfig, ExplorerMove
 from bot.lichess.token import Token
 from bot.lichess.transport import USER_AGENT
-from bot.sources.online import OnlineSources
+from bot.sources.online import OnlineSources, tablebase_pieces
 
 TABLES = Path(__file__).parent / "data" / "syzygy"
 START = chess.STARTING_FEN
@@ -134,6 +134,33 @@ def test_online_tablebase_derived_from_syzygy(emu: Emulator) -> None:
     assert run(src.tablebase(chess.Board("4k3/8/8/8/8/8/3pp3/R3K3 w - - 0 1"), 60, 1)) is None
     assert run(src.tablebase(chess.Board(), 60, 1.0)) is None
     assert emu.traffic.count("GET /standard") == before + 1
+
+
+# lila-tablebase src/op1.rs tests: an 8-piece op1 position (h2 against h3).
+OP1 = "R7/8/8/8/7q/2K1B2p/7P/2Bk4 w - - 0 1"
+
+
+def test_online_tablebase_asks_8_pieces_only_where_op1_answers(emu: Emulator) -> None:
+    """The Lichess tablebase answers 8-piece standard positions from its partial
+    op1 tables (lila-tablebase src/op1.rs use_op1: opposed pawns, no castling,
+    more than a lone pawn each) on the same /standard route, with DTC."""
+    emu.online.set_op1(OP1, 16, {"e3f2": -15, "a8d8": 0})
+    src = sources(emu.url, online_egtb={"enabled": True})
+    move = run(src.tablebase(chess.Board(OP1), 60, 1.0))
+    assert move is not None and move.uci == "e3f2", move
+    assert move.comment == "online tablebase maybe win, dtc -15", move.comment
+    assert emu.traffic.count("GET /standard") == 1
+    # 8 pieces, not op1 (no opposed pawns; a lone pawn against pieces): not asked;
+    # nor 9 pieces; nor op1 when the owner asks for fewer than 7.
+    for fen in ("R7/8/8/8/7q/2K1B3/7P/2Bk1p2 w - - 0 1",
+                "4k3/4p3/8/8/8/8/3PPPPP/4K3 w - - 0 1",
+                "R7/8/8/8/7q/2K1B2p/7P/2Bk1n2 w - - 0 1"):
+        assert run(src.tablebase(chess.Board(fen), 60, 1.0)) is None
+    six = sources(emu.url, online_egtb={"enabled": True, "max_pieces": 6})
+    assert run(six.tablebase(chess.Board(OP1), 60, 1.0)) is None
+    assert emu.traffic.count("GET /standard") == 1
+    assert tablebase_pieces(chess.Board(OP1), 7, "standard") == 8
+    assert tablebase_pieces(chess.Board(OP1), 7, "atomic") == 7
 
 
 def test_429_pauses_the_source(emu: Emulator) -> None:

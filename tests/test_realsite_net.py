@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import requests
 from conftest import closed_port
 from test_service_helpers import (
     RunningBot,
@@ -31,7 +32,7 @@ from test_service_helpers import (
 )
 
 from bot.challenges.matchmaking import valid_clock
-from bot.config import parse_config
+from bot.config import NetworkConfig, parse_config
 from bot.emulator import AccountSpec, Emulator, OpponentSpec, UserSpec
 from bot.lichess.client import Lichess
 from bot.lichess.events import GameEvent
@@ -133,6 +134,45 @@ def test_rival_event_stream_is_detected_and_backed_off(
         assert caplog.text.count("another program is using this token's event stream") == 1
 
 
+SECOND = "lip_second_program_token"
+
+
+@needs_engine
+def test_a_program_on_another_token_shows_only_as_moves_we_did_not_play(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """lila closes an event stream only for the same token (EventStream.scala,
+    `eventStreamForBearer`): a second program on another token of the account
+    leaves ours open (no rival warning, no re-open), gets the same events, and
+    plays the same games. What pibot can see of it is a move of ours it did not
+    play: one warning naming the cause."""
+    caplog.set_level(logging.INFO)
+    emu_cfg = fast_emulator_config(accounts=[AccountSpec(other_tokens=(SECOND,))])
+    with bot_and_emulator(tmp_path, emu_cfg) as (emu, _bot):
+        assert wait_until(lambda: emu.traffic.open_streams()["event"] == 1, 10)
+        opened = emu.traffic.count(EVENT)
+        with emu.rival_event_stream(reconnect_s=0.2, token=SECOND) as rival:
+            assert wait_until(lambda: rival.opens == 1, 5)
+            # A long clock: our first move may think 3 s, time for the other program.
+            opp = OpponentSpec(policy="random", think_time_s=0.2, resign_after=4, seed=3)
+            cid = emu.challenge_bot(challenger="twice", rated=False, clock_limit_s=600,
+                                    increment_s=0, color="white", opponent=opp)  # bot: black
+            emu.wait_game_started(cid, 10)
+            assert emu.wait_until(lambda: len(emu.game(cid).moves) == 1, 10)
+            # The other program (the second token) moves for us first.
+            foreign = requests.post(f"{emu.url}/api/bot/game/{cid}/move/e7e5",
+                                    headers={"Authorization": f"Bearer {SECOND}"}, timeout=5)
+            assert foreign.status_code == 200, foreign.text
+            snap = emu.wait_game_over(cid, 60)
+            assert rival.opens == 1  # neither stream closed the other
+        assert snap.status == "resign" and snap.winner == "black", snap
+        assert snap.moves[1] == "e7e5"
+        assert emu.traffic.count(EVENT) - rival.opens == opened  # ours was never re-opened
+        assert "another program is using this token's event stream" not in caplog.text
+        warnings = [r.getMessage() for r in caplog.records
+                    if "which pibot did not play" in r.getMessage()]
+        assert len(warnings) == 1 and "e7e5 as our move at ply 2" in warnings[0], warnings
+
+
 # ---------------------------------------------------------------- D. quiet streams
 
 @needs_engine
@@ -159,6 +199,28 @@ def test_quiet_game_polls_nothing(tmp_path: Path) -> None:
         stream = getattr(runner, "stream", None)
         if stream is not None:  # the runner's GameStream: liveness from keep-alives
             assert stream.last_seen > t0 + 15
+
+
+def test_a_keepalive_late_by_a_wifi_stall_does_not_reopen_the_stream(tmp_path: Path) -> None:
+    """lila's keep-alive gap is 7 s (EventStream.scala `scheduleOnce(7.second…)`); a
+    Pi on Wi-Fi can see one 3 s late (a retransmission, a scan). A 10-s silence
+    must not end a healthy stream: the default read timeout (12 s) has 5 s of
+    margin over the gap; the old 9 s (6 s + 3) re-opened it."""
+    emu = Emulator(fast_emulator_config(event_keepalive_s=7.0, game_keepalive_s=7.0)).start()
+    try:
+        # Silent for 10 s from the moment our stream opens, then keep-alives again.
+        emu.faults.inject("silent_stream", "event", duration_s=10.0)
+        network = {"stream_read_timeout_s": NetworkConfig().stream_read_timeout_s}
+        bot = RunningBot(bot_config(emu.url, tmp_path, network=network), emu.token).start()
+        try:
+            opened = time.monotonic()
+            time.sleep(13.0)
+            assert emu.traffic.count(EVENT) == 1, \
+                [round(r.t - opened, 1) for r in emu.traffic.requests(EVENT)]
+        finally:
+            bot.stop()
+    finally:
+        emu.stop()
 
 
 @needs_engine

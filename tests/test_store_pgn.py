@@ -122,6 +122,9 @@ def test_headers_as_lila_writes_them() -> None:
     ({"status": "outoftime", "winner": "black"}, "Result", "0-1"),
     ({"status": "stalemate", "winner": None}, "Result", "1/2-1/2"),
     ({"status": "aborted", "winner": None}, "Termination", "Abandoned"),
+    ({"status": "insufficientMaterialClaim", "winner": None}, "Termination",
+     "Insufficient material"),  # lila PgnDump.scala
+    ({"status": "insufficientMaterialClaim", "winner": None}, "Result", "1/2-1/2"),
     ({"status": "aborted", "winner": None}, "Result", "*"),
     ({"clock_initial_ms": None, "speed": "correspondence", "days_per_turn": 3},
      "TimeControl", "-"),

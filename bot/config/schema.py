@@ -332,9 +332,9 @@ class NetworkConfig:
 
     connect_timeout_s: float = _val(5.0, lo=0.1, hi=120)
     request_timeout_s: float = _val(15.0, lo=0.1, hi=300)
-    stream_read_timeout_s: float = _val(9.0, lo=0.1, hi=300,
-                                        doc="just over one keep-alive gap "
-                                            "(Lichess: 6 s events, 7 s games)")
+    stream_read_timeout_s: float = _val(12.0, lo=0.1, hi=300,
+                                        doc="one keep-alive gap (Lichess: 7 s on every "
+                                            "stream) plus 5 s for Wi-Fi and server jitter")
     backoff_base_s: float = _val(1.0, lo=0.01, hi=60)
     backoff_max_s: float = _val(60.0, lo=0.01, hi=3600)
     rate_limit_pause_s: float = _val(60.0, lo=0.01, hi=3600, doc="Lichess asks for >= 60 s")

@@ -38,8 +38,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         "--token-file",
         help="file holding the token the emulator accepts (default: the demo token)",
     )
-    p.add_argument("--event-keepalive", type=float, default=6.0, metavar="S",
-                   help="keep-alive gap on the event stream (default 6, as lila)")
+    p.add_argument("--event-keepalive", type=float, default=7.0, metavar="S",
+                   help="keep-alive gap on the event stream (default 7, as lila)")
     p.add_argument("--game-keepalive", type=float, default=7.0, metavar="S",
                    help="keep-alive gap on game streams (default 7, as lila)")
     p.add_argument("--challenge-expiry", type=float, default=20.0, metavar="S")

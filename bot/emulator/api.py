@@ -16,6 +16,10 @@ if TYPE_CHECKING:
 BOT = ("bot:play",)
 CHALLENGE_READ = ("challenge:read", "bot:play", "board:play")
 CHALLENGE_WRITE = ("challenge:write", "bot:play", "board:play")
+# app/controllers/Challenge.scala apiCreate: ScopedBody(Challenge.Write, Bot.Play,
+# Board.Play, Web.Mobile), any one of them (OAuthScope.scala EndpointScopes.compatible):
+# bot:play alone lets a BOT challenge (api-challenge-username.yaml lists the same).
+CHALLENGE_CREATE = (*CHALLENGE_WRITE, "web:mobile")
 # app/controllers/Tournament.scala apiJoin/apiWithdraw: ScopedBody(Tournament.Write,
 # Bot.Play, Web.Mobile).
 TOURNAMENT_WRITE = ("tournament:write", "bot:play", "web:mobile")
@@ -50,7 +54,8 @@ def build_routes(core: Core) -> list[Route]:
 
     def event_stream(req: Request) -> StreamReply:
         assert req.account is not None
-        return StreamReply(core.open_event_stream(req.account), core.config.event_keepalive_s)
+        return StreamReply(core.open_event_stream(req.account, req.bearer),
+                           core.config.event_keepalive_s)
 
     def game_stream(req: Request) -> StreamReply:
         assert req.account is not None
@@ -104,6 +109,11 @@ def build_routes(core: Core) -> list[Route]:
         core.bot_claim_victory(req.account, req.params["id"])
         return Reply()
 
+    def claim_draw(req: Request) -> Reply:
+        assert req.account is not None
+        core.bot_claim_draw(req.account, req.params["id"])
+        return Reply()
+
     def challenges(req: Request) -> Reply:
         assert req.account is not None
         return Reply(body=core.list_challenges(req.account))
@@ -132,8 +142,7 @@ def build_routes(core: Core) -> list[Route]:
     def online(req: Request) -> NdjsonReply:
         me = req.account.username if req.account else ""
         nb = req.query.get("nb")
-        limit = int(nb) if nb and nb.isdigit() else None
-        return NdjsonReply(core.online_bots(me, limit))
+        return NdjsonReply(core.online_bots(me, int(nb) if nb and nb.isdigit() else None))
 
     def user(req: Request) -> Reply:
         return Reply(body=core.user_json(req.params["username"]))
@@ -211,11 +220,14 @@ def build_routes(core: Core) -> list[Route]:
             scopes=BOT,
             bot_only=True,
         ),
+        # PlayApi.scala: `case Array("game", id, "claim-draw")`, scope bot:play (lila 39329bfd).
+        Route("POST", "/api/bot/game/{id}/claim-draw", claim_draw, auth=True, scopes=BOT,
+              bot_only=True),
         Route("GET", "/api/challenge", challenges, auth=True, scopes=CHALLENGE_READ),
         Route("POST", "/api/challenge/{id}/accept", accept, auth=True, scopes=CHALLENGE_WRITE),
         Route("POST", "/api/challenge/{id}/decline", decline, auth=True, scopes=CHALLENGE_WRITE),
         Route("POST", "/api/challenge/{id}/cancel", cancel, auth=True, scopes=CHALLENGE_WRITE),
-        Route("POST", "/api/challenge/{username}", create, auth=True, scopes=CHALLENGE_WRITE),
+        Route("POST", "/api/challenge/{username}", create, auth=True, scopes=CHALLENGE_CREATE),
         Route("GET", "/api/bot/online", online),
         Route("GET", "/api/user/{username}", user),
         Route("GET", "/game/export/{id}", export),

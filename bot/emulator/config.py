@@ -25,6 +25,10 @@ class AccountSpec:
 
     token: str = field(default=DEFAULT_TOKEN, repr=False)  # never shown in reprs
     username: str = DEFAULT_BOT_NAME
+    # More tokens of the same account (same scopes), e.g. a second program's: lila
+    # closes an event stream only when the same token opens another
+    # (modules/api/src/main/EventStream.scala, `eventStreamForBearer:<bearer>`).
+    other_tokens: tuple[str, ...] = field(default=(), repr=False)
     title: str | None = "BOT"  # None = an ordinary account (to test `upgrade`)
     scopes: tuple[str, ...] = ALL_BOT_SCOPES
     rating: int = 1500
@@ -133,10 +137,11 @@ class EmulatorConfig:
     port: int = 0  # 0 = pick a free port
     accounts: list[AccountSpec] = field(default_factory=lambda: [AccountSpec()])
     users: list[UserSpec] = field(default_factory=_default_users)
-    # lila: an empty line every 6 s on the event stream (api EventStream.scala,
-    # SetOnline rescheduled after 6 s) and every 7 s on game streams
-    # (bot GameStateStream.scala, CheckOnline after 7 s).
-    event_keepalive_s: float = 6.0
+    # lila: an empty line every 7 s on the event stream (modules/api/src/main/
+    # EventStream.scala, `scheduleOnce(7.second, self, CheckOnline)`; 6 s before
+    # lila 20cd2f84, api spec 5e55ca1 of 2025-08-22) and on game streams
+    # (modules/bot/src/main/GameStateStream.scala, CheckOnline after 7 s).
+    event_keepalive_s: float = 7.0
     game_keepalive_s: float = 7.0
     # lila (modules/challenge ChallengeApi.sweep + ChallengeRepo.realTimeUnseenSince):
     # a real-time challenge whose challenger has not been seen for 20 s goes
@@ -229,7 +234,7 @@ class EmulatorConfig:
             raise EmulatorUsageError("EmulatorConfig.opponent_gone_claim_s must be >= 0")
         if not self.accounts:
             raise EmulatorUsageError("EmulatorConfig.accounts is empty; add an AccountSpec")
-        tokens = [a.token for a in self.accounts]
+        tokens = [t for a in self.accounts for t in (a.token, *a.other_tokens)]
         if len(set(tokens)) != len(tokens):
             raise EmulatorUsageError(
                 "two EmulatorConfig.accounts share a token; tokens must differ"

@@ -1,6 +1,6 @@
 """The emulator core: the state machine behind the HTTP routes, assembled from
-one mixin per concern (streams, challenges, play, scheduler; shared state and
-primitives in state.py). Public entry points take the lock themselves.
+one mixin per concern (streams, challenges, play, claims, scheduler; shared state
+and primitives in state.py). Public entry points take the lock themselves.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from bot.emulator.challenge_ops import ChallengeOps
+from bot.emulator.claim_ops import ClaimOps
 from bot.emulator.config import AccountSpec
 from bot.emulator.errors import EmulatorUsageError, bad_request, not_found
 from bot.emulator.faults import Fault
@@ -24,8 +25,11 @@ log = logging.getLogger(__name__)
 
 __all__ = ["Core", "GameSnapshot", "RequestRecord"]
 
+ONLINE_BOT_VISIBLE = 200  # lila onlineBotVisible: the online bots list's size, at most
+ONLINE_NB_DEFAULT, ONLINE_NB_MAX = 100, 512  # the api spec's `nb` of /api/bot/online
 
-class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
+
+class Core(StreamOps, ChallengeOps, PlayOps, ClaimOps, Scheduler):
     def start(self) -> None:
         self._thread = threading.Thread(target=self._scheduler, name="emu-scheduler", daemon=True)
         self._thread.start()
@@ -71,7 +75,7 @@ class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
             acc = self.people.account_named(username)
             if acc is not None:
                 name, title, rating, online = acc.username, acc.title, acc.rating, True
-                online = acc.username.lower() in self.streams.event
+                online = bool(self.streams.event_streams(acc.username))
                 games = 120
             else:
                 user = self.people.users.get(username.lower())
@@ -100,15 +104,20 @@ class Core(StreamOps, ChallengeOps, PlayOps, Scheduler):
                 data["online"] = online
             return data
 
-    def online_bots(self, exclude: str, limit: int | None) -> list[dict[str, Any]]:
+    def online_bots(self, exclude: str, nb: int | None) -> list[dict[str, Any]]:
+        """GET /api/bot/online: at most ONLINE_BOT_VISIBLE bots whatever `nb` asks
+        (lila modules/user/src/main/package.scala `onlineBotVisible = Max(200)`, the
+        limit of UserApi.visibleBotsByIds), then the first `nb` of them (lila
+        OnlineApiUsers.getNdJson `take(nb)`; api doc/specs/tags/bot/api-bot-online.yaml:
+        1..512, default 100, api 4b980c5)."""
         with self.lock:
             names = [
                 u.username
                 for u in self.people.users.values()
                 if u.title == "BOT" and u.online and u.username.lower() != exclude.lower()
-            ]
-        out = [self.user_json(n, with_online=False) for n in names]
-        return out[:limit] if limit else out
+            ][:ONLINE_BOT_VISIBLE]
+        take = ONLINE_NB_DEFAULT if nb is None else min(max(nb, 1), ONLINE_NB_MAX)
+        return [self.user_json(n, with_online=False) for n in names[:take]]
 
     def record(self, method: str, path: str, route: str, status: int) -> None:
         with self.lock:

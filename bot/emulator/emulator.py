@@ -184,13 +184,20 @@ class Emulator:
     def pgn(self, game_id: str) -> str:
         return self._core.export_pgn(game_id)
 
-    def rival_event_stream(self, reconnect_s: float = 0.5) -> RivalEventStream:
-        """Emulate a second program on the default account's token: a thread that
-        keeps the event stream open over real HTTP and re-opens it `reconnect_s`
-        after it is closed (each opening closes the bot's own stream, as on lila).
+    def rival_event_stream(self, reconnect_s: float = 0.5,
+                           token: str | None = None) -> RivalEventStream:
+        """Emulate a second program on the default account: a thread that keeps the
+        event stream open over real HTTP and re-opens it `reconnect_s` after it is
+        closed. On the same token (the default) each opening closes the bot's own
+        stream, as on lila; with `token` (another of the account's tokens,
+        AccountSpec.other_tokens) both streams stay open and hear every event.
         Stop it with `.stop()` or use it as a context manager; stop() also ends it."""
         if not isinstance(reconnect_s, (int, float)) or reconnect_s < 0:
             raise EmulatorUsageError(f"reconnect_s={reconnect_s!r} must be a number >= 0")
-        rival = RivalEventStream(self.config.host, self.port, self.token, float(reconnect_s))
+        if token is not None and self._core.account_for_token(token) is None:
+            raise EmulatorUsageError("rival_event_stream: that token is no account's "
+                                     "(add it to AccountSpec.other_tokens)")
+        rival = RivalEventStream(self.config.host, self.port, token or self.token,
+                                 float(reconnect_s))
         self._rivals.append(rival)
         return rival.start()

@@ -117,6 +117,7 @@ class Game:
     gone_claim_at: float | None = None
     gone_last_sent: int | None = None
     first_move_deadline: float | None = None
+    first_move_s: float = 0.0  # lila timeForFirstMove of an expirable game (its deadline's)
     finished_at: float | None = None
     spectator_at: float | None = None  # next configured spectator chat line
     spectator_lines: int = 0
@@ -272,6 +273,14 @@ class Game:
             state["wtakeback"] = True
         if self.takeback_offer[False]:
             state["btakeback"] = True
+        if self.first_move_deadline is not None and not self.over:
+            # lila modules/game/src/main/JsonView.scala `expiration`: only while the
+            # game is `expirable` (RoundGame: a lobby, arena, pool or Swiss game
+            # before both first moves); idle since the last move or the start.
+            t = time.monotonic() if now is None else now
+            moved_at = self.first_move_deadline - self.first_move_s
+            state["expiration"] = {"idleMillis": int(max(0.0, t - moved_at) * 1000),
+                                   "millisToMove": int(self.first_move_s * 1000)}
         return state
 
     def full_json(self, now: float | None = None) -> GameFullJson:

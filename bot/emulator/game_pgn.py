@@ -32,11 +32,16 @@ def game_pgn(game: Game, site: str) -> str:
 def _headers(game: Game, site: str, result: str) -> dict[str, str]:
     kind = "Rated" if game.rated else "Casual"
     created = time.gmtime(game.created_at_ms / 1000)
+    # lila modules/game/src/main/PgnDump.scala `tags` (lila 002fba69): a claimed
+    # win or draw (rageQuit: status timeout) is a "Time forfeit" too.
     termination = {
         "outoftime": "Time forfeit",
-        "timeout": "Abandoned",
+        "timeout": "Time forfeit",
         "noStart": "Abandoned",
         "aborted": "Abandoned",
+        "insufficientMaterialClaim": "Insufficient material",
+        "cheat": "Rules infraction",
+        "unknownFinish": "Unknown",
     }.get(game.status, "Normal" if game.over else "Unterminated")
     headers = {
         "Event": f"{kind} {perf_name(perf_key(game.variant, game.speed))} game",

@@ -14,8 +14,9 @@ only game ends are known in those two here: no variant tables are bundled).
 Shapes follow lichess-org/api doc/specs (tags/openingexplorer/masters.yaml and
 lichess.yaml, schemas/OpeningExplorerMasters.yaml, tags/analysis/api-cloud-eval.yaml,
 tags/tablebase/standard.yaml, schemas/TablebaseJson.yaml). Answers are canned per
-position (`set_explorer`, `set_cloud_eval`), or derived: explorer statistics from a
-polyglot book (`use_book`), tablebase answers from local Syzygy files (`use_syzygy`).
+position (`set_explorer`, `set_cloud_eval`, `set_op1` for the tablebase's partial
+8-piece "op1" positions, op1.py), or derived: explorer statistics from a polyglot
+book (`use_book`), tablebase answers from local Syzygy files (`use_syzygy`).
 Errors, slowness and 429s come from the emulator's usual fault injection, e.g.
 ``emu.faults.inject("http_error", "GET /api/cloud-eval", status=429)``.
 """
@@ -30,6 +31,7 @@ import chess
 import chess.polyglot
 import chess.syzygy
 
+from bot.emulator import op1
 from bot.emulator.errors import ApiError, EmulatorUsageError
 from bot.emulator.game import make_board
 from bot.emulator.payloads import VARIANTS
@@ -45,6 +47,16 @@ class ExplorerMove:
     draws: int
     black: int
     average_rating: int = 2400
+
+
+@dataclass(frozen=True)
+class Op1Answer:
+    """What lila-tablebase's op1 backend knows of a position (op1.rs Op1Response):
+    its DTC and each move's (the position after it, from its mover's opponent's
+    side), None where unknown."""
+
+    root: int | None
+    children: dict[str, int | None]
 
 
 @dataclass(frozen=True)
@@ -78,6 +90,7 @@ class OnlineData:
         self._cloud: dict[str, tuple[int, int, list[CloudPv]]] = {}
         self._book: chess.polyglot.MemoryMappedReader | None = None
         self._tb: chess.syzygy.Tablebase | None = None
+        self._op1: dict[str, Op1Answer] = {}
         self.user_agents: list[str] = []  # of every online request, for tests
 
     # ------------------------------------------------------------------ setup
@@ -103,6 +116,20 @@ class OnlineData:
                 raise EmulatorUsageError(f"cloud pv {pv.moves!r} does not start legally")
         with self._lock:
             self._cloud[position_key(board)] = (depth, knodes, list(pvs))
+
+    def set_op1(self, fen: str, dtc: int | None, moves: dict[str, int | None]) -> None:
+        """The op1 (partial 8-piece) tables' DTC for a position that lila-tablebase
+        asks them about (op1.py `asked`: it or a position after one move is an op1
+        position) and for its moves (`moves`: uci -> the DTC after it)."""
+        board = _board(fen)
+        if not op1.asked(board):
+            raise EmulatorUsageError(f"{fen}: not an op1 position, nor one move from one "
+                                     "(lila-tablebase src/op1.rs use_op1)")
+        for uci in moves:
+            if chess.Move.from_uci(uci) not in board.legal_moves:
+                raise EmulatorUsageError(f"op1 move {uci} is illegal in {fen}")
+        with self._lock:
+            self._op1[position_key(board)] = Op1Answer(dtc, dict(moves))
 
     def use_book(self, path: str) -> None:
         """Derive explorer statistics (both databases) from a polyglot book's weights."""
@@ -192,30 +219,44 @@ class OnlineData:
         board = _board(fen, variant)
         with self._lock:
             tb = self._tb if variant == "standard" else None
+            # lila-tablebase asks its op1 backend (dtc=auxiliary, the default) only
+            # for chess positions of 8-9 pieces at or one move from op1 (op1.py).
+            dtc_mode = req.query.get("dtc", "auxiliary")
+            answer = self._op1.get(position_key(board)) \
+                if variant == "standard" and dtc_mode != "never" and op1.asked(board) else None
             info = _tb_info(tb, board)
             moves = []
             for move in board.legal_moves:
+                san, zeroing, before = board.san(move), board.is_zeroing(move), \
+                    board.halfmove_clock
                 board.push(move)
                 child = _tb_info(tb, board)
+                if answer is not None:
+                    _with_dtc(child, answer.children.get(move.uci()), board, before)
                 board.pop()
-                child.update(uci=move.uci(), san=board.san(move),
-                             zeroing=board.is_zeroing(move))
+                child.update(uci=move.uci(), san=san, zeroing=zeroing)
                 moves.append(child)
+            if answer is not None:
+                _with_dtc(info, answer.root, board, max(0, board.halfmove_clock - 1))
         # best first for the side to move: the opponent's worst category, then
-        # fastest wins (zeroing first) / slowest losses
-        order = {"loss": 0, "blessed-loss": 1, "draw": 2, "cursed-win": 3, "win": 4,
-                 "unknown": 5}
+        # fastest wins (zeroing first) / slowest losses (DTZ, or DTC for op1)
+        order = {c: i for i, c in enumerate((
+            "loss", "syzygy-loss", "maybe-loss", "blessed-loss", "draw", "cursed-win",
+            "maybe-win", "syzygy-win", "win", "unknown"))}
 
         def key(m: dict[str, Any]) -> tuple[int, int]:
             cat = m["category"]
-            dtz = abs(m["dtz"] or 0)
+            metric = abs(m["dtz"] if m["dtz"] is not None else m["dtc"] or 0)
             if m["checkmate"] or m["variant_loss"]:
                 return (-1, 0)
-            if cat in ("loss", "blessed-loss"):
-                return (order[cat], 0 if m["zeroing"] else 1 + dtz)
-            return (order[cat], -dtz)
+            if cat.endswith("loss"):
+                return (order[cat], 0 if m["zeroing"] else 1 + metric)
+            return (order[cat], -metric)
 
         info["moves"] = sorted(moves, key=key)
+        if answer is not None and moves:
+            # tablebases.rs `probe`: the position's category is its best move's, negated.
+            info["category"] = op1.NEGATE[info["moves"][0]["category"]]
         if info["category"] == "unknown" and moves and info["moves"][0]["category"] == "loss":
             # A move that ends the game (an explosion, the last piece given away) wins
             # it; the server knows as much without a table.
@@ -255,6 +296,17 @@ def _tb_info(tb: chess.syzygy.Tablebase | None, board: chess.Board) -> dict[str,
                         -2: "loss"}[wdl]
     info["dtz"] = info["precise_dtz"] = dtz
     return info
+
+
+def _with_dtc(info: dict[str, Any], dtc: int | None, board: chess.Board,
+              halfmoves_before: int) -> None:
+    """An op1 DTC on a position the Syzygy answer left without a DTZ (response.rs
+    `with_dtc`): its category from the DTC and the halfmove clocks."""
+    if dtc is None or info["dtz"] is not None or info["category"] != "unknown":
+        return
+    info["dtc"] = dtc
+    info["category"] = op1.dtc_category(dtc, board.halfmove_clock, halfmoves_before,
+                                        op1.zeroing_is_conversion(board))
 
 
 def _keys(body: Any, known: set[str], what: str) -> dict[str, Any]:

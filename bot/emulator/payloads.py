@@ -160,6 +160,14 @@ class GameStateJson(TypedDict):
     bdraw: NotRequired[bool]
     wtakeback: NotRequired[bool]
     btakeback: NotRequired[bool]
+    expiration: NotRequired[ExpirationJson]
+
+
+class ExpirationJson(TypedDict):
+    """api doc/specs/schemas/GameStateEvent.yaml `expiration` (api b6e5874)."""
+
+    idleMillis: int
+    millisToMove: int
 
 
 class PlayerJson(TypedDict):

@@ -11,7 +11,9 @@ from bot.emulator.game import Player
 
 class People:
     def __init__(self, config: EmulatorConfig) -> None:
-        self.accounts: dict[str, AccountSpec] = {a.token: a for a in config.accounts}
+        # Every token of every account (AccountSpec.other_tokens: one account, more tokens).
+        self.accounts: dict[str, AccountSpec] = {
+            t: a for a in config.accounts for t in (a.token, *a.other_tokens)}
         self.users: dict[str, UserSpec] = {u.username.lower(): u for u in config.users}
 
     def account_named(self, username: str) -> AccountSpec | None:

@@ -1,5 +1,6 @@
 """What happens inside a game: the bot's moves, chat, abort/resign, draw and
-takeback offers, claim-victory, plus the opponent's on-demand actions.
+takeback offers, plus the opponent's on-demand actions (the claims against an
+opponent who left: claim_ops.py).
 """
 
 from __future__ import annotations
@@ -88,6 +89,10 @@ class PlayOps(CoreState):
                 # move is not played, and the answer is still 200).
                 self._finish(game, "draw", None, now)
                 return
+            if offering_draw and self._offer_draw(game, game.bot_color, now):
+                # lila BotPlayer.apply tells the round the offer before the move: an
+                # opponent who cannot win ends the game as insufficientMaterialClaim.
+                return
             game.push(move, now)
             if self._after_move(game, now):
                 return
@@ -142,7 +147,8 @@ class PlayOps(CoreState):
             if game.draw_offer[opp]:
                 self._finish(game, "draw", None, now)
                 return
-            game.draw_offer[game.bot_color] = True
+            if self._offer_draw(game, game.bot_color, now):
+                return
             self._publish_state(game, now)
             self._opponent_answers_draw(game, now)
 
@@ -188,14 +194,6 @@ class PlayOps(CoreState):
         game.opp_due = None if game.bot_to_move else now + game.opponent.think_time_s
         self._publish_state(game, now)
 
-    def bot_claim_victory(self, account: AccountSpec, game_id: str) -> None:
-        with self.lock:
-            game = self._playing_game(account, game_id)
-            now = time.monotonic()
-            if not game.opp_gone or game.gone_claim_at is None or now < game.gone_claim_at:
-                raise bad_request("You cannot claim the win on this game")
-            self._finish(game, "timeout", game.color_name(game.bot_color), now)
-
     def playing(self, account: AccountSpec, nb: int | None) -> list[dict[str, Any]]:
         me = account.username.lower()
         with self.lock:
@@ -238,8 +236,10 @@ class PlayOps(CoreState):
             elif action == "abort":
                 self._finish(game, "aborted", None, now)
             elif action == "offer_draw":
-                game.draw_offer[opp] = True
-                self._publish_state(game, now)
+                if game.draw_offer[game.bot_color]:
+                    self._finish(game, "draw", None, now)  # Drawer.yes: the offer accepted
+                elif not self._offer_draw(game, opp, now):
+                    self._publish_state(game, now)
             elif action == "propose_takeback":
                 game.takeback_offer[opp] = True
                 self._publish_state(game, now)

@@ -1,11 +1,14 @@
-"""A rival event-stream client: a second program on the bot's token.
+"""A rival event-stream client: a second program on the bot's account.
 
-lila allows one event stream per account: opening one kills the previous one
-(modules/api/src/main/EventStream.scala publishes a PoisonPill to
-`eventStreamFor:<user>`; the old stream's actor stops and completes its queue,
-so its client sees a clean end of the ndjson response). This thread keeps
-opening the stream over real HTTP and re-opens it `reconnect_s` after it is
-closed, the way a second bot process on the same token would.
+lila allows one event stream per token: opening one kills the previous one
+opened with the same token (modules/api/src/main/EventStream.scala publishes a
+PoisonPill to `eventStreamForBearer:<bearer>`; the old stream's actor stops and
+completes its queue, so its client sees a clean end of the ndjson response).
+Before lila 20cd2f84 (lichess-org/api#518, August 2025) the channel was
+`eventStreamFor:<user>`: one stream per account. This thread keeps opening the
+stream over real HTTP and re-opens it `reconnect_s` after it is closed, the way
+a second bot process would: on the bot's own token the two take the stream
+from each other; on another token of the account both stay open.
 """
 
 from __future__ import annotations

@@ -202,8 +202,9 @@ class Scheduler(ArenaOps):
         game.opp_moves_made += 1
         if self._after_move(game, now):
             return
-        if spec.offer_draw_at is not None and spec.offer_draw_at == n + 1:
-            game.draw_offer[not game.bot_color] = True
+        if spec.offer_draw_at is not None and spec.offer_draw_at == n + 1 \
+                and self._offer_draw(game, not game.bot_color, now):
+            return
         if spec.takeback_at is not None and spec.takeback_at == n + 1 \
                 and game.takebacks_asked < spec.takeback_times:
             game.takebacks_asked += 1

@@ -41,6 +41,7 @@ class Request:
     headers: dict[str, str]
     params: dict[str, str] = field(default_factory=dict)
     account: AccountSpec | None = None
+    bearer: str = ""  # the token it was sent with (never logged)
 
 
 @dataclass
@@ -331,6 +332,7 @@ class EmuRequestHandler(BaseHTTPRequestHandler):
         account = self.server.core.account_for_token(token) if token else None
         if route.auth or account is not None:
             req.account = account
+            req.bearer = token if account is not None else ""
         if not route.auth:
             return
         if account is None:

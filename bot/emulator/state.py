@@ -153,7 +153,8 @@ class CoreState:
         now = time.monotonic()
         self._replay(game, new, now)
         if len(game.moves) < 2 and self._expirable(game):
-            game.first_move_deadline = now + self._first_move_s(game)
+            game.first_move_s = self._first_move_s(game)
+            game.first_move_deadline = now + game.first_move_s
         self.games[new.gid] = game
         if self.config.spectator_chat and self.config.spectator_chat_interval_s > 0:
             game.spectator_at = now + self.config.spectator_chat_interval_s
@@ -189,7 +190,7 @@ class CoreState:
         if len(game.moves) >= 2:
             game.first_move_deadline = None
         elif game.first_move_deadline is not None:
-            game.first_move_deadline = now + self._first_move_s(game)
+            game.first_move_deadline = now + game.first_move_s
         end = game.natural_end()
         if end is not None:
             self._finish(game, end[0], end[1], now)
@@ -255,6 +256,20 @@ class CoreState:
         game.chat.append(line)
         self.streams.publish_game(game.id, dict(line.json()))
         self._touch()
+
+    def _offer_draw(self, game: Game, color: chess.Color, now: float) -> bool:
+        """`color` offers a draw (lila modules/round/src/main/Drawer.scala `yes`, after
+        its threefold and accept cases): when the other side cannot win on material
+        (scalachess `opponentHasInsufficientMaterial`, per variant; python-chess's
+        `has_insufficient_material` here) the game ends at once as
+        insufficientMaterialClaim (status 39, no winner); otherwise the offer stands.
+        Only once the game is `drawable` (playable, no longer abortable: two plies).
+        True if the game ended."""
+        if len(game.moves) >= 2 and game.board.has_insufficient_material(not color):
+            self._finish(game, "insufficientMaterialClaim", None, now)
+            return True
+        game.draw_offer[color] = True
+        return False
 
     def _go_gone(self, game: Game, now: float) -> None:
         claim = self.config.opponent_gone_claim_s

@@ -19,16 +19,20 @@ log = logging.getLogger(__name__)
 
 
 class StreamOps(CoreState):
-    def open_event_stream(self, account: AccountSpec) -> Subscriber:
+    def open_event_stream(self, account: AccountSpec, bearer: str) -> Subscriber:
+        """lila modules/api/src/main/EventStream.scala: a new stream publishes a
+        PoisonPill to `eventStreamForBearer:<bearer>`, so the one this token had
+        open ends cleanly; another token's stream of the same account stays open,
+        and both hear every event (they subscribe by user id)."""
         with self.lock:
             key = account.username.lower()
-            old = self.streams.event.get(key)
+            old = self.streams.event.get(bearer)
             if old is not None:
-                # Lichess allows one event stream per token: the new one wins.
                 old.close()
             sub = Subscriber(self.lock, "event", key)
+            sub.bearer = bearer
             self.streams.live.add(sub)
-            self.streams.event[key] = sub
+            self.streams.event[bearer] = sub
             now = time.monotonic()
             for game in self.games.values():
                 if not game.over and game.bot_player.id == key:
@@ -64,8 +68,8 @@ class StreamOps(CoreState):
     def close_stream(self, sub: Subscriber) -> None:
         with self.lock:
             if sub.key == "event":
-                if self.streams.event.get(sub.owner) is sub:
-                    del self.streams.event[sub.owner]
+                if self.streams.event.get(sub.bearer) is sub:
+                    del self.streams.event[sub.bearer]
             else:
                 lst = self.streams.game.get(sub.key[5:], [])
                 if sub in lst:

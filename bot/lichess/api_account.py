@@ -15,6 +15,12 @@ from bot.lichess.transport import Transport, parsed
 log = logging.getLogger(__name__)
 
 PLAYING_MIN_INTERVAL_S = 60.0  # /api/account/playing: at most once a minute per account
+# /api/bot/online?nb=: lila sends at most 200 bots whatever nb asks (modules/user/src/
+# main/package.scala `onlineBotVisible = Max(200)`; "as intended", lila#20308), though
+# the api spec allows 512 (api 4b980c5). 200 is the whole list: matchmaking picks one
+# bot in its rating range at random, so every bot listed is a candidate, and 200
+# profiles parse in a moment on a Pi. The spec's default (100) would halve the choice.
+ONLINE_BOTS_NB = 200
 
 
 class AccountApi:
@@ -52,7 +58,7 @@ class AccountApi:
         """Make the account a BOT account (once, before it has played a game)."""
         await self._http.call("upgrade")
 
-    async def online_bots(self, limit: int = 100) -> list[Profile]:
+    async def online_bots(self, limit: int = ONLINE_BOTS_NB) -> list[Profile]:
         resp = await self._http.call("online_bots", params={"nb": limit})
         out = []
         for line in resp.text.splitlines():

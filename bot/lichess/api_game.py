@@ -133,3 +133,8 @@ class GameApi:
 
     async def claim_victory(self, game_id: str, wanted: Callable[[], bool] | None = None) -> None:
         await self._http.call("claim_victory", path={"id": game_id}, wanted=wanted)
+
+    async def claim_draw(self, game_id: str, wanted: Callable[[], bool] | None = None) -> None:
+        """The opponent left a game we cannot win on material: lila gives us no win
+        (claim-victory would end it drawn and answer 400), so ask for the draw."""
+        await self._http.call("claim_draw", path={"id": game_id}, wanted=wanted)

@@ -11,7 +11,7 @@ attribute:
   upgrade, online_bots;
 * `api.challenges` (bot.lichess.api_challenges): accept, decline, create, cancel;
 * `api.game`       (bot.lichess.api_game):       move, chat, abort, resign, draw,
-  takeback, claim_victory;
+  takeback, claim_victory, claim_draw;
 * `api.arenas`     (bot.lichess.api_arenas):     get, join, withdraw.
 
 The transport's own calls (the pause book, `bot_limit_until`, the streams) are

@@ -38,7 +38,7 @@ class EndpointPolicy:
 
 # Classes follow lila's separate limiters: chat; challenge answers; challenge
 # creation (app/controllers/Challenge.scala `limit.challenge*`); in-game actions
-# (abort, resign, claim victory, draw/takeback answers); account reads; the
+# (abort, resign, claim victory or draw, draw/takeback answers); account reads; the
 # event stream; moves and game streams (never paused).
 POLICIES: dict[str, EndpointPolicy] = {
     "event_stream": EndpointPolicy("GET", "/api/stream/event", 1, "event_stream"),
@@ -55,6 +55,8 @@ POLICIES: dict[str, EndpointPolicy] = {
                                "game_action"),
     "claim_victory": EndpointPolicy("POST", "/api/bot/game/{id}/claim-victory", 4,
                                     "game_action"),
+    # lila PlayApi.scala `claim-draw` (BotPlayer.claimDraw), api spec 72cd46a (2025-07)
+    "claim_draw": EndpointPolicy("POST", "/api/bot/game/{id}/claim-draw", 4, "game_action"),
     "accept": EndpointPolicy("POST", "/api/challenge/{id}/accept", 3, "challenge_answer"),
     "decline": EndpointPolicy("POST", "/api/challenge/{id}/decline", 3, "challenge_answer"),
     "challenge": EndpointPolicy("POST", "/api/challenge/{user}", 2, "challenge_create", "drop"),

@@ -284,6 +284,31 @@ class GameFinish:
 
 # -- the game stream --------------------------------------------------------------
 @dataclass(frozen=True)
+class Expiration:
+    """How long a first move may still take before lila ends the game (api doc/specs/
+    schemas/GameStateEvent.yaml `expiration`, api b6e5874; lila modules/game/src/main/
+    JsonView.scala): sent only before both first moves of a lobby, arena, pool or
+    Swiss game, never a challenge's."""
+
+    idle_ms: int  # since the last move, or the start
+    to_move_ms: int  # the whole allowance (lila RoundGame timeForFirstMove)
+
+    @property
+    def left_ms(self) -> int:
+        return self.to_move_ms - self.idle_ms
+
+    @staticmethod
+    def parse(d: Payload) -> Expiration | None:
+        e = _obj(d, "expiration")
+        if not e:
+            return None
+        idle, to_move = _opt_int(e, "idleMillis"), _opt_int(e, "millisToMove")
+        if idle is None or to_move is None:
+            raise Malformed("expiration needs idleMillis and millisToMove")
+        return Expiration(idle, to_move)
+
+
+@dataclass(frozen=True)
 class GameState:
     """Moves, clocks (ms, as sent; None without a clock) and offers."""
 
@@ -298,6 +323,7 @@ class GameState:
     bdraw: bool = False
     wtakeback: bool = False
     btakeback: bool = False
+    expiration: Expiration | None = None  # before both first moves of an expirable game
     received_at: float = 0.0  # monotonic, stamped by the stream thread
 
     def draw_offered_by(self, color: str) -> bool:
@@ -314,7 +340,7 @@ class GameState:
             btime=_opt_int(d, "btime"), winc=_int(d, "winc"), binc=_int(d, "binc"),
             wdraw=_bool(d, "wdraw"), bdraw=_bool(d, "bdraw"),
             wtakeback=_bool(d, "wtakeback"), btakeback=_bool(d, "btakeback"),
-            received_at=received_at)
+            expiration=Expiration.parse(d), received_at=received_at)
 
 
 @dataclass(frozen=True)

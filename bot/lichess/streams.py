@@ -6,7 +6,7 @@ two callables, one that opens its stream and one that books a 429, so this modul
 never imports the client back.
 
 The lines are read here, one chunk at a time: Lichess sends an empty line as a
-keep-alive (every 6-7 s), and only by seeing those can we tell a quiet but
+keep-alive (every 7 s on both kinds of stream), and only by seeing those can we tell a quiet but
 healthy stream from a dead one without asking the server anything else.  Each
 line is parsed here (bot.lichess.events) and queued as an event; a line that is
 not JSON or not a well-formed event is one log line and is skipped.

@@ -17,6 +17,8 @@ NO_CLOCK_MS = 24 * 3600 * 1000
 # Lichess starts the clocks only after both sides' first moves, so a first move
 # costs no clock time, but the opponent waits for it (and may abort): bound it.
 FIRST_MOVE_CAP_MS = 3_000
+# Kept back from lila's first-move deadline: the move's round trip and the engine's start.
+FIRST_MOVE_RESERVE_MS = 1_000
 
 
 @dataclass(frozen=True)
@@ -29,6 +31,9 @@ class Clock:
     binc: int
     received_at: float
     has_clock: bool = True
+    # lila's gameState.expiration: ms left for the first move when it was sent
+    # (None: no such deadline, e.g. a challenge's game)
+    expires_in_ms: int | None = None
 
     @classmethod
     def from_state(cls, state: GameState, received_at: float,
@@ -37,7 +42,14 @@ class Clock:
             return cls(NO_CLOCK_MS, NO_CLOCK_MS, 0, 0, received_at, False)
         wtime = NO_CLOCK_MS if state.wtime is None else state.wtime
         btime = NO_CLOCK_MS if state.btime is None else state.btime
-        return cls(wtime, btime, state.winc, state.binc, received_at)
+        left = None if state.expiration is None else state.expiration.left_ms
+        return cls(wtime, btime, state.winc, state.binc, received_at, expires_in_ms=left)
+
+    def first_move_left_ms(self, now: float) -> float | None:
+        """What lila's first-move deadline leaves at `now`, or None without one."""
+        if self.expires_in_ms is None:
+            return None
+        return self.expires_in_ms - (now - self.received_at) * 1000.0
 
     def time_of(self, color: str) -> int:
         return self.wtime if color == "white" else self.btime
@@ -77,9 +89,14 @@ def clock_running(plies: int) -> bool:
     return plies >= 2
 
 
-def first_move_think_ms(my_time_ms: int) -> int:
-    """Think time for a move made before the clocks run: a few seconds at most."""
-    return max(100, min(FIRST_MOVE_CAP_MS, my_time_ms // 40))
+def first_move_think_ms(my_time_ms: int, deadline_left_ms: float | None = None) -> int:
+    """Think time for a move made before the clocks run: a few seconds at most, and
+    within lila's first-move deadline (gameState.expiration) less a round trip's
+    reserve when that is sooner (a game joined late, e.g. after a restart)."""
+    cap = min(FIRST_MOVE_CAP_MS, my_time_ms // 40)
+    if deadline_left_ms is not None:
+        cap = min(cap, int(deadline_left_ms) - FIRST_MOVE_RESERVE_MS)
+    return max(100, cap)
 
 
 def silence_limit_s(my_left_ms: float, normal_s: float, floor_s: float) -> float:

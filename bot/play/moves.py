@@ -42,8 +42,14 @@ def search_limits(cfg: Config, color: str, clock: Clock, now: float, ponder: boo
         return SearchLimits(movetime=max(1, int(cfg.correspondence.move_time * 1000)),
                             ponder=ponder)
     if plies is not None and not clock_running(plies) and not ponder:
-        # Free for our clock, but the opponent waits (and may abort): keep it short.
-        return SearchLimits(movetime=first_move_think_ms(clock.time_of(color)))
+        # Free for our clock, but the opponent waits (and may abort): keep it short,
+        # and within lila's first-move deadline where it sends one.
+        left = clock.first_move_left_ms(now)
+        movetime = first_move_think_ms(clock.time_of(color), left)
+        if left is not None:
+            log.debug("first move: lila's expiration leaves %.0f ms; thinking %d ms",
+                      left, movetime)
+        return SearchLimits(movetime=movetime)
     w, b, wi, bi = clock.search_times(color, now)
     return SearchLimits(wtime=w, btime=b, winc=wi, binc=bi, ponder=ponder)
 
@@ -74,11 +80,14 @@ class Delivery:
     moved_ply: int = -1  # ply at which our move was accepted by the server
     posted_at: float | None = None  # when our last move was accepted, until echoed
     activity: float = 0.0  # last game event or move of ours (monotonic)
+    seen: int = -1  # plies the stream has shown (-1: none yet; what came before is history)
+    stranger_ply: int | None = None  # a move of ours pibot did not play (warned once)
 
     def taken_back(self, plies: int) -> None:
         """A takeback to `plies`: a move of ours it undid is one to play again."""
         if self.moved_ply >= plies:
             self.moved_ply = -1
+        self.seen = min(self.seen, plies)
 
     def saw(self, plies: int) -> None:
         """The stream shows `plies` moves: our move's echo (or anything newer) arrived,
@@ -233,6 +242,30 @@ class Mover:
             await self.thinker.start_ponder(moves + [move, res.ponder], limits,
                                             latency.overhead_ms())
         return True
+
+    def notice_strangers(self, played: list[str]) -> None:
+        """Warn once if the stream shows a move of ours that pibot did not play.
+
+        lila closes an event stream only when the same token opens another
+        (modules/api/src/main/EventStream.scala, `eventStreamForBearer`), so a second
+        program on another token of this account is never seen on the event stream:
+        both get every challenge and game, and both play.  Its moves are what shows."""
+        track, st = self.track, self.st
+        start, track.seen = track.seen, len(played)
+        if start < 0 or track.stranger_ply is not None:
+            return  # the first view is history; one warning a game is enough
+        pending = track.pending
+        for ply in range(start, len(played)):
+            if (ply % 2 == 0) != (st.first_to_move == st.color) or ply == track.moved_ply \
+                    or pending is not None and pending[0] == ply \
+                    and self.landed(ply, pending[1]):
+                continue
+            track.stranger_ply = ply
+            log.warning("game %s: the game stream shows %s as our move at ply %d, which pibot "
+                        "did not play: another program is playing on this account with "
+                        "another token (Lichess gives each token its own event stream); "
+                        "stop it or revoke its token", self.ctx.game_id, played[ply], ply + 1)
+            return
 
     def landed(self, ply: int, move: str) -> bool:
         """The game stream already shows our move at `ply` (the POST may still be pending)."""

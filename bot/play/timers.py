@@ -1,10 +1,14 @@
-"""A game's two timers: the no-first-move abort and the claim of victory.
+"""A game's two timers: the no-first-move abort and the claim against an
+opponent who left.
 
 Lichess never expires games from challenges (lila: Source.expirable = Lobby,
 Arena, Pool, Swiss), so aborting a game whose opponent never moves is ours to
 do (never an arena game's: lila ends it as noStart); and when the opponent
-leaves, lila lets us claim the win after `claimWinInSeconds`.  Both requests
-go through the game's Outbox and are retried until they land or are moot.
+leaves, lila lets us claim after `claimWinInSeconds`: the win, or a draw when
+we cannot win on material (lila RoundAsyncActor ResignForce would end it drawn
+and answer claim-victory with 400 "You cannot claim the win on this game", so
+pibot asks for what it gets: BotPlayer.claimDraw).  Both requests go through
+the game's Outbox and are retried until they land or are moot.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
+
+import chess
 
 from bot.config import GameConfig
 from bot.lichess.client import Lichess
@@ -81,20 +87,38 @@ class GameTimers:
             self._claim = None
         if ev.gone:
             secs = float(ev.claim_win_in_seconds or 0)
-            log.info("game %s: opponent gone; claiming victory in %.0f s", self.game_id, secs)
+            log.info("game %s: opponent gone; claiming %s in %.0f s", self.game_id,
+                     "a draw" if self._cannot_win() else "victory", secs)
             self._claim = asyncio.create_task(self._claim_after(secs))
 
     def _ongoing(self) -> bool:
         return not self.st.over
 
+    def _cannot_win(self) -> bool:
+        """We lack mating material, by the game's rules (python-chess's per-variant
+        `has_insufficient_material`, as scalachess's `opponentHasInsufficientMaterial`
+        which lila's ResignForce asks of the claimer)."""
+        try:
+            board = self.st.board()
+        except ValueError:
+            return False
+        return board.has_insufficient_material(chess.WHITE if self.st.color == "white"
+                                               else chess.BLACK)
+
     async def _claim_after(self, secs: float) -> None:
         await asyncio.sleep(secs)
-        if not self.st.over:
-            log.info("game %s: claiming victory", self.game_id)
-            # Retried until it lands or the game ends (the opponent came back, or
-            # their clock ran out): Lichess waits for it.
-            self.outbox.do("claim victory", lambda: self.api.game.claim_victory(
+        if self.st.over:
+            return
+        # Retried until it lands or the game ends (the opponent came back, or
+        # their clock ran out): Lichess waits for it.
+        if self._cannot_win():
+            log.info("game %s: claiming a draw (we cannot win on material)", self.game_id)
+            self.outbox.do("claim draw", lambda: self.api.game.claim_draw(
                 self.game_id, wanted=self._ongoing), until=self._ongoing)
+            return
+        log.info("game %s: claiming victory", self.game_id)
+        self.outbox.do("claim victory", lambda: self.api.game.claim_victory(
+            self.game_id, wanted=self._ongoing), until=self._ongoing)
 
     async def _abort_at(self, deadline: float, ply: int) -> None:
         await asyncio.sleep(max(0.0, deadline - time.monotonic()))

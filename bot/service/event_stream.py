@@ -9,11 +9,15 @@ has its row; a type nobody subscribes to is one debug line.  The stream's
 status (opened, when, up) has one owner, this loop: the others read it as a
 StreamView.
 
-lila allows one event stream per account: opening one ends the previous one
-cleanly (modules/api/src/main/EventStream.scala publishes PoisonPill to
-`eventStreamFor:<user>`).  So our stream ending cleanly soon after it opened,
-again and again, means another program is using this token: say so once and
-back off for minutes instead of fighting over the stream.
+lila allows one event stream per token: opening one ends the previous one
+opened with the same token cleanly (modules/api/src/main/EventStream.scala
+publishes a PoisonPill to `eventStreamForBearer:<token>`; per account, on
+`eventStreamFor:<user>`, before lila 20cd2f84, lichess-org/api#518).  So our
+stream ending cleanly soon after it opened, again and again, means another
+program is using this token: say so once and back off for minutes instead of
+fighting over the stream.  A program on another token of the account never
+closes ours (both streams hear every event): that shows only in a game, as a
+move of ours pibot did not play (bot/play/moves.py, docs/lichess.md).
 """
 
 from __future__ import annotations
@@ -119,7 +123,7 @@ class EventStream:
                 if not warned:
                     warned = True
                     log.warning("another program is using this token's event stream (Lichess "
-                                "allows one per account, so each new one closes the other); "
+                                "allows one per token, so each new one closes the other); "
                                 "stop it, or pibot will only retry every %.0f s",
                                 net.stream_conflict_backoff_s)
                 delay = net.stream_conflict_backoff_s * random.uniform(0.8, 1.2)

@@ -6,7 +6,9 @@ The one module that knows these endpoints (the Bot API's are in bot/lichess/endp
   (authenticated: since March 2026 the explorer answers 401 to anonymous
   requests, so these carry the bot's token, and only these),
 * cloud evaluation: ``{cloud_url or url}/api/cloud-eval``,
-* tablebase: ``{tablebase_url}/standard``, ``/atomic`` and ``/antichess``.
+* tablebase: ``{tablebase_url}/standard``, ``/atomic`` and ``/antichess``: up to
+  7 pieces (Syzygy), and in standard chess the 8-piece positions its partial
+  "op1" tables cover (`op1_position`), whose answers carry DTC, not DTZ.
 
 Each only for the variants it serves (bot/variants.py: the tablebase standard,
 atomic and antichess; the Lichess-games explorer and cloud eval every variant,
@@ -46,6 +48,42 @@ LICHESS_SPEEDS = "blitz,rapid,classical"
 LICHESS_RATINGS = "2000,2200,2500"
 MIN_REQUEST_S = 0.05  # below this a request cannot succeed; don't start it
 MATE_CP = 100_000
+SYZYGY_PIECES, OP1_PIECES = 7, 8
+# The tablebase's categories (lila-tablebase src/response.rs Category), for the
+# side to move after the best move, read from ours.
+_OURS = {"loss": "win", "syzygy-loss": "win (50-move rule unsure)", "maybe-loss": "maybe win",
+         "blessed-loss": "cursed win", "draw": "draw", "cursed-win": "blessed loss",
+         "maybe-win": "maybe loss", "syzygy-win": "loss (50-move rule unsure)",
+         "win": "loss"}
+
+
+def op1_position(board: chess.Board) -> bool:
+    """An 8-piece position the Lichess tablebase answers from its op1 tables
+    (lichess-org/lila-tablebase src/op1.rs `use_op1`, a06a88b): standard chess,
+    exactly 8 pieces, no castling rights, a white pawn with a black pawn 1-5 ranks
+    ahead on its file, and each side more than a lone pawn. lichess-bot asks the
+    same ones (lib/engine_wrapper.py `is_op1_position`, 3b1c84a)."""
+    if type(board) is not chess.Board or board.castling_rights \
+            or chess.popcount(board.occupied) != OP1_PIECES:
+        return False
+    white = board.pawns & board.occupied_co[chess.WHITE]
+    ahead = 0
+    for ranks in range(1, 6):
+        ahead |= (white << (8 * ranks)) & chess.BB_ALL
+    if not ahead & board.pawns & board.occupied_co[chess.BLACK]:
+        return False
+    for side in board.occupied_co:
+        if chess.popcount(board.pawns & side) < 2 and not side & ~board.kings & ~board.pawns:
+            return False
+    return True
+
+
+def tablebase_pieces(board: chess.Board, max_pieces: int, path: str) -> int:
+    """How many pieces a position may have to be asked: `max_pieces` (the Syzygy
+    tables' 7 at most), or 8 for a standard op1 position when the owner allows all 7."""
+    if path == "standard" and max_pieces >= SYZYGY_PIECES and op1_position(board):
+        return OP1_PIECES
+    return max_pieces
 
 
 @dataclass(frozen=True)
@@ -203,7 +241,8 @@ class OnlineSources:
         c = self.cfg.online_egtb
         path = variants.of_board(board).tablebase
         if (not c.enabled or clock_s < c.min_time or path is None or board.castling_rights
-                or chess.popcount(board.occupied) > c.max_pieces):
+                or chess.popcount(board.occupied) > tablebase_pieces(board, c.max_pieces,
+                                                                     path)):
             return None
         _, data = await self._get(EGTB, f"{self.tablebase_base}/{path}",
                                   {"fen": board.fen()}, min(c.timeout_s, budget_s))
@@ -214,11 +253,12 @@ class OnlineSources:
             move = board.parse_uci(str(best["uci"]))
         except (KeyError, TypeError, ValueError, IndexError):
             return None
-        mine = {"loss": "win", "blessed-loss": "cursed win", "draw": "draw",
-                "cursed-win": "blessed loss", "win": "loss"}.get(str(best.get("category")),
-                                                                "unknown")
+        mine = _OURS.get(str(best.get("category")), "unknown")
+        # An op1 answer has DTC (moves to a conversion), no DTZ.
+        depth = f"dtz {best.get('dtz')}" if best.get("dtz") is not None \
+            else f"dtc {best.get('dtc')}"
         return OnlineMove(board.uci(move, chess960=False), EGTB,
-                          f"online tablebase {mine}, dtz {best.get('dtz')}")
+                          f"online tablebase {mine}, {depth}")
 
     # ------------------------------------------------------------------ transport
     def _paused(self, source: str) -> bool:

@@ -35,13 +35,14 @@ from bot.store.queries import StoredGame
 
 log = logging.getLogger(__name__)
 
-# lila PgnDump.termination, by the API's status names.
+# lila's Termination tag by the API's status names (modules/game/src/main/PgnDump.scala
+# `tags`, lila 002fba69).
 _TERMINATION = {
     "created": "Unterminated", "started": "Unterminated",
     "aborted": "Abandoned", "noStart": "Abandoned",
     "timeout": "Time forfeit", "outoftime": "Time forfeit",
     "mate": "Normal", "resign": "Normal", "stalemate": "Normal", "draw": "Normal",
-    "variantEnd": "Normal", "insufficientMaterialClaim": "Normal",
+    "variantEnd": "Normal", "insufficientMaterialClaim": "Insufficient material",
     "cheat": "Rules infraction",
 }
 _SPEED_NAME = {"ultraBullet": "UltraBullet", "bullet": "Bullet", "blitz": "Blitz",
