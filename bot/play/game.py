@@ -213,8 +213,7 @@ class GameRunner:
         st.status, st.winner, st.moves = state.status, state.winner, played
         st.clock = clock = Clock.from_state(state, now, st.has_clock)
         self.track.saw(len(played))
-        if self.mover is not None:
-            self.mover.notice_strangers(played)
+        seat.mover.notice_strangers(played)
         if not st.ongoing():
             self.journal.saw(played, state, st.has_clock)
             st.over = True
