@@ -389,8 +389,8 @@ RULES: dict[str, Rule] = {
     f"{OM}.online_egtb.enabled": to(f"{OM}.online_egtb.enabled"),
     f"{OM}.online_egtb.min_time": to(f"{OM}.online_egtb.min_time", "seconds, same"),
     f"{OM}.online_egtb.max_time": drop(NO_MAX_TIME),
-    f"{OM}.online_egtb.max_pieces": to(f"{OM}.online_egtb.max_pieces", "capped at 7 (the "
-                                       "Lichess tablebase's limit)",
+    f"{OM}.online_egtb.max_pieces": to(f"{OM}.online_egtb.max_pieces", "capped at 7, which "
+                                       "also asks the 8-piece op1 positions (lichess-bot's 8)",
                                        _clamp(3, LICHESS_TB_MAX)),
     f"{OM}.online_egtb.source": to(f"{OM}.online_egtb", "lichess is what pibot asks; "
                                    "chessdb is dropped", _egtb_source),

@@ -111,10 +111,13 @@ class ExplorerConfig:
 
 @dataclass(frozen=True)
 class OnlineEgtbConfig:
-    enabled: bool = _val(False, doc="Lichess online tablebase (up to 7 pieces)")
+    enabled: bool = _val(False, doc="Lichess online tablebase (up to 7 pieces; 8 in "
+                                    "standard chess's op1 positions)")
     min_time: float = _val(20.0, lo=0, doc="only with at least this much clock left (s)")
     timeout_s: float = _val(1.0, lo=0.05, hi=30, doc="give up on the request after this")
-    max_pieces: int = _val(7, lo=3, hi=7)
+    # 7 also asks the 8-piece positions lila-tablebase answers (op1: opposed pawns, no
+    # castling; src/op1.rs), as lichess-bot's max_pieces: 8 does (bot/sources/online.py).
+    max_pieces: int = _val(7, lo=3, hi=7, doc="at most this many pieces (7: and 8-piece op1)")
     move_quality: str = _val("best", choices=("best",))
 
 
