@@ -106,20 +106,22 @@ class Matchmaker:
         if challenge_id == self.pending:
             self._answered.set()
 
-    def _pick(self, bots: list[Profile], t: MatchmakingType, rated: bool = False,
-              my_rating: int | None = None) -> str | None:
+    def _pick(self, bots: list[Profile], speed: str, rated: bool = False,
+              my_rating: int | None = None, variant: str = "standard") -> str | None:
+        """One of `bots` for a game of this speed, mode and variant, judged in its perf
+        (the variant's own, or the speed's in standard chess); None if none fits."""
         mm = self.live.now.matchmaking
         lo, hi = mm.opponent_min_rating, mm.opponent_max_rating
         if mm.opponent_rating_difference is not None and my_rating is not None:
             lo = max(lo, my_rating - mm.opponent_rating_difference)
             hi = min(hi, my_rating + mm.opponent_rating_difference)
-        of = aspects(t.speed, rated, t.variant)
+        of = aspects(speed, rated, variant)
         choices = []
         for bot in bots:
             uid = (bot.id or bot.username).lower()
             if not self._free(uid, of):
                 continue
-            perf = bot.perf(t.perf)
+            perf = bot.perf(speed if variant == "standard" else variant)
             if perf.rating is None or not perf.known:
                 continue  # unknown (never played this perf): fits no rating range
             if lo <= perf.rating <= hi:
@@ -136,7 +138,7 @@ class Matchmaker:
             return None
         my_rating = await self._my_rating(t.perf) if mm.opponent_rating_difference is not None \
             else None
-        opponent = self._pick(bots, t, rated, my_rating)
+        opponent = self._pick(bots, t.speed, rated, my_rating, t.variant)
         if opponent is None:
             log.info("matchmaking: no online bot fits %s (rating range, block lists, declines)",
                      t.label)

@@ -549,7 +549,8 @@ RULES: dict[str, Rule] = {
     "matchmaking.challenge_decliner_file_name": drop("pibot keeps declines in its records "
                                                      "database (challenge_filter), for "
                                                      "decline_hours, not in a file"),
-    "matchmaking.overrides": drop("pibot has one matchmaking specification"),
+    "matchmaking.overrides": drop("pibot has one opponent filter; matchmaking.types vary "
+                                  "the game (variant, clock, days, mode)"),
 }
 
 

@@ -226,7 +226,7 @@ class GameConfig:
     bot_name: str = _val("pibot", doc="answer to !name")
     # lila shows the spectator room to anyone but the players, logged out included
     # (app/controllers/Round.scala getWatcherChat): the opponent can read it too.
-    spectator_eval: bool = _val(False, doc="answer !eval to spectators during the game "
+    spectator_eval: bool = _val(False, doc="answer !eval and !pv to spectators during the game "
                                 "(the opponent can read the spectator room)")
 
 
