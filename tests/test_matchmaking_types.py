@@ -247,3 +247,33 @@ def test_a_decline_holds_by_its_reason() -> None:
     assert not book.holds("old", ("blitz", "casual", "standard"))
     book.declined(declined("generic"), MatchmakingConfig(challenge_filter="none"))
     assert len(kept) == 3  # no filter: nothing remembered
+
+
+def test_remembered_declines_hold_only_while_the_filter_is_on() -> None:
+    """A decline read back from the database holds under coarse or fine; an owner who
+    turns challenge_filter to none lets every bot be asked again."""
+    from typing import cast
+
+    from bot.challenges.declines import Declines
+    from bot.challenges.matchmaking import Matchmaker
+    from bot.config import LiveConfig
+    from bot.host.heat import HeatMonitor
+    from bot.lichess.client import Lichess
+    from bot.lichess.events import Profile
+    from bot.lichess.streams import StreamStatus
+    from bot.service.shared import Shared
+
+    atomic = Profile.parse({"id": "pickybot", "username": "PickyBot",
+                            "perfs": {"atomic": {"rating": 1500, "games": 9},
+                                      "bullet": {"rating": 1500, "games": 9}}})
+
+    def picked(mode: str, variant: str) -> str | None:
+        declines = Declines([("pickybot", "atomic", time.time() + 600)])
+        mm = Matchmaker(cast(Lichess, None), "pibot",
+                        LiveConfig(parse_config({"matchmaking": {"challenge_filter": mode}})),
+                        Shared(HeatMonitor(1), StreamStatus()), declines=declines)
+        return mm._pick([atomic], "bullet", variant=variant)
+
+    assert picked("fine", "atomic") is None and picked("coarse", "atomic") is None
+    assert picked("fine", "standard") == "PickyBot"  # another variant: free
+    assert picked("none", "atomic") == "PickyBot"

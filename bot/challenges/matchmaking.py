@@ -82,11 +82,13 @@ class Matchmaker:
             self.declines.declined(challenge, self.live.now.matchmaking)
 
     def _free(self, uid: str, of: tuple[str, ...]) -> bool:
-        """Not us, not blocked, not at its daily limit, not holding a decline of `of`."""
-        blocked = {b.lower() for b in self.live.now.matchmaking.block_list}
+        """Not us, not blocked, not at its daily limit, not holding a decline of `of`
+        (while challenge_filter is on: `none` lets remembered declines rest)."""
+        mm = self.live.now.matchmaking
+        blocked = {b.lower() for b in mm.block_list}
         return bool(uid) and uid != self.me and uid not in blocked \
             and uid not in self.blocked_online and self.skip_until.get(uid, 0.0) <= time.time() \
-            and not self.declines.holds(uid, of)
+            and (mm.challenge_filter == "none" or not self.declines.holds(uid, of))
 
     async def _my_rating(self, perf: str) -> int | None:
         """Our own rating in `perf` from /api/account (re-read every 5 minutes);
