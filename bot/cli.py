@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
                                             "colours alternating)"),
     "queue": ("bot.commands.queue", "the challenges waiting for a slot in the running bot"),
     "arena": ("bot.commands.arena", "the running bot joins or leaves an arena tournament"),
+    "team": ("bot.commands.team", "the bot's account joins a Lichess team (team join ID)"),
     "history": ("bot.commands.history", "results, opponents and rating over months (records)"),
     "export": ("bot.commands.export", "the games of a period as one PGN file (records)"),
     "alert": ("bot.commands.alert", "send a test alert, or a failure alert for systemd OnFailure="),

@@ -253,3 +253,41 @@ def test_docs_map_every_lichess_bot_key() -> None:
     docs = DOCS.read_text()
     missing = [key for key in RULES if f"| `{key}` |" not in docs]
     assert not missing, f"docs/bot.md lacks rows for {missing}"
+
+
+def test_variant_and_days_become_matchmaking_types() -> None:
+    """lichess-bot draws a variant, a clock and days, then tosses a coin between the
+    clock and correspondence (lib/matchmaking.py): as weighted types (issue 48)."""
+    res = import_config({"challenge": {"variants": ["standard", "atomic", "fromPosition"]},
+                         "matchmaking": {"challenge_variant": "random",
+                                         "challenge_initial_time": [60, 180],
+                                         "challenge_increment": [1],
+                                         "challenge_days": [2, 4, None],
+                                         "challenge_mode": "rated"}})
+    mm = res.config["matchmaking"]
+    assert not {"challenge_initial_time", "challenge_increment", "challenge_mode"} & set(mm)
+    types = parse_config(res.config).matchmaking.types
+    clock = [t for t in types if t.days is None]
+    corr = [t for t in types if t.days is not None]
+    assert {(t.tc, t.variant) for t in clock} == {("1+1", "standard"), ("3+1", "standard"),
+                                                  ("1+1", "atomic"), ("3+1", "atomic")}
+    assert {(t.days, t.variant) for t in corr} == {(2, "standard"), (2, "atomic")}
+    assert sum(t.weight for t in clock) == sum(t.weight for t in corr)  # the coin toss
+    assert {t.mode for t in types} == {"rated"}
+    why = dict(line.split(": ", 1) for line in res.dropped)
+    assert "1, 2, 3, 5, 7, 10 or 14" in why["matchmaking.challenge_days[4]"]
+    # A variant alone: its types with pibot's default clocks.
+    one = parse_config(import_config({"matchmaking": {"challenge_variant": "chess960"}}).config)
+    assert [(t.tc, t.variant) for t in one.matchmaking.types] == [
+        ("1+1", "chess960"), ("1+2", "chess960"), ("3+1", "chess960"), ("3+2", "chess960")]
+    # Standard chess without days is pibot's default: no types, the clock lists stay.
+    plain = import_config({"matchmaking": {"challenge_variant": "standard",
+                                           "challenge_initial_time": [60]}})
+    assert "types" not in plain.config["matchmaking"]
+    assert plain.config["matchmaking"]["challenge_initial_time"] == [60]
+    assert "default" in dict(line.split(": ", 1) for line in plain.dropped)[
+        "matchmaking.challenge_variant"]
+    # lichess-bot's default config: random (of its standard) with days 1 and 2.
+    default = import_config(yaml.safe_load((FIXTURES / "default.yml").read_text()))
+    days = {t.days for t in parse_config(default.config).matchmaking.types}
+    assert days == {None, 1, 2}

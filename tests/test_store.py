@@ -21,6 +21,7 @@ import pytest
 from bot.play.farming import RecentGames
 from bot.store import db, queries, schema
 from bot.store.model import (
+    Declined,
     GameEnd,
     GameStart,
     HeatSample,
@@ -83,7 +84,7 @@ def test_an_old_database_is_migrated_with_its_rows(tmp_path: Path) -> None:
         db.connect_readonly(path)  # the CLI never migrates
 
     conn = db.connect(path)  # what the writer does
-    assert schema.version(conn) == schema.VERSION == 4
+    assert schema.version(conn) == schema.VERSION == 5
     conn.execute("INSERT INTO events (at, kind) VALUES (?, 'start')", (NOW,))
     assert queries.today(conn, NOW)["wins"] == 1
     assert queries.moves_of(conn, "old1")[0].uci == "e2e4"
@@ -91,7 +92,7 @@ def test_an_old_database_is_migrated_with_its_rows(tmp_path: Path) -> None:
     old = queries.game(conn, "old1")
     assert old is not None and old.strength is None and old.strength_rule is None
     conn.close()
-    assert schema.migrate(sqlite3.connect(path, isolation_level=None)) == 4  # nothing to do
+    assert schema.migrate(sqlite3.connect(path, isolation_level=None)) == 5  # nothing to do
 
 
 def test_a_version_2_database_gains_the_heat_table_and_keeps_its_events(
@@ -110,12 +111,43 @@ def test_a_version_2_database_gains_the_heat_table_and_keeps_its_events(
     w.close()
     conn = db.connect_readonly(path)
     try:
-        assert schema.version(conn) == schema.VERSION == 4
+        assert schema.version(conn) == schema.VERSION == 5
         assert conn.execute("SELECT at, kind FROM events").fetchall() == [(NOW, "throttled")]
         assert conn.execute("SELECT at, temp_c, throttled FROM heat ORDER BY at").fetchall() \
             == [(NOW + 600, 71.5, 1), (NOW + 1200, None, 0)]
     finally:
         conn.close()
+
+
+def test_a_version_4_database_gains_the_declines_and_the_memory_reads_them(
+        tmp_path: Path) -> None:
+    """Issue 48: the bots that declined matchmaking survive a restart until their hold
+    ends; a later decline of the same bot and aspect replaces the row."""
+    path = tmp_path / "v4.db"
+    conn = sqlite3.connect(path, isolation_level=None)
+    assert schema.migrate(conn, target=4) == 0
+    conn.close()
+    w = RecordWriter(path)
+    w.start()
+    assert w.put(Declined("slowbot", "", "generic", until=NOW + 600, at=NOW))
+    assert w.put(Declined("slowbot", "", "later", until=NOW + 300, at=NOW + 1))  # replaces
+    assert w.put(Declined("pickybot", "atomic", "variant", until=NOW + 900, at=NOW + 2))
+    assert w.put(Declined("gonebot", "", "generic", until=NOW + 2, at=NOW + 2))
+    assert w.put(Declined("lastbot", "rated", "casual", until=NOW + 50, at=NOW + 3))
+    assert w.flush(10) and w.problem is None
+    w.close()
+    conn = db.connect_readonly(path)
+    try:
+        assert schema.version(conn) == schema.VERSION == 5
+        # gonebot's hold ran out before the last write: deleted then
+        assert conn.execute("SELECT bot, reason FROM declines ORDER BY bot").fetchall() == \
+            [("lastbot", "casual"), ("pickybot", "variant"), ("slowbot", "later")]
+        assert queries.declines(conn, NOW + 100) == [("pickybot", "atomic", NOW + 900),
+                                                     ("slowbot", "", NOW + 300)]
+    finally:
+        conn.close()
+    assert queries.load_memory(path, NOW + 400).declines == [("pickybot", "atomic", NOW + 900)]
+    assert queries.load_memory(tmp_path / "none.db", NOW).declines == []
 
 
 def test_the_overview_has_the_last_week_of_heat_samples(tmp_path: Path) -> None:
@@ -288,7 +320,7 @@ def test_put_never_blocks_and_a_full_queue_drops_with_one_line(
 
 def test_a_full_database_is_one_log_line_and_the_game_goes_on(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    w = RecordWriter(tmp_path / "full.db", max_bytes=48 * 1024)  # 12 pages: schema + a bit
+    w = RecordWriter(tmp_path / "full.db", max_bytes=56 * 1024)  # 14 pages: schema + a bit
     w.start()
     w.put(start("big"))
     with caplog.at_level(logging.ERROR, logger="bot.store.writer"):

@@ -1,9 +1,9 @@
 """The challenge desk: every challenge, incoming or our own, goes through here.
 
 It holds the incoming challenges' answers (incoming.py, with the accept policy
-of policy.py), our own challenges (matchmaking.py; the owner's `pibot
-challenge` series: outgoing.py) and the online block lists both consult
-(blocklist.py), the answers to our own challenges both senders read
+of policy.py), our own challenges (matchmaking.py, with the bots that declined
+them: declines.py; the owner's `pibot challenge` series: outgoing.py) and the
+online block lists both consult (blocklist.py), the answers to our own challenges both senders read
 (answers.py) and our own ratings (ratings.py, for rating_difference).  Slots
 are shared with the game supervisor: the desk reserves one before it accepts
 or sends a challenge, the supervisor fills it when the game starts.
@@ -15,6 +15,7 @@ import asyncio
 
 from bot.challenges.answers import Answer, RecentAnswers
 from bot.challenges.blocklist import OnlineBlockList
+from bot.challenges.declines import Declines
 from bot.challenges.incoming import Incoming
 from bot.challenges.matchmaking import Matchmaker
 from bot.challenges.outgoing import Outgoing
@@ -35,16 +36,18 @@ from bot.lichess.events import (
 
 class ChallengeDesk:
     def __init__(self, api: Lichess, me: str, live: LiveConfig, shared: ChallengeShared,
-                 tasks: ChallengeTasks, account: Profile | None = None) -> None:
+                 tasks: ChallengeTasks, account: Profile | None = None,
+                 declines: Declines | None = None) -> None:
         """`tasks` runs the desk's answers and series, and supervises its loops (start());
-        `account`: ours as the login read it (our ratings until they are read again)."""
+        `account`: ours as the login read it (our ratings until they are read again);
+        `declines`: the bots that declined matchmaking, as the records database keeps them."""
         self.live, self.tasks = live, tasks
         self.blocked_online = OnlineBlockList()  # challenge.online_block_list's names
         self.ratings = OurRatings(api, live, account)  # for challenge.rating_difference
         self.incoming = Incoming(api, me, live, shared, self.blocked_online, tasks,
                                  self.ratings)
         self.answers = RecentAnswers()  # to our own challenges, read by both senders
-        self.matchmaker = Matchmaker(api, me, live, shared, self.answers)
+        self.matchmaker = Matchmaker(api, me, live, shared, self.answers, declines)
         self.outgoing = Outgoing(api, me, live, shared, tasks, self.answers)  # pibot challenge
 
     def start(self) -> None:

@@ -1,7 +1,8 @@
 """Checks that span keys: what each value alone cannot say is wrong.
 
 Ranges whose ends are two keys (min_base <= max_base), the URLs, the clocks
-Lichess accepts for a challenge, the arena and opponent lists, the status
+Lichess accepts for a challenge (matchmaking's lists and types), the arena and
+opponent lists, the status
 page's listen address, a strength profile's takebacks (humans only).  Run on
 the built Config (bot/config/build.py), each failure one UserError naming the
 keys and the fix.
@@ -12,7 +13,7 @@ from __future__ import annotations
 import re
 
 from bot.config.redact import show
-from bot.config.schema import Config, MatchmakingConfig
+from bot.config.schema import CORRESPONDENCE_DAYS, Config, MatchmakingConfig, tc_seconds
 from bot.errors import UserError
 from bot.lichess_limits import API_CLOCK_LIMITS_S, ULTRABULLET_BELOW_S
 
@@ -49,6 +50,7 @@ def cross_checks(cfg: Config) -> None:
         raise UserError("config key 'challenge.time_controls' lists ultraBullet, but Lichess "
                         "does not let BOT accounts play UltraBullet; remove it")
     _check_matchmaking_clocks(cfg.matchmaking)
+    _check_matchmaking_types(cfg.matchmaking)
     ids = [t.id for t in cfg.tournaments]
     for tid in ids:
         if ids.count(tid) > 1:
@@ -68,6 +70,7 @@ def cross_checks(cfg: Config) -> None:
             raise UserError(f"config key 'status_page.listen': {exc}") from None
 
 
+MAX_INCREMENT_S = 60  # lichess-org/api challengeCreate: clock.increment 0..60
 _USERNAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{0,29}$")  # lila's username rule
 
 
@@ -83,7 +86,8 @@ def _check_matchmaking_opponents(mm: MatchmakingConfig) -> None:
 
 
 def _check_matchmaking_clocks(mm: MatchmakingConfig) -> None:
-    if mm.allow_matchmaking and not (mm.challenge_initial_time and mm.challenge_increment):
+    if mm.allow_matchmaking and not mm.types and \
+            not (mm.challenge_initial_time and mm.challenge_increment):
         raise UserError("matchmaking is on but 'matchmaking.challenge_initial_time' or "
                         "'matchmaking.challenge_increment' is empty; list at least one value")
     for base in mm.challenge_initial_time:
@@ -100,3 +104,37 @@ def _check_matchmaking_clocks(mm: MatchmakingConfig) -> None:
                                 f"+{inc} s, an UltraBullet clock that Lichess refuses for "
                                 f"BOT accounts; use at least 30 s (or an increment)")
 
+
+
+def _check_matchmaking_types(mm: MatchmakingConfig) -> None:
+    """Each type's clock or days as Lichess takes them from a BOT (the same rules as
+    challenge_initial_time x challenge_increment); one line per mistake."""
+    for i, t in enumerate(mm.types):
+        key = f"matchmaking.types[{i}]"
+        if (t.tc is None) == (t.days is None):
+            raise UserError(f"config key '{key}' needs {'one of' if t.tc else 'either'} tc "
+                            f"(a clock, e.g. 3+2) or days (correspondence, e.g. 3)"
+                            f"{', not both' if t.tc else ''}")
+        if t.days is not None and t.days not in CORRESPONDENCE_DAYS:
+            raise UserError(f"config key '{key}.days': Lichess offers "
+                            f"{', '.join(map(str, CORRESPONDENCE_DAYS))} days per move, not "
+                            f"{t.days}")
+        if t.tc is None:
+            continue
+        clock = tc_seconds(t.tc)
+        if clock is None:
+            raise UserError(f"config key '{key}.tc': {show(t.tc)} is not MINUTES+SECONDS; "
+                            f"write e.g. 3+2 or 0.5+0")
+        base, inc = clock
+        if base not in API_CLOCK_LIMITS_S:
+            raise UserError(f"config key '{key}.tc': Lichess does not take {base} s as a "
+                            f"clock; use 0.25, 0.5, 0.75, 1, 1.5 or whole minutes up to 180")
+        if inc > MAX_INCREMENT_S:
+            raise UserError(f"config key '{key}.tc': the increment must be 0 to "
+                            f"{MAX_INCREMENT_S} s, not {inc}")
+        if base + 40 * inc < ULTRABULLET_BELOW_S:
+            raise UserError(f"config key '{key}.tc': {t.tc} is UltraBullet, which Lichess "
+                            f"refuses for BOT accounts; use at least 0.5+0 (or an increment)")
+    if mm.types and not any(t.weight > 0 for t in mm.types):
+        raise UserError("config key 'matchmaking.types': every weight is 0; give at least "
+                        "one type a weight above 0")

@@ -15,6 +15,7 @@ import typing
 from typing import Any
 
 from bot.config.lichess_bot_keys import (
+    LICHESS_DAYS,
     QUIET,
     Dropped,
     Result,
@@ -22,7 +23,8 @@ from bot.config.lichess_bot_keys import (
     has_rules_below,
     rule_for,
 )
-from bot.config.schema import Config
+from bot.config.schema import CHALLENGE_VARIANTS, Config, MatchmakingConfig
+from bot.lichess_limits import ULTRABULLET_BELOW_S
 
 
 def _set(out: dict[str, Any], dotted: str, value: Any) -> None:
@@ -97,5 +99,43 @@ def import_config(src: Any) -> Result:
                     merged.append(item)
             if merged:
                 _set(res.config, f"matchmaking.{name}", merged)
+    _matchmaking_types(src, res)
     res.config = ordered(res.config)
     return res
+
+
+def _matchmaking_types(src: dict[str, Any], res: Result) -> None:
+    """lichess-bot's challenge_variant and challenge_days -> matchmaking.types.
+
+    lichess-bot draws a variant (random: one of challenge.variants), a clock from
+    challenge_initial_time x challenge_increment and a days value, then tosses a
+    coin between correspondence and the clock when it has both
+    (lib/matchmaking.py choose_challenge).  As types: one per variant and clock,
+    and one per variant and days value, weighted so that the clock types together
+    are as likely as the days types together."""
+    mm = get_dotted(src, "matchmaking") or {}
+    variant = mm.get("challenge_variant")
+    days_in = mm.get("challenge_days")
+    days = [d for d in (days_in if isinstance(days_in, list) else [days_in])
+            if d in LICHESS_DAYS]
+    if variant == "random":
+        listed = get_dotted(res.config, "challenge.variants") or ["standard"]
+        variants = [v for v in listed if v in CHALLENGE_VARIANTS]
+    else:
+        variants = [variant] if variant in CHALLENGE_VARIANTS else ["standard"]
+    if variants == ["standard"] and not days:
+        return  # the default keys say it: no types
+    defaults, out = MatchmakingConfig(), res.config.setdefault("matchmaking", {})
+    bases = out.get("challenge_initial_time", defaults.challenge_initial_time)
+    incs = out.get("challenge_increment", defaults.challenge_increment)
+    clocks = [(b, i) for b in bases for i in incs if b + 40 * i >= ULTRABULLET_BELOW_S]
+    mode = out.get("challenge_mode", defaults.challenge_mode)
+    types = [{"tc": f"{b / 60:g}+{i}", "variant": v, "mode": mode, "weight": len(days) or 1}
+             for v in variants for b, i in clocks]
+    types += [{"days": d, "variant": v, "mode": mode, "weight": len(clocks) or 1}
+              for v in variants for d in days]
+    for key in ("challenge_initial_time", "challenge_increment", "challenge_mode"):
+        out.pop(key, None)  # the types hold them now
+    out["types"] = types
+    res.note("matchmaking.challenge_variant", f"{variant!r} with challenge_days {days} -> "
+                                              f"matchmaking.types: {len(types)} types")

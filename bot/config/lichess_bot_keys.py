@@ -29,6 +29,8 @@ NO_MAX_TIME = ("an upper bound on the game's starting clock; pibot asks online s
                "games of any length, min_time still applies")
 LICHESS_TB_MAX = 7  # tablebase.lichess.org serves up to 7 pieces
 LICHESS_MAX_DAYS = 14  # lila: correspondence days per move 1..14
+# the days a challenge may ask for (lila modules/setup/src/main/Mappings.scala daysChoices)
+LICHESS_DAYS = (1, 2, 3, 5, 7, 10, 14)
 LICHESS_MAX_BASE_S = 10800  # lila: clock limit up to 180 minutes
 MAX_INCREMENT_S = 60  # the challenge API's clock.increment range (see bot/config/schema.py)
 
@@ -240,6 +242,27 @@ def _increments(value: Any, _src: dict[str, Any], res: Result) -> Any:
             res.drop(f"matchmaking.challenge_increment[{v}]",
                      f"the challenge API takes increments of 0..{MAX_INCREMENT_S} s")
     return [v for v in items if isinstance(v, int) and 0 <= v <= MAX_INCREMENT_S]
+
+
+def _challenge_variant(value: Any, src: dict[str, Any], _res: Result) -> Any:
+    if value != "random" and (value not in VARIANTS or value == "fromPosition"):
+        raise Dropped(f"{value!r} is not a variant matchmaking can ask for (a Lichess "
+                      f"variant key, not fromPosition, or random)")
+    if value == "standard" and not get_dotted(src, "matchmaking.challenge_days"):
+        raise Dropped("standard chess is pibot's matchmaking default: no matchmaking.types "
+                      "needed")
+    return None  # applied in import_config: matchmaking.types, once every list is known
+
+
+def _challenge_days(value: Any, _src: dict[str, Any], res: Result) -> Any:
+    items = [v for v in (value if isinstance(value, list) else [value]) if v is not None]
+    for v in items:
+        if v not in LICHESS_DAYS:
+            res.drop(f"matchmaking.challenge_days[{v}]", "Lichess offers 1, 2, 3, 5, 7, 10 "
+                                                         "or 14 days per move")
+    if not any(v in LICHESS_DAYS for v in items):
+        raise Dropped("no days per move Lichess offers: real-time challenges only")
+    return None  # applied in import_config with challenge_variant
 
 
 # lichess-bot removes {words} other than {opponent} and {me}; pibot would say them.
@@ -487,8 +510,10 @@ RULES: dict[str, Rule] = {
     "pgn_file_grouping": drop("pibot writes one file per game (<game id>.pgn)"),
     "matchmaking.allow_matchmaking": to("matchmaking.allow_matchmaking"),
     "matchmaking.allow_during_games": drop("pibot challenges only when idle"),
-    "matchmaking.challenge_variant": drop("pibot's matchmaking challenges with standard "
-                                          "chess"),
+    "matchmaking.challenge_variant": to(
+        "matchmaking.types", "a variant, or random (one of challenge.variants): one type per "
+        "variant and clock (and days) in matchmaking.types, as likely as lichess-bot draws "
+        "them; standard alone is pibot's default", _challenge_variant),
     "matchmaking.challenge_timeout": to("matchmaking.challenge_timeout_s",
                                         "minutes -> seconds: x 60, at least 60",
                                         _minutes_to_s),
@@ -497,7 +522,9 @@ RULES: dict[str, Rule] = {
                                              "dropped", _initial_times),
     "matchmaking.challenge_increment": to("matchmaking.challenge_increment",
                                           "seconds, same; above 60 dropped", _increments),
-    "matchmaking.challenge_days": drop("pibot's matchmaking sends real-time challenges only"),
+    "matchmaking.challenge_days": to(
+        "matchmaking.types", "correspondence types in matchmaking.types, drawn as often as "
+        "the clock types together (lichess-bot's coin toss between the two)", _challenge_days),
     "matchmaking.opponent_min_rating": to("matchmaking.opponent_min_rating"),
     "matchmaking.opponent_max_rating": to("matchmaking.opponent_max_rating"),
     "matchmaking.opponent_rating_difference": to("matchmaking.opponent_rating_difference",
@@ -506,9 +533,12 @@ RULES: dict[str, Rule] = {
     "matchmaking.rating_preference": drop("pibot picks among suitable opponents at random"),
     "matchmaking.challenge_mode": to("matchmaking.challenge_mode"),
     "matchmaking.challenge_filter": to("matchmaking.challenge_filter",
-                                       "same: none, coarse or fine (a day)"),
-    "matchmaking.delay_after_decline": drop("pibot's challenge_filter holds a decline for a "
-                                            "day"),
+                                       "same: none, coarse or fine; a decline holds "
+                                       "decline_hours (later: decline_later_hours), kept "
+                                       "across restarts"),
+    "matchmaking.delay_after_decline": drop("pibot's challenge_filter holds a decline for "
+                                            "matchmaking.decline_hours (decline_later_hours "
+                                            "for `later`)"),
     "matchmaking.block_list": to("matchmaking.block_list"),
     "matchmaking.online_block_list": to("matchmaking.online_block_list",
                                         "same; https:// added to a URL without a scheme",
@@ -516,10 +546,11 @@ RULES: dict[str, Rule] = {
     "matchmaking.include_challenge_block_list": to(
         "matchmaking.block_list", "true: challenge.block_list / online_block_list are added "
         "to matchmaking's", _merge_block_lists),
-    "matchmaking.challenge_decliner_file_name": drop("pibot remembers declines in memory for "
-                                                     "a day (challenge_filter), not in a "
-                                                     "file"),
-    "matchmaking.overrides": drop("pibot has one matchmaking specification"),
+    "matchmaking.challenge_decliner_file_name": drop("pibot keeps declines in its records "
+                                                     "database (challenge_filter), for "
+                                                     "decline_hours, not in a file"),
+    "matchmaking.overrides": drop("pibot has one opponent filter; matchmaking.types vary "
+                                  "the game (variant, clock, days, mode)"),
 }
 
 

@@ -229,7 +229,7 @@ class GameConfig:
     bot_name: str = _val("pibot", doc="answer to !name")
     # lila shows the spectator room to anyone but the players, logged out included
     # (app/controllers/Round.scala getWatcherChat): the opponent can read it too.
-    spectator_eval: bool = _val(False, doc="answer !eval to spectators during the game "
+    spectator_eval: bool = _val(False, doc="answer !eval and !pv to spectators during the game "
                                 "(the opponent can read the spectator room)")
 
 
@@ -305,6 +305,63 @@ class StrengthConfig:
                 "speeds, variants, level, book, takebacks, resign, draw, hello, goodbye}")
 
 
+# Days per move lila offers (modules/setup/src/main/Mappings.scala `daysChoices`,
+# which ApiConfig's `days` field takes).
+CORRESPONDENCE_DAYS = (1, 2, 3, 5, 7, 10, 14)
+# What matchmaking may ask for: From Position needs a FEN, which it does not send.
+CHALLENGE_VARIANTS = tuple(v for v in VARIANTS if v != "fromPosition")
+_TC_RE = re.compile(r"\s*(\d+(?:\.\d+)?|\.\d+)\s*\+\s*(\d+)\s*")
+
+
+def tc_seconds(text: str) -> tuple[int, int] | None:
+    """'3+2' (minutes + seconds, as on lichess.org) -> (180, 2); None if not of that form."""
+    m = _TC_RE.fullmatch(text)
+    if m is None:
+        return None
+    return round(float(m.group(1)) * 60), int(m.group(2))
+
+
+@dataclass(frozen=True)
+class MatchmakingType:
+    """One kind of game matchmaking asks for (matchmaking.types): each challenge draws
+    one type, by weight (BotLi's `types`), and challenges in it.  bot/config/checks.py
+    checks the clock or days against what Lichess takes."""
+
+    name: str = _val("", doc="names it in the log; empty = its time control and variant")
+    tc: str | None = _val(None, doc="a clock as MINUTES+SECONDS (3+2, 0.5+0); null with days")
+    days: int | None = _val(None, lo=1, hi=14, doc="correspondence: days per move (1, 2, 3, "
+                                                   "5, 7, 10 or 14); null with tc")
+    variant: str = _val("standard", choices=CHALLENGE_VARIANTS)
+    mode: str = _val("casual", choices=("casual", "rated", "random"))
+    weight: float = _val(1.0, lo=0, hi=1e6, doc="how often it is drawn, relative to the "
+                                                "other types' weights; 0 = never")
+
+    @property
+    def clock(self) -> tuple[int, int] | None:
+        """(base s, increment s); None for correspondence (or a tc not yet checked)."""
+        return tc_seconds(self.tc) if self.tc is not None else None
+
+    @property
+    def speed(self) -> str:
+        """Lichess's speed (lila Speed: base + 40 x increment)."""
+        clock = self.clock
+        if clock is None:
+            return "correspondence"
+        est = clock[0] + 40 * clock[1]
+        return next((s for limit, s in ((30, "ultraBullet"), (180, "bullet"), (480, "blitz"),
+                                        (1500, "rapid")) if est < limit), "classical")
+
+    @property
+    def perf(self) -> str:
+        """The Lichess perf its games are rated in: the variant's own, or the speed's."""
+        return self.speed if self.variant == "standard" else self.variant
+
+    @property
+    def label(self) -> str:
+        when = f"{self.days}d" if self.days is not None else str(self.tc).replace(" ", "")
+        return self.name or f"{when} {self.variant}"
+
+
 @dataclass(frozen=True)
 class MatchmakingConfig:
     allow_matchmaking: bool = _val(False)
@@ -327,6 +384,19 @@ class MatchmakingConfig:
                                      "(coarse) or not to the declined speed/mode/variant (fine)")
     opponents: list[str] = _list([], doc="a gauntlet: challenge these bots in turn instead "
                                          "of random online bots; empty = online bots")
+    types: list[MatchmakingType] = _list(
+        [], doc="kinds of game to challenge in, one drawn per challenge by weight: {name, "
+                "tc or days, variant, mode, weight}; empty = standard chess with "
+                "challenge_initial_time x challenge_increment and challenge_mode")
+    # Why two holds: a reason of lasting kind (too fast, rated, variant, no bots,
+    # generic) follows from the other bot's config, which changes seldom; `later` is
+    # "busy now".  bot/challenges/declines.py; docs/bot.md "Matchmaking".
+    decline_hours: float = _val(168.0, lo=0.0003, hi=87600,
+                                doc="challenge_filter: how long a decline for a lasting "
+                                    "reason holds (h); remembered across restarts")
+    decline_later_hours: float = _val(24.0, lo=0.0003, hi=87600,
+                                      doc="challenge_filter: how long a `later` decline "
+                                          "holds (h)")
 
 
 @dataclass(frozen=True)

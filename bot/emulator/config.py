@@ -102,6 +102,9 @@ class UserSpec:
     # as games 0, rating 1500, prov true (modules/user/src/main/JsonView.scala `select`:
     # perf.nb > 0 || a standard perf key), so 1500 there means "unknown".
     games: int = 120
+    # Ratings in other perfs (a variant's key: atomic, chess960, ...), `games` games
+    # each: lila lists a variant perf only once played (JsonView `select`).
+    perfs: dict[str, int] = field(default_factory=dict)
     online: bool = True
     # What the user does with a challenge from the bot.
     on_challenge: Literal["accept", "decline", "ignore"] = "accept"

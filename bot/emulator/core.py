@@ -88,6 +88,9 @@ class Core(StreamOps, ChallengeOps, PlayOps, ClaimOps, Scheduler):
                     "prog": 0, "prov": games == 0}
                 for k in ("bullet", "blitz", "rapid", "classical", "correspondence")
             }
+            extra = self.people.users[username.lower()].perfs if acc is None and games else {}
+            perfs.update({k: {"games": games, "rating": r, "rd": 60, "prog": 0, "prov": False}
+                          for k, r in extra.items()})
             data: dict[str, Any] = {
                 "id": name.lower(),
                 "username": name,

@@ -13,6 +13,7 @@ pgn. Everything else is a facet, an attribute named for its one job
     emu.faults      inject, clear, active
     emu.traffic     count, requests, counters, reset, open_streams, engines_running
     emu.online      explorer, cloud eval and tablebase answers (online_api.py)
+    emu.teams       the teams the bot may join: create, members, requests (teams.py)
 
 The long keyword lists (challenge_bot, start_game_directly, arenas.create,
 faults.inject) are typed keywords turned into one record (specs.py).
@@ -41,6 +42,7 @@ from bot.emulator.online_api import OnlineData, build_online_routes
 from bot.emulator.rival import RivalEventStream
 from bot.emulator.server import EmuHTTPServer
 from bot.emulator.specs import ChallengeOptions, ChallengeSpec, GameOptions, GameSpec, build
+from bot.emulator.teams import TeamData, build_team_routes
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,7 @@ class Emulator:
         self.arenas = ArenaFacet(self._core)
         self.faults = FaultFacet(self._core)
         self.traffic = TrafficFacet(self._core)
+        self.teams = TeamData()  # POST /team/{id}/join (teams.py)
 
     # ------------------------------------------------------------------ lifecycle
     def start(self) -> Emulator:
@@ -69,7 +72,7 @@ class Emulator:
         if self._core.stopping:
             raise EmulatorUsageError("this Emulator was stopped; create a new Emulator to restart")
         routes = (build_control_routes(self) + build_routes(self._core)
-                  + build_online_routes(self.online))
+                  + build_online_routes(self.online) + build_team_routes(self.teams))
         try:
             self._server = EmuHTTPServer((self.config.host, self.config.port), self._core, routes)
         except OSError as exc:

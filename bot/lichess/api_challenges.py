@@ -33,5 +33,16 @@ class ChallengesApi:
         return parsed("challenge", body, lambda b: Challenge.parse(
             b["challenge"] if isinstance(b.get("challenge"), dict) else b))
 
+    async def create_correspondence(self, username: str, rated: bool, days: int,
+                                    color: str = "random",
+                                    variant: str = "standard") -> Challenge:
+        """A correspondence challenge: `days` per move (lila takes 1, 2, 3, 5, 7, 10, 14)."""
+        body = await self._http.call_json(
+            "challenge", path={"user": username},
+            data={"rated": str(rated).lower(), "days": days, "color": color,
+                  "variant": variant})
+        return parsed("challenge", body, lambda b: Challenge.parse(
+            b["challenge"] if isinstance(b.get("challenge"), dict) else b))
+
     async def cancel(self, challenge_id: str) -> None:
         await self._http.call("cancel", path={"id": challenge_id})

@@ -12,7 +12,8 @@ attribute:
 * `api.challenges` (bot.lichess.api_challenges): accept, decline, create, cancel;
 * `api.game`       (bot.lichess.api_game):       move, chat, abort, resign, draw,
   takeback, claim_victory, claim_draw;
-* `api.arenas`     (bot.lichess.api_arenas):     get, join, withdraw.
+* `api.arenas`     (bot.lichess.api_arenas):     get, join, withdraw;
+* `api.teams`      (bot.lichess.api_teams):      join.
 
 The transport's own calls (the pause book, `bot_limit_until`, the streams) are
 the client's: `api.paused_for(...)`, `api.start_game_stream(...)`.  An area
@@ -27,6 +28,7 @@ from bot.lichess.api_account import AccountApi
 from bot.lichess.api_arenas import ArenasApi
 from bot.lichess.api_challenges import ChallengesApi
 from bot.lichess.api_game import GameApi
+from bot.lichess.api_teams import TeamsApi
 from bot.lichess.errors import (
     ApiRejected,
     DailyLimitReached,
@@ -52,3 +54,4 @@ class Lichess(Transport):
         self.challenges = ChallengesApi(self)
         self.game = GameApi(self)
         self.arenas = ArenasApi(self)
+        self.teams = TeamsApi(self)

@@ -71,4 +71,6 @@ POLICIES: dict[str, EndpointPolicy] = {
     "tournament_join": EndpointPolicy("POST", "/api/tournament/{id}/join", 3, "tournament"),
     "tournament_withdraw": EndpointPolicy("POST", "/api/tournament/{id}/withdraw", 3,
                                           "tournament"),
+    # Teams (app/controllers/Team.scala `join`: scope team:write; `pibot team join`)
+    "team_join": EndpointPolicy("POST", "/team/{id}/join", 2, "team"),
 }

@@ -5,7 +5,8 @@
 (`terms.py`), the game stream kept open (`game_stream.py`), the
 opponent's draw offers and takebacks (`offers.py`), one think at a time
 (`think_schedule.py`), choosing a move and delivering it (`moves.py`, `choice.py`),
-the game's chat (`game_chat.py`, saying what `chat.py` words), the abort and
+the game's chat (`game_chat.py`, saying what `chat.py`'s table of commands and
+`chat_facts.py` word), the abort and
 claim timers (`timers.py`); its state, clock, rules for draws and resigning, the
 `Thinker` around the engine, the outbox for everything but the move, PGN
 records, correspondence parking, the game's question to the move sources

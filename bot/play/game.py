@@ -194,8 +194,9 @@ class GameRunner:
         rules = DrawResign(ctx.cfg.draw_or_resign)
         mover = Mover(ctx, st, thinker, MoveForms(st.initial_fen, st.chess960, st.variant),
                       rules, self.latency, self.track, self.journal)
-        return Seat(terms, Offers(ctx, st, rules, self.outbox),
-                    GameChat(ctx, st, self.outbox, self.timers, terms), mover)
+        offers = Offers(ctx, st, rules, self.outbox)
+        return Seat(terms, offers, GameChat(ctx, st, self.outbox, self.timers, terms,
+                                            self.latency, offers), mover)
 
     async def _on_state(self, state: events.GameState) -> None:
         st = self.st

@@ -3,7 +3,9 @@ service uses them.
 
 - at start, what must survive a restart is read back (in a thread): the
   farming lines, today's results and bot-game count, the daily bot-game
-  limit; then a `start` event, and an alert when the service keeps restarting;
+  limit, the bots that declined matchmaking (`declines`, for the challenge
+  desk; `declined` writes each new one); then a `start` event, and an alert
+  when the service keeps restarting;
 - `trouble` is the Lichess client's observer (429 pauses, the daily limit, a
   rejected token): an event, and an alert where the owner must know;
 - `tick` (each watchdog tick): throttling stretches as events and an alert,
@@ -34,7 +36,7 @@ from bot.lichess.client import Lichess
 from bot.lichess.token import Token
 from bot.play.farming import RecentGames
 from bot.store import db, overview, retention
-from bot.store.model import HeatSample, ServiceEvent
+from bot.store.model import Declined, HeatSample, ServiceEvent
 from bot.store.queries import DayCounts, load_memory
 from bot.store.writer import RecordWriter
 
@@ -67,8 +69,10 @@ class OwnerMemory:
         self._overview: asyncio.Task[dict[str, Any] | None] | None = None
         self._overview_key: tuple[object, ...] = ()
         self._overview_at = 0.0
+        # (bot, aspect, until) of the declines still running at start (read by start()).
+        self.declines: list[tuple[str, str, float]] = []
 
-    def _put(self, event: ServiceEvent | HeatSample) -> None:
+    def _put(self, event: ServiceEvent | HeatSample | Declined) -> None:
         if self.writer is not None:
             self.writer.put(event)
 
@@ -87,7 +91,8 @@ class OwnerMemory:
 
     async def start(self, recent_games: RecentGames, tally: DailyTally, api: Lichess) -> None:
         """Read back what a restart must not forget: the farming lines, today's
-        counts, and the daily bot-game limit if Lichess's last one is still on."""
+        counts, the daily bot-game limit if Lichess's last one is still on, and the
+        declines still running."""
         until = 0.0
         starts = 0
         if self.writer is not None:
@@ -98,9 +103,11 @@ class OwnerMemory:
                 _seed(tally, mem.today)
             until = mem.daily_limit_until or 0.0
             starts = mem.starts_last_hour
-            if mem.farming or mem.today:
-                log.info("records database %s: %d remembered opening(s); today %s",
-                         self.writer.path, len(mem.farming), _show(mem.today))
+            self.declines = mem.declines
+            if mem.farming or mem.today or mem.declines:
+                log.info("records database %s: %d remembered opening(s), %d decline(s); "
+                         "today %s", self.writer.path, len(mem.farming), len(mem.declines),
+                         _show(mem.today))
             self.writer.start()
         self._put(ServiceEvent("start"))
         self.alerts.started(starts + 1)
@@ -114,6 +121,10 @@ class OwnerMemory:
             self.alerts.daily_limit(until)
         elif kind == "token":
             self.alerts.token_rejected()
+
+    def declined(self, bot: str, aspect: str, reason: str, until: float) -> None:
+        """A bot declined matchmaking's challenge (bot/challenges/declines.py's `keep`)."""
+        self._put(Declined(bot, aspect, reason, until))
 
     def reloaded(self, detail: str = "") -> None:
         self._put(ServiceEvent("reload", detail))

@@ -22,6 +22,7 @@ import signal
 import time
 
 from bot.challenges.arenas import Arenas
+from bot.challenges.declines import Declines
 from bot.challenges.desk import ChallengeDesk
 from bot.config import Config, LiveConfig
 from bot.engine.pool import EnginePool
@@ -190,8 +191,9 @@ class Service:
         kit = GameKit(self.hooks, self.pool, self.sources, self.memory.writer,
                       self.arenas.name_of)
         sup = self.supervisor = GameSupervisor(self.api, me, self.live, self.shared, kit)
+        declines = Declines(self.memory.declines, self.memory.declined)  # kept on disk
         desk = self.desk = ChallengeDesk(self.api, me, self.live, self.shared, self.tasks,
-                                         account)
+                                         account, declines)
         on = self.events.subscribers
         on.challenge.append(desk.challenge)
         on.challenge_canceled.append(desk.canceled)

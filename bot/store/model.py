@@ -115,7 +115,19 @@ class HeatSample:
     at: float = field(default_factory=time.time)
 
 
-Record = GameStart | MoveRecord | GameEnd | RatingsAfter | ServiceEvent | HeatSample
+@dataclass(frozen=True)
+class Declined:
+    """A bot declined matchmaking's challenge: not challenged again (in `aspect`, or
+    at all when it is "") before `until` (bot/challenges/declines.py)."""
+
+    bot: str                        # its id, lowercase
+    aspect: str                     # "" = the whole bot; a speed, rated/casual, a variant
+    reason: str                     # Lichess's declineReasonKey, lowercase
+    until: float                    # Unix time
+    at: float = field(default_factory=time.time)
+
+
+Record = GameStart | MoveRecord | GameEnd | RatingsAfter | ServiceEvent | HeatSample | Declined
 
 
 def result_for(color: str, status: str, winner: str | None) -> str | None:

@@ -152,6 +152,13 @@ def starts_since(conn: sqlite3.Connection, since: float) -> int:
     return int(row[0])
 
 
+def declines(conn: sqlite3.Connection, now: float) -> list[tuple[str, str, float]]:
+    """(bot, aspect, until) of the declines still running (bot/challenges/declines.py)."""
+    return [(str(b), str(a), float(u)) for b, a, u in conn.execute(
+        "SELECT bot, aspect, until FROM declines WHERE until > ? ORDER BY bot, aspect",
+        (now,))]
+
+
 @dataclass
 class Memory:
     """What the service reads back at start (load_memory)."""
@@ -160,11 +167,13 @@ class Memory:
     today: DayCounts | None = None
     daily_limit_until: float | None = None
     starts_last_hour: int = 0
+    declines: list[tuple[str, str, float]] = field(default_factory=list)  # still running
     problem: str | None = None  # why nothing could be read (the service starts afresh)
 
 
 def load_memory(path: str | Path, now: float) -> Memory:
-    """Farming lines, today's counts and the daily limit, for the service's start.
+    """Farming lines, today's counts, the daily limit and the declines still running,
+    for the service's start.
 
     Never raises: a missing file is a first start, anything else one log line.
     Opens the file as the writer does (and so may migrate it): the service's
@@ -181,7 +190,8 @@ def load_memory(path: str | Path, now: float) -> Memory:
     try:
         return Memory(farming=farming_lines(conn), today=today(conn, now),
                       daily_limit_until=daily_limit_until(conn, now),
-                      starts_last_hour=starts_since(conn, now - 3600))
+                      starts_last_hour=starts_since(conn, now - 3600),
+                      declines=declines(conn, now))
     except sqlite3.Error as exc:
         log.error("records database %s: cannot read it (%s); starting without the "
                   "memory of earlier games", p, exc)

@@ -97,7 +97,21 @@ _V4 = (
     "ALTER TABLE games ADD COLUMN strength_rule TEXT",  # full, an Elo, match[+-N], fallback
 )
 
-MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3, _V4)
+# Version 5: the bots that declined matchmaking's challenges (issue 48), so that a
+# restart does not challenge them again before `until`; one row per bot and aspect.
+_V5 = (
+    """CREATE TABLE declines (
+        bot TEXT NOT NULL,                 -- the bot's id (lowercase)
+        aspect TEXT NOT NULL,              -- '' = the whole bot; else the speed, rated or
+                                           -- casual, or the variant it declined
+        reason TEXT NOT NULL,              -- Lichess's declineReasonKey (lowercase)
+        at REAL NOT NULL,                  -- Unix time of the decline
+        until REAL NOT NULL,               -- not challenged (in that aspect) before this
+        PRIMARY KEY (bot, aspect)
+    ) WITHOUT ROWID""",
+)
+
+MIGRATIONS: tuple[tuple[str, ...], ...] = (_V1, _V2, _V3, _V4, _V5)
 VERSION = len(MIGRATIONS)
 
 

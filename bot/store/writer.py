@@ -26,6 +26,7 @@ from pathlib import Path
 
 from bot.store import db, schema
 from bot.store.model import (
+    Declined,
     GameEnd,
     GameStart,
     HeatSample,
@@ -329,6 +330,12 @@ def _apply(conn: sqlite3.Connection, r: Record) -> bool:
         conn.execute("INSERT INTO heat (at, temp_c, throttled) VALUES (?, ?, ?)",
                      (r.at, r.temp_c, int(r.throttled)))
         conn.execute("DELETE FROM heat WHERE at < ?", (r.at - HEAT_KEEP_S,))
+    elif isinstance(r, Declined):
+        conn.execute("INSERT INTO declines (bot, aspect, reason, at, until) "
+                     "VALUES (?, ?, ?, ?, ?) ON CONFLICT (bot, aspect) DO UPDATE SET "
+                     "reason = excluded.reason, at = excluded.at, until = excluded.until",
+                     (r.bot, r.aspect, r.reason, r.at, r.until))
+        conn.execute("DELETE FROM declines WHERE until < ?", (r.at,))  # those run out
     else:
         raise sqlite3.ProgrammingError(f"not a record: {type(r).__name__}")
     return True
