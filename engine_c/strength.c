@@ -15,7 +15,7 @@ enum { NANCHORS = (int)(sizeof Anchors / sizeof Anchors[0]) };
 #define STRENGTH_CHECK(elo, nodes, depth, multipv, spread, max_loss, think)                      \
     _Static_assert((elo) >= PB_STRENGTH_MIN_ELO && (elo) <= PB_STRENGTH_MAX_ELO, "anchor in range"); \
     _Static_assert((multipv) >= 1 && (multipv) <= SEARCH_MAX_MULTIPV, "candidates");             \
-    _Static_assert((spread) <= (max_loss) && (think) <= STRENGTH_THINK_MAX_PCT, "bounded push");
+    _Static_assert((max_loss) >= 0 && (think) <= STRENGTH_THINK_MAX_PCT, "bounded choice and time");
 STRENGTH_ANCHORS(STRENGTH_CHECK)
 #undef STRENGTH_CHECK
 

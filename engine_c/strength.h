@@ -10,9 +10,10 @@
  *     search.c). Each candidate gets a random push of 0..spread cp on its
  *     score and the largest total plays; a candidate more than max_loss cp
  *     below the best never does. So a level misses what its search cannot
- *     see, and of what it sees it gives away less the stronger it is:
- *     max_loss stays under STRENGTH_HANG_CP (a piece) from STRENGTH_HANG_ELO
- *     up, and only the levels below hang material outright.
+ *     see (deeper tactics), and of what it sees it gives away less the
+ *     stronger it is: max_loss stays under STRENGTH_HANG_CP (a piece) from
+ *     STRENGTH_HANG_ELO up, and only the levels below hang material its own
+ *     search sees.
  *  3. A think time: a share of the full-strength soft budget for the same
  *     clock (never above STRENGTH_THINK_MAX_PCT of it, so never more than
  *     full strength plans), more when the two best candidates are close, less
@@ -35,19 +36,26 @@
  *   nodes      the search's node budget (all lines together)
  *   depth      the deepest iteration
  *   multipv    candidates: root lines searched and chosen among
- *   spread_cp  the random push on each candidate's score is uniform in 0..spread_cp
+ *   spread_cp  the random push on each candidate's score is uniform in 0..spread_cp;
+ *              above max_loss it makes the choice near-uniform among the
+ *              candidates within max_loss
  *   max_loss   no candidate more than this below the best line plays
- *   think_pct  average think time, % of the full-strength soft budget */
+ *   think_pct  average think time, % of the full-strength soft budget
+ * The first mapping (docs/strength.md): each level's moves were made to lose
+ * about what Stockfish 15.1's at the same UCI_Elo lose, judged by Stockfish
+ * at depth 12 on 148 positions (average loss and share of moves losing a
+ * piece), at a depth that keeps outright blunders no more frequent than
+ * Stockfish's; the spread then supplies the inaccuracies. */
 #define STRENGTH_ANCHORS(X)                          \
-    X(800, 120, 1, 6, 460, 700, 22)                  \
-    X(1100, 250, 2, 6, 330, 480, 26)                 \
-    X(1350, 450, 2, 5, 240, 290, 30)                 \
-    X(1500, 800, 3, 5, 190, 250, 32)                 \
-    X(1800, 3000, 5, 4, 120, 180, 36)                \
-    X(2100, 12000, 7, 4, 75, 120, 40)                \
-    X(2400, 50000, 10, 3, 40, 70, 43)                \
-    X(2650, 150000, 13, 3, 20, 40, 45)               \
-    X(2850, 400000, 20, 2, 10, 20, 45)
+    X(800, 1500, 3, 8, 900, 700, 22)                 \
+    X(1100, 6000, 5, 8, 800, 450, 26)                \
+    X(1350, 20000, 6, 8, 700, 290, 30)               \
+    X(1500, 35000, 7, 8, 600, 290, 32)               \
+    X(1800, 60000, 8, 6, 250, 220, 36)               \
+    X(2100, 150000, 11, 4, 120, 140, 40)             \
+    X(2400, 450000, 14, 3, 45, 60, 43)               \
+    X(2650, 1000000, 17, 2, 25, 35, 45)              \
+    X(2850, 2000000, 22, 2, 10, 15, 45)
 
 enum {
     STRENGTH_HARD_NODES_X = 2,      /* no search runs past this x the node budget */
