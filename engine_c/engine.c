@@ -4,12 +4,16 @@
 #include "eval.h"
 #include "movegen.h"
 #include "notation.h"
+#include "strength.h"
 #include "variant.h"
 #include "variant_eval.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+_Static_assert((int)PB_ENGINE_MAX_MULTIPV == (int)SEARCH_MAX_MULTIPV, "one MultiPV ceiling");
 
 
 static SearchThread *alloc_threads(int n) {
@@ -19,6 +23,11 @@ static SearchThread *alloc_threads(int n) {
     SearchThread *t = aligned_alloc(64, size);
     if (t) memset(t, 0, size);
     return t;
+}
+
+static void free_lines(PbEngine *e) {
+    free(e->lines);
+    free(e->root_lines);
 }
 
 PbEngine *pb_engine_new(int hash_mb, int threads, int *err) {
@@ -37,29 +46,36 @@ PbEngine *pb_engine_new(int hash_mb, int threads, int *err) {
     if (!net) return NULL;
     PbEngine *e = calloc(1, sizeof *e);
     if (!e) { *err = PB_ERR_NOMEM; return NULL; }
+    /* The MultiPV buffers: ~0.6 MB untouched but for the lines in use. */
+    e->lines = calloc(PB_ENGINE_MAX_MULTIPV, sizeof *e->lines);
+    e->root_lines = calloc(SEARCH_MAX_MULTIPV, sizeof *e->root_lines);
+    if (!e->lines || !e->root_lines) { free_lines(e); free(e); *err = PB_ERR_NOMEM; return NULL; }
     int rc = tt_init(&e->tt, (size_t)hash_mb);
-    if (rc) { free(e); *err = rc; return NULL; }
+    if (rc) { free_lines(e); free(e); *err = rc; return NULL; }
     e->threads = alloc_threads(threads);
-    if (!e->threads) { tt_free(&e->tt); free(e); *err = PB_ERR_NOMEM; return NULL; }
+    if (!e->threads) { tt_free(&e->tt); free_lines(e); free(e); *err = PB_ERR_NOMEM; return NULL; }
     if (pthread_mutex_init(&e->info_lock, NULL) != 0) {
-        free(e->threads); tt_free(&e->tt); free(e); *err = PB_ERR_THREAD; return NULL;
+        free(e->threads); tt_free(&e->tt); free_lines(e); free(e); *err = PB_ERR_THREAD; return NULL;
     }
     if (pthread_mutex_init(&e->ctl_lock, NULL) != 0) {
         pthread_mutex_destroy(&e->info_lock);
-        free(e->threads); tt_free(&e->tt); free(e); *err = PB_ERR_THREAD; return NULL;
+        free(e->threads); tt_free(&e->tt); free_lines(e); free(e); *err = PB_ERR_THREAD; return NULL;
     }
     if (pthread_cond_init(&e->idle, NULL) != 0) {
         pthread_mutex_destroy(&e->ctl_lock);
         pthread_mutex_destroy(&e->info_lock);
-        free(e->threads); tt_free(&e->tt); free(e); *err = PB_ERR_THREAD; return NULL;
+        free(e->threads); tt_free(&e->tt); free_lines(e); free(e); *err = PB_ERR_THREAD; return NULL;
     }
     e->nthreads = threads;
+    e->multipv = 1;
+    e->rng = strength_seed((uint64_t)tm_now_us() ^ (uint64_t)(uintptr_t)e);
     e->overhead_ms = 50;
     e->net = net;
     e->use_nnue = PB_EVAL_DEFAULT == PB_EVAL_NNUE;
     board_set_startpos(&e->root);
     atomic_init(&e->searching, false);
     atomic_init(&e->clear_hurry, false);
+    atomic_init(&e->stop_asked, false);
     atomic_init(&e->sh.stop, false);
     atomic_init(&e->sh.pondering, false);
     atomic_init(&e->sh.ponderhit_us, 0);
@@ -83,11 +99,13 @@ void pb_engine_free(PbEngine *e) {
     pthread_mutex_lock(&e->ctl_lock);
     while (atomic_load(&e->searching)) {
         atomic_store(&e->sh.stop, true);
+        atomic_store(&e->stop_asked, true);
         pthread_cond_wait(&e->idle, &e->ctl_lock);
     }
     pthread_mutex_unlock(&e->ctl_lock);
     tt_free(&e->tt);
     free(e->threads);
+    free_lines(e);
     nnue_free(e->own_net);
     pthread_cond_destroy(&e->idle);
     pthread_mutex_destroy(&e->ctl_lock);
@@ -129,6 +147,39 @@ int pb_engine_set_move_overhead(PbEngine *e, int ms) {
     e->overhead_ms = ms;
     pthread_mutex_unlock(&e->ctl_lock);
     return PB_OK;
+}
+
+int pb_engine_set_multipv(PbEngine *e, int lines) {
+    if (lines < 1 || lines > PB_ENGINE_MAX_MULTIPV) return PB_ERR_ARG;
+    pthread_mutex_lock(&e->ctl_lock);   /* allowed during a search: from the next one */
+    e->multipv = lines;
+    pthread_mutex_unlock(&e->ctl_lock);
+    return PB_OK;
+}
+
+int pb_engine_set_strength(PbEngine *e, int elo) {
+    pthread_mutex_lock(&e->ctl_lock);
+    e->elo = strength_clamp(elo);
+    elo = e->elo;
+    pthread_mutex_unlock(&e->ctl_lock);
+    return elo;
+}
+
+int pb_engine_get_strength(PbEngine *e) {
+    pthread_mutex_lock(&e->ctl_lock);
+    int elo = e->elo;
+    pthread_mutex_unlock(&e->ctl_lock);
+    return elo;
+}
+
+void pb_engine_set_seed(PbEngine *e, uint64_t seed) {
+    pthread_mutex_lock(&e->ctl_lock);
+    e->rng = strength_seed(seed);
+    pthread_mutex_unlock(&e->ctl_lock);
+}
+
+void pb_strength_params(int elo, PbStrengthParams *out) {
+    if (out) strength_params(elo, out);
 }
 
 int pb_engine_clear(PbEngine *e) {
@@ -231,11 +282,12 @@ static void pv_text(const Board *root, const Move *pv, int n, char *out, size_t 
     }
 }
 
-/* Called by the main search thread after each iteration. */
+/* Called by the main search thread after each iteration, once per line. */
 static void on_report(void *ctx, const SearchReport *r) {
     PbEngine *e = ctx;
     PbInfo info;
     memset(&info, 0, sizeof info);
+    info.multipv = r->multipv;
     info.depth = r->depth;
     info.seldepth = r->seldepth;
     score_to_info(r->score, &info.score_cp, &info.mate, &info.is_mate);
@@ -246,8 +298,9 @@ static void on_report(void *ctx, const SearchReport *r) {
     info.hashfull = tt_hashfull(&e->tt);
     pv_text(r->root, r->pv, r->pv_len, info.pv, sizeof info.pv);
     pthread_mutex_lock(&e->info_lock);
+    info.seq = atomic_fetch_add(&e->info_seq, 1) + 1;
     e->info = info;
-    atomic_fetch_add(&e->info_seq, 1);
+    if (r->multipv >= 1 && r->multipv <= e->nlines) e->lines[r->multipv - 1] = info;
     pthread_mutex_unlock(&e->info_lock);
 }
 
@@ -257,6 +310,15 @@ uint64_t pb_engine_get_info(PbEngine *e, PbInfo *out) {
     uint64_t seq = atomic_load(&e->info_seq);
     pthread_mutex_unlock(&e->info_lock);
     return seq;
+}
+
+int pb_engine_get_lines(PbEngine *e, PbInfo *out, int max) {
+    pthread_mutex_lock(&e->info_lock);
+    int n = 0;
+    while (n < e->nlines && e->lines[n].depth > 0) n++;
+    for (int i = 0; out && i < n && i < max; i++) out[i] = e->lines[i];
+    pthread_mutex_unlock(&e->info_lock);
+    return n;
 }
 
 /* Ponder move: second PV move, else the TT move of the position after ours. */
@@ -307,6 +369,84 @@ static int root_end_score(const Board *b) {
     return board_in_check(b) ? -MATE : 0;
 }
 
+/* The lines to search (MultiPV, and a level's candidates, never more than
+ * the legal moves) and a level's budget on top of the limits: its node
+ * budget, which holds while pondering too, and its depth cap. Under ctl_lock. */
+static void plan_lines(PbEngine *e, SearchShared *sh, const PbStrengthParams *lv) {
+    sh->multipv = e->multipv;
+    sh->node_limit_pondering = false;
+    sh->iter_nodes = 0;
+    if (lv) {
+        uint64_t hard = lv->nodes * STRENGTH_HARD_NODES_X;
+        if (!sh->node_limit || sh->node_limit > hard) sh->node_limit = hard;
+        sh->node_limit_pondering = true;
+        sh->iter_nodes = lv->nodes / 2;
+        if (sh->depth_limit > lv->depth) sh->depth_limit = lv->depth;
+        if (sh->multipv < lv->multipv) sh->multipv = lv->multipv;
+    }
+    if (sh->multipv > 1) {
+        int legal = movegen_count(&e->root);
+        if (sh->multipv > legal) sh->multipv = legal > 0 ? legal : 1;
+    }
+    sh->lines = e->root_lines;
+    pthread_mutex_lock(&e->info_lock);
+    e->nlines = sh->multipv;
+    for (int k = 0; k < e->nlines; k++) e->lines[k].depth = 0;
+    pthread_mutex_unlock(&e->info_lock);
+}
+
+/* A level's move: the line strength_pick chooses becomes the answer; then
+ * its think time is waited out (pb_engine_stop ends the wait at once). */
+static void play_level(PbEngine *e, const PbStrengthParams *lv) {
+    SearchShared *sh = &e->sh;
+    SearchThread *t = &e->threads[0];
+    int n = search_line_count(sh), legal = movegen_count(&e->root);
+    pthread_mutex_lock(&e->ctl_lock);   /* the random stream: pb_engine_set_seed may run now */
+    int c = n > 0 ? strength_pick(lv, sh->lines, n, &e->rng) : 0;
+    int64_t think = strength_think_ms(lv, sh->lines, n, legal, sh->tm.limited ? sh->tm.soft_ms : 0, &e->rng);
+    pthread_mutex_unlock(&e->ctl_lock);
+    if (n > 0) {
+        const RootLine *l = &sh->lines[c];
+        t->root_best = l->move;
+        t->best_score = l->score;
+        memcpy(t->best_pv, l->pv, (size_t)l->pv_len * sizeof(Move));
+        t->best_pv_len = l->pv_len;
+    }
+    for (;;) {
+        int64_t left = think - tm_thought_ms(&sh->tm);
+        if (left <= 0 || atomic_load(&e->stop_asked)) break;
+        struct timespec ts = {0, (long)(left < 5 ? left : 5) * 1000000L};
+        nanosleep(&ts, NULL);
+    }
+}
+
+/* Final report so pollers see the last node count and time: every line
+ * with several, else the answer's. */
+static void final_report(PbEngine *e, const PbResult *out, Move best) {
+    SearchShared *sh = &e->sh;
+    SearchThread *t = &e->threads[0];
+    int n = sh->multipv > 1 ? search_line_count(sh) : 0;
+    for (int k = 0; k < n; k++) {
+        const RootLine *l = &sh->lines[k];
+        SearchReport r = {
+            .multipv = k + 1, .depth = l->depth, .seldepth = l->seldepth, .score = l->score,
+            .bound = BOUND_EXACT, .nodes = out->nodes, .time_ms = out->time_ms,
+            .pv = l->pv, .pv_len = l->pv_len, .root = &e->root,
+        };
+        on_report(e, &r);
+    }
+    if (n > 0) return;
+    SearchReport r = {
+        .multipv = 1, .depth = out->depth > 0 ? out->depth : 1, .seldepth = out->seldepth,
+        .score = t->best_score, .bound = BOUND_EXACT, .nodes = out->nodes,
+        .time_ms = out->time_ms, .pv = t->best_pv,
+        .pv_len = t->best_pv_len > 0 && t->best_pv[0] == best ? t->best_pv_len : 0,
+        .root = &e->root,
+    };
+    if (r.pv_len == 0) { r.pv = &best; r.pv_len = 1; }
+    on_report(e, &r);
+}
+
 int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
     if (!lim || !out) return PB_ERR_ARG;
     /* Under ctl_lock: a stop or ponderhit from another thread either comes
@@ -332,6 +472,11 @@ int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
     atomic_store(&sh->ponderhit_us, 0);
     atomic_store(&sh->pondering, lim->ponder != 0);
     atomic_store(&sh->stop, false);
+    atomic_store(&e->stop_asked, false);
+    PbStrengthParams level;
+    if (e->elo) strength_params(e->elo, &level);
+    plan_lines(e, sh, e->elo ? &level : NULL);
+    out->elo = e->elo;
     TimeInput ti = time_input(lim, board_fullmove(&e->root) - 1);
     tm_init(&sh->tm, &ti, e->root.side, e->overhead_ms);
     /* Latency between the command and this point counts against our clock. */
@@ -343,6 +488,7 @@ int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
     pthread_mutex_unlock(&e->ctl_lock);
 
     int rc = search_run(sh);
+    if (out->elo) play_level(e, &level);
 
     SearchThread *t = &e->threads[0];
     Move best = t->root_best;
@@ -370,18 +516,7 @@ int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
         else
             pv_text(&e->root, &best, 1, out->pv, sizeof out->pv);
     }
-    /* Final report so pollers see the last node count and time. */
-    if (best != MOVE_NONE) {
-        SearchReport r = {
-            .depth = out->depth > 0 ? out->depth : 1, .seldepth = out->seldepth,
-            .score = t->best_score, .bound = BOUND_EXACT, .nodes = out->nodes,
-            .time_ms = out->time_ms, .pv = t->best_pv,
-            .pv_len = t->best_pv_len > 0 && t->best_pv[0] == best ? t->best_pv_len : 0,
-            .root = &e->root,
-        };
-        if (r.pv_len == 0) { r.pv = &best; r.pv_len = 1; }
-        on_report(e, &r);
-    }
+    if (best != MOVE_NONE) final_report(e, out, best);
     /* Last touch of *e: pb_engine_free may free it as soon as we unlock. */
     pthread_mutex_lock(&e->ctl_lock);
     atomic_store(&e->searching, false);
@@ -392,7 +527,10 @@ int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
 
 void pb_engine_stop(PbEngine *e) {
     pthread_mutex_lock(&e->ctl_lock);
-    if (atomic_load(&e->searching)) atomic_store(&e->sh.stop, true);
+    if (atomic_load(&e->searching)) {
+        atomic_store(&e->sh.stop, true);
+        atomic_store(&e->stop_asked, true);
+    }
     pthread_mutex_unlock(&e->ctl_lock);
 }
 

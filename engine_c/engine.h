@@ -8,6 +8,9 @@
  * progress report (PbInfo) guarded by a mutex with a sequence number, and
  * the evaluation choice: `net` is the NNUE net (the read-only embedded one,
  * or `own_net` loaded from a file and owned here), `use_nnue` the switch.
+ * MultiPV and strength: `multipv` lines asked for, the search's RootLines
+ * (`root_lines`) and their last reports (`lines`, under info_lock), the
+ * strength level's Elo (0 = full strength) and its random stream.
  * Nothing is global: several engines can search at once in one process.
  */
 #ifndef PB_ENGINE_H
@@ -41,9 +44,16 @@ struct PbEngine {
     pthread_cond_t idle;
     atomic_bool searching;
     atomic_bool clear_hurry;  /* pb_engine_hurry_clear: cut a clear short */
+    atomic_bool stop_asked;   /* pb_engine_stop: ends a level's think time too */
     pthread_mutex_t info_lock;
     PbInfo info;
+    PbInfo *lines;            /* [PB_ENGINE_MAX_MULTIPV] the last report of each line */
+    int nlines;               /* lines of the running or last search */
     _Atomic uint64_t info_seq;
+    int multipv;
+    RootLine *root_lines;     /* [SEARCH_MAX_MULTIPV], the search's (sh.lines) */
+    int elo;                  /* strength level; 0 = full strength */
+    uint64_t rng;             /* the level's random stream (strength.h) */
 };
 
 /* Take ctl_lock; PB_ERR_BUSY (lock released) while a search runs. Shared by

@@ -26,9 +26,14 @@
  * - A clock (wtime/btime/winc/binc) given only for the other side means our
  *   clock is empty (0), not unlimited; with no clock at all (and no
  *   movetime) the search is limited by depth/nodes only.
+ * - set_multipv / set_strength / set_seed may be called at any time and apply
+ *   from the next search; they persist until changed (clear keeps them).
  */
 
-enum { PB_ENGINE_MAX_THREADS = 256, PB_ENGINE_MAX_HASH_MB = 1048576, PB_ENGINE_PV_CHARS = 1024 };
+enum { PB_ENGINE_MAX_THREADS = 256, PB_ENGINE_MAX_HASH_MB = 1048576, PB_ENGINE_PV_CHARS = 1024,
+       PB_ENGINE_MAX_MULTIPV = 256 };
+/* Strength levels (strength.h): Stockfish 15.1's UCI_Elo scale, widened downwards. */
+enum { PB_STRENGTH_MIN_ELO = 800, PB_STRENGTH_MAX_ELO = 2850 };
 
 typedef struct {
     int64_t wtime, btime, winc, binc;  /* -1 = not given */
@@ -43,6 +48,8 @@ typedef struct {
 } PbLimits;
 
 typedef struct {
+    int multipv;         /* the line (1 = best) */
+    uint64_t seq;        /* pb_engine_get_info's sequence number when this was written */
     int depth, seldepth;
     int score_cp;        /* valid when is_mate == 0 */
     int mate;            /* moves to mate (negative: we are mated); valid when is_mate */
@@ -63,7 +70,15 @@ typedef struct {
     uint64_t nodes;
     int64_t time_ms;
     char pv[1024];
+    int elo;             /* the strength level that chose bestmove; 0 = full strength */
 } PbResult;
+
+/* A level's parameters (strength.h explains each). */
+typedef struct {
+    int elo;
+    uint64_t nodes;
+    int depth, multipv, spread_cp, max_loss_cp, think_pct;
+} PbStrengthParams;
 
 PbEngine *pb_engine_new(int hash_mb, int threads, int *err);
 void pb_engine_free(PbEngine *e);
@@ -90,7 +105,27 @@ int pb_engine_set_variant_position(PbEngine *e, const char *variant, const char 
 int pb_engine_search(PbEngine *e, const PbLimits *limits, PbResult *out);
 void pb_engine_stop(PbEngine *e);
 void pb_engine_ponderhit(PbEngine *e);
+/* The latest progress report (of any line) and its sequence number, which
+ * grows with every report. */
 uint64_t pb_engine_get_info(PbEngine *e, PbInfo *out);
+/* The MultiPV lines of the running or last search, best first: writes up to
+ * `max` and returns how many there are (lines searched at least once). Each
+ * has its own depth and `seq`, so a poller prints the ones newer than it saw. */
+int pb_engine_get_lines(PbEngine *e, PbInfo *out, int max);
+/* Root lines to search and report: 1..PB_ENGINE_MAX_MULTIPV (PB_ERR_ARG
+ * otherwise); more than the position's legal moves search them all. */
+int pb_engine_set_multipv(PbEngine *e, int lines);
+/* Playing strength: 0 = full strength; else an Elo, clamped into
+ * PB_STRENGTH_MIN_ELO..PB_STRENGTH_MAX_ELO. Returns the level now in force
+ * (0 or the clamped Elo). A level searches at least max(MultiPV, its own
+ * candidates) lines and reports them all. */
+int pb_engine_set_strength(PbEngine *e, int elo);
+int pb_engine_get_strength(PbEngine *e);
+/* The random stream a level chooses and times its moves with (seeded from
+ * the clock by pb_engine_new): the same seed and limits, the same moves. */
+void pb_engine_set_seed(PbEngine *e, uint64_t seed);
+/* The parameters of level `elo` (clamped; 0 = the strongest level's). Pure. */
+void pb_strength_params(int elo, PbStrengthParams *out);
 int pb_engine_hashfull(PbEngine *e);
 int pb_engine_is_searching(PbEngine *e);
 int pb_engine_get_fen(PbEngine *e, char *out, size_t outlen);

@@ -84,7 +84,7 @@ static inline void count_node(SearchThread *t) {
     atomic_store_explicit(&t->nodes, n, memory_order_relaxed);
     SearchShared *sh = t->sh;
     bool pondering = atomic_load_explicit(&sh->pondering, memory_order_relaxed);
-    if (sh->node_limit && n >= sh->node_limit && !pondering)
+    if (sh->node_limit && n >= sh->node_limit && (!pondering || sh->node_limit_pondering))
         atomic_store_explicit(&sh->stop, true, memory_order_relaxed);
     if ((n & (LIMIT_CHECK_INTERVAL - 1)) == 0) {
         if (t->id == 0)
@@ -398,13 +398,22 @@ SEARCH_BODY bool null_move_prunes(SearchThread *t, const Node *n, bool var, int 
     return s >= beta;
 }
 
+/* MultiPV: is m the move of one of the lines already searched at this depth? */
+static bool root_excluded(const SearchThread *t, Move m) {
+    for (int i = 0; i < t->root_excl; i++)
+        if (t->sh->lines[i].move == m) return true;
+    return false;
+}
+
 /* Move pruning once we have a non-losing line: late move pruning and
  * futility pruning of quiet moves (which skip the quiets left), SEE pruning
- * of quiet and noisy ones. True if the move is not searched. */
+ * of quiet and noisy ones; at the root, only the moves of earlier MultiPV
+ * lines are left out. True if the move is not searched. */
 SEARCH_BODY bool prune_move(SearchThread *t, const Node *n, MovePicker *p, Move m, int sc, bool noisy, bool var) {
     const Board *b = &t->board;
     int depth = n->depth;
-    if (n->root || n->best <= -MATE_IN_MAX || !has_non_pawn_material(b, b->side)) return false;
+    if (n->root) return t->root_excl && root_excluded(t, m);   /* MultiPV: an earlier line's move */
+    if (n->best <= -MATE_IN_MAX || !has_non_pawn_material(b, b->side)) return false;
     if (noisy) return depth <= SEE_MAX_DEPTH && see_usable(b, var) && !see_ge(b, m, -SEE_NOISY_PER_PLY * depth);
     int lmp = (LMP_BASE + depth * depth) / (2 - n->improving);
     if (depth <= LMP_MAX_DEPTH && n->quiets_tried >= lmp) { mp_skip_quiets(p); return true; }
@@ -591,15 +600,107 @@ static __attribute__((noinline)) int negamax_var(SearchThread *t, int alpha, int
 
 /* ---------- iterative deepening ---------- */
 
-static void publish(SearchThread *t, int depth, int score, int bound) {
+static void publish(SearchThread *t, int k) {
     SearchShared *sh = t->sh;
     if (!sh->report) return;
+    const RootLine *l = &sh->lines[k];
     SearchReport r = {
-        .depth = depth, .seldepth = t->seldepth, .score = score, .bound = bound,
-        .nodes = search_nodes(sh), .time_ms = tm_elapsed_ms(&sh->tm),
-        .pv = t->best_pv, .pv_len = t->best_pv_len, .root = &t->board,
+        .multipv = k + 1, .depth = l->depth, .seldepth = l->seldepth, .score = l->score,
+        .bound = BOUND_EXACT, .nodes = search_nodes(sh), .time_ms = tm_elapsed_ms(&sh->tm),
+        .pv = l->pv, .pv_len = l->pv_len, .root = &t->board,
     };
     sh->report(sh->report_ctx, &r);
+}
+
+int search_line_count(const SearchShared *sh) {
+    int n = 0;
+    while (n < sh->multipv && sh->lines[n].depth > 0) n++;
+    return n;
+}
+
+/* Line k (thread 0) is now this PV at this depth. The lines stay a set of
+ * distinct moves: a later slot holding the same move from the last depth
+ * trades places with line k's old content first. */
+static void store_line(SearchThread *t, int k, int multipv, int depth, int score, const Move *pv, int pv_len) {
+    RootLine *lines = t->sh->lines;
+    for (int j = k + 1; j < multipv && lines[j].depth > 0; j++) {
+        if (lines[j].move != pv[0]) continue;
+        RootLine tmp = lines[k];
+        lines[k] = lines[j];
+        lines[j] = tmp;
+        break;
+    }
+    RootLine *l = &lines[k];
+    l->move = pv[0];
+    l->score = score;
+    l->depth = depth;
+    l->seldepth = t->seldepth;
+    l->pv_len = pv_len;
+    memcpy(l->pv, pv, (size_t)pv_len * sizeof(Move));
+}
+
+/* One root search of `depth` in an aspiration window around `prev`, widened
+ * until the score falls inside it (or the search is stopped). */
+static int aspiration(SearchThread *t, int depth, int prev) {
+    Board *b = &t->board;
+    int delta = ASP_DELTA, alpha = -SCORE_INF, beta = SCORE_INF, score;
+    if (depth >= ASP_MIN_DEPTH) {
+        alpha = prev - delta > -SCORE_INF ? prev - delta : -SCORE_INF;
+        beta = prev + delta < SCORE_INF ? prev + delta : SCORE_INF;
+    }
+    t->seldepth = 0;
+    for (;;) {
+        score = b->variant == VAR_STANDARD ? negamax_std(t, alpha, beta, depth, 0, false)
+                                           : negamax_var(t, alpha, beta, depth, 0, false);
+        if (stopped(t)) break;
+        if (score <= alpha) {
+            beta = (alpha + beta) / 2;
+            alpha = score - delta > -SCORE_INF ? score - delta : -SCORE_INF;
+        } else if (score >= beta) {
+            beta = score + delta < SCORE_INF ? score + delta : SCORE_INF;
+        } else {
+            break;
+        }
+        delta += delta / 2 + ASP_WIDEN_ADD;
+    }
+    return score;
+}
+
+/* The answer so far is the best line's. */
+static void best_from_line0(SearchThread *t) {
+    const RootLine *l = &t->sh->lines[0];
+    t->best_score = l->score;
+    memcpy(t->best_pv, l->pv, (size_t)l->pv_len * sizeof(Move));
+    t->best_pv_len = l->pv_len;
+    t->root_best = l->move;
+}
+
+/* MultiPV, lines 1..multipv-1 of this depth (line 0 is done): line k
+ * searches the root without the moves of lines 0..k-1, in a window around
+ * its own last score. The root then asks another question, as a singular
+ * search does: its `excluded` is set (MOVE_NULL, never a move), so it
+ * stores nothing in the TT. After each, line k is sorted into 0..k and the
+ * best line is the answer. False if stopped: the lines not reached keep the
+ * last depth's. */
+static bool search_lines(SearchThread *t, int depth, int multipv) {
+    RootLine *lines = t->sh->lines;
+    for (int k = 1; k < multipv; k++) {
+        int prev = lines[k].depth > 0 ? lines[k].score : lines[k - 1].score;
+        t->root_excl = k;
+        t->stack[0].excluded = MOVE_NULL;
+        int score = aspiration(t, depth, prev);
+        t->stack[0].excluded = MOVE_NONE;
+        t->root_excl = 0;
+        if (stopped(t) || t->pv_len[0] == 0) return false;
+        store_line(t, k, multipv, depth, score, t->pv[0], t->pv_len[0]);
+        for (int i = k; i > 0 && lines[i].score > lines[i - 1].score; i--) {
+            RootLine tmp = lines[i];
+            lines[i] = lines[i - 1];
+            lines[i - 1] = tmp;
+        }
+        best_from_line0(t);
+    }
+    return true;
 }
 
 static void iterate(SearchThread *t) {
@@ -611,6 +712,7 @@ static void iterate(SearchThread *t) {
     t->best_pv_len = 0;
     t->best_score = 0;
     t->best_bound = BOUND_EXACT;
+    t->root_excl = 0;
     memset(t->stack, 0, sizeof t->stack);
     hist_clear_killers(&t->hist);
     if (sh->net) nnue_refresh(sh->net, &t->nnue[0], b);
@@ -621,6 +723,9 @@ static void iterate(SearchThread *t) {
     root_moves.count = 0;
     movegen_legal(b, &root_moves, GEN_ALL);
     t->root_best = MOVE_NONE;
+    for (int k = 0; t->id == 0 && k < sh->multipv; k++) sh->lines[k].depth = 0;
+    int multipv = t->id == 0 ? sh->multipv : 1;
+    if (multipv > root_moves.count) multipv = root_moves.count;
     if (root_moves.count == 0) return;
     TTHit hit;
     if (tt_probe(sh->tt, b->key, 0, &hit) && hit.move && movegen_is_legal(b, hit.move))
@@ -635,30 +740,14 @@ static void iterate(SearchThread *t) {
     for (int depth = 1; depth <= sh->depth_limit; depth++) {
         /* Helpers skip some depths so threads spread over different depths. */
         if (t->id > 0 && depth > 1 && ((depth + t->id) % SMP_SKIP_CYCLE == 0)) continue;
-        int delta = ASP_DELTA, alpha = -SCORE_INF, beta = SCORE_INF, score;
-        if (depth >= ASP_MIN_DEPTH) {
-            alpha = prev_score - delta > -SCORE_INF ? prev_score - delta : -SCORE_INF;
-            beta = prev_score + delta < SCORE_INF ? prev_score + delta : SCORE_INF;
-        }
-        t->seldepth = 0;
-        for (;;) {
-            score = b->variant == VAR_STANDARD ? negamax_std(t, alpha, beta, depth, 0, false)
-                                               : negamax_var(t, alpha, beta, depth, 0, false);
-            if (stopped(t)) break;
-            if (score <= alpha) {
-                beta = (alpha + beta) / 2;
-                alpha = score - delta > -SCORE_INF ? score - delta : -SCORE_INF;
-            } else if (score >= beta) {
-                beta = score + delta < SCORE_INF ? score + delta : SCORE_INF;
-            } else {
-                break;
-            }
-            delta += delta / 2 + ASP_WIDEN_ADD;
-        }
+        int score = aspiration(t, depth, prev_score);
         if (stopped(t)) {
             /* A root move that finished this iteration above the previous
-             * best's score is trustworthy even though the iteration is not. */
-            if (t->root_best != t->best_pv[0] && t->pv_len[0] > 0 && t->pv[0][0] == t->root_best) {
+             * best's score is trustworthy even though the iteration is not.
+             * (With several lines the answer stays the best line's.) */
+            if (multipv > 1)
+                t->root_best = t->best_pv[0];
+            else if (t->root_best != t->best_pv[0] && t->pv_len[0] > 0 && t->pv[0][0] == t->root_best) {
                 memcpy(t->best_pv, t->pv[0], (size_t)t->pv_len[0] * sizeof(Move));
                 t->best_pv_len = t->pv_len[0];
             }
@@ -672,18 +761,32 @@ static void iterate(SearchThread *t) {
             t->best_pv_len = t->pv_len[0];
         }
         t->root_best = t->best_pv[0];
+        if (t->id == 0) store_line(t, 0, multipv, depth, score, t->best_pv, t->best_pv_len);
+        if (multipv > 1) {
+            if (!search_lines(t, depth, multipv)) {
+                t->root_best = t->best_pv[0];
+                break;
+            }
+            score = t->best_score;
+        }
         int drop = prev_score - score;
         prev_score = score;  /* every thread centres its next aspiration window here */
         if (t->id != 0) continue;
 
-        publish(t, depth, score, BOUND_EXACT);
+        for (int k = 0; k < multipv; k++) publish(t, k);
         stable = t->root_best == prev_best ? stable + 1 : 0;
         prev_best = t->root_best;
+        /* A strength level's node budget: no iteration it cannot pay for
+         * (the next one costs about what all before it did). */
+        if (sh->iter_nodes && search_nodes(sh) >= sh->iter_nodes) break;
         if (sync_ponder(sh) || sh->infinite) continue;
         if (root_moves.count == 1 && sh->tm.limited && depth >= SINGLE_REPLY_DEPTH) break;
         if (tm_should_stop_iter(&sh->tm, stable, depth > 1 ? drop : 0)) break;
         if (score >= MATE_IN_MAX && MATE - score <= depth && sh->tm.limited) break;
     }
+    /* A partial iteration's move (above) is line 0 too. */
+    if (t->id == 0 && multipv == 1 && t->completed_depth > 0 && t->best_pv[0] != sh->lines[0].move)
+        store_line(t, 0, 1, t->completed_depth, t->best_score, t->best_pv, t->best_pv_len);
 }
 
 static void *helper_main(void *arg) {

@@ -9,6 +9,9 @@
  * stack and, when the NNUE evaluates, one accumulator per ply (nnue.h).
  * Lazy SMP: every thread runs the same iterative deepening on the same root
  * and they cooperate only through the TT; thread 0 decides time and result.
+ * MultiPV: thread 0 searches `multipv` lines per iteration, line k at the
+ * root without the moves of lines 0..k-1 (the helpers search line 0 only);
+ * the lines, best first, are SearchShared's `lines`.
  */
 #ifndef PB_SEARCH_H
 #define PB_SEARCH_H
@@ -54,6 +57,7 @@ typedef struct SearchThread {
     int best_pv_len;
     int best_score;
     int best_bound;
+    int root_excl;        /* MultiPV: the root skips the moves of lines[0..root_excl) */
     pthread_t handle;
 } SearchThread;
 
@@ -63,8 +67,18 @@ static inline ContHist *search_cont_row(SearchThread *t, int ply, int back) {
     return ply >= back ? t->stack[ply - back].cont : hist_no_move_row(&t->hist);
 }
 
+/* One MultiPV line of the root: its move, score and PV at its own depth
+ * (0: not searched yet). Lines of one iteration are sorted best first. */
+typedef struct {
+    Move move;
+    int score, depth, seldepth;
+    int pv_len;
+    Move pv[MAX_PLY + 1];
+} RootLine;
+
 /* Progress report of the main thread (copied out by the engine). */
 typedef struct {
+    int multipv;      /* 1-based line number */
     int depth, seldepth, score, bound;
     uint64_t nodes;
     int64_t time_ms;
@@ -84,6 +98,10 @@ struct SearchShared {
     bool infinite;
     int depth_limit;         /* 1..MAX_PLY-1 */
     uint64_t node_limit;     /* 0 = none */
+    bool node_limit_pondering; /* the node limit holds while pondering too (a strength level's) */
+    uint64_t iter_nodes;     /* 0 = none; else no iteration starts once this many are searched */
+    int multipv;             /* lines thread 0 searches, 1..SEARCH_MAX_MULTIPV (and <= legal moves) */
+    RootLine *lines;         /* [SEARCH_MAX_MULTIPV], owned by the engine; thread 0 writes */
     TimeMan tm;
     const NnueNet *net;      /* NNUE evaluation; NULL = the hand-crafted eval */
     void (*report)(void *ctx, const SearchReport *r);
@@ -100,5 +118,7 @@ void search_clear_thread(SearchThread *t);
 int search_run(SearchShared *sh);
 /* Total nodes over all threads. */
 uint64_t search_nodes(const SearchShared *sh);
+/* Lines of the finished search with a depth (searched at least once). */
+int search_line_count(const SearchShared *sh);
 
 #endif

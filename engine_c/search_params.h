@@ -40,6 +40,7 @@ enum { LIMIT_CHECK_INTERVAL = 1024 };
 
 /* ---- iterative deepening and aspiration windows */
 enum {
+    SEARCH_MAX_MULTIPV = 256, /* root lines (UCI MultiPV) */
     ASP_MIN_DEPTH = 5,      /* full window below this depth */
     SMP_SKIP_CYCLE = 3,     /* helper thread i skips depth d when (d + i) % cycle == 0 */
     SINGLE_REPLY_DEPTH = 4  /* with one legal move, stop a timed search at this depth */

@@ -59,6 +59,25 @@ def test_acquire_right_after_release_waits_for_the_clear_and_is_clean() -> None:
         assert pool.acquire().hashfull() == 0  # no wait on the future: acquire does it
 
 
+def test_a_game_level_does_not_outlive_its_game() -> None:
+    """The level and MultiPV a game set stay for its searches; the next game on
+    the same engine starts at full strength with one line."""
+    with EnginePool(1, HASH_MB, 1) as pool:
+        eng = pool.acquire(0)
+        eng.strength.set(1500)
+        eng.set_option(multipv=3)
+        eng.set_position(None, ["e2e4"])
+        for _ in range(2):
+            res = eng.search(SearchLimits(depth=20))
+            assert res.strength == 1500 and len(res.lines) >= 3
+        pool.release(eng)
+        again = pool.acquire(0)
+        assert again is eng and again.strength.elo is None
+        again.set_position(None, ["e2e4"])
+        res = again.search(SearchLimits(depth=6))
+        assert res.strength is None and len(res.lines) == 1 and res.depth == 6
+
+
 def test_two_slots_never_share_a_table() -> None:
     with EnginePool(2, 64, 1) as pool:
         a = pool.acquire(0)

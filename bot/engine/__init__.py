@@ -1,9 +1,10 @@
 """The pibot chess engine: C core bound through cffi.
 
 Public API: Board (rules, FEN, perft), backend() ("pext" or "magic"), and the
-search Engine (see engine.py; its search lock and poller: search_control.py)
-with its limits/result types. `bench.py` is the fixed-depth bench, `pool.py`
-the service's warm engines, `closing.py` their `with` support.
+search Engine (see engine.py; its search lock and poller: search_control.py;
+its strength levels: strength.py) with its limits/result types. `bench.py` is
+the fixed-depth bench, `pool.py` the service's warm engines, `closing.py`
+their `with` support.
 
 Below everything that plays: it may import the compiled core `bot._engine` (only
 bindings.py and search_bindings.py do), `bot.errors`, and `bot.host` (the

@@ -9,6 +9,10 @@ GIL released; a small poller thread calls `on_info` with each new iteration
 (an exception raised there stops the search and is re-raised by `search`).
 `stop()` and `ponderhit()` may be called from any other thread. The search
 lock, those requests and the poller are search_control.py's.
+
+`set_option(multipv=N)` searches and reports N root lines (`SearchInfo.multipv`,
+`SearchResult.lines`); `eng.strength` (strength.py) sets a playing-strength
+level. Both persist until changed.
 """
 
 from __future__ import annotations
@@ -24,6 +28,7 @@ from bot.engine.board import Board
 from bot.engine.closing import Closing
 from bot.engine.exceptions import EngineArgumentError, EngineError
 from bot.engine.search_control import SearchControl, run_search
+from bot.engine.strength import Strength
 
 log = logging.getLogger(__name__)
 
@@ -31,9 +36,10 @@ log = logging.getLogger(__name__)
 # Evaluations ("hce", "nnue") and the one a new Engine uses (pibot_nnue_api.h).
 EVALS: tuple[str, ...] = tuple(sb.EVALS)
 DEFAULT_EVAL: str = sb.DEFAULT_EVAL
-# The C engine's ceilings (pibot_engine_api.h): hash MiB and threads per engine.
+# The C engine's ceilings (pibot_engine_api.h): hash MiB, threads and MultiPV lines per engine.
 MAX_HASH_MB: int = sb.MAX_HASH_MB
 MAX_THREADS: int = sb.MAX_THREADS
+MAX_MULTIPV: int = sb.MAX_MULTIPV
 
 
 def default_net_name() -> str:
@@ -113,7 +119,8 @@ class SearchLimits:
 
 @dataclass(frozen=True)
 class SearchInfo:
-    """Progress of a running search (one per completed iteration)."""
+    """Progress of a running search: one per completed iteration and line
+    (`multipv`: 1 is the best line; each line has its own depth)."""
 
     depth: int
     seldepth: int
@@ -125,11 +132,17 @@ class SearchInfo:
     hashfull: int         # per mille
     time_ms: int
     pv: list[str]
+    multipv: int = 1
 
 
 @dataclass(frozen=True)
 class SearchResult:
-    """Outcome of a search. bestmove is "0000" only when there is no legal move."""
+    """Outcome of a search. bestmove is "0000" only when there is no legal move.
+
+    `lines` are the root lines searched, best first (one unless MultiPV or a
+    strength level asked for more). At full strength bestmove is the first
+    line's; a level may play another (`strength`: the level's Elo, None at
+    full strength), whose score and pv are then the result's."""
 
     bestmove: str
     ponder: str | None
@@ -139,6 +152,8 @@ class SearchResult:
     nodes: int
     time_ms: int
     pv: list[str]
+    lines: tuple[SearchInfo, ...] = ()
+    strength: int | None = None
 
 
 _BOUNDS: tuple[Literal["exact", "lowerbound", "upperbound"], ...] = (
@@ -152,15 +167,16 @@ def _info_from_raw(raw: sb.RawInfo) -> SearchInfo:
         mate=raw["mate"] if raw["is_mate"] else None,
         bound=_BOUNDS[raw["bound"]] if 0 <= raw["bound"] < 3 else "exact",
         nodes=raw["nodes"], nps=raw["nps"], hashfull=raw["hashfull"],
-        time_ms=raw["time_ms"], pv=raw["pv"].split())
+        time_ms=raw["time_ms"], pv=raw["pv"].split(), multipv=raw["multipv"])
 
 
-def _result_from_raw(raw: sb.RawResult) -> SearchResult:
+def _result_from_raw(raw: sb.RawResult, lines: list[sb.RawInfo]) -> SearchResult:
     return SearchResult(
         bestmove=raw["bestmove"], ponder=raw["ponder"] or None,
         score_cp=None if raw["is_mate"] else raw["score_cp"],
         mate=raw["mate"] if raw["is_mate"] else None,
-        depth=raw["depth"], nodes=raw["nodes"], time_ms=raw["time_ms"], pv=raw["pv"].split())
+        depth=raw["depth"], nodes=raw["nodes"], time_ms=raw["time_ms"], pv=raw["pv"].split(),
+        lines=tuple(_info_from_raw(line) for line in lines), strength=raw["elo"] or None)
 
 
 class Engine(Closing):
@@ -173,6 +189,7 @@ class Engine(Closing):
         self._hash_mb = hash_mb
         self._threads = threads
         self._control = SearchControl()
+        self.strength = Strength(lambda: _live(self._ptr))
 
     def __repr__(self) -> str:
         state = "closed" if self._ptr is None else "open"
@@ -192,7 +209,9 @@ class Engine(Closing):
     # ---- configuration ----
 
     def set_option(self, *, hash_mb: int | None = None, threads: int | None = None,
-                   move_overhead_ms: int | None = None) -> None:
+                   move_overhead_ms: int | None = None, multipv: int | None = None) -> None:
+        """Each option given applies from the next search and stays until changed
+        (hash and threads only while no search runs: EngineBusyError)."""
         ptr = _live(self._ptr)
         if hash_mb is not None:
             _check_option("hash_mb", hash_mb, 1, sb.MAX_HASH_MB)
@@ -205,6 +224,9 @@ class Engine(Closing):
         if move_overhead_ms is not None:
             _check_option("move_overhead_ms", move_overhead_ms, 0, 60_000)
             sb.set_move_overhead(ptr, move_overhead_ms)
+        if multipv is not None:
+            _check_option("multipv", multipv, 1, sb.MAX_MULTIPV)
+            sb.set_multipv(ptr, multipv)
 
     def new_game(self) -> None:
         """Forget the hash table and move-ordering history."""
@@ -260,8 +282,8 @@ class Engine(Closing):
         ptr = _live(self._ptr)
         report = None if on_info is None else (lambda raw: on_info(_info_from_raw(raw)))
         with self._control.running(ptr, stop_event, ponderhit_event):
-            raw = run_search(ptr, limits.raw(), start_us or 0, self._control, report)
-        return _result_from_raw(raw)
+            raw, lines = run_search(ptr, limits.raw(), start_us or 0, self._control, report)
+        return _result_from_raw(raw, lines)
 
     def stop(self) -> None:
         """Make a running search return its best move now (any thread)."""

@@ -14,7 +14,9 @@ starts, `acquire()` finds it ready and returns at once.
   warm-up of a multi-GB table -- is cut short instead: the table is empty at
   once and the pages not yet zeroed are zero-filled by the kernel as the
   searches touch them.
-- `release(engine)` returns at once; the clear runs in the background.
+- `release(engine)` returns at once; the clear runs in the background and puts
+  the engine back to full strength and MultiPV 1: a game that wants a level sets
+  it on the engine it acquires (`engine.strength.set(elo)`).
 - Each slot owns one engine and one table: two slots never share or swap
   tables, and a slot's engine is lent to one game at a time.
 - `resize(size, hash_mb)` follows a reloaded config (SIGHUP): new slots are
@@ -140,6 +142,8 @@ class EnginePool(Closing):
             time.sleep(0.005)
         if slot.hash_mb != self.hash_mb:
             self._resize_table(slot, eng)
+        eng.strength.set(None)  # the last game's level is not the next one's
+        eng.set_option(multipv=1)
         eng.new_game()
         slot.clean = True
         slot.last_clear_s = time.monotonic() - t0

@@ -14,6 +14,9 @@ from bot.engine.exceptions import EngineArgumentError, EngineError, EngineMemory
 
 MAX_THREADS = int(lib.PB_ENGINE_MAX_THREADS)
 MAX_HASH_MB = int(lib.PB_ENGINE_MAX_HASH_MB)
+MAX_MULTIPV = int(lib.PB_ENGINE_MAX_MULTIPV)
+MIN_ELO = int(lib.PB_STRENGTH_MIN_ELO)
+MAX_ELO = int(lib.PB_STRENGTH_MAX_ELO)
 _PV_CHARS = int(lib.PB_ENGINE_PV_CHARS)
 
 
@@ -33,6 +36,8 @@ class RawLimits(TypedDict):
 
 
 class RawInfo(TypedDict):
+    multipv: int
+    seq: int
     depth: int
     seldepth: int
     score_cp: int
@@ -57,6 +62,19 @@ class RawResult(TypedDict):
     nodes: int
     time_ms: int
     pv: str
+    elo: int
+
+
+class RawLevel(TypedDict):
+    """A strength level's parameters (engine_c/strength.h)."""
+
+    elo: int
+    nodes: int
+    depth: int
+    multipv: int
+    spread_cp: int
+    max_loss_cp: int
+    think_pct: int
 
 
 def engine_new(hash_mb: int, threads: int) -> Any:
@@ -94,6 +112,31 @@ def set_threads(ptr: Any, threads: int) -> None:
 
 def set_move_overhead(ptr: Any, ms: int) -> None:
     check(lib.pb_engine_set_move_overhead(ptr, ms), f"move overhead {ms} ms must be 0..60000")
+
+
+def set_multipv(ptr: Any, lines: int) -> None:
+    check(lib.pb_engine_set_multipv(ptr, lines), f"MultiPV {lines} must be 1..{MAX_MULTIPV}")
+
+
+def set_strength(ptr: Any, elo: int) -> int:
+    """0 = full strength, else an Elo (clamped); the level now in force."""
+    return int(lib.pb_engine_set_strength(ptr, elo))
+
+
+def get_strength(ptr: Any) -> int:
+    return int(lib.pb_engine_get_strength(ptr))
+
+
+def set_seed(ptr: Any, seed: int) -> None:
+    lib.pb_engine_set_seed(ptr, seed)
+
+
+def strength_params(elo: int) -> RawLevel:
+    out = ffi.new("PbStrengthParams *")
+    lib.pb_strength_params(elo, out)
+    return RawLevel(elo=int(out.elo), nodes=int(out.nodes), depth=int(out.depth),
+                    multipv=int(out.multipv), spread_cp=int(out.spread_cp),
+                    max_loss_cp=int(out.max_loss_cp), think_pct=int(out.think_pct))
 
 
 def clear(ptr: Any) -> None:
@@ -142,7 +185,7 @@ def search(ptr: Any, limits: RawLimits, start_us: int = 0) -> RawResult:
         bestmove=c_str(out.bestmove), ponder=c_str(out.ponder),
         score_cp=int(out.score_cp), mate=int(out.mate), is_mate=bool(out.is_mate),
         depth=int(out.depth), seldepth=int(out.seldepth), nodes=int(out.nodes),
-        time_ms=int(out.time_ms), pv=c_str(out.pv, _PV_CHARS))
+        time_ms=int(out.time_ms), pv=c_str(out.pv, _PV_CHARS), elo=int(out.elo))
 
 
 def stop(ptr: Any) -> None:
@@ -157,14 +200,30 @@ def info_seq(ptr: Any) -> int:
     return int(lib.pb_engine_get_info(ptr, ffi.NULL))
 
 
-def get_info(ptr: Any) -> tuple[int, RawInfo]:
-    out = ffi.new("PbInfo *")
-    seq = int(lib.pb_engine_get_info(ptr, out))
-    return seq, RawInfo(
+def _raw_info(out: Any) -> RawInfo:
+    return RawInfo(
+        multipv=int(out.multipv), seq=int(out.seq),
         depth=int(out.depth), seldepth=int(out.seldepth), score_cp=int(out.score_cp),
         mate=int(out.mate), is_mate=bool(out.is_mate), bound=int(out.bound),
         nodes=int(out.nodes), nps=int(out.nps), hashfull=int(out.hashfull),
         time_ms=int(out.time_ms), pv=c_str(out.pv, _PV_CHARS))
+
+
+def get_info(ptr: Any) -> tuple[int, RawInfo]:
+    out = ffi.new("PbInfo *")
+    seq = int(lib.pb_engine_get_info(ptr, out))
+    return seq, _raw_info(out)
+
+
+def get_lines(ptr: Any, room: int = 1) -> list[RawInfo]:
+    """The MultiPV lines of the running or last search, best first (room:
+    how many to allocate for at first; all of them come back)."""
+    while True:
+        out = ffi.new("PbInfo[]", max(1, room))
+        n = int(lib.pb_engine_get_lines(ptr, out, max(1, room)))
+        if n <= room:
+            return [_raw_info(out[i]) for i in range(n)]
+        room = n
 
 
 def hashfull(ptr: Any) -> int:

@@ -4,8 +4,9 @@ ponderhit asked of it, and the poller that re-sends those and reports progress.
 `run_search` runs the C search in the calling thread (GIL released) so that
 nothing stands between its end and the return: under CPU load every extra
 thread hand-off on that path costs milliseconds of the clock. A small poller
-thread re-sends stop/ponderhit and calls `on_info` with each new iteration
-meanwhile; an exception raised there stops the search and is re-raised.
+thread re-sends stop/ponderhit and calls `on_info` with each line (MultiPV)
+of each new iteration meanwhile; an exception raised there stops the search
+and is re-raised.
 """
 
 from __future__ import annotations
@@ -91,19 +92,28 @@ class SearchControl:
 
 
 def run_search(ptr: Any, raw: sb.RawLimits, start_us: int, control: SearchControl,
-               on_info: Callable[[sb.RawInfo], None] | None) -> sb.RawResult:
-    """Search on `ptr` (inside `control.running`); `on_info` gets each new
-    iteration's raw info, from the poller thread and once more at the end."""
+               on_info: Callable[[sb.RawInfo], None] | None
+               ) -> tuple[sb.RawResult, list[sb.RawInfo]]:
+    """Search on `ptr` (inside `control.running`); `on_info` gets each line of
+    each new iteration (the lines newer than the last delivered, best first),
+    from the poller thread and once more at the end. Returns the result and
+    its lines."""
     done = False
     lock = threading.Lock()  # poller actions vs. the end of the search
-    seen = [sb.info_seq(ptr)]
+    seen = [sb.info_seq(ptr)]  # the newest report delivered
+    room = [1]  # lines the poller last found: its buffer
     errors: list[BaseException] = []
 
     def deliver() -> None:
-        seq, raw_info = sb.get_info(ptr)
-        if seq != seen[0] and raw_info["pv"] and on_info is not None:
-            seen[0] = seq
-            on_info(raw_info)
+        if on_info is None or sb.info_seq(ptr) == seen[0]:
+            return
+        lines = sb.get_lines(ptr, room[0])
+        room[0] = max(1, len(lines))
+        fresh = [line for line in lines if line["seq"] > seen[0] and line["pv"]]
+        if fresh:
+            seen[0] = max(line["seq"] for line in fresh)
+        for line in fresh:
+            on_info(line)
 
     def poll() -> None:
         while True:
@@ -129,4 +139,4 @@ def run_search(ptr: Any, raw: sb.RawLimits, start_us: int, control: SearchContro
     if errors:
         raise errors[0]
     deliver()
-    return result
+    return result, sb.get_lines(ptr, room[0])

@@ -1,10 +1,11 @@
 """The UCI options: the list `uci` announces, and `setoption`.
 
-An engine option (Hash, Threads, EvalFile ...) goes to the session's options
-and, once the engine is built, to the engine at once; the book and tablebase
-options go to the session's sources (bot/uci/sources.py).  A value that cannot
-be had (a Hash that does not fit, a bad net or book file) is refused with one
-`info string` naming the problem, and the setting in force stays.
+An engine option (Hash, Threads, EvalFile, MultiPV, UCI_LimitStrength,
+UCI_Elo ...) goes to the session's options and, once the engine is built, to
+the engine at once; the book and tablebase options go to the session's sources
+(bot/uci/sources.py).  A value that cannot be had (a Hash that does not fit, a
+bad net or book file, a MultiPV or UCI_Elo out of its range) is refused with
+one `info string` naming the problem, and the setting in force stays.
 """
 
 from __future__ import annotations
@@ -13,10 +14,11 @@ import os
 import stat
 
 from bot.engine.board import Board
-from bot.engine.engine import MAX_HASH_MB, MAX_THREADS, check_net_file
+from bot.engine.engine import MAX_HASH_MB, MAX_MULTIPV, MAX_THREADS, check_net_file
 from bot.engine.exceptions import EngineMemoryError, NetFileError, VariantError
+from bot.engine.strength import MAX_ELO, MIN_ELO
 from bot.host import platform_info
-from bot.uci.protocol import UciError, UciOutput, bool_arg, int_arg, quote
+from bot.uci.protocol import UciError, UciOutput, bool_arg, int_arg, quote, spin_arg
 from bot.uci.sources import MAX_BOOK_DEPTH, MAX_SEED, UciSources
 from bot.uci.sources import option_lines as source_option_lines
 from bot.uci.state import UciOptions, UciState
@@ -46,6 +48,9 @@ def option_lines() -> list[str]:
         + " ".join(f"var {v}" for v in UCI_VARIANTS),
         f"option name UseNNUE type check default {str(o.use_nnue).lower()}",
         "option name EvalFile type string default <empty>",
+        f"option name MultiPV type spin default {o.multipv} min 1 max {MAX_MULTIPV}",
+        f"option name UCI_LimitStrength type check default {str(o.limit_strength).lower()}",
+        f"option name UCI_Elo type spin default {o.elo} min {MIN_ELO} max {MAX_ELO}",
         *source_option_lines(),
     ]
 
@@ -97,6 +102,8 @@ class OptionSetter:
                 eng.set_eval("nnue" if opts.use_nnue else "hce")
         elif name == "evalfile":
             self._set_eval_file(value)
+        elif name in ("multipv", "uci_limitstrength", "uci_elo"):
+            self._set_play_option(name, value)
         elif name == "clear hash":
             if eng is not None:
                 eng.new_game()
@@ -104,6 +111,19 @@ class OptionSetter:
             self._set_source_option(name, value)
         else:
             raise UciError(f"no option named {quote(name)}")
+
+    def _set_play_option(self, name: str, value: str) -> None:
+        opts, eng = self._state.opts, self._state.loaded
+        if name == "multipv":
+            opts.multipv = spin_arg("MultiPV", value, 1, MAX_MULTIPV, opts.multipv)
+            if eng is not None:
+                eng.set_option(multipv=opts.multipv)
+            return
+        if name == "uci_limitstrength":
+            opts.limit_strength = bool_arg("UCI_LimitStrength", value)
+        else:
+            opts.elo = spin_arg("UCI_Elo", value, MIN_ELO, MAX_ELO, opts.elo)
+        self._state.apply_strength()
 
     def _set_variant(self, value: str) -> None:
         try:

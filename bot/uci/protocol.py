@@ -61,6 +61,15 @@ def int_arg(name: str, text: str | None, lo: int, hi: int) -> int:
     return max(lo, min(hi, value))
 
 
+def spin_arg(name: str, text: str, lo: int, hi: int, keeping: int) -> int:
+    """A spin option's value, which must lie in lo..hi: a GUI that sends more
+    is told the range in one line and the value in force (`keeping`) stays."""
+    value = int_arg(name, text or None, -(1 << 62), 1 << 62)
+    if not lo <= value <= hi:
+        raise UciError(f"{name} {value} is out of range {lo}..{hi}; keeping {keeping}")
+    return value
+
+
 def bool_arg(name: str, value: str) -> bool:
     v = value.lower()
     if v in ("true", "1", "on", "yes"):

@@ -226,8 +226,8 @@ def info_line(info: SearchInfo) -> str:
         score = f"cp {info.score_cp}"
     if info.bound != "exact":
         score += f" {info.bound}"
-    return (f"info depth {info.depth} seldepth {info.seldepth} multipv 1 score {score} "
-            f"nodes {info.nodes} nps {info.nps} hashfull {info.hashfull} "
+    return (f"info depth {info.depth} seldepth {info.seldepth} multipv {info.multipv} "
+            f"score {score} nodes {info.nodes} nps {info.nps} hashfull {info.hashfull} "
             f"time {info.time_ms} pv {' '.join(info.pv)}")
 
 

@@ -2,7 +2,9 @@
 itself (built on first use) and the position in force.
 
 The engine is built lazily, from the options set so far, so that `setoption
-name Hash` before the first `isready` allocates one table, not two.  The
+name Hash` before the first `isready` allocates one table, not two.  MultiPV
+and the strength level (UCI_LimitStrength, UCI_Elo) live in the engine too:
+`apply_strength` hands it the pair's meaning.  The
 position is kept as the GUI sent it (a FEN or the start position, then moves):
 the engine holds it too, and a variant's board (`go perft`, `d`) is rebuilt
 from it under UCI_Variant's rules.
@@ -15,6 +17,9 @@ from dataclasses import dataclass, field
 from bot.engine.board import Board
 from bot.engine.engine import DEFAULT_EVAL, Engine
 
+# UCI_Elo's default: Stockfish's (its minimum there, 1350); ours goes lower.
+DEFAULT_UCI_ELO = 1350
+
 
 @dataclass
 class UciOptions:
@@ -26,6 +31,9 @@ class UciOptions:
     variant: str = "chess"  # UCI_Variant (bot/uci/options.py's UCI_VARIANTS)
     use_nnue: bool = DEFAULT_EVAL == "nnue"
     eval_file: str = ""  # "" = the net built into the engine
+    multipv: int = 1
+    limit_strength: bool = False  # UCI_LimitStrength: play at UCI_Elo
+    elo: int = DEFAULT_UCI_ELO
 
 
 @dataclass
@@ -41,12 +49,19 @@ class UciState:
             o = self.opts
             eng = Engine(hash_mb=o.hash_mb, threads=o.threads)
             self.loaded = eng
-            eng.set_option(move_overhead_ms=o.move_overhead_ms)
+            eng.set_option(move_overhead_ms=o.move_overhead_ms, multipv=o.multipv)
+            eng.strength.set(o.elo if o.limit_strength else None)
             eng.load_net(o.eval_file or None)
             eng.set_eval("nnue" if o.use_nnue else "hce")
             eng.new_game()  # fault the table in now, not during a timed search
             eng.set_position(self.fen, self.moves, o.chess960, o.variant)
         return self.loaded
+
+    def apply_strength(self) -> None:
+        """UCI_LimitStrength and UCI_Elo, as they stand, to the engine if built."""
+        if self.loaded is not None:
+            o = self.opts
+            self.loaded.strength.set(o.elo if o.limit_strength else None)
 
     def set_position(self, fen: str | None, moves: list[str]) -> None:
         # Set on the engine first: on a bad FEN/move it raises and the
