@@ -52,9 +52,8 @@ class Thinker:
         self.cfg = cfg
         self.sizing = sizing  # engine.hash_mb and engine.threads as numbers
         self.start = start
-        # The game's level (bot/play/terms.py): an Elo, or None for full strength.  Set
-        # on the engine once, when the game takes it: a pooled engine keeps the level
-        # of its last game until told otherwise.
+        # The game's level (bot/play/terms.py): an Elo, or None for full strength, set
+        # on the engine once, when the game takes it.
         self.strength = strength
         self.engine: Any = None
         self.pooled = False  # the engine is the pool's (released, not closed, at the end)
@@ -106,8 +105,9 @@ class Thinker:
             # First search: borrow here, on the engine thread (acquire may block for
             # a moment); a search cancelled meanwhile still leaves it for close().
             self.engine = self._borrow()
-            # TODO(lead, issue 47): self.engine.set_strength(self.strength) here, once
-            # Engine.set_strength (h8-levels) is on main.
+            # The game's level, set once when it takes its engine: a pooled engine is
+            # handed back at full strength (EnginePool), and None keeps it there.
+            self.engine.strength.set(self.strength)
         threads = max(1, self._threads_now())
         if threads != self._threads:
             # First search on this (possibly reused) engine, or the thermal limit changed.
