@@ -6,7 +6,7 @@ optional offset (`match+100`, `match-200`): the opponent's Lichess rating in
 the game's perf, converted to that scale (`lichess_to_engine`), plus the
 offset, clamped to the range.  A provisional or missing rating cannot be
 matched: the owner's `strength.fallback` applies then.  The engine plays a
-level through `Engine.set_strength` (bot/engine); docs/strength.md says how
+level through `Engine.strength.set` (bot/engine/strength.py); docs/strength.md says how
 the levels were calibrated and why the conversion is what it is.
 
 Pure functions, unit-tested (tests/test_strength_config.py).  With
