@@ -43,10 +43,13 @@ CPU=${PIBOT_ARM64_CPU:-cortex-a76}
 DEMO_TC=${PIBOT_ARM64_TC:-180+2}
 PERFT_MAX_NODES=5000000
 MAX_EXPOSURE=2.0   # systemd-analyze security, as tests/test_systemd.py
-# The installer's Debian packages (deploy/install.sh APT_PACKAGES: debootstrap
-# proves each name exists in the release) and what the check itself uses
-# (systemd: systemd-analyze); a root built with another list is rebuilt.
-PACKAGES=python3,python3-venv,python3-dev,build-essential,libffi-dev,git,ca-certificates,systemd
+# The installer's Debian packages (deploy/install.sh APT_PACKAGES, so that
+# debootstrap proves each name exists in the release), what an owner's Pi has
+# (git, certificates, systemd) and the check uses (systemd-analyze); a root
+# built with another list is rebuilt.
+APT_LINE=$(sed -n 's/^APT_PACKAGES=(\(.*\))$/\1/p' "$REPO/deploy/install.sh")
+[ -n "$APT_LINE" ] || { echo "$PROG: error: no APT_PACKAGES=(...) line in deploy/install.sh" >&2; exit 2; }
+PACKAGES="${APT_LINE// /,},git,ca-certificates,systemd"
 TOKEN=lip_Arm64CheckNotARealToken0123   # the installer wants one; never sent anywhere
 SRC_IN_ROOT=/home/pi/pibot
 TESTS_IN_ROOT=/home/pi/pibot-tests
@@ -285,14 +288,19 @@ step_units() {
     # sandbox. The template is checked as an instance, as systemd loads it.
     local rc=0
     in_root "mkdir -p /tmp/units && cd /etc/systemd/system &&
-        cp pibot@.service /tmp/units/pibot@check.service &&
+        cp pibot@.service /tmp/units/pibot@check.service
+        rc=0
         out=\$(systemd-analyze verify pibot.service pibot-alert.service \
-              /tmp/units/pibot@check.service 2>&1) &&
-        if [ -n \"\$out\" ]; then echo \"\$out\"; false; fi &&
-        echo 'systemd-analyze verify: no output' &&
+              /tmp/units/pibot@check.service 2>&1) || rc=1
+        if [ \$rc = 0 ] && [ -z \"\$out\" ]; then
+            echo 'systemd-analyze verify: no output'
+        else
+            echo \"systemd-analyze verify (exit \$rc): \$out\"; rc=1
+        fi
         for u in pibot.service /tmp/units/pibot@check.service; do
             systemd-analyze security --offline=true \"\$u\" 2>&1 | grep 'Overall exposure'
-        done" | tee "$RUN/units.log" || rc=1
+        done
+        exit \$rc" | tee "$RUN/units.log" || rc=1
     local level
     while read -r level; do
         awk -v l="$level" -v m="$MAX_EXPOSURE" 'BEGIN { exit !(l <= m) }' ||
