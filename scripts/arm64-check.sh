@@ -7,7 +7,8 @@
 #
 #   install   deploy/install.sh as on a Pi (root, service user, venv, pip builds
 #             the cffi engine), --cpu cortex-a76 (-mcpu=native cannot see the
-#             Pi 5's CPU under emulation), --no-start (no systemd in a chroot)
+#             Pi 5's CPU under emulation), --no-start (no systemd in a chroot);
+#             qemu emulates that CPU too (QEMU_CPU)
 #   version   pibot version: aarch64, the release's Python, magic slider index
 #   units     the installed units under the release's systemd: systemd-analyze
 #             verify (no output) and security --offline (exposure at most 2.0)
@@ -27,7 +28,8 @@
 # the tree in ${XDG_CACHE_HOME:-~/.cache}/pibot-arm64/RELEASE; every run works on
 # a throw-away overlay of it, so each one installs into a fresh system.
 # Environment: PIBOT_ARM64_CACHE (cache directory), PIBOT_ARM64_MIRROR (Debian
-# mirror; default: the one apt uses here), PIBOT_ARM64_CPU (default cortex-a76),
+# mirror; default: the one apt uses here), PIBOT_ARM64_CPU (the CPU the engine
+# is built for and qemu emulates, default cortex-a76),
 # PIBOT_ARM64_TC (demo time control, default 180+2), PIBOT_ARM64_KEEP=1 (keep
 # the overlay and its mounts' directory for inspection).
 # Prints one line per step with its time, then one summary line; exits non-zero
@@ -152,6 +154,15 @@ host_tools() {
     fi
     grep -qx enabled "$bm/qemu-aarch64" ||
         die "the qemu-aarch64 binfmt handler is disabled" "echo 1 > $bm/qemu-aarch64"
+    # qemu emulates the board's core, not its default 'max' CPU: trixie builds
+    # every program with pointer authentication (-mbranch-protection), which
+    # 'max' emulates at great cost (Python starts 3-5x slower) and the Pi 5's
+    # Cortex-A76 does not have (the instructions are no-ops there, as here).
+    if qemu-aarch64-static -cpu help | tr -s ' ' '\n' | grep -qx -- "$CPU"; then
+        export QEMU_CPU=$CPU
+    else
+        say "qemu does not know CPU $CPU: emulating its 'max' CPU (slower on trixie)"
+    fi
 }
 
 # The Debian mirror apt uses on this machine (deb822 .sources or sources.list).
@@ -241,7 +252,7 @@ open_overlay() {
 EXTRA_ENV=()
 in_root() {
     local env=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-               LANG=C.UTF-8 TERM=dumb "${EXTRA_ENV[@]}")
+               LANG=C.UTF-8 TERM=dumb ${QEMU_CPU:+"QEMU_CPU=$QEMU_CPU"} "${EXTRA_ENV[@]}")
     local v
     while IFS= read -r v; do env+=("$v=${!v}"); done < <(compgen -e | grep '^PIP_' || true)
     chroot "$W" /usr/bin/env -i "${env[@]}" /bin/bash -euo pipefail -c "$1"
@@ -257,7 +268,7 @@ root_versions() {
         \"\$(python3 -c 'import platform; print(platform.python_version())')\" \
         \"\$(gcc -dumpfullversion)\" \
         \"\$(dpkg-query -W -f='\${Version}' systemd)\"" 2>/dev/null || echo "versions unknown")
-    say "$DISTRO: $VERSIONS"
+    say "$DISTRO: $VERSIONS; qemu CPU ${QEMU_CPU:-max}"
 }
 
 step_install() {
