@@ -22,7 +22,8 @@
 #             pibot sees, the bench signature, page-size/engine/machine tests
 #   demo      pibot demo plays a full game against the emulator (as user pibot)
 #
-# Usage: sudo scripts/arm64-check.sh [--release bookworm|trixie]  (default bookworm)
+# Usage: sudo scripts/arm64-check.sh [--release trixie|bookworm]  (default trixie:
+#        what Raspberry Pi OS is today; bookworm for the Pis already on 12)
 #        (root: chroot, mounts, debootstrap)
 # Each release's root is built once (debootstrap, ~6-15 min) and cached outside
 # the tree in ${XDG_CACHE_HOME:-~/.cache}/pibot-arm64/RELEASE; every run works on
@@ -61,26 +62,26 @@ die() { printf '%s: error: %s\n' "$PROG" "$1" >&2; [ -n "${2:-}" ] && printf '%s
 
 usage() {
     cat <<EOF
-Usage: sudo $0 [--release bookworm|trixie]
+Usage: sudo $0 [--release trixie|bookworm]
 
 Installs this checkout with deploy/install.sh in an arm64 Debian root under
 qemu-user and checks it: version, units, perft, bench, pytest -m arm64, 16 KiB
 pages, a demo game.
 
-  --release R   bookworm (Debian 12, Raspberry Pi OS 12; the default) or
-                trixie (Debian 13, Raspberry Pi OS 13)
+  --release R   trixie (Debian 13, Raspberry Pi OS 13, today's download; the
+                default) or bookworm (Debian 12, Raspberry Pi OS 12)
   -h, --help    this help
 EOF
 }
 
-RELEASE=bookworm
+RELEASE=trixie
 while [ $# -gt 0 ]; do
     case $1 in
-        --release) [ $# -ge 2 ] || die "--release needs a value: bookworm or trixie"
+        --release) [ $# -ge 2 ] || die "--release needs a value: trixie or bookworm"
                    RELEASE=$2; shift ;;
         --release=*) RELEASE=${1#--release=} ;;
         -h|--help) usage; exit 0 ;;
-        *) die "unknown argument '$1' (usage: $0 [--release bookworm|trixie])" ;;
+        *) die "unknown argument '$1' (usage: $0 [--release trixie|bookworm])" ;;
     esac
     shift
 done
@@ -88,7 +89,7 @@ done
 case $RELEASE in
     bookworm) DEBIAN=12 PYTHON_MM=3.11 ;;
     trixie) DEBIAN=13 PYTHON_MM=3.13 ;;
-    *) die "unknown release '$RELEASE': pass --release bookworm (Debian 12) or --release trixie (Debian 13)" ;;
+    *) die "unknown release '$RELEASE': pass --release trixie (Debian 13) or --release bookworm (Debian 12)" ;;
 esac
 BASE=$CACHE/$RELEASE
 DISTRO="arm64 Debian $DEBIAN ($RELEASE)"
