@@ -159,7 +159,9 @@ host_tools() {
     # every program with pointer authentication (-mbranch-protection), which
     # 'max' emulates at great cost (Python starts 3-5x slower) and the Pi 5's
     # Cortex-A76 does not have (the instructions are no-ops there, as here).
-    if qemu-aarch64-static -cpu help | tr -s ' ' '\n' | grep -qx -- "$CPU"; then
+    local cpus   # '-cpu help' exits 1
+    cpus=$(qemu-aarch64-static -cpu help 2>&1 || true)
+    if tr -s ' ' '\n' <<<"$cpus" | grep -qx -- "$CPU"; then
         export QEMU_CPU=$CPU
     else
         say "qemu does not know CPU $CPU: emulating its 'max' CPU (slower on trixie)"
