@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# pibot installer for the Raspberry Pi (Raspberry Pi OS 12 "Bookworm", 64-bit) and
-# other Debian-like systemd machines.  Idempotent: re-run it to upgrade in place.
+# pibot installer for the Raspberry Pi (Raspberry Pi OS 64-bit: 13 "trixie" or 12
+# "bookworm") and other Debian-like systemd machines.  Idempotent: re-run it to
+# upgrade in place.
 #
 #   sudo deploy/install.sh --no-start [--token-file FILE]   install or upgrade, no start
 #   sudo deploy/install.sh [--token-file FILE]          install or upgrade, (re)start
@@ -24,7 +25,8 @@ umask 022
 # below test some other checkout instead of the installed program.
 unset PYTHONPATH PYTHONHOME PYTHONSTARTUP PYTHONUSERBASE
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-APT_PACKAGES=(python3 python3-venv python3-dev build-essential libffi-dev)
+# procps: /bin/kill, the units' ExecReload= (a minimal Debian has no procps).
+APT_PACKAGES=(python3 python3-venv python3-dev build-essential libffi-dev procps)
 SERVICE_USER=pibot
 NAME_RE='^[A-Za-z0-9_-]+$'
 CPU_RE='^[A-Za-z0-9][A-Za-z0-9._+-]*$'
@@ -281,6 +283,19 @@ if [ -n "$TOKEN_SRC" ] && [ -z "$NEW_TOKEN" ]; then
     die "the token from $TOKEN_SRC is empty" "put the token itself (lip_...) there"
 fi
 
+# ---------------------------------------------------------------- the system
+# Debian 12 and 13 take the same packages and unit (systemd 252 and 257); the
+# release is named so that a report from an owner says which one it was.
+if [ -z "$ROOT" ] && [ -r /etc/os-release ]; then
+    os_name=$(sed -n 's/^PRETTY_NAME=//p' /etc/os-release | tr -d '"')
+    os_code=$(sed -n 's/^VERSION_CODENAME=//p' /etc/os-release | tr -d '"')
+    [ -e /etc/rpi-issue ] && os_name="Raspberry Pi OS, $os_name"
+    case $os_code in
+        bookworm|trixie) say "system: ${os_name:-unknown}, $(uname -m)" ;;
+        *) say "system: ${os_name:-unknown}, $(uname -m) (tested on Debian and Raspberry Pi OS 12 \"bookworm\" and 13 \"trixie\")" ;;
+    esac
+fi
+
 # ---------------------------------------------------------------- packages
 if [ "$DO_APT" = 1 ] && [ "$DO_BUILD" = 1 ]; then
     if command -v apt-get >/dev/null && command -v dpkg-query >/dev/null; then
@@ -329,7 +344,7 @@ if [ "$DO_BUILD" = 1 ]; then
     step "checking $PYTHON" "install Python 3.11+ (sudo apt-get install python3 python3-venv) or pass --python PY"
     "$PYTHON" -c 'import sys; sys.exit(sys.version_info < (3, 11))' ||
         die "$PYTHON is older than 3.11 ($("$PYTHON" -V 2>&1))" \
-            "use Raspberry Pi OS 12 (Bookworm) or pass --python /path/to/python3.11"
+            "use Raspberry Pi OS 13 (trixie, Python 3.13) or 12 (bookworm, Python 3.11), or pass --python /path/to/python3.11"
     # The venv links to this interpreter: one under /root (pyenv...) would build
     # fine and then fail in the service.
     py_exe=$("$PYTHON" -c 'import sys; print(sys.executable)')
@@ -388,7 +403,9 @@ if [ "$DO_BUILD" = 1 ]; then
         "read the build log above; a missing compiler or header means: sudo apt-get install ${APT_PACKAGES[*]}"
     # --use-pep517: dependencies published only as an sdist (chess has no wheel
     # on PyPI) are built into wheels, not put in with the 'setup.py install'
-    # that Bookworm's pip 23.0 falls back to and deprecates.
+    # that bookworm's pip 23.0 falls back to and deprecates. It also builds in
+    # an isolated environment with pyproject.toml's build requirements: a venv
+    # of trixie's Python 3.13 has no setuptools, which cffi needs to compile.
     if ! env "${build_env[@]}" "$VENV/bin/python" -m pip install --disable-pip-version-check \
             --no-input --progress-bar off --use-pep517 --upgrade \
             -c "$WORK/src/constraints.txt" "$WORK/src" >"$WORK/pip.log" 2>&1; then

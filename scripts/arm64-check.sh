@@ -1,13 +1,17 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2317  # the step functions are called through run_step
 # The Raspberry Pi owner's path on arm64, run here under qemu-user: an arm64
-# Debian 12 (bookworm) root -- the userland of Raspberry Pi OS 12, 64-bit --
-# in which this checkout is installed with deploy/install.sh and then checked:
+# Debian root -- 13 "trixie" (the userland of today's Raspberry Pi OS, 64-bit)
+# or 12 "bookworm" (Raspberry Pi OS 12) -- in which this checkout is installed
+# with deploy/install.sh and then checked:
 #
 #   install   deploy/install.sh as on a Pi (root, service user, venv, pip builds
 #             the cffi engine), --cpu cortex-a76 (-mcpu=native cannot see the
-#             Pi 5's CPU under emulation), --no-start (no systemd in a chroot)
-#   version   pibot version: aarch64, magic slider index
+#             Pi 5's CPU under emulation), --no-start (no systemd in a chroot);
+#             qemu emulates that CPU too (QEMU_CPU)
+#   version   pibot version: aarch64, the release's Python, magic slider index
+#   units     the installed units under the release's systemd: systemd-analyze
+#             verify (no output) and security --offline (exposure at most 2.0)
 #   perft     pibot perft on tests/data/standard.epd (each position to the
 #             deepest depth of at most PERFT_MAX_NODES nodes)
 #   bench     pibot bench prints bench/signature.txt's node count (as on x86)
@@ -18,29 +22,37 @@
 #             pibot sees, the bench signature, page-size/engine/machine tests
 #   demo      pibot demo plays a full game against the emulator (as user pibot)
 #
-# Usage: sudo scripts/arm64-check.sh        (root: chroot, mounts, debootstrap)
-# The root is built once (debootstrap, ~6-10 min) and cached outside the tree in
-# ${XDG_CACHE_HOME:-~/.cache}/pibot-arm64/bookworm; every run works on a
-# throw-away overlay of it, so each one installs into a fresh system.
+# Usage: sudo scripts/arm64-check.sh [--release trixie|bookworm]  (default trixie:
+#        what Raspberry Pi OS is today; bookworm for the Pis already on 12)
+#        (root: chroot, mounts, debootstrap)
+# Each release's root is built once (debootstrap, ~6-15 min) and cached outside
+# the tree in ${XDG_CACHE_HOME:-~/.cache}/pibot-arm64/RELEASE; every run works on
+# a throw-away overlay of it, so each one installs into a fresh system.
 # Environment: PIBOT_ARM64_CACHE (cache directory), PIBOT_ARM64_MIRROR (Debian
-# mirror; default: the one apt uses here), PIBOT_ARM64_CPU (default cortex-a76),
+# mirror; default: the one apt uses here), PIBOT_ARM64_CPU (the CPU the engine
+# is built for and qemu emulates, default cortex-a76),
 # PIBOT_ARM64_TC (demo time control, default 180+2), PIBOT_ARM64_KEEP=1 (keep
 # the overlay and its mounts' directory for inspection).
 # Prints one line per step with its time, then one summary line; exits non-zero
-# when any step fails. See docs/raspberry-pi.md ("Checked on arm64").
+# when any step fails (2 and one line for bad input). See docs/raspberry-pi.md
+# ("Checked on arm64").
 set -euo pipefail
 
 PROG=arm64-check
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 CACHE=${PIBOT_ARM64_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pibot-arm64}
-BASE=$CACHE/bookworm
 STAMP=.pibot-arm64-root
 CPU=${PIBOT_ARM64_CPU:-cortex-a76}
 DEMO_TC=${PIBOT_ARM64_TC:-180+2}
 PERFT_MAX_NODES=5000000
-# The installer's Debian packages (deploy/install.sh APT_PACKAGES) and what the
-# check itself uses; a root built with another list is rebuilt.
-PACKAGES=python3,python3-venv,python3-dev,build-essential,libffi-dev,git,ca-certificates
+MAX_EXPOSURE=2.0   # systemd-analyze security, as tests/test_systemd.py
+# The installer's Debian packages (deploy/install.sh APT_PACKAGES, so that
+# debootstrap proves each name exists in the release), what an owner's Pi has
+# (git, certificates, systemd) and the check uses (systemd-analyze); a root
+# built with another list is rebuilt.
+APT_LINE=$(sed -n 's/^APT_PACKAGES=(\(.*\))$/\1/p' "$REPO/deploy/install.sh")
+[ -n "$APT_LINE" ] || { echo "$PROG: error: no APT_PACKAGES=(...) line in deploy/install.sh" >&2; exit 2; }
+PACKAGES="${APT_LINE// /,},git,ca-certificates,systemd"
 TOKEN=lip_Arm64CheckNotARealToken0123   # the installer wants one; never sent anywhere
 SRC_IN_ROOT=/home/pi/pibot
 TESTS_IN_ROOT=/home/pi/pibot-tests
@@ -48,7 +60,41 @@ TESTS_IN_ROOT=/home/pi/pibot-tests
 say() { printf '%s: %s\n' "$PROG" "$*"; }
 die() { printf '%s: error: %s\n' "$PROG" "$1" >&2; [ -n "${2:-}" ] && printf '%s: fix: %s\n' "$PROG" "$2" >&2; exit 2; }
 
-[ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot, mounts)" "run: sudo $0"
+usage() {
+    cat <<EOF
+Usage: sudo $0 [--release trixie|bookworm]
+
+Installs this checkout with deploy/install.sh in an arm64 Debian root under
+qemu-user and checks it: version, units, perft, bench, pytest -m arm64, 16 KiB
+pages, a demo game.
+
+  --release R   trixie (Debian 13, Raspberry Pi OS 13, today's download; the
+                default) or bookworm (Debian 12, Raspberry Pi OS 12)
+  -h, --help    this help
+EOF
+}
+
+RELEASE=trixie
+while [ $# -gt 0 ]; do
+    case $1 in
+        --release) [ $# -ge 2 ] || die "--release needs a value: trixie or bookworm"
+                   RELEASE=$2; shift ;;
+        --release=*) RELEASE=${1#--release=} ;;
+        -h|--help) usage; exit 0 ;;
+        *) die "unknown argument '$1' (usage: $0 [--release trixie|bookworm])" ;;
+    esac
+    shift
+done
+# The release: its Debian version and the Python it ships (pibot version says it).
+case $RELEASE in
+    bookworm) DEBIAN=12 PYTHON_MM=3.11 ;;
+    trixie) DEBIAN=13 PYTHON_MM=3.13 ;;
+    *) die "unknown release '$RELEASE': pass --release trixie (Debian 13) or --release bookworm (Debian 12)" ;;
+esac
+BASE=$CACHE/$RELEASE
+DISTRO="arm64 Debian $DEBIAN ($RELEASE)"
+
+[ "$(id -u)" = 0 ] || die "needs root (debootstrap, chroot, mounts)" "run: sudo $0 $*"
 [ "$(uname -m)" = x86_64 ] || [ "$(uname -m)" = aarch64 ] ||
     die "runs on x86-64 (under qemu) or aarch64 hosts, not $(uname -m)"
 
@@ -82,7 +128,7 @@ summary() {
     local line
     line=$(printf '%s, ' "${RESULTS[@]}")
     say "$verdict in $((SECONDS - T0)) s on $(git -C "$REPO" describe --always --dirty 2>/dev/null ||
-        echo '?'): ${line%, }"
+        echo '?'), $RELEASE${VERSIONS:+ ($VERSIONS)}: ${line%, }"
 }
 
 # ------------------------------------------------------------------ host tools
@@ -109,6 +155,17 @@ host_tools() {
     fi
     grep -qx enabled "$bm/qemu-aarch64" ||
         die "the qemu-aarch64 binfmt handler is disabled" "echo 1 > $bm/qemu-aarch64"
+    # qemu emulates the board's core, not its default 'max' CPU: trixie builds
+    # every program with pointer authentication (-mbranch-protection), which
+    # 'max' emulates at great cost (Python starts 3-5x slower) and the Pi 5's
+    # Cortex-A76 does not have (the instructions are no-ops there, as here).
+    local cpus   # '-cpu help' exits 1
+    cpus=$(qemu-aarch64-static -cpu help 2>&1 || true)
+    if tr -s ' ' '\n' <<<"$cpus" | grep -qx -- "$CPU"; then
+        export QEMU_CPU=$CPU
+    else
+        say "qemu does not know CPU $CPU: emulating its 'max' CPU (slower on trixie)"
+    fi
 }
 
 # The Debian mirror apt uses on this machine (deb822 .sources or sources.list).
@@ -131,12 +188,13 @@ build_root() {
         return 0
     fi
     local mirror=${PIBOT_ARM64_MIRROR:-$(debian_mirror)}
-    say "building an arm64 Debian 12 root in $BASE from $mirror (once; ~6-10 min)"
+    local log=$CACHE/debootstrap-$RELEASE.log
+    say "building an $DISTRO root in $BASE from $mirror (once; ~6-15 min; log: $log)"
     rm -rf -- "$BASE.tmp" "$BASE"
     mkdir -p -- "$CACHE"
-    debootstrap --arch=arm64 --variant=minbase --include="$PACKAGES" bookworm \
-        "$BASE.tmp" "$mirror" >"$CACHE/debootstrap.log" 2>&1 ||
-        { tail -n 20 "$CACHE/debootstrap.log" >&2; return 1; }
+    debootstrap --arch=arm64 --variant=minbase --include="$PACKAGES" "$RELEASE" \
+        "$BASE.tmp" "$mirror" >"$log" 2>&1 ||
+        { tail -n 20 "$log" >&2; return 1; }
     printf 'packages=%s\nmirror=%s\nbuilt=%s\n' "$PACKAGES" "$mirror" \
         "$(date -u +%Y-%m-%dT%H:%MZ)" >"$BASE.tmp/$STAMP"
     mv -- "$BASE.tmp" "$BASE"
@@ -169,6 +227,9 @@ open_overlay() {
     mount_at --rbind /dev "$W/dev"
     mount --make-rslave "$W/dev"
     mount_at -t tmpfs tmpfs "$W/tmp"
+    # A fresh /run as at boot; no /run/systemd/system, so the installer sees
+    # that systemd does not run here.
+    mount_at -t tmpfs tmpfs "$W/run"
     cp -L /etc/resolv.conf "$W/etc/resolv.conf"
     # pip reaches the registry only with this machine's pip configuration: its
     # config files, the certificate PIP_CERT names and the PIP_* variables.
@@ -194,7 +255,7 @@ open_overlay() {
 EXTRA_ENV=()
 in_root() {
     local env=(HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
-               LANG=C.UTF-8 TERM=dumb "${EXTRA_ENV[@]}")
+               LANG=C.UTF-8 TERM=dumb ${QEMU_CPU:+"QEMU_CPU=$QEMU_CPU"} "${EXTRA_ENV[@]}")
     local v
     while IFS= read -r v; do env+=("$v=${!v}"); done < <(compgen -e | grep '^PIP_' || true)
     chroot "$W" /usr/bin/env -i "${env[@]}" /bin/bash -euo pipefail -c "$1"
@@ -202,6 +263,16 @@ in_root() {
 
 # ------------------------------------------------------------------ the checks
 PIBOT=/opt/pibot/venv/bin/pibot
+VERSIONS=""
+
+# What the root ships that matters here (in the summary line too).
+root_versions() {
+    VERSIONS=$(in_root "printf 'Python %s, gcc %s, systemd %s' \
+        \"\$(python3 -c 'import platform; print(platform.python_version())')\" \
+        \"\$(gcc -dumpfullversion)\" \
+        \"\$(dpkg-query -W -f='\${Version}' systemd)\"" 2>/dev/null || echo "versions unknown")
+    say "$DISTRO: $VERSIONS; qemu CPU ${QEMU_CPU:-max}"
+}
 
 step_install() {
     in_root "uname -m; python3 -V; cd $SRC_IN_ROOT &&
@@ -221,7 +292,36 @@ step_install() {
 step_version() {
     in_root "$PIBOT version" | tee "$RUN/version.log" || return 1
     grep -q '^engine slider index: magic$' "$RUN/version.log" &&
-        grep -q '^platform: aarch64 Linux, Python 3\.11' "$RUN/version.log"
+        grep -qF "platform: aarch64 Linux, Python $PYTHON_MM." "$RUN/version.log"
+}
+
+step_units() {
+    # The units as installed, under this release's systemd (bookworm 252, trixie
+    # 257): verify prints nothing for a unit it fully accepts (an unknown or
+    # deprecated directive is a warning line), and security --offline rates the
+    # sandbox. The template is checked as an instance, as systemd loads it.
+    local rc=0
+    in_root "mkdir -p /tmp/units && cd /etc/systemd/system &&
+        cp pibot@.service /tmp/units/pibot@check.service
+        rc=0
+        out=\$(systemd-analyze verify pibot.service pibot-alert.service \
+              /tmp/units/pibot@check.service 2>&1) || rc=1
+        if [ \$rc = 0 ] && [ -z \"\$out\" ]; then
+            echo 'systemd-analyze verify: no output'
+        else
+            echo \"systemd-analyze verify (exit \$rc): \$out\"; rc=1
+        fi
+        for u in pibot.service /tmp/units/pibot@check.service; do
+            systemd-analyze security --offline=true \"\$u\" 2>&1 | grep 'Overall exposure'
+        done
+        exit \$rc" | tee "$RUN/units.log" || rc=1
+    local level
+    while read -r level; do
+        awk -v l="$level" -v m="$MAX_EXPOSURE" 'BEGIN { exit !(l <= m) }' ||
+            { say "exposure $level is above $MAX_EXPOSURE"; rc=1; }
+    done < <(sed -n 's/.*Overall exposure level for [^:]*: \([0-9.]*\).*/\1/p' "$RUN/units.log")
+    [ "$(grep -c 'Overall exposure' "$RUN/units.log")" = 2 ] || rc=1
+    return "$rc"
 }
 
 step_perft() {
@@ -320,22 +420,24 @@ step_demo() {
     grep -Eq '^Result: (1-0|0-1|1/2-1/2) ' "$RUN/demo.log"
 }
 
-say "[$(now)] checking pibot on arm64 Debian 12 under qemu-user: $REPO"
+say "[$(now)] checking pibot on $DISTRO under qemu-user: $REPO"
 run_step host host_tools
 mkdir -p -- "$CACHE"
 exec 9>"$CACHE/lock"
 flock 9   # one run at a time builds or overlays the root
 run_step root build_root || { summary; exit 1; }
 open_overlay
+root_versions
 if run_step install step_install; then
     run_step version step_version || true
+    run_step units step_units || true
     run_step perft step_perft || true
     run_step bench step_bench || true
     run_step pytest step_pytest || true
     run_step pages16k step_pages16k || true
     run_step demo step_demo || true
 else
-    for s in version perft bench pytest pages16k demo; do skip_step "$s" "install failed"; done
+    for s in version units perft bench pytest pages16k demo; do skip_step "$s" "install failed"; done
 fi
 summary
 exit "$FAILED"

@@ -9,6 +9,7 @@ emulator, upgrade, token and config handling, a second instance, uninstall, purg
 from __future__ import annotations
 
 import os
+import re
 import shlex
 import shutil
 import signal
@@ -180,6 +181,43 @@ def test_installed_unit_verifies_against_the_real_venv(staged: Staged, tmp_path:
         assert res.returncode == 0 and not (res.stdout + res.stderr).strip(), res.stderr
 
 
+def _owning_package(path: str) -> str | None:
+    """The Debian package that ships `path`, under either name merged /usr gives it
+    (bookworm's procps lists /bin/kill, trixie's /usr/bin/kill)."""
+    names = [path, path.removeprefix("/usr")] if path.startswith("/usr/") else [path, "/usr" + path]
+    for name in names:
+        res = subprocess.run(["dpkg-query", "-S", name], capture_output=True, text=True, timeout=60)
+        if res.returncode == 0:
+            return res.stdout.split(": ", 1)[0].split(",")[0].split(":")[0].strip()
+    return None
+
+
+def test_units_run_only_what_the_installer_installs(staged: Staged) -> None:
+    """Every program an installed unit runs outside the venv comes from a package
+    deploy/install.sh installs (APT_PACKAGES) or an essential one: a minimal
+    Debian root has no procps, hence no /bin/kill for ExecReload=."""
+    if shutil.which("dpkg-query") is None:
+        pytest.skip("not a Debian system (no dpkg-query)")
+    m = re.search(r"^APT_PACKAGES=\((.*)\)$", INSTALL.read_text(), re.M)
+    assert m, "no APT_PACKAGES=(...) line in deploy/install.sh"
+    installed = set(m.group(1).split())
+    programs = set()
+    for unit in staged.units.glob("*.service"):
+        for line in unit.read_text().splitlines():
+            key, _, value = line.partition("=")
+            if key.startswith("Exec") and value.strip():
+                programs.add(value.strip().lstrip("-@:+!|").split()[0])
+    outside = sorted(p for p in programs if not p.startswith("/opt/pibot/venv/"))
+    assert "/bin/kill" in outside
+    for program in outside:
+        package = _owning_package(program)
+        assert package is not None, f"{program}: no Debian package ships it here"
+        essential = subprocess.run(["dpkg-query", "-W", "-f=${Essential}", package],
+                                   capture_output=True, text=True, timeout=60).stdout.strip()
+        assert package in installed or essential == "yes", \
+            f"{program} is in {package}, which install.sh does not install"
+
+
 def test_token_appears_nowhere_else(staged: Staged) -> None:
     assert TOKEN not in staged.first.stdout + staged.first.stderr
     for path in staged.root.rglob("*"):
@@ -305,6 +343,19 @@ def test_cpu_mistakes_fail_before_the_venv_and_the_build(tmp_path: Path) -> None
     fresh = tmp_path / "c"
     err = user_error(run(fresh, "--cpu", "no-such-cpu", token=TOKEN))
     assert "knows CPU 'no-such-cpu'" in err and "--cpu cortex-a76" in err
+    assert not (fresh / "opt/pibot/venv").exists()
+
+
+def test_too_old_python_names_both_releases(tmp_path: Path) -> None:
+    """A Python below 3.11 (Raspberry Pi OS 11's 3.9) stops before the venv, and
+    the fix names the releases that have a good one: 13 "trixie" and 12 "bookworm"."""
+    old = tmp_path / "python3.9"
+    old.write_text('#!/bin/sh\n[ "$1" = -V ] && { echo "Python 3.9.2"; exit 0; }\nexit 1\n')
+    old.chmod(0o755)
+    fresh = tmp_path / "root"
+    err = user_error(run(fresh, "--python", str(old), token=TOKEN))
+    assert "older than 3.11 (Python 3.9.2)" in err
+    assert "13 (trixie, Python 3.13)" in err and "12 (bookworm, Python 3.11)" in err
     assert not (fresh / "opt/pibot/venv").exists()
 
 
