@@ -67,6 +67,9 @@ def test_an_opponent_who_left_our_bare_king_is_claimed_a_draw(tmp_path: Path) ->
         snap = emu.wait_game_over(gid, 30)
         assert (snap.status, snap.winner) == ("timeout", None), snap
         assert snap.btime_ms > 250_000  # long before the absent side's flag
+        # The request is logged once its answer is written (bot/emulator/core.py),
+        # which may be after the game it ended is seen to be over.
+        assert emu.wait_until(lambda: emu.traffic.count(CLAIM_DRAW) >= 1, 5)
         assert [r.status for r in emu.traffic.requests(CLAIM_DRAW)] == [200]
         assert emu.traffic.count(CLAIM_WIN) == 0
         pgn = tmp_path / "games" / f"{gid}.pgn"
@@ -87,6 +90,7 @@ def test_an_opponent_who_left_is_still_claimed_the_win_with_material(tmp_path: P
                                       increment_s=0, opponent=opp)
         snap = emu.wait_game_over(gid, 30)
         assert (snap.status, snap.winner) == ("timeout", "black"), snap
+        assert emu.wait_until(lambda: emu.traffic.count(CLAIM_WIN) >= 1, 5)  # as above
         assert emu.traffic.count(CLAIM_DRAW) == 0
         assert [r.status for r in emu.traffic.requests(CLAIM_WIN)] == [200]
 
