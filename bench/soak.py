@@ -8,6 +8,9 @@ received -> move posted, minus think time).
     python bench/soak.py --profile realistic --games 4   # lichess.org-like conditions
     python bench/soak.py --profile realistic --mix arena,direct,burst,own --games 8
                                               # issue 33: arena, bursts, own challenges
+    python bench/soak.py --profile realistic \
+        --mix arena,direct,burst,own,variant,matchmaking --games 40 --queue-max 4
+                                              # issue 48: variants and matchmaking too
 
 --profile realistic: 80-250 ms round trips (no lag compensation), spectators
 typing (!help, !eval, !name ...), a slow chat endpoint and chat 429s, dropped
@@ -18,7 +21,13 @@ games, 30+0 / 60+0 / 180+2 mixed, two games at a time.
 --mix: the bot also joins an emulator arena from its `tournaments:` config,
 gets bursts of challenges while every slot is busy (answers classified, the
 queue looked up through the control socket) and challenges emulator BOTs
-through the control socket; the report adds a table per source (docs/bot.md).
+through the control socket; `variant` makes one direct challenge in
+--variant-every a variant game (the eight Lichess variants in turn, against
+Fairy-Stockfish); `matchmaking` turns the bot's matchmaking on (standard and,
+with `variant`, variant types) and, once in --mm-every slot fillings, lets the
+bot go idle so that it challenges an emulator BOT on its own (with an arena in
+the mix, only once the arena is over: the bot is never idle while it plays
+one). The report adds a table per source and one per variant (docs/bot.md).
 
 Not a unit test: it takes a long time (the bot really uses its clock).
 """
@@ -286,6 +295,17 @@ def service_config(args: argparse.Namespace, url: str) -> dict[str, Any]:
                            "backoff_max_s": 2.0, "rate_limit_pause_s": 2.0}
     if args.queue_max:
         data["challenge"]["queue_max"] = args.queue_max
+    mix = args.mix or []
+    if "variant" in mix:
+        data["challenge"]["variants"] = ["standard", *MIX_VARIANTS]
+    if "matchmaking" in mix:
+        clocks = [own_tc(*parse_tc(t)) for t in args.tc.split(",")]
+        types: list[dict[str, Any]] = [{"tc": tc, "weight": 2} for tc in clocks]
+        if "variant" in mix:
+            types += [{"tc": clocks[k % len(clocks)], "variant": v}
+                      for k, v in enumerate(MIX_VARIANTS)]
+        data["matchmaking"] = {"allow_matchmaking": True, "challenge_timeout_s": MM_IDLE_S,
+                               "opponents": [name for name, _ in MM_BOTS], "types": types}
     if args.move_overhead_ms is not None:
         data["engine"]["move_overhead_ms"] = args.move_overhead_ms
     if args.book:
@@ -304,9 +324,29 @@ def opponent_for(args: argparse.Namespace, i: int) -> OpponentSpec:
                         seed=args.seed + i)
 
 
+def variant_opponent(args: argparse.Namespace, i: int) -> OpponentSpec:
+    """A variant game's opponent: Fairy-Stockfish (realistic; it lacks atomic, where the
+    emulator's opponent plays random moves), else the basic profile's."""
+    if args.profile == "realistic":
+        return OpponentSpec(policy="uci", engine=args.variant_engine, skill_level=args.skill,
+                            movetime_ms=args.movetime_ms, think_time_s=0.05)
+    return opponent_for(args, i)
+
+
 # -- the mixed mode (--mix): arena games, direct challenges, bursts, own challenges ------
 
-MIX_ITEMS = ("arena", "direct", "burst", "own")
+MIX_ITEMS = ("arena", "direct", "burst", "own", "variant", "matchmaking")
+# --mix variant: lila's keys, in turn (standard chess is every other challenge).
+MIX_VARIANTS = ("chess960", "crazyhouse", "antichess", "atomic", "horde", "kingOfTheHill",
+                "racingKings", "threeCheck")
+# --mix matchmaking: the BOTs the bot's matchmaking challenges (its `opponents`), online
+# only while the driver waits for a matchmaking game: an idle moment at the end of the
+# run then finds nobody to play (its challenge expires unanswered, as on lichess.org).
+MM_BOTS = (("mm-ava", 1700), ("mm-ben", 1750))
+MM_IDLE_S = 5.0  # matchmaking.challenge_timeout_s: idle this long, then challenge
+# A matchmaking phase: from the bot's last game's end, its challenge should have become
+# a game within this (idle time, its 5-s check, the answer, the game's start).
+MM_START_S = 60.0
 ARENA_OPPONENTS = (("arena-ann", 1450), ("arena-bob", 1500), ("arena-cid", 1550),
                    ("arena-dee", 1600))
 GAUNTLET = ("gauntlet-a", "gauntlet-b", "gauntlet-c")
@@ -330,8 +370,12 @@ def parse_mix(text: str) -> list[str]:
     if not items or bad:
         raise argparse.ArgumentTypeError(
             f"{text!r}: a comma-separated list of {', '.join(MIX_ITEMS)}")
-    if not {"arena", "direct", "own"} & set(items):
-        raise argparse.ArgumentTypeError(f"{text!r}: needs arena, direct or own (games)")
+    if not {"arena", "direct", "own", "matchmaking"} & set(items):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: needs arena, direct, own or matchmaking (games)")
+    if "variant" in items and not {"direct", "matchmaking"} & set(items):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: variant needs direct or matchmaking (whose games it varies)")
     return list(dict.fromkeys(items))
 
 
@@ -368,6 +412,9 @@ class Mix:
     own_asked: int = 0
     own_refused: Counter[str] = field(default_factory=Counter)  # the socket's one line
     own_unstarted: int = 0  # asked, no game within OWN_START_S
+    mm_games: int = 0  # games the bot's matchmaking started
+    mm_unstarted: int = 0  # matchmaking phases with no game within MM_START_S of idling
+    variant_of: dict[str, str] = field(default_factory=dict)  # game id -> variant key
     queue_listing: str = "absent"  # `queue` on the control socket: absent | present
     listing: set[str] | None = None  # the last `queue` answer, and when it came
     listed_at: float = -1e9
@@ -389,14 +436,22 @@ class Mix:
                                    for b in self.bursts.values()).items()))
 
 
-def game_facts(emu: Emulator, gid: str) -> tuple[str | None, str, str]:
-    """(tournament id, clock BASE+INC, opponent name) of an emulator game."""
-    with emu._core.lock:  # noqa: SLF001 - the snapshot carries neither field
+def game_facts(emu: Emulator, gid: str) -> tuple[str | None, str, str, str]:
+    """(tournament id, clock BASE+INC, opponent name, variant) of an emulator game."""
+    with emu._core.lock:  # noqa: SLF001 - the snapshot carries none of these
         g = emu._core.games[gid]  # noqa: SLF001
         base = (g.clock.initial_ms or 0) // 1000
         clock = f"{base}+{g.clock.increment_ms // 1000}"
         opp = g.black.name if g.bot_color else g.white.name
-        return g.tournament_id, clock, opp
+        return g.tournament_id, clock, opp, g.variant
+
+
+def set_online(emu: Emulator, names: Sequence[str], online: bool) -> None:
+    """Emulator users come online or go offline (listed by /api/bot/online, answering
+    challenges), as BOTs on lichess.org do."""
+    with emu._core.lock:  # noqa: SLF001 - no facet for it: only the soak needs it
+        for name in names:
+            emu._core.people.users[name.lower()].online = online  # noqa: SLF001
 
 
 def queued_ids(sock: Path) -> set[str] | None:
@@ -429,22 +484,34 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
     opp_of: dict[str, str] = {}  # game id -> opponent
     own_over_at: dict[str, float] = {}  # gauntlet user -> when its last game ended
     last_burst = -1e9
-    n_fill = n_burst = 0
+    n_fill = n_burst = n_direct = 0
     over: set[str] = set()
+    mm_names = [name for name, _ in MM_BOTS]
+    # A matchmaking phase: due (no slot filled until the bot's own game starts), and
+    # since when the bot has been idle in it.
+    mm_due = False
+    mm_idle_at: float | None = None
     while True:
         now = time.monotonic()
         running_other = 0
         for snap in emu.games():
             if snap.id not in mix.source_of:
-                tid, clock, opp = game_facts(emu, snap.id)
+                tid, clock, opp, variant = game_facts(emu, snap.id)
                 if tid is not None:
                     source = "arena"
                 elif opp in GAUNTLET:
                     source = "own"
                     own_pending.pop(opp, None)
+                elif opp in mm_names:
+                    source = "matchmaking"
+                    mix.mm_games += 1
+                    if mm_due:
+                        mm_due, mm_idle_at = False, None
+                        await asyncio.to_thread(set_online, emu, mm_names, False)
                 else:
                     source = "challenge"
                 mix.source_of[snap.id] = source
+                mix.variant_of[snap.id] = variant
                 opp_of[snap.id] = opp
                 games.append(snap.id)
                 tc_of[snap.id] = clock
@@ -477,13 +544,31 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
                 elif b.outcome != "accepted_from_queue":
                     declined[b.outcome] += 1
         running = len(games) - len(over)
+        arena_games = sum(1 for g in games if mix.source_of[g] == "arena")
+        if arena_open and (len(games) >= args.games or arena_games >= args.arena_games):
+            assert mix.arena_id is not None
+            await asyncio.to_thread(emu.arenas.finish, mix.arena_id)
+            arena_open = False
+            mix.freed_at.append(now)
+            log.warning("%d games started (%d in the arena): arena %s ended", len(games),
+                        arena_games, mix.arena_id)
+        if mm_due and len(games) < args.games:
+            idle = running == 0 and not own_pending and not mix.directs
+            if idle and mm_idle_at is None:
+                mm_idle_at = now
+                await asyncio.to_thread(set_online, emu, mm_names, True)
+            elif mm_idle_at is not None and now - mm_idle_at > MM_START_S:
+                mix.mm_unstarted += 1
+                mm_due, mm_idle_at = False, None
+                await asyncio.to_thread(set_online, emu, mm_names, False)
+                log.warning("matchmaking: no game %.0f s after the bot went idle", MM_START_S)
+            await check_bursts(emu, mix, sock, now, final=False)
+            await asyncio.sleep(0.5)
+            continue
         if len(games) >= args.games:
-            if arena_open:
-                assert mix.arena_id is not None
-                await asyncio.to_thread(emu.arenas.finish, mix.arena_id)
-                arena_open = False
-                mix.freed_at.append(now)
-                log.warning("%d games started: arena %s ended", len(games), mix.arena_id)
+            if mm_due:
+                mm_due, mm_idle_at = False, None
+                await asyncio.to_thread(set_online, emu, mm_names, False)
             if running == 0 and not own_pending:
                 await check_bursts(emu, mix, sock, time.monotonic(), final=True)
                 await check_bursts(emu, mix, sock, time.monotonic(), final=True, direct=True)
@@ -496,7 +581,14 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
         free = args.concurrency - arena_slot - running_other - len(own_pending) \
             - len(mix.directs)
         fillers = [x for x in ("direct", "own") if x in mix.items]
-        if free > 0 and fillers:
+        # The bot is idle only with no arena to play in: a phase begins after it.
+        if free > 0 and "matchmaking" in mix.items and not arena_open and (
+                not fillers or n_fill % args.mm_every == args.mm_every - 1):
+            mm_due = True
+            n_fill += 1
+            log.warning("matchmaking phase: no new challenges until the bot is idle and "
+                        "challenges on its own")
+        elif free > 0 and fillers:
             base, inc = tcs[n_fill % len(tcs)]
             kind = "own" if fillers == ["own"] or (
                 "own" in fillers and n_fill % args.own_every == args.own_every - 1) \
@@ -524,12 +616,19 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
                     mix.own_refused[str(exc)[:80]] += 1
                     await asyncio.sleep(1.0)
             else:
+                # One direct challenge in --variant-every is a variant game.
+                variant = "standard"
+                if "variant" in mix.items and n_direct % args.variant_every == 0:
+                    variant = MIX_VARIANTS[n_direct // args.variant_every % len(MIX_VARIANTS)]
+                n_direct += 1
+                opponent = opponent_for(args, n_fill) if variant == "standard" else \
+                    variant_opponent(args, n_fill)
                 # Its challenger waits on the challenge page (keeps it seen), as a
                 # burst's does.
                 cid = await asyncio.to_thread(
                     emu.challenge_bot, challenger=f"soak{n_fill % 7}", rated=False,
-                    clock_limit_s=base, increment_s=inc, opponent=opponent_for(args, n_fill),
-                    keep_alive=True)
+                    clock_limit_s=base, increment_s=inc, opponent=opponent,
+                    variant=variant, keep_alive=True)
                 # Answered (or queued, then answered) while the loop goes on:
                 # check_bursts(direct=True) classifies it.
                 mix.directs[cid] = Burst(sent_at=time.monotonic(), withdraws=False)
@@ -654,6 +753,10 @@ async def soak(args: argparse.Namespace) -> int:
         emu_cfg.users += [UserSpec(name, rating=1500 + 100 * k,
                                    opponent=opponent_for(args, 2000 + k))
                           for k, name in enumerate(GAUNTLET)]
+        # Matchmaking's opponents play every variant; offline until a phase needs them.
+        emu_cfg.users += [UserSpec(name, rating=rating, online=False,
+                                   opponent=variant_opponent(args, 3000 + k))
+                          for k, (name, rating) in enumerate(MM_BOTS)]
         # The control socket (and the status file) in a directory of this run's own.
         runtime = Path(tempfile.mkdtemp(prefix="pibot-soak-"))
         os.environ["RUNTIME_DIRECTORY"] = str(runtime)
@@ -763,6 +866,7 @@ async def soak(args: argparse.Namespace) -> int:
         model: dict[str, int] = {}
         for row in rows:
             row["source"] = mix.source_of[row["id"]]
+            row["variant"] = mix.variant_of[row["id"]]
             row["illegal"] = illegal_of.get(row["id"], 0)
             row["lost_to_fault"] = row["id"] in lost_to_fault
             if row["status"] == "outoftime" and row["winner"] != row["bot_color"]:
@@ -771,9 +875,10 @@ async def soak(args: argparse.Namespace) -> int:
                 row["model_min_moves"] = model[row["clock"]]
         bursts = mix.burst_answers()
         unanswered = declined.get("created", 0) + bursts.get("unanswered", 0)
-        from soak_merge import source_report  # bench/ is on sys.path as a script
+        from soak_merge import source_report, variant_report  # bench/ is on sys.path
 
-        by_source = source_report(rows, {"arena": None, "challenge": unanswered, "own": 0})
+        by_source = source_report(rows, {"arena": None, "challenge": unanswered, "own": 0,
+                                         "matchmaking": 0})
         forbidden = sum(v["time_losses_flag_model_forbids"] for v in by_source.values())
         waits = [b.answered_after_s for b in mix.bursts.values()
                  if b.outcome == "accepted_from_queue" and b.answered_after_s is not None]
@@ -789,10 +894,13 @@ async def soak(args: argparse.Namespace) -> int:
             "own_challenges_asked": mix.own_asked,
             "own_challenges_refused": dict(mix.own_refused),
             "own_challenges_unstarted": mix.own_unstarted,
+            "matchmaking_games": mix.mm_games,
+            "matchmaking_unstarted": mix.mm_unstarted,
             "challenges_unanswered": unanswered,
             "time_losses_flag_model_forbids": forbidden,
             "flag_model_min_moves": model,
             "by_source": by_source,
+            "by_variant": variant_report(rows),
         })
     print(json.dumps(report, indent=2))
     if args.report:
@@ -810,7 +918,7 @@ async def soak(args: argparse.Namespace) -> int:
         # with one log line) is reported, not failed; the socket refusing one is a bug.
         ok = forbidden == 0 and fault_losses == 0 and requests_seen["illegal_moves"] == 0 \
             and unanswered == 0 and not mix.own_refused \
-            and mix.bursts_accepted_while_full() == 0
+            and mix.bursts_accepted_while_full() == 0 and mix.mm_unstarted == 0
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 
@@ -872,13 +980,28 @@ def main() -> int:
                    "challenger if the bot queued it")
     p.add_argument("--own-every", type=int, default=4,
                    help="--mix own (with direct): one slot filling in N is an own challenge")
+    p.add_argument("--variant-every", type=int, default=3,
+                   help="--mix variant: one direct challenge in N is a variant game")
+    p.add_argument("--variant-engine", default="fairy-stockfish",
+                   help="--mix variant, realistic: the variant games' opponent (UCI_Variant)")
+    p.add_argument("--mm-every", type=int, default=6,
+                   help="--mix matchmaking: one slot filling in N waits for the bot's own "
+                   "matchmaking game instead")
+    p.add_argument("--arena-games", type=int, default=None,
+                   help="--mix arena: end the arena after N arena games (default: at the "
+                   "end; with matchmaking, a third of --games, so that the bot can idle)")
     args = p.parse_args()
     if args.tc is None:
         args.tc = REALISTIC_TC if args.profile == "realistic" else "60+0,180+2"
     if args.games < 1:
         p.error("--games must be >= 1")
-    if min(args.burst_size, args.burst_withdraw_every, args.own_every) < 1:
-        p.error("--burst-size, --burst-withdraw-every and --own-every must be >= 1")
+    if min(args.burst_size, args.burst_withdraw_every, args.own_every, args.variant_every,
+           args.mm_every) < 1:
+        p.error("--burst-size, --burst-withdraw-every, --own-every, --variant-every and "
+                "--mm-every must be >= 1")
+    if args.arena_games is None:
+        with_mm = bool(args.mix) and "matchmaking" in args.mix
+        args.arena_games = max(1, args.games // 3) if with_mm else args.games
     if args.mix and "arena" in args.mix:
         try:
             base, inc = parse_tc(args.arena_tc)
@@ -893,6 +1016,8 @@ def main() -> int:
     if args.profile == "realistic":
         try:
             opponent_for(args, 0)  # a missing engine or bad skill: say so now
+            if args.mix and {"variant", "matchmaking"} & set(args.mix):
+                variant_opponent(args, 0)
         except EmulatorUsageError as exc:
             p.error(str(exc))
     setup_logging(args.log_level)

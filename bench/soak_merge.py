@@ -6,10 +6,10 @@ A 300-game realistic soak outlasts a working session, so it runs as chunks
 Chunks of the mixed mode (`--mix`) add, pooled: the burst challenges' answers
 (`declined:later` is an answer; `accepted_from_queue` and
 `withdrawn_while_queued` apart; `unanswered` counts with direct challenges that
-got no answer), and a table per source (arena / challenge / own; rows of plain
-chunks are direct challenges). For them a time loss fails the pool only where
-bench/flag_model.py says the clock could carry the game (the row's
-`model_min_moves`); plain chunks keep "no time loss".
+got no answer), a table per source (arena / challenge / own / matchmaking; rows
+of plain chunks are direct challenges) and one per variant. For them a time
+loss fails the pool only where bench/flag_model.py says the clock could carry
+the game (the row's `model_min_moves`); plain chunks keep "no time loss".
 
     python bench/soak_merge.py /tmp/soak/*.json
 """
@@ -30,12 +30,30 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-SOURCES = ("arena", "challenge", "own")
+SOURCES = ("arena", "challenge", "own", "matchmaking")
+
+
+def variant_report(rows: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """Per variant (rows without one are standard): games, results, the bot's time
+    losses and illegal moves."""
+    out: dict[str, dict[str, Any]] = {}
+    for variant in sorted({g.get("variant", "standard") for g in rows}):
+        mine = [g for g in rows if g.get("variant", "standard") == variant]
+        results: Counter[str] = Counter(
+            "draw" if not g["winner"] else ("win" if g["winner"] == g["bot_color"] else "loss")
+            for g in mine)
+        out[variant] = {
+            "games": len(mine), "results": dict(sorted(results.items())),
+            "time_losses": sum(1 for g in mine if g["status"] == "outoftime"
+                               and g["winner"] != g["bot_color"]),
+            "illegal_moves": sum(g.get("illegal", 0) for g in mine),
+        }
+    return out
 
 
 def source_report(rows: list[dict[str, Any]], unanswered: dict[str, int | None]
                   ) -> dict[str, dict[str, Any]]:
-    """Per source (arena / challenge / own): games, results, time losses (all, and
+    """Per source (arena / challenge / own / matchmaking): games, results, time losses (all, and
     those before the flag model's bound: `model_min_moves`, the fewest moves its
     model game reaches at that clock; a flag without it counts as before), games
     lost to faults, illegal moves, and the challenges the bot left unanswered
@@ -73,7 +91,8 @@ def merge_mix(reports: list[dict[str, Any]], unanswered: int) -> dict[str, Any]:
         refused.update(r.get("own_challenges_refused", {}))
         waits += r.get("burst_queue_waits_s", [])
     rows = [g for r in reports for g in r["game_rows"]]
-    by_source = source_report(rows, {"arena": None, "challenge": unanswered, "own": 0})
+    by_source = source_report(rows, {"arena": None, "challenge": unanswered, "own": 0,
+                                     "matchmaking": 0})
     return {
         "mix": sorted({x for r in reports for x in r.get("mix") or []}),
         "bursts_sent": sum(r.get("bursts_sent", 0) for r in reports),
@@ -87,9 +106,12 @@ def merge_mix(reports: list[dict[str, Any]], unanswered: int) -> dict[str, Any]:
         "own_challenges_unstarted": sum(r.get("own_challenges_unstarted", 0)
                                         for r in reports),
         "own_challenges_refused": dict(sorted(refused.items())),
+        "matchmaking_games": sum(r.get("matchmaking_games", 0) for r in reports),
+        "matchmaking_unstarted": sum(r.get("matchmaking_unstarted", 0) for r in reports),
         "time_losses_flag_model_forbids": sum(v["time_losses_flag_model_forbids"]
                                               for v in by_source.values()),
         "by_source": by_source,
+        "by_variant": variant_report(rows),
     }
 
 
@@ -161,7 +183,8 @@ def passed(pooled: dict[str, Any]) -> bool:
     if "mix" in pooled:
         clock_ok = pooled["time_losses_flag_model_forbids"] == 0 \
             and not pooled["own_challenges_refused"] \
-            and pooled["bursts_accepted_while_full"] == 0
+            and pooled["bursts_accepted_while_full"] == 0 \
+            and pooled.get("matchmaking_unstarted", 0) == 0
     else:
         clock_ok = pooled["time_losses"] == 0
     return (clock_ok and pooled["games_lost_through_faults"] == 0

@@ -172,12 +172,36 @@ def test_a_refused_own_challenge_fails_the_pool(tmp_path: Path) -> None:
     assert rc == 1 and pooled["own_challenges_refused"] == {"busy": 1}
 
 
+def test_variants_and_matchmaking_pool_in_their_own_tables(tmp_path: Path) -> None:
+    row = {"winner": "white", "bot_color": "white", "status": "mate", "clock": "60+0",
+           "plies": 80, "illegal": 0, "lost_to_fault": False}
+    rows = [{**row, "source": "matchmaking", "variant": "atomic"},
+            {**row, "source": "challenge", "variant": "crazyhouse", "winner": None,
+             "status": "draw"},
+            {**row, "source": "challenge", "variant": "standard"}]
+    mixed = mix_chunk(1, mix=["direct", "variant", "matchmaking"], game_rows=rows,
+                      matchmaking_games=1, matchmaking_unstarted=0)
+    rc, pooled = run_merge(tmp_path, mixed, mix_chunk(2))  # chunk 2's rows: no variant key
+    assert rc == 0, pooled
+    assert pooled["matchmaking_games"] == 1 and pooled["by_source"]["matchmaking"]["games"] == 1
+    by = pooled["by_variant"]
+    assert by["atomic"]["games"] == 1 and by["crazyhouse"]["results"] == {"draw": 1}
+    assert by["standard"]["games"] == 4  # one of chunk 1, the three of chunk 2
+
+
+def test_a_matchmaking_phase_without_a_game_fails_the_pool(tmp_path: Path) -> None:
+    rc, pooled = run_merge(tmp_path, mix_chunk(1, matchmaking_unstarted=1))
+    assert rc == 1 and pooled["matchmaking_unstarted"] == 1
+
+
 SOAK = MERGE.with_name("soak.py")
 
 
 @pytest.mark.parametrize(("argv", "says"), [
     (["--mix", "arena,queue"], "a comma-separated list of arena, direct, burst, own"),
-    (["--mix", "burst"], "needs arena, direct or own"),
+    (["--mix", "burst"], "needs arena, direct, own or matchmaking"),
+    (["--mix", "arena,variant"], "variant needs direct or matchmaking"),
+    (["--mix", "direct,variant", "--variant-every", "0"], "must be >= 1"),
     (["--mix", "arena", "--arena-tc", "15+0"], "Bullet or slower"),
     (["--mix", "direct,burst", "--burst-size", "0"], "must be >= 1"),
 ])
@@ -204,7 +228,8 @@ def test_a_short_mixed_soak_passes(tmp_path: Path) -> None:
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     got = json.loads(report.read_text())
     assert got["games"] >= 4 and got["challenges_unanswered"] == 0
-    assert set(got["by_source"]) == {"arena", "challenge", "own"}
+    assert set(got["by_source"]) == {"arena", "challenge", "own", "matchmaking"}
+    assert got["by_source"]["matchmaking"]["games"] == 0
     assert sum(v["games"] for v in got["by_source"].values()) == got["games"]
     assert {g["source"] for g in got["game_rows"]} <= {"arena", "challenge", "own"}
     assert got["own_challenges_refused"] == {} and got["queue_listing"] == "absent"
@@ -214,6 +239,28 @@ def test_a_short_mixed_soak_passes(tmp_path: Path) -> None:
     assert answers.get("declined:later", 0) >= 1 and got["bursts_accepted_while_full"] == 0
     rc, pooled = run_merge(tmp_path, {**got, "seed": 99})
     assert rc == 0 and pooled["by_source"] == got["by_source"]
+
+
+@pytest.mark.slow
+def test_a_short_soak_with_variants_and_matchmaking_passes(tmp_path: Path) -> None:
+    """Variant games among the direct challenges, and a matchmaking phase: the bot idles,
+    challenges an emulator BOT on its own (matchmaking.opponents), and plays it."""
+    report = tmp_path / "mix.json"
+    out = subprocess.run(
+        [sys.executable, str(SOAK), "--profile", "basic", "--mix", "direct,variant,matchmaking",
+         "--games", "4", "--tc", "30+0", "--variant-every", "1", "--mm-every", "2",
+         "--fault-rate", "0", "--report", str(report)],
+        capture_output=True, text=True, timeout=420)
+    assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    got = json.loads(report.read_text())
+    assert got["games"] >= 4 and got["matchmaking_unstarted"] == 0
+    assert got["matchmaking_games"] >= 1
+    assert got["by_source"]["matchmaking"]["games"] == got["matchmaking_games"]
+    # every direct challenge was a variant game (in turn: chess960 first)
+    directs = [g for g in got["game_rows"] if g["source"] == "challenge"]
+    assert directs and all(g["variant"] != "standard" for g in directs)
+    assert "chess960" in got["by_variant"]
+    assert sum(v["games"] for v in got["by_variant"].values()) == got["games"]
 
 
 def _soak_module() -> Any:

@@ -4,10 +4,11 @@ the opponent's first move and closed when the game ends or the emulator stops.
 Searching happens in a worker thread, outside the core lock, so streams and
 other games keep going while the engine thinks.
 
-A variant game needs an engine that offers UCI_Variant (Debian's
-fairy-stockfish plays every Lichess variant; python-chess sets the option from
-the board's class): with one that does not (Stockfish), the opponent plays
-random legal moves in that game, said once in the log."""
+A variant game needs an engine whose UCI_Variant offers it (python-chess sets
+the option from the board's class; Debian's fairy-stockfish 11.1 plays every
+Lichess variant but atomic): with one that does not (Stockfish, or that
+fairy-stockfish in atomic), the opponent plays random legal moves in that game,
+said once in the log."""
 
 from __future__ import annotations
 
@@ -58,11 +59,12 @@ class UciPlayer:
                     self._engine = chess.engine.SimpleEngine.popen_uci(self.path)
                     if self.skill_level is not None:
                         self._engine.configure({"Skill Level": self.skill_level})
-                if type(board).uci_variant != "chess" and \
-                        "UCI_Variant" not in self._engine.options:
+                variant = type(board).uci_variant
+                option = self._engine.options.get("UCI_Variant")
+                if variant != "chess" and (option is None or variant not in (option.var or [])):
                     self.no_variant = True
                     log.warning("uci opponent %s has no UCI_Variant for %s; playing random "
-                                "moves in this game", self.path, type(board).uci_variant)
+                                "moves in this game", self.path, variant)
                     return None
                 result = self._engine.play(
                     board, chess.engine.Limit(time=self.movetime_ms / 1000.0)
