@@ -91,3 +91,17 @@ def notify(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[socket.s
     monkeypatch.delenv("WATCHDOG_USEC", raising=False)
     yield sock
     sock.close()
+
+
+@pytest.fixture
+def uci() -> Iterator[Any]:
+    """`pibot uci` as a subprocess (tests/uci_process.py), started and ready."""
+    from tests.uci_process import Uci
+
+    u = Uci()
+    # Interpreter start-up can be slow on a loaded machine (or right after a
+    # rebuild): wait for it here so the per-command timeouts only measure the engine.
+    u.send("isready")
+    u.expect("readyok", timeout=120)
+    yield u
+    u.close()

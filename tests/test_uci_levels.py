@@ -8,19 +8,10 @@ import chess
 import pytest
 
 from bot.engine.strength import MAX_ELO, MIN_ELO, level_params
-from tests.test_uci import Uci
+from tests.uci_process import Uci
 
 INFO = re.compile(r"info depth (\d+) seldepth \d+ multipv (\d+) score (cp|mate) (-?\d+) "
                   r".* pv (.+)$")
-
-
-@pytest.fixture
-def uci():
-    u = Uci()
-    u.send("isready")
-    u.expect("readyok", timeout=120)
-    yield u
-    u.close()
 
 
 def _infos(lines: list[str]) -> list[tuple[int, int, str, int, list[str]]]:
