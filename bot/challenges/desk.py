@@ -43,11 +43,13 @@ class ChallengeDesk:
         `declines`: the bots that declined matchmaking, as the records database keeps them."""
         self.live, self.tasks = live, tasks
         self.blocked_online = OnlineBlockList()  # challenge.online_block_list's names
-        self.ratings = OurRatings(api, live, account)  # for challenge.rating_difference
+        # for challenge.rating_difference and matchmaking.opponent_rating_difference
+        self.ratings = OurRatings(api, live, account)
         self.incoming = Incoming(api, me, live, shared, self.blocked_online, tasks,
                                  self.ratings)
         self.answers = RecentAnswers()  # to our own challenges, read by both senders
-        self.matchmaker = Matchmaker(api, me, live, shared, self.answers, declines)
+        self.matchmaker = Matchmaker(api, me, live, shared, self.answers, declines,
+                                     self.ratings)
         self.outgoing = Outgoing(api, me, live, shared, tasks, self.answers)  # pibot challenge
 
     def start(self) -> None:

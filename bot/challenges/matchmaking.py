@@ -36,6 +36,7 @@ from bot.challenges.answers import RecentAnswers
 from bot.challenges.blocklist import OnlineBlockList
 from bot.challenges.declines import Declines, aspects
 from bot.challenges.mm_types import valid_clock
+from bot.challenges.ratings import OurRatings
 from bot.challenges.shared import ChallengeShared
 from bot.challenges.slots import Slots
 from bot.config import LiveConfig, MatchmakingType
@@ -45,19 +46,16 @@ from bot.lichess.client import (
     OpponentAtDailyLimit,
     RateLimited,
 )
-from bot.lichess.events import Challenge, Perf, Profile
+from bot.lichess.events import Challenge, Profile
 
 __all__ = ["Matchmaker", "valid_clock"]
 
 log = logging.getLogger(__name__)
 
-ACCOUNT_MAX_AGE_S = 300.0  # our own ratings are re-read this often (lichess-bot: 5 min)
-
-
 class Matchmaker:
     def __init__(self, api: Lichess, me: str, live: LiveConfig, shared: ChallengeShared,
-                 answers: RecentAnswers | None = None, declines: Declines | None = None
-                 ) -> None:
+                 answers: RecentAnswers | None = None, declines: Declines | None = None,
+                 ratings: OurRatings | None = None) -> None:
         self.api, self.me = api, me.lower()
         self.live, self.shared = live, shared
         self.paused_until = 0.0
@@ -72,8 +70,9 @@ class Matchmaker:
         self.blocked_online = OnlineBlockList()  # refreshed by the desk
         # Who declined what, and until when: the records database's, handed over at start.
         self.declines = declines if declines is not None else Declines()
-        self._me: Profile | None = None
-        self._perfs_at = -ACCOUNT_MAX_AGE_S
+        # Our own ratings (opponent_rating_difference): the desk's reader, shared with
+        # challenge.rating_difference.
+        self.ratings = ratings if ratings is not None else OurRatings(api, live)
         self._turn = 0  # the gauntlet's next opponent (matchmaking.opponents)
 
     def declined(self, challenge: Challenge) -> None:
@@ -89,18 +88,6 @@ class Matchmaker:
         return bool(uid) and uid != self.me and uid not in blocked \
             and uid not in self.blocked_online and self.skip_until.get(uid, 0.0) <= time.time() \
             and (mm.challenge_filter == "none" or not self.declines.holds(uid, of))
-
-    async def _my_rating(self, perf: str) -> int | None:
-        """Our own rating in `perf` from /api/account (re-read every 5 minutes);
-        None when Lichess does not say (then only the absolute range applies)."""
-        if time.monotonic() - self._perfs_at >= ACCOUNT_MAX_AGE_S:
-            try:
-                self._me = await self.api.account.profile()
-                self._perfs_at = time.monotonic()
-            except LichessError as exc:
-                log.info("matchmaking: cannot read our own ratings: %s", exc)
-        rating = self._me.perf(perf) if self._me is not None else Perf()
-        return rating.rating if rating.known else None
 
     def challenge_answered(self, challenge_id: str) -> None:
         """Called by the desk on gameStart/challengeDeclined/Canceled, once the
@@ -138,8 +125,9 @@ class Matchmaker:
         except LichessError as exc:
             log.info("matchmaking: cannot list online bots: %s", exc)
             return None
-        my_rating = await self._my_rating(t.perf) if mm.opponent_rating_difference is not None \
-            else None
+        # None when Lichess does not say: then only the absolute range applies
+        my_rating = await self.ratings.current(t.perf) \
+            if mm.opponent_rating_difference is not None else None
         opponent = self._pick(bots, t.speed, rated, my_rating, t.variant)
         if opponent is None:
             log.info("matchmaking: no online bot fits %s (rating range, block lists, declines)",

@@ -1,11 +1,13 @@
-"""Our own ratings, for `challenge.rating_difference`.
+"""Our own ratings, for `challenge.rating_difference` and matchmaking's
+`opponent_rating_difference` (one reader, the desk's, for both).
 
 The policy (policy.py) decides without I/O, so our rating in a challenge's perf
 must be at hand when the challenge comes: the login's copy of our account
 first, then `run` re-reads /api/account every MAX_AGE_S while the filter is on
-(lichess-bot re-reads it as often), and `of` answers from the last copy.  A
+(lichess-bot re-reads it as often), and `of` answers from the last copy.
+Matchmaking asks `current`, which re-reads a copy older than that first.  A
 perf we never played has no rating that means anything (Perf.known): the
-filter then lets the challenge through.
+filters then let the challenge through.
 """
 
 from __future__ import annotations
@@ -44,6 +46,13 @@ class OurRatings:
             return None
         p = self._me.perf(perf)
         return p.rating if p.known else None
+
+    async def current(self, perf: str) -> int | None:
+        """`of`, from a copy re-read first when it is due (matchmaking, before it
+        challenges)."""
+        if time.monotonic() >= self._next:
+            await self.refresh()
+        return self.of(perf)
 
     async def run(self) -> None:
         while True:
