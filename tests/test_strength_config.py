@@ -46,13 +46,13 @@ def test_levels_are_read(text: Any, level: Level) -> None:
 
 
 @pytest.mark.parametrize("data, fragment", [
-    ({"humans": 1200}, "'strength.humans' is 1200, outside the engine's range 1350..2850"),
+    ({"humans": 700}, "'strength.humans' is 700, outside the engine's range 800..2850"),
     ({"bots": 3000}, "'strength.bots' is 3000, outside the engine's range"),
-    ({"humans": "mach+100"}, "'strength.humans' is 'mach+100'; use full or an Elo from 1350 "
+    ({"humans": "mach+100"}, "'strength.humans' is 'mach+100'; use full or an Elo from 800 "
                              "to 2850, or match"),
     ({"humans": "match+2000"}, "offset of 'match+2000' is beyond ±1500"),
     ({"humans": True}, "'strength.humans' is True; use full"),
-    ({"fallback": "match"}, "'strength.fallback' is 'match'; use full or an Elo from 1350 to "
+    ({"fallback": "match"}, "'strength.fallback' is 'match'; use full or an Elo from 800 to "
                             "2850"),
     ({"profiles": [{"levl": 1500}]}, "unknown config key 'strength.profiles[0].levl': did "
                                      "you mean 'strength.profiles[0].level'?"),
@@ -90,7 +90,7 @@ def test_a_strength_mistake_is_one_line_from_the_cli(tmp_path: Path) -> None:
                        capture_output=True, text=True, env=env, timeout=60)
     assert r.returncode == EXIT_CONFIG and "Traceback" not in r.stderr
     lines = r.stderr.strip().splitlines()
-    assert len(lines) == 1 and "strength.humans" in lines[0] and "1350" in lines[0], r.stderr
+    assert len(lines) == 1 and "strength.humans" in lines[0] and "800" in lines[0], r.stderr
 
 
 def test_the_two_lines_of_the_docs_load() -> None:
@@ -107,11 +107,19 @@ def test_a_lichess_rating_is_the_same_number_on_the_engine_scale() -> None:
     assert [lichess_to_engine(r) for r in (1350, 1500, 2000, 2850)] == [1350, 1500, 2000, 2850]
 
 
+def test_the_config_range_is_the_engines() -> None:
+    # Levels below Stockfish's 1350 exist for beginners (docs/strength.md).
+    from bot.engine.strength import MAX_ELO, MIN_ELO
+
+    assert (ELO_MIN, ELO_MAX) == (MIN_ELO, MAX_ELO) == (800, 2850)
+
+
 def test_match_adds_the_offset_and_clamps() -> None:
     fallback = Level("elo", 1600)
     assert match_elo(Level("match"), 1700, False, fallback) == (1700, False)
     assert match_elo(Level("match", offset=150), 1700, False, fallback) == (1850, False)
-    assert match_elo(Level("match", offset=-200), 1300, False, fallback) == (ELO_MIN, False)
+    assert match_elo(Level("match", offset=-200), 1300, False, fallback) == (1100, False)
+    assert match_elo(Level("match", offset=-200), 900, False, fallback) == (ELO_MIN, False)
     assert match_elo(Level("match"), 3100, False, fallback) == (ELO_MAX, False)
     # Provisional or missing: the owner's fallback (without the offset), as it is.
     assert match_elo(Level("match", offset=100), 1700, True, fallback) == (1600, True)

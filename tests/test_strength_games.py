@@ -74,24 +74,24 @@ def test_a_human_gets_a_matched_level_and_a_bot_full_strength(tmp_path: Path) ->
         human = _start(emu, _challenge(emu, "alice", rating=1300))
         robot = _start(emu, _challenge(emu, "rival", rating=2300, title="BOT"))
         # `pibot status`: the level of each game in progress.
-        assert wait_until(lambda: _status_levels(bot) == {human: "1350", robot: "full"}, 10), \
+        assert wait_until(lambda: _status_levels(bot) == {human: "1300", robot: "full"}, 10), \
             _status_levels(bot)
         assert bot.service is not None and bot.service.watchdog.status_writer is not None
         last = bot.service.watchdog.status_writer.last
         assert last is not None
         text = "\n".join(status_file.render(last))
-        assert "vs alice (black, 300+3, ply 0, level 1350)" in text, text
+        assert "vs alice (black, 300+3, ply 0, level 1300)" in text, text
         for gid in (human, robot):
             emu.opponent_action(gid, "resign")
             emu.wait_game_over(gid, 10)
-        # 1300 is below the engine's lowest level (1350): clamped.
-        assert _pgn_level(tmp_path, human) == '[BotStrength "1350"]'
+        # 1300: below Stockfish's range, within the engine's (800 up)
+        assert _pgn_level(tmp_path, human) == '[BotStrength "1300"]'
         assert _pgn_level(tmp_path, robot) == '[BotStrength "full"]'
         assert wait_until(lambda: (g := _stored(tmp_path, human)) is not None
                           and g.ended_at is not None, 10)
         stored = _stored(tmp_path, human), _stored(tmp_path, robot)
         assert [(g.strength, g.strength_rule) for g in stored if g] == \
-            [("1350", "match"), ("full", "full")]
+            [("1300", "match"), ("full", "full")]
 
 
 def test_a_profile_by_rated_or_casual_and_level_in_chat(tmp_path: Path) -> None:

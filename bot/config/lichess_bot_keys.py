@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from bot.config.strength import clamp_elo, skill_level_elo
+from bot.config.strength import SF_ELO_MIN, clamp_elo, skill_level_elo
 from bot.lichess_limits import API_CLOCK_LIMITS_S, VARIANTS
 
 EXTERNAL = "an external engine's setting: pibot plays with its own built-in engine"
@@ -301,7 +301,7 @@ def _uci_level(src: dict[str, Any]) -> tuple[int | None, str]:
     opts = opts if isinstance(opts, dict) else {}
     if opts.get("UCI_LimitStrength") is True:
         elo = opts.get("UCI_Elo", 1350)
-        return clamp_elo(_number(elo)), f"UCI_Elo {elo}"
+        return clamp_elo(_number(elo), SF_ELO_MIN), f"UCI_Elo {elo}"  # as Stockfish clamps it
     skill = opts.get("Skill Level")
     if skill is None:
         return None, "no limit"

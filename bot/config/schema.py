@@ -294,7 +294,7 @@ class StrengthProfile:
 class StrengthConfig:
     """The engine's level per kind of opponent (docs/strength.md)."""
 
-    humans: Level = _level(FULL, "full, an Elo 1350..2850, or match[+-N]: the "
+    humans: Level = _level(FULL, "full, an Elo 800..2850, or match[+-N]: the "
                                  "challenger's rating, converted, plus N")
     bots: Level = _level(FULL, "the same, against BOT accounts")
     fallback: Level = _level(Level("elo", 1500), "the level of a `match` game whose "

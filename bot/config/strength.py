@@ -1,7 +1,8 @@
 """Strength levels: how config.yml writes one, and the Elo scale they are on.
 
 A level is `full` (the engine as strong as it is), an Elo number on Stockfish
-15.1's `UCI_Elo` scale (src/ucioption.cpp: 1350..2850), or `match` with an
+15.1's `UCI_Elo` scale (src/ucioption.cpp: 1350..2850; the engine's levels go on
+down to 800, below Stockfish's range, for beginners), or `match` with an
 optional offset (`match+100`, `match-200`): the opponent's Lichess rating in
 the game's perf, converted to that scale (`lichess_to_engine`), plus the
 offset, clamped to the range.  A provisional or missing rating cannot be
@@ -22,9 +23,13 @@ from typing import Any, Literal
 
 from bot.errors import UserError
 
-# Stockfish 15.1's UCI_Elo range (src/ucioption.cpp: Option(1350, 1350, 2850)).
-ELO_MIN = 1350
+# The engine's levels (engine_c/pibot_engine_api.h STRENGTH_MIN_ELO..MAX_ELO): Stockfish
+# 15.1's UCI_Elo range (src/ucioption.cpp: Option(1350, 1350, 2850)) widened down to 800,
+# so that a beginner who challenges meets a level near their own; below 1350 the levels
+# are placed by head-to-heads with the calibrated ones (docs/strength.md).
+ELO_MIN = 800
 ELO_MAX = 2850
+SF_ELO_MIN = 1350  # Stockfish's own bottom: where its Skill Level 0 and UCI_Elo start
 MAX_OFFSET = 1500  # `match+N`: |N| at most this
 
 _MATCH = re.compile(r"^match\s*(?:([+-])\s*(\d+))?$")
@@ -80,8 +85,8 @@ def parse_level(key: str, value: Any, match: bool = True) -> Level:
     return Level("match", offset=offset)
 
 
-def clamp_elo(elo: float) -> int:
-    return int(min(ELO_MAX, max(ELO_MIN, round(elo))))
+def clamp_elo(elo: float, lowest: int = ELO_MIN) -> int:
+    return int(min(ELO_MAX, max(lowest, round(elo))))
 
 
 def lichess_to_engine(rating: int) -> int:
@@ -134,4 +139,4 @@ def skill_level_elo(skill: float) -> int | None:
     (level 0 -> 1347 -> 1350; level 19 -> 2885 -> 2850)."""
     if skill >= 20:
         return None
-    return clamp_elo(1346.6 + 143.4 * max(0.0, skill) ** 0.806)
+    return clamp_elo(1346.6 + 143.4 * max(0.0, skill) ** 0.806, SF_ELO_MIN)
