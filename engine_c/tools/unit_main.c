@@ -252,8 +252,12 @@ static void check_nnue_parse(void) {
     blob[5000] ^= 1;
     bad += nnue_parse(net, blob, n) != PB_ERR_NET_CHECKSUM;
     blob[5000] ^= 1;
-    blob[8] = 3;
+    blob[8] = 4;
     bad += nnue_parse(net, blob, n) != PB_ERR_NET_VERSION;
+    /* As v3 (a variant's net): the v2 payload sits 16 bytes early, and the
+     * word after the header names no variant's input count: never a load. */
+    blob[8] = 3;
+    bad += nnue_parse(net, blob, n) == PB_OK;
     /* As v2: bucket count 0 or 9 is a format error, a count the size does not
      * fit is a size error, and the file's own count (1 for a v1 payload) loads. */
     blob[8] = 2;
