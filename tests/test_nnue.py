@@ -444,6 +444,7 @@ ZH_FENS = [
     "r1bqk2r/ppp2ppp/2n5/3np3/1b6/2N2N2/PPPP1PPP/R1BQKB1R[Pp] w KQkq - 0 6",
     "r7/p4k1p/6p1/BP6/B4P2/1P1r1PNn/nPP4R/4K2R[QNPPqbbppppp] b - - 1 40",
     "k3Q~3/8/8/8/8/8/4r3/K7[] b - - 0 1",                  # Rxe8: a pawn to the pocket
+    "k7/Q~7/8/8/8/8/8/7K[] b - - 0 1",                      # Kxa7, the only move: the same
     "r3k2r/pP3ppp/8/8/8/8/PPP2pPP/R3K2R[QQQnb] w KQkq - 0 20",  # promotions; 3 > cap 2
 ]
 
