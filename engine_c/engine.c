@@ -107,6 +107,7 @@ void pb_engine_free(PbEngine *e) {
     free(e->threads);
     free_lines(e);
     nnue_free(e->own_net);
+    for (int v = 0; v < VAR_COUNT; v++) nnue_free(e->variant_net[v]);
     pthread_cond_destroy(&e->idle);
     pthread_mutex_destroy(&e->ctl_lock);
     pthread_mutex_destroy(&e->info_lock);
@@ -463,9 +464,9 @@ int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
     sh->infinite = lim->infinite != 0;
     sh->depth_limit = lim->depth > 0 && lim->depth < MAX_PLY - 1 ? lim->depth : MAX_PLY - 2;
     sh->node_limit = lim->nodes;
-    /* The NNUE knows standard chess (and Chess960) only: a variant searches
+    /* A variant searches with its own net when one is loaded for it, else
      * with its hand-crafted eval (variant_eval.h). */
-    sh->net = e->use_nnue && e->root.variant == VAR_STANDARD ? e->net : NULL;
+    sh->net = !e->use_nnue ? NULL : e->root.variant == VAR_STANDARD ? e->net : e->variant_net[e->root.variant];
     sh->report = on_report;
     sh->report_ctx = e;
     sh->was_pondering = lim->ponder != 0;
@@ -562,16 +563,18 @@ int pb_engine_get_fen(PbEngine *e, char *out, size_t outlen) {
 int pb_engine_eval(PbEngine *e, int *out) {
     if (!out) return PB_ERR_ARG;
     pthread_mutex_lock(&e->ctl_lock);
-    if (e->root.variant != VAR_STANDARD) {
+    const NnueNet *vnet = e->use_nnue ? e->variant_net[e->root.variant] : NULL;
+    if (e->root.variant != VAR_STANDARD && (!vnet || movegen_variant_end(&e->root))) {
         /* A game over has no eval to ask for: the result, as a clamped score. */
         int end = movegen_variant_end(&e->root) ? root_end_score(&e->root) : 0;
         *out = end > 0 ? NNUE_EVAL_LIMIT : end < 0 ? -NNUE_EVAL_LIMIT
              : movegen_variant_end(&e->root) ? 0 : variant_eval(&e->root);
     } else if (e->use_nnue) {
+        const NnueNet *net = e->root.variant == VAR_STANDARD ? e->net : vnet;
         NnueAcc *a = aligned_alloc(64, sizeof *a);
         if (!a) { pthread_mutex_unlock(&e->ctl_lock); return PB_ERR_NOMEM; }
-        nnue_refresh(e->net, a, &e->root);
-        int v = nnue_output(e->net, a, &e->root);
+        nnue_refresh(net, a, &e->root);
+        int v = nnue_output(net, a, &e->root);
         *out = v > NNUE_EVAL_LIMIT ? NNUE_EVAL_LIMIT : v < -NNUE_EVAL_LIMIT ? -NNUE_EVAL_LIMIT : v;
         free(a);
     } else {

@@ -7,7 +7,9 @@
  * eval or net), the SearchShared block whose atomics stop/ponderhit poke from other threads, and the last
  * progress report (PbInfo) guarded by a mutex with a sequence number, and
  * the evaluation choice: `net` is the NNUE net (the read-only embedded one,
- * or `own_net` loaded from a file and owned here), `use_nnue` the switch.
+ * or `own_net` loaded from a file and owned here), `use_nnue` the switch;
+ * `variant_net[v]`, owned, the net of variant v when one is loaded (NULL:
+ * that variant searches with its hand-crafted eval; [VAR_STANDARD] unused).
  * MultiPV and strength: `multipv` lines asked for, the search's RootLines
  * (`root_lines`) and their last reports (`lines`, under info_lock), the
  * strength level's Elo (0 = full strength) and its random stream.
@@ -34,6 +36,7 @@ struct PbEngine {
     bool use_nnue;
     const NnueNet *net;
     NnueNet *own_net;
+    NnueNet *variant_net[VAR_COUNT];
     SearchShared sh;
     /* ctl_lock serialises the search's start and end with every call that
      * changes the engine (setters, position, clear, free) and with

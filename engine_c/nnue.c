@@ -1,5 +1,7 @@
 /* nnue.c — NNUE net parsing/validation, accumulators, evaluation. */
 #include "nnue.h"
+#include "bitboard.h"
+#include "variant.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,48 +29,88 @@ static uint32_t rd32(const uint8_t *p) {
 static uint64_t rd64(const uint8_t *p) { return rd32(p) | (uint64_t)rd32(p + 4) << 32; }
 static int16_t rd16(const uint8_t *p) { return (int16_t)(uint16_t)(p[0] | p[1] << 8); }
 
-static int bucket_bytes(int buckets) {
-    return NNUE_HEADER_BYTES + NNUE_FT_BYTES + buckets * NNUE_BUCKET_BYTES;
+/* Bytes of a file of this version (header size), inputs and buckets. */
+static size_t file_bytes(uint32_t version, uint32_t inputs, uint32_t buckets) {
+    size_t header = version == NNUE_VERSION_VARIANT ? NNUE_V3_HEADER_BYTES : NNUE_HEADER_BYTES;
+    return header + (size_t)inputs * NNUE_HIDDEN * 2 + NNUE_HIDDEN * 2 + (size_t)buckets * NNUE_BUCKET_BYTES;
 }
+
+int nnue_variant_inputs(int variant) {
+    if (variant < 0 || variant >= VAR_COUNT || variant == VAR_ATOMIC) return 0;
+    return variant == VAR_CRAZYHOUSE ? NNUE_MAX_INPUTS : NNUE_INPUTS;
+}
+
+/* A crazyhouse man is on the board or in a pocket (32 in all); the horde has
+ * up to 36 white men (board_set_fen_variant checks both, as python-chess). */
+int nnue_variant_max_men(int variant) { return variant == VAR_HORDE ? 52 : 32; }
 
 int nnue_parse_why(NnueNet *net, const uint8_t *data, size_t len, char *why, size_t whylen) {
     if (why && whylen) why[0] = '\0';
     if (len < 8 || memcmp(data, Magic, 8) != 0) return PB_ERR_NET_MAGIC;
     if (len < NNUE_HEADER_BYTES) return PB_ERR_NET_SIZE;
     uint32_t version = rd32(data + 8);
-    if (version != NNUE_VERSION && version != NNUE_VERSION_BUCKETS) return PB_ERR_NET_VERSION;
-    if (rd32(data + 12) == NNUE_INPUTS && rd32(data + 16) != NNUE_HIDDEN) {
+    if (version != NNUE_VERSION && version != NNUE_VERSION_BUCKETS && version != NNUE_VERSION_VARIANT)
+        return PB_ERR_NET_VERSION;
+    /* v3 names its variant after the v2 header; its inputs follow from it. */
+    int variant = VAR_STANDARD;
+    uint32_t inputs = NNUE_INPUTS;
+    if (version == NNUE_VERSION_VARIANT) {
+        if (len < NNUE_V3_HEADER_BYTES) return PB_ERR_NET_SIZE;
+        uint32_t v = rd32(data + 48);
+        if (v >= VAR_COUNT || !nnue_variant_inputs((int)v)) {
+            if (why && whylen)
+                snprintf(why, whylen, "the v3 header names variant %u (%s), which no net of this "
+                         "engine serves", (unsigned)v, v < VAR_COUNT ? variant_name((int)v) : "unknown");
+            return PB_ERR_NET_FORMAT;
+        }
+        for (int i = 52; i < NNUE_V3_HEADER_BYTES; i++)
+            if (data[i]) {
+                if (why && whylen) snprintf(why, whylen, "bytes 52..63 of a v3 header must be zero");
+                return PB_ERR_NET_FORMAT;
+            }
+        variant = (int)v;
+        inputs = (uint32_t)nnue_variant_inputs(variant);
+    }
+    if (rd32(data + 12) == inputs && rd32(data + 16) != NNUE_HIDDEN) {
         if (why && whylen)
             snprintf(why, whylen, "the net's hidden layer is %u wide, this engine was built "
                      "for %d (an engine built with this net embedded takes its width)",
                      (unsigned)rd32(data + 16), NNUE_HIDDEN);
         return PB_ERR_NET_FORMAT;
     }
-    if (rd32(data + 12) != NNUE_INPUTS || rd32(data + 16) != NNUE_HIDDEN ||
+    if (rd32(data + 12) != inputs && version == NNUE_VERSION_VARIANT) {
+        if (why && whylen)
+            snprintf(why, whylen, "a %s net has %u inputs, the header says %u",
+                     variant_name(variant), (unsigned)inputs, (unsigned)rd32(data + 12));
+        return PB_ERR_NET_FORMAT;
+    }
+    if (rd32(data + 12) != inputs || rd32(data + 16) != NNUE_HIDDEN ||
         rd32(data + 20) != NNUE_ACT_SCRELU || (int32_t)rd32(data + 24) != NNUE_QA ||
         (int32_t)rd32(data + 28) != NNUE_QB || (int32_t)rd32(data + 32) != NNUE_SCALE)
         return PB_ERR_NET_FORMAT;
-    /* v1: the reserved word is ignored (one bucket); v2: it is the bucket count. */
+    /* v1: the reserved word is ignored (one bucket); v2, v3: it is the bucket count. */
     uint32_t buckets = version == NNUE_VERSION ? 1 : rd32(data + 36);
     if (buckets < 1 || buckets > NNUE_MAX_BUCKETS) {
         if (why && whylen)
-            snprintf(why, whylen, "bad output bucket count %u in the v2 header (1..%d allowed)",
-                     (unsigned)buckets, NNUE_MAX_BUCKETS);
+            snprintf(why, whylen, "bad output bucket count %u in the v%u header (1..%d allowed)",
+                     (unsigned)buckets, (unsigned)version, NNUE_MAX_BUCKETS);
         return PB_ERR_NET_FORMAT;
     }
-    if (len != (size_t)bucket_bytes((int)buckets)) {
-        if (why && whylen && version == NNUE_VERSION_BUCKETS)
-            snprintf(why, whylen, "wrong file size (a v2 net with %u output buckets is %d "
+    size_t want = file_bytes(version, inputs, buckets);
+    if (len != want) {
+        if (why && whylen && version != NNUE_VERSION)
+            snprintf(why, whylen, "wrong file size (a v%u net with %u output buckets is %zu "
                      "bytes; truncated, extra bytes or a wrong bucket count)",
-                     (unsigned)buckets, bucket_bytes((int)buckets));
+                     (unsigned)version, (unsigned)buckets, want);
         return PB_ERR_NET_SIZE;
     }
+    /* The checksum covers everything after the 48-byte header (v3's variant too). */
     uint64_t sum = rd64(data + 40);
     if (nnue_fnv1a(data + NNUE_HEADER_BYTES, len - NNUE_HEADER_BYTES) != sum)
         return PB_ERR_NET_CHECKSUM;
-    const uint8_t *p = data + NNUE_HEADER_BYTES;
+    const uint8_t *p = data + (version == NNUE_VERSION_VARIANT ? NNUE_V3_HEADER_BYTES : NNUE_HEADER_BYTES);
     int max_w = 0, max_b = 0;
-    for (int i = 0; i < NNUE_INPUTS * NNUE_HIDDEN; i++, p += 2) {
+    for (int i = 0; i < (int)inputs * NNUE_HIDDEN; i++, p += 2) {
         net->ft_weight[i] = rd16(p);
         int a = abs(net->ft_weight[i]);
         if (a > max_w) max_w = a;
@@ -79,6 +121,8 @@ int nnue_parse_why(NnueNet *net, const uint8_t *data, size_t len, char *why, siz
         if (a > max_b) max_b = a;
     }
     net->buckets = (int)buckets;
+    net->inputs = (int)inputs;
+    net->variant = variant;
     memset(net->out_weight, 0, sizeof net->out_weight);
     memset(net->out_bias, 0, sizeof net->out_bias);
     for (int k = 0; k < net->buckets; k++)      /* bucket-major: each bucket's 2H weights */
@@ -87,8 +131,15 @@ int nnue_parse_why(NnueNet *net, const uint8_t *data, size_t len, char *why, siz
             if (abs(net->out_weight[k][i]) > NNUE_MAX_OUT_WEIGHT) return PB_ERR_NET_FORMAT;
         }
     for (int k = 0; k < net->buckets; k++, p += 4) net->out_bias[k] = (int32_t)rd32(p);
-    /* int16 accumulators must not overflow with 32 pieces on the board. */
-    if (max_b + 32 * max_w > INT16_MAX) return PB_ERR_NET_FORMAT;
+    /* int16 accumulators must not overflow: one active feature per man (a
+     * pocket man's count features saturate), at most the variant's men. */
+    if (max_b + nnue_variant_max_men(variant) * max_w > INT16_MAX) {
+        if (why && whylen)
+            snprintf(why, whylen, "weights too large: max|ft_bias| %d + %d men x max|ft_weight| %d "
+                     "> 32767 (the int16 accumulators could overflow)", max_b,
+                     nnue_variant_max_men(variant), max_w);
+        return PB_ERR_NET_FORMAT;
+    }
     net->checksum = sum;
     snprintf(net->name, sizeof net->name, "pbnn-%08x", (unsigned)(sum >> 32));
     return PB_OK;
@@ -102,9 +153,9 @@ const char *nnue_strerror(int code) {
     switch (code) {
     case PB_ERR_NET_MAGIC: return "not a pibot NNUE file (bad magic; expected a .pbnn file)";
     case PB_ERR_NET_VERSION:
-        return "unsupported .pbnn format version (this engine reads versions 1 and 2)";
+        return "unsupported .pbnn format version (this engine reads versions 1, 2 and 3)";
     case PB_ERR_NET_FORMAT:
-        return "unsupported net shape (expected 768->" STR(PB_NNUE_HIDDEN) "x2->1 SCReLU, "
+        return "unsupported net shape (expected 768 (+60 in crazyhouse)->" STR(PB_NNUE_HIDDEN) "x2->1 SCReLU, "
                "1..8 output buckets, QA 255, QB 64, scale 400, |out weight| <= 127, "
                "accumulators within int16)";
     case PB_ERR_NET_SIZE:
@@ -182,6 +233,18 @@ static inline const int16_t *row(const NnueNet *net, int persp, int pc, int sq) 
     return net->ft_weight + (size_t)feature(persp, pc, sq) * NNUE_HIDDEN;
 }
 
+/* The k-th (0-based) pocket feature of a piece of pc's colour and type. */
+static inline int pocket_feature(int persp, int pc, int k) {
+    return NNUE_INPUTS + (piece_color(pc) == persp ? 0 : NNUE_POCKET_INPUTS / 2) +
+           NnuePocketBase[piece_type(pc)] + k;
+}
+
+/* A delta's (piece, square) row: a square of 64 + k is pocket feature k. */
+static inline const int16_t *row_any(const NnueNet *net, int persp, int pc, int sq) {
+    int f = sq < 64 ? feature(persp, pc, sq) : pocket_feature(persp, pc, sq - 64);
+    return net->ft_weight + (size_t)f * NNUE_HIDDEN;
+}
+
 void nnue_refresh(const NnueNet *net, NnueAcc *a, const Board *b) {
     for (int p = 0; p < 2; p++) {
         /* A local sum: the compiler knows it aliases no weight row. */
@@ -194,6 +257,14 @@ void nnue_refresh(const NnueNet *net, NnueAcc *a, const Board *b) {
             const int16_t *w = row(net, p, b->squares[sq], sq);
             for (int i = 0; i < NNUE_HIDDEN; i++) acc[i] = (int16_t)(acc[i] + w[i]);
         }
+        if (net->inputs > NNUE_INPUTS)      /* crazyhouse: the pockets, counts capped */
+            for (int c = 0; c < 2; c++)
+                for (int t = PAWN; t < KING; t++)
+                    for (int k = 0; k < b->pocket[c][t] && k < NnuePocketCap[t]; k++) {
+                        const int16_t *w = net->ft_weight +
+                            (size_t)pocket_feature(p, make_piece(c, t), k) * NNUE_HIDDEN;
+                        for (int i = 0; i < NNUE_HIDDEN; i++) acc[i] = (int16_t)(acc[i] + w[i]);
+                    }
         memcpy(a->acc[p], acc, sizeof acc);
     }
     a->computed = true;
@@ -226,6 +297,59 @@ void nnue_push_move(NnueAcc *stack, int ply, const Board *b, Move m) {
     }
 }
 
+/* Crazyhouse: a drop takes the piece's last pocket feature and puts it on
+ * the board; a capture adds the captured man (a pawn if it was promoted) to
+ * the mover's pocket, as board.c's make does. Counts above the cap change
+ * no feature. */
+static void push_move_zh(NnueAcc *stack, int ply, const Board *b, Move m) {
+    NnueAcc *a = &stack[ply + 1];
+    int us = b->side, to = move_to(m), kind = move_kind(m);
+    if (move_is_drop(m)) {
+        int t = move_drop_type(m), pc = make_piece(us, t), n = b->pocket[us][t];
+        a->computed = false;
+        a->nadd = 1;
+        a->add_pc[0] = (uint8_t)pc; a->add_sq[0] = (uint8_t)to;
+        a->nsub = 0;
+        if (n >= 1 && n <= NnuePocketCap[t]) {
+            a->nsub = 1;
+            a->sub_pc[0] = (uint8_t)pc; a->sub_sq[0] = (uint8_t)(64 + n - 1);
+        }
+        return;
+    }
+    nnue_push_move(stack, ply, b, m);
+    if (kind == MOVE_CASTLE) return;
+    int cap_sq = kind == MOVE_EP ? (us == WHITE ? to - 8 : to + 8) : to;
+    if (b->squares[cap_sq] == NO_PIECE) return;
+    int t = (b->promoted & sq_bb(cap_sq)) ? PAWN : piece_type(b->squares[cap_sq]);
+    int n = b->pocket[us][t];
+    if (n < NnuePocketCap[t]) {
+        a->add_pc[a->nadd] = (uint8_t)make_piece(us, t);
+        a->add_sq[a->nadd] = (uint8_t)(64 + n);
+        a->nadd++;
+    }
+}
+
+void nnue_push_move_variant(NnueAcc *stack, int ply, const Board *b, Move m) {
+    if (b->variant == VAR_CRAZYHOUSE) {
+        push_move_zh(stack, ply, b, m);
+    } else if (b->variant == VAR_ANTICHESS && move_kind(m) == MOVE_KING_PROMO) {
+        /* no castling there: this kind is a pawn promoted to a king */
+        NnueAcc *a = &stack[ply + 1];
+        int from = move_from(m), to = move_to(m), pc = b->squares[from];
+        a->computed = false;
+        a->nadd = 1;
+        a->add_pc[0] = (uint8_t)make_piece(piece_color(pc), KING); a->add_sq[0] = (uint8_t)to;
+        a->nsub = 1;
+        a->sub_pc[0] = (uint8_t)pc; a->sub_sq[0] = (uint8_t)from;
+        if (b->squares[to] != NO_PIECE) {
+            a->nsub = 2;
+            a->sub_pc[1] = b->squares[to]; a->sub_sq[1] = (uint8_t)to;
+        }
+    } else {
+        nnue_push_move(stack, ply, b, m);
+    }
+}
+
 void nnue_push_null(NnueAcc *stack, int ply) {
     NnueAcc *a = &stack[ply + 1];
     a->nadd = a->nsub = 0;
@@ -254,19 +378,31 @@ static void apply_delta(int16_t *restrict out, const int16_t *restrict in,
     }
 }
 
-void nnue_update(const NnueNet *net, NnueAcc *stack, int ply) {
+/* The lazy update; `pockets` (a constant) lets deltas name pocket features. */
+static inline __attribute__((always_inline)) void update_impl(const NnueNet *net, NnueAcc *stack,
+                                                              int ply, const bool pockets) {
     int j = ply;
     while (!stack[j].computed) j--;   /* stack[0] is always computed */
     for (j++; j <= ply; j++) {
         NnueAcc *a = &stack[j];
         for (int p = 0; p < 2; p++) {
             const int16_t *add[2], *sub[2];
-            for (int k = 0; k < a->nadd; k++) add[k] = row(net, p, a->add_pc[k], a->add_sq[k]);
-            for (int k = 0; k < a->nsub; k++) sub[k] = row(net, p, a->sub_pc[k], a->sub_sq[k]);
+            for (int k = 0; k < a->nadd; k++)
+                add[k] = pockets ? row_any(net, p, a->add_pc[k], a->add_sq[k])
+                                 : row(net, p, a->add_pc[k], a->add_sq[k]);
+            for (int k = 0; k < a->nsub; k++)
+                sub[k] = pockets ? row_any(net, p, a->sub_pc[k], a->sub_sq[k])
+                                 : row(net, p, a->sub_pc[k], a->sub_sq[k]);
             apply_delta(a->acc[p], stack[j - 1].acc[p], add, a->nadd, sub, a->nsub);
         }
         a->computed = true;
     }
+}
+
+void nnue_update(const NnueNet *net, NnueAcc *stack, int ply) { update_impl(net, stack, ply, false); }
+
+void nnue_update_variant(const NnueNet *net, NnueAcc *stack, int ply) {
+    update_impl(net, stack, ply, true);
 }
 
 /* ---------- output layer ---------- */

@@ -4,6 +4,7 @@
 #include "eval.h"
 #include "movegen.h"
 #include "nnue.h"
+#include "variant.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,11 +61,42 @@ int pb_engine_get_eval(PbEngine *e) {
     return eval;
 }
 
+/* A net from `path` that must be one of `variant` (VAR_*): PB_ERR_NET_FORMAT
+ * naming both variants when it is another's. */
+static int load_for(const char *path, int variant, NnueNet **out, char *err, size_t errlen) {
+    int rc = nnue_load_file(path, out, err, errlen);
+    if (rc) return rc;
+    if ((*out)->variant != variant) {
+        if (err && errlen)
+            snprintf(err, errlen, "%s: a net for %s, not for %s%s", path, variant_name((*out)->variant),
+                     variant_name(variant), variant == VAR_STANDARD ? " (load it as that variant's net)" : "");
+        nnue_free(*out);
+        *out = NULL;
+        return PB_ERR_NET_FORMAT;
+    }
+    return PB_OK;
+}
+
+int pb_nnue_check_file_for(const char *path, const char *variant, char *name, size_t namelen,
+                           char *err, size_t errlen) {
+    int v = variant_from_name(variant);
+    if (v < 0) {
+        if (err && errlen) snprintf(err, errlen, "unknown variant '%s'", variant ? variant : "");
+        return PB_ERR_VARIANT;
+    }
+    NnueNet *net;
+    int rc = load_for(path, v, &net, err, errlen);
+    if (rc) return rc;
+    if (name && namelen) snprintf(name, namelen, "%s", net->name);
+    nnue_free(net);
+    return PB_OK;
+}
+
 int pb_engine_load_net(PbEngine *e, const char *path, char *err, size_t errlen) {
     if (err && errlen) err[0] = '\0';
     NnueNet *net = NULL;
     if (path && path[0]) {
-        int rc = nnue_load_file(path, &net, err, errlen);
+        int rc = load_for(path, VAR_STANDARD, &net, err, errlen);
         if (rc) return rc;
     }
     if (engine_lock_idle(e) != PB_OK) {
@@ -76,6 +108,43 @@ int pb_engine_load_net(PbEngine *e, const char *path, char *err, size_t errlen) 
     e->own_net = net;
     e->net = net ? net : nnue_default(NULL);
     if (e->use_nnue) forget_eval(e);
+    pthread_mutex_unlock(&e->ctl_lock);
+    return PB_OK;
+}
+
+int pb_engine_load_variant_net(PbEngine *e, const char *variant, const char *path, char *err,
+                               size_t errlen) {
+    if (err && errlen) err[0] = '\0';
+    int v = variant_from_name(variant);
+    if (v <= VAR_STANDARD || !board_variant_supported(v)) {
+        if (err && errlen)
+            snprintf(err, errlen, "'%s' is not a variant (standard chess's net is the EvalFile one)",
+                     variant ? variant : "");
+        return PB_ERR_VARIANT;
+    }
+    NnueNet *net = NULL;
+    if (path && path[0]) {
+        int rc = load_for(path, v, &net, err, errlen);
+        if (rc) return rc;
+    }
+    if (engine_lock_idle(e) != PB_OK) {
+        nnue_free(net);
+        if (err && errlen) snprintf(err, errlen, "cannot change the net while searching");
+        return PB_ERR_BUSY;
+    }
+    nnue_free(e->variant_net[v]);
+    e->variant_net[v] = net;
+    if (e->use_nnue) forget_eval(e);
+    pthread_mutex_unlock(&e->ctl_lock);
+    return PB_OK;
+}
+
+int pb_engine_variant_net_name(PbEngine *e, const char *variant, char *out, size_t outlen) {
+    if (!out || outlen < 16) return PB_ERR_ARG;
+    int v = variant_from_name(variant);
+    if (v <= VAR_STANDARD) return PB_ERR_VARIANT;
+    pthread_mutex_lock(&e->ctl_lock);
+    snprintf(out, outlen, "%s", e->variant_net[v] ? e->variant_net[v]->name : "");
     pthread_mutex_unlock(&e->ctl_lock);
     return PB_OK;
 }
@@ -99,7 +168,8 @@ static uint64_t rng_next(uint64_t *s) {   /* splitmix64 */
 
 static void count_kind(const Board *b, Move m, PbNnueCheckStats *st) {
     int kind = move_kind(m);
-    if (kind == MOVE_CASTLE) st->castles++;
+    if (b->variant == VAR_CRAZYHOUSE && move_is_drop(m)) st->drops++;
+    else if (kind == MOVE_CASTLE) st->castles++;
     else if (kind == MOVE_EP) { st->en_passants++; st->captures++; }
     else {
         if (kind == MOVE_PROMO) st->promotions++;
@@ -107,21 +177,25 @@ static void count_kind(const Board *b, Move m, PbNnueCheckStats *st) {
     }
 }
 
-int pb_nnue_check_walk(PbEngine *e, const char *fen, int chess960, int steps, uint64_t seed,
-                       PbNnueCheckStats *stats) {
-    if (!fen || steps < 0) return PB_ERR_ARG;
+/* The walk of pb_nnue_check_walk(_variant): with `var`, the variant's push
+ * and update (pockets), as the variant search makes them. */
+static int check_walk(PbEngine *e, int variant, const char *fen, int chess960, int steps,
+                      uint64_t seed, PbNnueCheckStats *stats) {
+    if (!fen || steps < 0 || variant < 0) return PB_ERR_ARG;
     PbNnueCheckStats st;
     memset(&st, 0, sizeof st);
     if (stats) *stats = st;
     /* Held for the whole walk: a concurrent load_net must not free the net. */
     if (engine_lock_idle(e) != PB_OK) return PB_ERR_BUSY;
-    const NnueNet *net = e->net;
+    const bool var = variant != VAR_STANDARD;
+    const NnueNet *net = var ? e->variant_net[variant] : e->net;
     Board *b = malloc(sizeof *b);
     NnueAcc *stack = aligned_alloc(64, sizeof(NnueAcc) * NNUE_STACK);
     NnueAcc *fresh = aligned_alloc(64, sizeof(NnueAcc));
     int rc = PB_OK;
     if (!b || !stack || !fresh) { rc = PB_ERR_NOMEM; goto done; }
-    rc = board_set_fen(b, fen, chess960 != 0, NULL, 0);
+    if (!net) { rc = PB_ERR_ARG; goto done; }   /* no net loaded for the variant */
+    rc = board_set_fen_variant(b, fen, variant, chess960 != 0, NULL, 0);
     if (rc) goto done;
     nnue_refresh(net, &stack[0], b);
     int ply = 0, mismatches = 0;
@@ -146,16 +220,24 @@ int pb_nnue_check_walk(PbEngine *e, const char *fen, int chess960, int steps, ui
             st.nulls++;
         } else {
             Move m = list.moves[(r >> 16) % (uint64_t)list.count];
-            /* A quarter of the time prefer a rare delta shape when there is one. */
+            /* A quarter of the time prefer a rare delta shape when there is
+             * one (a capture too in crazyhouse, where drops are most moves). */
             if ((r >> 12) % 4 == 0) {
                 Move rare[MAX_MOVES];
                 int n = 0;
-                for (int i = 0; i < list.count; i++)
-                    if (move_kind(list.moves[i]) != MOVE_NORMAL) rare[n++] = list.moves[i];
+                for (int i = 0; i < list.count; i++) {
+                    Move x = list.moves[i];
+                    bool zh = b->variant == VAR_CRAZYHOUSE;
+                    if (zh ? !move_is_drop(x) && (move_kind(x) != MOVE_NORMAL ||
+                                                  b->squares[move_to(x)] != NO_PIECE)
+                           : move_kind(x) != MOVE_NORMAL)
+                        rare[n++] = x;
+                }
                 if (n) m = rare[(r >> 24) % (uint64_t)n];
             }
             count_kind(b, m, &st);
-            nnue_push_move(stack, ply, b, m);
+            if (var) nnue_push_move_variant(stack, ply, b, m);
+            else nnue_push_move(stack, ply, b, m);
             if (!board_make_move(b, m)) { rc = PB_ERR_HISTORY; goto done; }
             ply++;
             st.makes++;
@@ -163,7 +245,8 @@ int pb_nnue_check_walk(PbEngine *e, const char *fen, int chess960, int steps, ui
         /* Evaluate only some plies, so the lazy update also has to catch up
          * over several moves (and unmade ones never get computed). */
         if ((r >> 40) % 3 == 0) continue;
-        nnue_update(net, stack, ply);
+        if (var) nnue_update_variant(net, stack, ply);
+        else nnue_update(net, stack, ply);
         nnue_refresh(net, fresh, b);
         st.checked++;
         if (memcmp(stack[ply].acc, fresh->acc, sizeof fresh->acc) != 0 ||
@@ -178,6 +261,18 @@ done:
     free(fresh);
     if (stats) *stats = st;
     return rc;
+}
+
+int pb_nnue_check_walk(PbEngine *e, const char *fen, int chess960, int steps, uint64_t seed,
+                       PbNnueCheckStats *stats) {
+    return check_walk(e, VAR_STANDARD, fen, chess960, steps, seed, stats);
+}
+
+int pb_nnue_check_walk_variant(PbEngine *e, const char *variant, const char *fen, int steps,
+                               uint64_t seed, PbNnueCheckStats *stats) {
+    int v = variant_from_name(variant);
+    if (v <= VAR_STANDARD) return PB_ERR_VARIANT;
+    return check_walk(e, v, fen, 0, steps, seed, stats);
 }
 
 static double now_ns(void) {

@@ -157,10 +157,12 @@ static inline bool is_noisy(const Board *b, Move m, bool var) {
 
 /* Static eval of the thread's board at `ply`, from the side to move's view.
  * The NNUE output is kept out of the mate range whatever the net; a variant
- * has its own hand-crafted eval (variant_eval.h), never the NNUE. */
+ * uses its own net when one is loaded (sh->net), else its hand-crafted eval
+ * (variant_eval.h). */
 SEARCH_BODY int evaluate(SearchThread *t, int ply, bool var) {
-    if (var) return clamp_eval(variant_eval(&t->board));
     const NnueNet *net = t->sh->net;
+    if (var) return clamp_eval(net ? nnue_evaluate_variant(net, t->nnue, ply, &t->board)
+                                   : variant_eval(&t->board));
     if (!net) return eval_evaluate(&t->board);
     return clamp_eval(nnue_evaluate(net, t->nnue, ply, &t->board));
 }
@@ -205,7 +207,10 @@ static inline bool tt_refines(const TTHit *h, int v) {
 
 /* board_make_move plus the NNUE delta for the child's accumulator. */
 SEARCH_BODY bool make_move(SearchThread *t, int ply, Move m, bool var) {
-    if (!var && t->sh->net) nnue_push_move(t->nnue, ply, &t->board, m);
+    if (t->sh->net) {
+        if (var) nnue_push_move_variant(t->nnue, ply, &t->board, m);
+        else nnue_push_move(t->nnue, ply, &t->board, m);
+    }
     return board_make_move(&t->board, m);
 }
 
@@ -389,7 +394,7 @@ SEARCH_BODY bool null_move_prunes(SearchThread *t, const Node *n, bool var, int 
     int r = NMP_BASE_R + n->depth / NMP_DEPTH_DIV +
             ((adj_eval - beta) / NMP_EVAL_DIV < NMP_EVAL_MAX_R ? (adj_eval - beta) / NMP_EVAL_DIV : NMP_EVAL_MAX_R);
     stack_push(t, ply, MOVE_NULL, 0);
-    if (!var && t->sh->net) nnue_push_null(t->nnue, ply);
+    if (t->sh->net) nnue_push_null(t->nnue, ply);
     board_make_null(b);
     int s = -NEGAMAX(var)(t, -beta, -beta + 1, n->depth - 1 - r, ply + 1, !n->cut_node);
     board_unmake_null(b);

@@ -34,7 +34,9 @@ enum { MOVE_KING_PROMO = MOVE_CASTLE };
 #define MOVE_NULL ((Move)65) /* from=1,to=1: never a legal move */
 
 /* The rule set of a Board (variant.h names them). Standard is 0 so that
- * one test of `variant` sends every other rule set off the hot paths. */
+ * one test of `variant` sends every other rule set off the hot paths. The
+ * numbers are written in files (a v3 net's header, datagen's v2 records:
+ * docs/nnue.md): never renumber them. */
 enum {
     VAR_STANDARD = 0, VAR_KOTH, VAR_THREECHECK, VAR_RACINGKINGS, VAR_HORDE,
     VAR_ANTICHESS, VAR_ATOMIC, VAR_CRAZYHOUSE, VAR_COUNT

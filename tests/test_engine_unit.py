@@ -2,7 +2,8 @@
 unit_main.c), in the optimised build and under ASan/UBSan: repetition relative
 to the search root, TT ageing, and what the C API promises about freeing,
 stopping and configuring an engine while another thread searches; the NNUE
-accumulators, net validation and an NNUE search (sanitizers catch over-reads);
+accumulators, net validation and an NNUE search, a crazyhouse net's too (sanitizers
+catch over-reads);
 the move picker hands out every legal move once, in falling score order."""
 
 from __future__ import annotations
@@ -13,8 +14,8 @@ import pytest
 from test_c_builds import ENGINE, build
 
 CHECKS = ["repetition_root", "tt_age_refresh", "api_free_during_search", "api_stop_race",
-          "api_setters_race", "nnue_walk", "nnue_parse", "nnue_search", "key_after", "is_legal",
-          "picker"]
+          "api_setters_race", "nnue_walk", "nnue_parse", "nnue_search", "nnue_crazyhouse",
+          "key_after", "is_legal", "picker"]
 
 
 @pytest.fixture(scope="module", params=["magic", "san"])

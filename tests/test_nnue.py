@@ -29,6 +29,7 @@ from bot.uci import UciSession
 
 sys.path.insert(0, str(ROOT / "tools" / "nnue"))
 import pbnn  # noqa: E402
+import reference  # noqa: E402
 from make_random_net import make as make_net  # noqa: E402
 from widen_net import widen  # noqa: E402
 
@@ -254,7 +255,7 @@ def _bad_files(tmp_path: Path) -> dict[str, tuple[Path, str]]:
     flipped = bytearray(good)
     flipped[1000] ^= 0x40
     magic = b"NOTANNET" + good[8:]
-    version = good[:8] + struct.pack("<I", 3) + good[12:]
+    version = good[:8] + struct.pack("<I", 4) + good[12:]
     hidden = good[:16] + struct.pack("<I", 512) + good[20:]
     big_out = make_net(1)
     big_out.out_weight[3] = 300
@@ -432,3 +433,237 @@ def test_config_engine_eval_reaches_the_pool_engines() -> None:
         pool.release(eng).result(timeout=30)
     finally:
         pool.close()
+
+
+# ---- (e) a variant's net (format v3): crazyhouse, with pocket inputs ----
+
+# Crazyhouse positions for the walks and evals: pockets of every type, promoted pieces
+# (a captured one goes to the pocket as a pawn), a pocket above a cap (three queens).
+ZH_FENS = [
+    "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR[] w KQkq - 0 1",
+    "r1bqk2r/ppp2ppp/2n5/3np3/1b6/2N2N2/PPPP1PPP/R1BQKB1R[Pp] w KQkq - 0 6",
+    "r7/p4k1p/6p1/BP6/B4P2/1P1r1PNn/nPP4R/4K2R[QNPPqbbppppp] b - - 1 40",
+    "k3Q~3/8/8/8/8/8/4r3/K7[] b - - 0 1",                  # Rxe8: a pawn to the pocket
+    "k7/Q~7/8/8/8/8/8/7K[] b - - 0 1",                      # Kxa7, the only move: the same
+    "r3k2r/pP3ppp/8/8/8/8/PPP2pPP/R3K2R[QQQnb] w KQkq - 0 20",  # promotions; 3 > cap 2
+]
+
+
+def _zh_net(seed: int, strong: bool = False) -> pbnn.Net:
+    """A crazyhouse net (8 buckets); `strong`: weights large enough for both clamps."""
+    if not strong:
+        return make_net(seed, 8, variant=pbnn.CRAZYHOUSE)
+    from array import array
+    rng = random.Random(seed)
+    n = pbnn.variant_inputs(pbnn.CRAZYHOUSE)
+    return pbnn.Net(array("h", (rng.randint(-120, 120) for _ in range(n * pbnn.HIDDEN))),
+                    array("h", (rng.randint(-150, 400) for _ in range(pbnn.HIDDEN))),
+                    array("h", (rng.randint(-6, 6) for _ in range(8 * 2 * pbnn.HIDDEN))),
+                    [rng.randint(-50000, 50000) for _ in range(8)], pbnn.CRAZYHOUSE)
+
+
+def _zh_random_fens(n: int, seed: int) -> list[str]:
+    """Crazyhouse games that like captures (full pockets), cut at random lengths."""
+    import chess.variant
+    rng = random.Random(seed)
+    fens = []
+    while len(fens) < n:
+        board = chess.variant.CrazyhouseBoard()
+        for _ in range(rng.randrange(2, 90)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            captures = [m for m in moves if board.is_capture(m)]
+            board.push(rng.choice(captures if captures and rng.random() < 0.6 else moves))
+        fens.append(board.fen())
+    return fens
+
+
+def _zh_eval(eng: Engine, fen: str) -> int:
+    eng.set_position(fen, [], False, "crazyhouse")
+    return eng.evaluate()
+
+
+def test_v3_file_layout_and_the_python_readers_agree(tmp_path: Path) -> None:
+    net = _zh_net(3)
+    data = net.to_bytes()
+    assert struct.unpack_from("<8sIII", data) == (b"PIBOTNN\0", 3, 828, pbnn.HIDDEN)
+    assert struct.unpack_from("<I", data, 36)[0] == 8
+    assert struct.unpack_from("<I12s", data, 48) == (pbnn.CRAZYHOUSE, bytes(12))
+    assert len(data) == pbnn.file_bytes(8, variant=pbnn.CRAZYHOUSE) == \
+        64 + 828 * 384 * 2 + 384 * 2 + 8 * (4 * 384 + 4)
+    # The checksum covers the variant word: the name changes with it.
+    assert pbnn.fnv1a64(data[48:]) == struct.unpack_from("<Q", data, 40)[0]
+    back = pbnn.parse(data)
+    assert back.variant == pbnn.CRAZYHOUSE and back.to_bytes() == data
+    path = tmp_path / "zh.pbnn"
+    path.write_bytes(data)
+    ref = reference.read_pbnn(path)
+    assert ref.variant == pbnn.CRAZYHOUSE and ref.ft_weight.shape == (828, pbnn.HIDDEN)
+    assert ref.name == pbnn.name_of(data)
+    out = tmp_path / "again.pbnn"
+    reference.write_pbnn(out, ref)
+    assert out.read_bytes() == data
+
+
+def test_crazyhouse_accumulators_after_drops_and_captures_equal_a_refresh(
+        tmp_path: Path) -> None:
+    path = tmp_path / "zh.pbnn"
+    path.write_bytes(_zh_net(5).to_bytes())
+    total = dict.fromkeys(("makes", "checked", "drops", "captures", "promotions", "castles",
+                           "nulls", "unmakes"), 0)
+    with Engine(hash_mb=1, threads=1) as eng:
+        eng.load_variant_net("crazyhouse", str(path))
+        for i, fen in enumerate([*ZH_FENS, *_zh_random_fens(3, 9)]):
+            bad, stats = sb.nnue_check_walk(eng._ptr, fen, False, 5000, i + 1, "crazyhouse")
+            assert bad == 0, f"{bad} accumulator mismatches from {fen} ({stats})"
+            for key in total:
+                total[key] += stats[key]
+    assert total["checked"] > 20000
+    for key in ("drops", "captures", "promotions", "nulls", "unmakes"):
+        assert total[key] > 20, (key, total)
+    assert total["castles"] > 5, total     # drops soon fill the squares between
+
+
+@pytest.mark.parametrize("strong", [False, True])
+def test_crazyhouse_c_eval_equals_python_reference(tmp_path: Path, strong: bool) -> None:
+    net = _zh_net(7, strong)
+    data = net.to_bytes()
+    path = tmp_path / "zh.pbnn"
+    path.write_bytes(data)
+    ref = reference.read_pbnn(path)
+    fens = [*ZH_FENS, *_zh_random_fens(40, 13)]
+    pockets = sum(1 for fen in fens if fen.split()[0].split("[")[1] != "]")
+    assert pockets >= 30
+    with Engine(hash_mb=1, threads=1) as eng:
+        eng.load_variant_net("crazyhouse", str(path))
+        assert eng.variant_net_name("crazyhouse") == pbnn.name_of(data)
+        for fen in fens:
+            expected = pbnn.evaluate(net, fen)
+            assert abs(expected) < EVAL_LIMIT, "pick weights whose evals are not clamped"
+            assert reference.evaluate(ref, fen) == expected, fen
+            assert _zh_eval(eng, fen) == expected, fen
+    # The pocket inputs count: the same board with another pocket evaluates otherwise,
+    # and a count above the cap (three queens, cap 2) adds nothing more.
+    board = "r3k2r/pP3ppp/8/8/8/8/PPP2pPP/R3K2R"
+    e = {p: pbnn.evaluate(net, f"{board}[{p}] w KQkq - 0 20") for p in ("", "QQ", "QQQ", "n")}
+    assert e[""] != e["QQ"] == e["QQQ"] != e["n"]
+
+
+def test_a_crazyhouse_net_plays_crazyhouse_only(tmp_path: Path) -> None:
+    zh = tmp_path / "zh.pbnn"
+    zh.write_bytes(_zh_net(5).to_bytes())
+    fen = ZH_FENS[1]
+    with Engine(hash_mb=8, threads=1) as eng:
+        std_before = _engine_eval(eng, WALK_FENS[1])
+        hce_zh = _zh_eval(eng, fen)
+        eng.load_variant_net("crazyhouse", str(zh))
+        assert _engine_eval(eng, WALK_FENS[1]) == std_before       # standard: unchanged
+        assert _zh_eval(eng, fen) == pbnn.evaluate(pbnn.parse(zh.read_bytes()), fen)
+        res = eng.search(SearchLimits(depth=6))
+        assert res.bestmove and res.nodes > 0
+        eng.set_position(None, [], False, "3check")                  # another variant: its HCE
+        assert eng.search(SearchLimits(depth=4)).bestmove
+        eng.set_eval("hce")                                          # UseNNUE off: the HCE
+        assert _zh_eval(eng, fen) == hce_zh
+        eng.set_eval("nnue")
+        eng.load_variant_net("crazyhouse", None)                     # unloaded: the HCE
+        assert eng.variant_net_name("crazyhouse") == "" and _zh_eval(eng, fen) == hce_zh
+
+
+def test_variant_nets_are_refused_where_they_do_not_belong(tmp_path: Path) -> None:
+    zh = tmp_path / "zh.pbnn"
+    zh.write_bytes(_zh_net(5).to_bytes())
+    atomic = make_net(5)
+    atomic.variant = pbnn.VARIANTS.index("atomic")
+    cases = {
+        "atomic": (atomic.to_bytes(), "names variant 6 (atomic), which no net"),
+        "reserved": (zh.read_bytes()[:60] + b"\1" + zh.read_bytes()[61:],
+                     "bytes 52..63 of a v3 header must be zero"),
+        "inputs": (zh.read_bytes()[:12] + struct.pack("<I", 768) + zh.read_bytes()[16:],
+                   "a crazyhouse net has 828 inputs, the header says 768"),
+    }
+    with Engine(hash_mb=1, threads=1) as eng:
+        with pytest.raises(NetFileError, match="a net for crazyhouse, not for chess"):
+            eng.load_net(str(zh))
+        with pytest.raises(NetFileError, match="a net for chess, not for crazyhouse"):
+            eng.load_variant_net("crazyhouse", str(DEFAULT_NET))
+        with pytest.raises(NetFileError, match="a net for crazyhouse, not for chess"):
+            sb.check_net_file(str(zh), "chess")
+        assert sb.check_net_file(str(zh)) == sb.check_net_file(str(zh), "crazyhouse")
+        from bot.engine.exceptions import VariantError
+        with pytest.raises(VariantError):
+            eng.load_variant_net("chess", str(zh))
+        for name, (data, why) in cases.items():
+            path = tmp_path / f"{name}.pbnn"
+            path.write_bytes(data)
+            with pytest.raises(NetFileError) as info:
+                eng.load_variant_net("crazyhouse", str(path))
+            assert why in str(info.value) and "\n" not in str(info.value), (name, info.value)
+            with pytest.raises(ValueError):
+                pbnn.parse(data)
+        assert eng.variant_net_name("crazyhouse") == "" and eng.net_name == \
+            pbnn.name_of(DEFAULT_NET.read_bytes())
+
+
+def test_the_overflow_guard_counts_the_variants_men(tmp_path: Path) -> None:
+    # 620 per weight and 600 of bias: 32 men stay inside int16 (20,440), the horde's
+    # 52 do not (32,840 > 32,767), so the same weights load as chess and not as horde.
+    from array import array
+    n = pbnn.INPUTS * pbnn.HIDDEN
+    chess_net = pbnn.Net(array("h", [620] * n), array("h", [600] * pbnn.HIDDEN),
+                         array("h", [1] * 2 * pbnn.HIDDEN), [0])
+    horde_net = pbnn.Net(chess_net.ft_weight, chess_net.ft_bias, chess_net.out_weight, [0],
+                         pbnn.VARIANTS.index("horde"))
+    (tmp_path / "c.pbnn").write_bytes(chess_net.to_bytes())
+    (tmp_path / "h.pbnn").write_bytes(horde_net.to_bytes())
+    assert sb.check_net_file(str(tmp_path / "c.pbnn"))
+    with pytest.raises(NetFileError, match="52 men"):
+        sb.check_net_file(str(tmp_path / "h.pbnn"))
+    quant = reference.read_pbnn(tmp_path / "c.pbnn")
+    quant.variant = pbnn.VARIANTS.index("horde")
+    with pytest.raises(reference.NetError, match="52 men"):
+        reference.write_pbnn(tmp_path / "h2.pbnn", quant)
+    # The guard holds because the FEN parser admits no more men than it counts.
+    from bot.engine.board import Board
+    from bot.engine.exceptions import FenError
+    with pytest.raises(FenError, match="more than 36 men"):
+        Board("rnbqkbnr/pppppppp/P7/1PP2PP1/PPPPPPPP/PPPPPPPP/PPPPPPPP/PPPPPPPP w kq - 0 1",
+              variant="horde")
+    with pytest.raises(FenError, match="more than 8 pawns"):
+        Board("rnbqkbnr/pppppppp/p7/8/8/8/PPPPPPPP/RNBQKBNR w - - 0 1", variant="antichess")
+
+
+def test_uci_evalfilecrazyhouse_loads_checks_and_searches(tmp_path: Path) -> None:
+    zh = tmp_path / "zh.pbnn"
+    zh.write_bytes(_zh_net(5).to_bytes())
+    name = pbnn.name_of(zh.read_bytes())
+    fen = ZH_FENS[1]
+    lines = _uci([
+        "uci",
+        f"setoption name EvalFileCrazyhouse value {DEFAULT_NET}",
+        f"setoption name EvalFile value {zh}",
+        f"setoption name EvalFileCrazyhouse value {zh}",
+        "setoption name UCI_Variant value crazyhouse",
+        f"position fen {fen}",
+        "eval",
+        "go depth 5",
+        "isready",
+        "setoption name EvalFileCrazyhouse value <empty>",
+        "eval",
+        "quit",
+    ])
+    assert "option name EvalFileCrazyhouse type string default <empty>" in lines
+    refused = [ln for ln in lines if "not loaded" in ln]
+    assert len(refused) == 2, lines
+    assert refused[0].startswith("info string EvalFileCrazyhouse not loaded") and \
+        "a net for chess, not for crazyhouse" in refused[0] and \
+        "keeping no net (the hand-crafted eval)" in refused[0]
+    assert refused[1].startswith("info string EvalFile not loaded") and \
+        "a net for crazyhouse, not for chess" in refused[1]
+    assert f"info string EvalFileCrazyhouse {zh} loaded: {name}" in lines
+    evals = [int(ln.split()[2]) for ln in lines if ln.startswith("Static eval:")]
+    assert evals[0] == pbnn.evaluate(pbnn.parse(zh.read_bytes()), fen)
+    with Engine(hash_mb=1, threads=1) as hce:
+        assert evals[1] == _zh_eval(hce, fen) != evals[0]
+    assert any(ln.startswith("bestmove ") for ln in lines)

@@ -351,3 +351,133 @@ def test_trainer_streams_every_position_once(datagen: Path, tmp_path: Path,
     assert len(seen) == len(want), (len(seen), len(want))
     # (sigmoid rounds differently in SIMD lanes and tails: equal to float precision)
     assert torch.allclose(seen.sort().values, want.sort().values, rtol=0, atol=1e-6)
+
+
+# ---- variants: datagen --variant, version-2 records, a crazyhouse net ----
+
+def _zh_fens(n: int, seed: int) -> list[str]:
+    """Crazyhouse positions of random capture-happy games: full pockets, promotions."""
+    import random
+
+    import chess.variant
+    rng = random.Random(seed)
+    fens: list[str] = []
+    while len(fens) < n:
+        board = chess.variant.CrazyhouseBoard()
+        for _ in range(rng.randrange(2, 120)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            captures = [m for m in moves if board.is_capture(m) or m.promotion]
+            board.push(rng.choice(captures if captures and rng.random() < 0.6 else moves))
+        fens.append(board.fen())
+    return fens
+
+
+def test_variant_records_round_trip_through_python_chess(datagen: Path, tmp_path: Path) -> None:
+    import chess.variant
+    import pbnn
+    cases = {
+        "crazyhouse": (chess.variant.CrazyhouseBoard, [
+            *_zh_fens(60, 5), "k3Q~3/8/8/8/8/8/4r3/K7[QQnnPPPpp] b - - 0 30"]),
+        "horde": (chess.variant.HordeBoard, [chess.variant.HordeBoard().fen()]),   # 52 men
+        "3check": (chess.variant.ThreeCheckBoard, [
+            "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 2+1 0 2"]),
+    }
+    for variant, (board_of, fens) in cases.items():
+        src = tmp_path / f"{variant}.epd"
+        src.write_text("\n".join(fens) + "\n")
+        out = tmp_path / f"{variant}.bin"
+        run(datagen, "--pack", src, out, "--variant", variant)
+        header, recs = posdata.open_records(out)
+        v = pbnn.VARIANTS.index(variant)
+        assert (header.version, header.variant, len(recs)) == (2, v, len(fens))
+        assert out.stat().st_size == 64 + 64 * len(fens)
+        feats, stm = posdata.features(np.asarray(recs))
+        assert feats.shape == (len(fens), pbnn.max_men(v))
+        for i, (fen, rec) in enumerate(zip(fens, recs, strict=True)):
+            assert board_of(posdata.record_fen(rec)).fen() == board_of(fen).fen(), variant
+            assert (int(rec["score"]), int(rec["result"]), int(rec["variant"])) == (
+                i + 1, (i + 1) % 3, v)
+            want, _, side = pbnn.features(fen, v)
+            assert sorted(int(f) for f in feats[i] if f != posdata.variant_pad(v)) == \
+                sorted(want), fen
+            assert stm[i] == side
+    # The pockets really were there, and capped features stop at the cap (QQ of QQ).
+    _, recs = posdata.open_records(tmp_path / "crazyhouse.bin")
+    assert int((recs["pockets"].sum(axis=(1, 2)) > 0).sum()) >= 40
+    assert int(recs["promoted"].astype(bool).sum()) >= 3
+
+
+def test_crazyhouse_games_are_legal_and_the_same_for_any_thread_count(
+        datagen: Path, tmp_path: Path) -> None:
+    import chess.variant
+    common = ["--variant", "crazyhouse", "--random-plies", 4, "--games", 6, "--nodes", 300,
+              "--seed", 3]
+    run(datagen, tmp_path / "t1.bin", *common, "--threads", 1)
+    run(datagen, tmp_path / "t2.bin", *common, "--threads", 2)
+    assert (tmp_path / "t1.bin").read_bytes() == (tmp_path / "t2.bin").read_bytes()
+    header, recs = posdata.open_records(tmp_path / "t1.bin")
+    # No crazyhouse net was given: the variant's hand-crafted eval played.
+    assert (header.version, header.variant, header.eval) == (2, 7, "hce")
+    assert sorted(set(recs["game"].tolist())) == list(range(6))
+    for game in games_of(np.asarray(recs)):
+        assert len(set(game["result"].tolist())) == 1 and game["result"][0] in (0, 1, 2)
+        for rec in game:
+            board = chess.variant.CrazyhouseBoard(posdata.record_fen(rec))
+            assert board.is_valid() and not board.is_check(), posdata.record_fen(rec)
+            assert abs(int(rec["score"])) < 1000
+    assert int((recs["pockets"].sum(axis=(1, 2)) > 0).sum()) > len(recs) // 3
+    # Appending needs a file of the same variant.
+    res = run(datagen, tmp_path / "t1.bin", "--random-plies", 4, "--games", 1, "--append",
+              ok=False)
+    assert res.returncode == 2 and "not a version 1 datagen file of chess" in res.stderr
+    for args, msg in ((["--variant", "shogi"], "--variant shogi: not a variant"),
+                      (["--variant-net", tmp_path / "n.pbnn"], "--variant-net needs --variant")):
+        res = run(datagen, tmp_path / "o.bin", "--random-plies", 4, *args, ok=False)
+        assert res.returncode == 2 and msg in res.stderr and res.stderr.count("\n") == 1
+
+
+def test_trainer_makes_a_crazyhouse_net_the_engine_evaluates_exactly(
+        datagen: Path, tmp_path: Path) -> None:
+    pytest.importorskip("torch")
+    import pbnn
+
+    from bot.engine import Engine, SearchLimits
+    data = tmp_path / "zh.bin"
+    run(datagen, data, "--variant", "crazyhouse", "--random-plies", 6, "--games", 24,
+        "--nodes", 200, "--threads", 2)
+    net = tmp_path / "zh.pbnn"
+    train = [sys.executable, str(ROOT / "tools" / "nnue" / "train.py")]
+    proc = subprocess.run([*train, str(data), "--out", str(net), "--epochs", "2", "--batch",
+                           "256", "--buckets", "8", "--device", "cpu"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "crazyhouse (828 inputs, at most 32 active)" in proc.stderr
+    quant = ref.read_pbnn(net)
+    assert (quant.variant, quant.buckets, quant.ft_weight.shape[0]) == (7, 8, 828)
+    # The pocket rows were trained (they moved from their initial draw).
+    assert np.abs(quant.ft_weight[768:]).sum() > 0
+    _, recs = posdata.open_records(data)
+    fens = [posdata.record_fen(r) for r in recs[::max(1, len(recs) // 30)]]
+    with Engine(hash_mb=4, threads=1) as eng:
+        eng.load_variant_net("crazyhouse", str(net))
+        for fen in fens:
+            eng.set_position(fen, [], False, "crazyhouse")
+            assert eng.evaluate() == ref.evaluate(quant, fen) == \
+                pbnn.evaluate(pbnn.parse(net.read_bytes()), fen), fen
+        assert eng.search(SearchLimits(depth=5)).bestmove
+    # One variant per net: standard records with crazyhouse ones are one error line,
+    # and so is a standard net as the crazyhouse net's --init.
+    std = tmp_path / "std.bin"
+    run(datagen, std, "--openings", OPENINGS, "--games", 10, "--nodes", 200)
+    proc = subprocess.run([*train, str(data), str(std), "--out", str(tmp_path / "x.pbnn"),
+                           "--device", "cpu"], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "records of several variants (chess, crazyhouse)" in \
+        proc.stderr and "Traceback" not in proc.stderr, proc.stderr
+    proc = subprocess.run([*train, str(data), "--out", str(tmp_path / "y.pbnn"), "--epochs",
+                           "0", "--init", str(ROOT / "engine_c" / "nets" / "default.pbnn"),
+                           "--buckets", "8", "--device", "cpu"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "is a net for chess, the data is crazyhouse's" in \
+        proc.stderr, proc.stderr

@@ -47,9 +47,10 @@ def default_net_name() -> str:
     return sb.default_net_name()
 
 
-def check_net_file(path: str) -> str:
-    """Validate a .pbnn file and return its name; NetFileError naming the problem."""
-    return sb.check_net_file(path)
+def check_net_file(path: str, variant: str | None = None) -> str:
+    """Validate a .pbnn file and return its name; NetFileError naming the problem.
+    With `variant` ("chess" for standard chess) it must be that variant's net."""
+    return sb.check_net_file(path, variant)
 
 
 def monotonic_us() -> int:
@@ -313,6 +314,17 @@ class Engine(Closing):
     @property
     def net_name(self) -> str:
         return sb.net_name(_live(self._ptr))
+
+    def load_variant_net(self, variant: str, path: str | None) -> None:
+        """The NNUE a variant (UCI_Variant's name) searches with, from a .pbnn of format v3
+        naming it (None = none: the variant's hand-crafted eval, the default).
+
+        NetFileError names the file and the problem; the engine keeps its net then."""
+        sb.load_variant_net(_live(self._ptr), variant, path)
+
+    def variant_net_name(self, variant: str) -> str:
+        """The name of the net loaded for `variant`, "" when none is."""
+        return sb.variant_net_name(_live(self._ptr), variant)
 
     # ---- inspection (UCI `d` / `eval`) ----
 

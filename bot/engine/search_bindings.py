@@ -282,11 +282,16 @@ def default_net_name() -> str:
     return c_str(lib.pb_nnue_default_name())
 
 
-def check_net_file(path: str) -> str:
-    """Validate a .pbnn file; its name, or NetFileError naming the file and the problem."""
+def check_net_file(path: str, variant: str | None = None) -> str:
+    """Validate a .pbnn file; its name, or NetFileError naming the file and the problem.
+    With `variant` ("chess" for standard chess) the net must be that variant's."""
     ensure_init()
     name, err = ffi.new("char[32]"), ffi.new("char[512]")
-    code = lib.pb_nnue_check_file(c_text(path, "net path"), name, 32, err, 512)
+    if variant is None:
+        code = lib.pb_nnue_check_file(c_text(path, "net path"), name, 32, err, 512)
+    else:
+        code = lib.pb_nnue_check_file_for(c_text(path, "net path"), c_text(variant, "variant"),
+                                          name, 32, err, 512)
     if code < 0:
         raise _net_error(code, err)
     return c_str(name)
@@ -326,6 +331,25 @@ def net_name(ptr: Any) -> str:
     return c_str(out)
 
 
+def load_variant_net(ptr: Any, variant: str, path: str | None) -> None:
+    """The net `variant` searches with (None or "" = none: its hand-crafted eval);
+    NetFileError if the file is bad or another variant's, VariantError for a name that
+    is not a variant."""
+    err = ffi.new("char[512]")
+    arg = ffi.NULL if not path else c_text(path, "net path")
+    code = lib.pb_engine_load_variant_net(ptr, c_text(variant, "variant"), arg, err, 512)
+    if code < 0:
+        raise _net_error(code, err)
+
+
+def variant_net_name(ptr: Any, variant: str) -> str:
+    """'pbnn-xxxxxxxx' of the net loaded for `variant`, "" when none."""
+    out = ffi.new("char[32]")
+    check(lib.pb_engine_variant_net_name(ptr, c_text(variant, "variant"), out, 32),
+          f"variant: {variant!r}")
+    return c_str(out)
+
+
 class CheckStats(TypedDict):
     makes: int
     unmakes: int
@@ -335,18 +359,24 @@ class CheckStats(TypedDict):
     castles: int
     en_passants: int
     promotions: int
+    drops: int
 
 
 def nnue_check_walk(ptr: Any, fen: str, chess960: bool, steps: int,
-                    seed: int) -> tuple[int, CheckStats]:
-    """(mismatches, what was played) of the C accumulator self-check (tests)."""
+                    seed: int, variant: str | None = None) -> tuple[int, CheckStats]:
+    """(mismatches, what was played) of the C accumulator self-check (tests); with
+    `variant`, in that variant's position with the net loaded for it."""
     st = ffi.new("PbNnueCheckStats *")
-    code = check(lib.pb_nnue_check_walk(ptr, c_text(fen, "FEN"), int(chess960), steps, seed, st),
-                 f"FEN: {fen!r}")
+    if variant is None:
+        code = lib.pb_nnue_check_walk(ptr, c_text(fen, "FEN"), int(chess960), steps, seed, st)
+    else:
+        code = lib.pb_nnue_check_walk_variant(ptr, c_text(variant, "variant"),
+                                              c_text(fen, "FEN"), steps, seed, st)
+    code = check(code, f"FEN: {fen!r}")
     stats = CheckStats(makes=int(st.makes), unmakes=int(st.unmakes), nulls=int(st.nulls),
                        checked=int(st.checked), captures=int(st.captures),
                        castles=int(st.castles), en_passants=int(st.en_passants),
-                       promotions=int(st.promotions))
+                       promotions=int(st.promotions), drops=int(st.drops))
     return code, stats
 
 

@@ -25,10 +25,14 @@ from bot.uci.state import UciOptions, UciState
 
 # UCI_Variant's values, as Fairy-Stockfish names them. The engine has the
 # rules of each (position, go perft, d) and searches each with its own
-# hand-crafted evaluation (engine_c/variant_eval.h; the NNUE is standard
-# chess's only). Book and tablebase answer standard chess only.
+# hand-crafted evaluation (engine_c/variant_eval.h), or with a net of that
+# variant where an EvalFile<Variant> option loads one (docs/nnue.md). Book and
+# tablebase answer standard chess only.
 UCI_VARIANTS = ("chess", "crazyhouse", "atomic", "antichess", "kingofthehill", "3check",
                 "racingkings", "horde")
+# Variants with a net option: option name -> UCI_Variant name. A variant joins
+# when a net of it has been trained (format v3, docs/nnue.md).
+VARIANT_NET_OPTIONS = {"EvalFileCrazyhouse": "crazyhouse"}
 
 _SOURCE_OPTIONS = ("ownbook", "bookfile", "bookselection", "bookdepth", "bookseed",
                    "syzygypath", "syzygyprobelimit")
@@ -48,6 +52,7 @@ def option_lines() -> list[str]:
         + " ".join(f"var {v}" for v in UCI_VARIANTS),
         f"option name UseNNUE type check default {str(o.use_nnue).lower()}",
         "option name EvalFile type string default <empty>",
+        *(f"option name {name} type string default <empty>" for name in VARIANT_NET_OPTIONS),
         f"option name MultiPV type spin default {o.multipv} min 1 max {MAX_MULTIPV}",
         f"option name UCI_LimitStrength type check default {str(o.limit_strength).lower()}",
         f"option name UCI_Elo type spin default {o.elo} min {MIN_ELO} max {MAX_ELO}",
@@ -102,6 +107,8 @@ class OptionSetter:
                 eng.set_eval("nnue" if opts.use_nnue else "hce")
         elif name == "evalfile":
             self._set_eval_file(value)
+        elif name in _VARIANT_NET_NAMES:
+            self._set_variant_eval_file(_VARIANT_NET_NAMES[name], value)
         elif name in ("multipv", "uci_limitstrength", "uci_elo"):
             self._set_play_option(name, value)
         elif name == "clear hash":
@@ -197,7 +204,7 @@ class OptionSetter:
                                   f"file; keeping {keep}")
             return
         try:
-            name = check_net_file(path) if path else None
+            name = check_net_file(path, "chess") if path else None
             if self._state.loaded is not None:
                 self._state.loaded.load_net(path or None)
         except NetFileError as exc:
@@ -206,6 +213,32 @@ class OptionSetter:
         opts.eval_file = path
         if name is not None:
             self._out.info_string(f"EvalFile {path} loaded: {name}")
+
+
+    def _set_variant_eval_file(self, option: str, value: str) -> None:
+        """A variant's net (EvalFileCrazyhouse ...), checked now like EvalFile's; empty
+        = none, the variant's hand-crafted eval."""
+        variant = VARIANT_NET_OPTIONS[option]
+        nets = self._state.opts.variant_nets
+        path = "" if value in ("", "<empty>") else value
+        keep = nets.get(variant) or "no net (the hand-crafted eval)"
+        if path and not _is_regular(path):
+            self._out.info_string(f"{option} not loaded: {quote(path)} is not a regular "
+                                  f"file; keeping {keep}")
+            return
+        try:
+            name = check_net_file(path, variant) if path else None
+            if self._state.loaded is not None:
+                self._state.loaded.load_variant_net(variant, path or None)
+        except NetFileError as exc:
+            self._out.info_string(f"{option} not loaded: {exc}; keeping {keep}")
+            return
+        nets[variant] = path
+        if name is not None:
+            self._out.info_string(f"{option} {path} loaded: {name}")
+
+
+_VARIANT_NET_NAMES = {name.lower(): name for name in VARIANT_NET_OPTIONS}
 
 
 def _is_regular(path: str) -> bool:

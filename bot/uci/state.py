@@ -31,6 +31,8 @@ class UciOptions:
     variant: str = "chess"  # UCI_Variant (bot/uci/options.py's UCI_VARIANTS)
     use_nnue: bool = DEFAULT_EVAL == "nnue"
     eval_file: str = ""  # "" = the net built into the engine
+    # A variant's net (EvalFileCrazyhouse ...): UCI_Variant name -> path ("" = none)
+    variant_nets: dict[str, str] = field(default_factory=dict)
     multipv: int = 1
     limit_strength: bool = False  # UCI_LimitStrength: play at UCI_Elo
     elo: int = DEFAULT_UCI_ELO
@@ -52,6 +54,8 @@ class UciState:
             eng.set_option(move_overhead_ms=o.move_overhead_ms, multipv=o.multipv)
             eng.strength.set(o.elo if o.limit_strength else None)
             eng.load_net(o.eval_file or None)
+            for variant, path in o.variant_nets.items():
+                eng.load_variant_net(variant, path or None)
             eng.set_eval("nnue" if o.use_nnue else "hce")
             eng.new_game()  # fault the table in now, not during a timed search
             eng.set_position(self.fen, self.moves, o.chess960, o.variant)

@@ -12,8 +12,11 @@
  * +-win-cp for win-plies plies in a row, a draw when from fullmove
  * draw-after on |score| <= draw-cp for draw-plies plies in a row.
  * Kept: positions the engine searched with the side to move not in check,
- * its best move neither a capture nor a promotion, and a score that is not
- * a mate score with |score| < win-cp.
+ * its best move neither a capture nor a promotion (a crazyhouse drop is
+ * quiet), and a score that is not a mate score with |score| < win-cp.
+ * --variant NAME plays a variant (UCI_Variant's names: crazyhouse, atomic,
+ * ...): its start position or --openings FENs under its rules, its own game
+ * ends, and the engine's eval for it (its hand-crafted one, or --variant-net).
  *
  * Determinism: a game depends only on (seed, game number, the arguments,
  * the engine build): its randomness comes from a generator seeded with
@@ -24,7 +27,7 @@
  *
  * File: a 32-byte header then records (little-endian):
  *   header: "PIBOTPOS" | u32 version 1 | u32 record size 32 | u64 seed |
- *           u32 nodes | u32 eval (0 HCE, 1 NNUE)
+ *           u32 nodes | u32 eval (0 HCE, 1 NNUE: the eval that played)
  *   record: u64 occupancy (bit = square, a1 = 0) | 16 bytes of 4-bit pieces
  *           for the occupied squares in ascending order, low nibble first
  *           (bits 0-2: 0 pawn .. 5 king, 6 = rook with a castling right;
@@ -32,6 +35,13 @@
  *           | u8 halfmove clock | u16 fullmove | i16 score (cp, White's view)
  *           | u8 result (0 Black won, 1 draw, 2 White won) | u8 game number
  *           mod 256 (the trainer's validation split)
+ * A variant's file is version 2: a 64-byte header (the 32 above with version
+ * 2 and record size 64, then u32 variant (VAR_* of types.h), 28 zero bytes)
+ * and 64-byte records: the 32 bytes above, then
+ *           16 bytes of 4-bit pieces 33..64 (the horde's) | u8 variant |
+ *           u8 pockets[2][5] (white, black; pawn .. queen) | u8 three-check
+ *           checks left (white low nibble, black high) | u32 promoted marks
+ *           (bit i: the i-th occupied square holds a promoted piece; crazyhouse)
  * Only whole games are written, each with one fwrite under the writer; a
  * SIGINT/SIGTERM ends the run after the games already finished in order.
  *
@@ -54,13 +64,18 @@
 #include "../movegen.h"
 #include "../notation.h"
 #include "../pibot_nnue_api.h"
+#include "../variant.h"
 #include "polyglot_random.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "datagen writes its file in host order: little-endian hosts only"
 #endif
 
-enum { REC_SIZE = 32, HEADER_SIZE = 32, VERSION = 1, MAX_GAME_PLIES = 1000 };
+enum {
+    REC_SIZE = 32, HEADER_SIZE = 32, VERSION = 1,                 /* standard chess */
+    REC_SIZE_VAR = 64, HEADER_SIZE_VAR = 64, VERSION_VAR = 2,     /* a variant */
+    MAX_GAME_PLIES = 1000
+};
 static const char MAGIC[8] = {'P', 'I', 'B', 'O', 'T', 'P', 'O', 'S'};
 
 typedef struct {
@@ -69,6 +84,8 @@ typedef struct {
     int64_t first, games, positions;
     uint64_t seed;
     const char *book, *openings, *net;
+    const char *variant_name, *variant_net;   /* --variant (NULL: chess), --variant-net */
+    int variant;                              /* VAR_* */
     int book_plies, random_plies, max_plies;
     int win_cp, win_plies, draw_cp, draw_plies, draw_after;
     int append;
@@ -83,7 +100,7 @@ typedef struct {
     int64_t index;
     int n, result;           /* result: 0 Black won, 1 draw, 2 White won; -1 skipped */
     int done;                /* finished, waiting for the writer */
-    uint8_t recs[MAX_GAME_PLIES][REC_SIZE];
+    uint8_t recs[MAX_GAME_PLIES * REC_SIZE_VAR];  /* n records of rec_size(o) bytes */
 } Game;
 
 typedef struct {
@@ -218,8 +235,25 @@ static Move book_move(const Shared *s, Board *b, uint64_t *rng) {
 
 /* ------------------------------------------------------------------ records */
 
+static int rec_size(const Options *o) { return o->variant ? REC_SIZE_VAR : REC_SIZE; }
+static int header_size(const Options *o) { return o->variant ? HEADER_SIZE_VAR : HEADER_SIZE; }
+
+/* A variant record's tail (bytes 48..63; pieces 33..64 are packed with the rest). */
+static void pack_variant(const Board *b, uint8_t *r) {
+    r[48] = b->variant;
+    for (int c = 0; c < 2; c++)
+        for (int t = PAWN; t < KING; t++) r[49 + 5 * c + t - 1] = b->pocket[c][t];
+    if (b->variant == VAR_THREECHECK) r[59] = (uint8_t)(b->checks_left[WHITE] | b->checks_left[BLACK] << 4);
+    uint32_t marks = 0;
+    int i = 0;
+    for (Bitboard bb = b->by_type[0]; bb && i < 32; bb &= bb - 1, i++)
+        if (b->promoted & (bb & -bb)) marks |= 1u << i;
+    memcpy(r + 60, &marks, 4);
+}
+
 static void pack(const Board *b, int white_cp, int result, int64_t game, uint8_t *r) {
-    memset(r, 0, REC_SIZE);
+    bool var = b->variant != VAR_STANDARD;
+    memset(r, 0, var ? REC_SIZE_VAR : REC_SIZE);
     uint64_t occ = b->by_type[0];
     memcpy(r, &occ, 8);
     int i = 0;
@@ -227,7 +261,8 @@ static void pack(const Board *b, int white_cp, int result, int64_t game, uint8_t
         int sq = __builtin_ctzll(bb), p = b->squares[sq], t = piece_type(p) - 1;
         for (int k = 0; k < 4 && t == ROOK - 1; k++)
             if ((b->castling & (1 << k)) && b->castle_rook[k] == sq) t = 6;
-        r[8 + i / 2] |= (uint8_t)((t | piece_color(p) << 3) << (4 * (i & 1)));
+        /* pieces 1..32 in bytes 8..23, a variant's 33..64 in bytes 32..47 */
+        r[(i < 32 ? 8 : 16) + i / 2] |= (uint8_t)((t | piece_color(p) << 3) << (4 * (i & 1)));
     }
     r[24] = (uint8_t)(b->side << 7 | (b->ep == SQ_NONE ? 64 : b->ep));
     r[25] = (uint8_t)(b->rule50 > 255 ? 255 : b->rule50);
@@ -237,21 +272,31 @@ static void pack(const Board *b, int white_cp, int result, int64_t game, uint8_t
     memcpy(r + 28, &sc, 2);
     r[30] = (uint8_t)result;
     r[31] = (uint8_t)(game & 255);
+    if (var) pack_variant(b, r);
 }
 
 static void write_header(uint8_t *h, const Options *o) {
-    memset(h, 0, HEADER_SIZE);
+    memset(h, 0, (size_t)header_size(o));
     memcpy(h, MAGIC, 8);
-    uint32_t v[2] = {VERSION, REC_SIZE}, tail[2] = {(uint32_t)o->nodes, (uint32_t)o->eval};
+    /* A variant searched with the NNUE only when a net of it was given. */
+    int nnue = o->eval == PB_EVAL_NNUE && (!o->variant || o->variant_net);
+    uint32_t v[2] = {o->variant ? VERSION_VAR : VERSION, (uint32_t)rec_size(o)},
+             tail[2] = {(uint32_t)o->nodes, (uint32_t)nnue};
     memcpy(h + 8, v, 8);
     memcpy(h + 16, &o->seed, 8);
     memcpy(h + 24, tail, 8);
+    if (o->variant) {
+        uint32_t var = (uint32_t)o->variant;
+        memcpy(h + 32, &var, 4);
+    }
 }
 
 /* ------------------------------------------------------------------ games */
 
 static bool is_quiet_move(const Board *b, Move m) {
     int k = move_kind(m);
+    if (b->variant == VAR_CRAZYHOUSE && move_is_drop(m)) return true;
+    if (b->variant == VAR_ANTICHESS && k == MOVE_KING_PROMO) return false;
     if (k == MOVE_PROMO || k == MOVE_EP) return false;
     return k == MOVE_CASTLE || b->squares[move_to(m)] == NO_PIECE;
 }
@@ -263,7 +308,7 @@ static bool opening(const Shared *s, PbEngine *e, int64_t g, uint64_t *rng) {
     bool use_book = s->book_n && (!s->fens_n || (g & 1));
     const char *fen = s->fens_n && !use_book ? s->fens[(uint64_t)(s->book_n ? g / 2 : g) % s->fens_n]
                                              : "startpos";
-    if (pb_engine_set_position(e, fen, "", 0, NULL, 0)) return false;
+    if (pb_engine_set_variant_position(e, o->variant_name, fen, "", 0, NULL, 0)) return false;
     for (int i = 0; use_book && i < o->book_plies; i++) {
         Move m = book_move(s, b, rng);
         if (m == MOVE_NONE) break;
@@ -297,8 +342,14 @@ static bool play_game(Shared *s, PbEngine *e, int64_t g, Game *out, char *err, s
     PbLimits lim = {-1, -1, -1, -1, 0, -1, 0, (uint64_t)o->nodes, 0, 0, 0};
     for (int ply = 0;; ply++) {
         if (atomic_load_explicit(&s->stop, memory_order_relaxed)) return false;
+        if (b->variant != VAR_STANDARD && movegen_variant_end(b)) {
+            int w = movegen_variant_winner(b);     /* the hill, the third check, ... */
+            result = w < 0 ? 1 : w == WHITE ? 2 : 0;
+            break;
+        }
         if (movegen_count(b) == 0) {
-            result = !b->checkers ? 1 : b->side == WHITE ? 0 : 2;
+            if (b->variant == VAR_ANTICHESS) result = b->side == WHITE ? 2 : 0;   /* no move: a win */
+            else result = !b->checkers ? 1 : b->side == WHITE ? 0 : 2;
             break;
         }
         if (ply >= o->max_plies || b->rule50 >= 100 || board_is_repetition(b, b->ply + 1) ||
@@ -317,7 +368,7 @@ static bool play_game(Shared *s, PbEngine *e, int64_t g, Game *out, char *err, s
         int cp = res.is_mate ? (res.mate > 0 ? MATE : -MATE) : res.score_cp;
         int wcp = b->side == WHITE ? cp : -cp;
         if (!res.is_mate && abs(cp) < o->win_cp && !b->checkers && is_quiet_move(b, m)) {
-            pack(b, wcp, 0, g, out->recs[out->n++]);
+            pack(b, wcp, 0, g, out->recs + (size_t)out->n++ * (size_t)rec_size(o));
         }
         int sign = wcp >= o->win_cp ? 1 : wcp <= -o->win_cp ? -1 : 0;
         win_streak = sign && sign == win_sign ? win_streak + 1 : sign != 0;
@@ -332,7 +383,8 @@ static bool play_game(Shared *s, PbEngine *e, int64_t g, Game *out, char *err, s
         board_make_move(b, m);
     }
     out->result = result;
-    for (int i = 0; i < out->n; i++) out->recs[i][30] = (uint8_t)result;
+    for (int i = 0; i < out->n; i++)
+        out->recs[(size_t)i * (size_t)rec_size(o) + 30] = (uint8_t)result;
     return true;
 }
 
@@ -375,7 +427,8 @@ static void *worker_main(void *arg) {
 
 /* ------------------------------------------------------------------ options */
 
-static int load_fens(const char *path, char ***out, size_t *n, char *err, size_t errlen) {
+static int load_fens(const char *path, int variant, char ***out, size_t *n, char *err,
+                     size_t errlen) {
     FILE *f = fopen(path, "r");
     if (!f) {
         snprintf(err, errlen, "--openings %s: %s", path, strerror(errno));
@@ -392,7 +445,7 @@ static int load_fens(const char *path, char ***out, size_t *n, char *err, size_t
         size_t len = strlen(line);
         while (len && line[len - 1] == ' ') line[--len] = '\0';
         if (!len || line[0] == '#') continue;
-        if (board_set_fen(b, line, false, msg, sizeof msg)) {
+        if (board_set_fen_variant(b, line, variant, false, msg, sizeof msg)) {
             snprintf(err, errlen, "--openings %s line %zu: not a FEN (%s)", path, lineno, msg);
             fclose(f);
             free(b);
@@ -424,8 +477,8 @@ static const char USAGE[] =
     "         [--nodes N] [--book FILE.bin] [--book-plies N] [--openings FILE]\n"
     "         [--random-plies N] [--hash MB] [--eval nnue|hce] [--net FILE.pbnn]\n"
     "         [--max-plies N] [--win-cp N] [--win-plies N] [--draw-cp N] [--draw-plies N]\n"
-    "         [--draw-after FULLMOVE] [--append]\n"
-    "       datagen --pack FENS OUT\n";
+    "         [--draw-after FULLMOVE] [--variant NAME] [--variant-net FILE.pbnn] [--append]\n"
+    "       datagen --pack FENS OUT [--variant NAME]\n";
 
 static int parse_int(const char *name, const char *v, int64_t lo, int64_t hi, int64_t *out,
                      char *err, size_t errlen) {
@@ -491,6 +544,16 @@ static int parse_options(int argc, char **argv, Options *o, char *err, size_t er
         } else if (!strcmp(a, "--book")) o->book = v;
         else if (!strcmp(a, "--openings")) o->openings = v;
         else if (!strcmp(a, "--net")) o->net = v;
+        else if (!strcmp(a, "--variant-net")) o->variant_net = v;
+        else if (!strcmp(a, "--variant")) {
+            int var = variant_from_name(v);
+            if (var < 0 || !board_variant_supported(var)) {
+                snprintf(err, errlen, "--variant %s: not a variant this engine plays", v);
+                return 1;
+            }
+            o->variant = var;
+            o->variant_name = var ? v : NULL;
+        }
         else if (!strcmp(a, "--eval")) {
             if (!strcmp(v, "nnue")) o->eval = PB_EVAL_NNUE;
             else if (!strcmp(v, "hce")) o->eval = PB_EVAL_HCE;
@@ -512,13 +575,18 @@ static int parse_options(int argc, char **argv, Options *o, char *err, size_t er
         snprintf(err, errlen, "--net needs --eval nnue");
         return 1;
     }
+    if (o->variant_net && (o->eval != PB_EVAL_NNUE || !o->variant)) {
+        snprintf(err, errlen, "--variant-net needs --variant (not chess) and --eval nnue");
+        return 1;
+    }
     return 0;
 }
 
 /* ------------------------------------------------------------------ output */
 
 static FILE *open_output(const Options *o, char *err, size_t errlen) {
-    uint8_t want[HEADER_SIZE];
+    uint8_t want[HEADER_SIZE_VAR];
+    const int hsize = header_size(o), rsize = rec_size(o);
     write_header(want, o);
     struct stat st;
     bool exists = stat(o->out, &st) == 0;
@@ -528,7 +596,7 @@ static FILE *open_output(const Options *o, char *err, size_t errlen) {
     }
     if (!exists) {
         FILE *f = fopen(o->out, "wb");
-        if (!f || fwrite(want, 1, HEADER_SIZE, f) != HEADER_SIZE || fflush(f)) {
+        if (!f || fwrite(want, 1, (size_t)hsize, f) != (size_t)hsize || fflush(f)) {
             snprintf(err, errlen, "cannot write %s: %s", o->out, strerror(errno));
             if (f) fclose(f);
             return NULL;
@@ -536,14 +604,16 @@ static FILE *open_output(const Options *o, char *err, size_t errlen) {
         return f;
     }
     FILE *f = fopen(o->out, "r+b");
-    uint8_t have[HEADER_SIZE];
-    if (!f || fread(have, 1, HEADER_SIZE, f) != HEADER_SIZE || memcmp(have, want, 16)) {
-        snprintf(err, errlen, "--append: %s is not a version %d datagen file", o->out, VERSION);
+    uint8_t have[HEADER_SIZE_VAR];
+    if (!f || fread(have, 1, (size_t)hsize, f) != (size_t)hsize || memcmp(have, want, 16) ||
+        (o->variant && memcmp(have + 32, want + 32, 4))) {
+        snprintf(err, errlen, "--append: %s is not a version %d datagen file of %s", o->out,
+                 o->variant ? VERSION_VAR : VERSION, variant_name(o->variant));
         if (f) fclose(f);
         return NULL;
     }
     /* Drop a torn last record (a run killed mid-write) before appending. */
-    off_t whole = HEADER_SIZE + (st.st_size - HEADER_SIZE) / REC_SIZE * REC_SIZE;
+    off_t whole = hsize + (st.st_size - hsize) / rsize * rsize;
     if (whole != st.st_size && ftruncate(fileno(f), whole)) {
         snprintf(err, errlen, "cannot truncate %s: %s", o->out, strerror(errno));
         fclose(f);
@@ -553,23 +623,25 @@ static FILE *open_output(const Options *o, char *err, size_t errlen) {
     return f;
 }
 
-static int pack_fens(const char *in, const char *outpath) {
+static int pack_fens(const char *in, const char *outpath, const char *variant) {
     char **fens;
     size_t n;
     char err[512];
-    if (load_fens(in, &fens, &n, err, sizeof err)) return die(err);
+    int var = variant_from_name(variant);
+    if (var < 0 || !board_variant_supported(var)) return die("--pack: unknown variant");
+    if (load_fens(in, var, &fens, &n, err, sizeof err)) return die(err);
     FILE *f = fopen(outpath, "wb");
     if (!f) return die("cannot write the output");
-    Options o = {.seed = 0, .nodes = 0};
-    uint8_t h[HEADER_SIZE], r[REC_SIZE];
+    Options o = {.seed = 0, .nodes = 0, .variant = var};
+    uint8_t h[HEADER_SIZE_VAR], r[REC_SIZE_VAR];
     write_header(h, &o);
-    fwrite(h, 1, HEADER_SIZE, f);
+    fwrite(h, 1, (size_t)header_size(&o), f);
     Board *b = malloc(sizeof *b);
     for (size_t i = 0; b && i < n; i++) {
-        board_set_fen(b, fens[i], false, NULL, 0);
+        board_set_fen_variant(b, fens[i], var, false, NULL, 0);
         /* Test labels: score = line number, result = line number % 3. */
         pack(b, (int)i + 1, (int)((i + 1) % 3), (int64_t)i + 1, r);
-        fwrite(r, 1, REC_SIZE, f);
+        fwrite(r, 1, (size_t)rec_size(&o), f);
     }
     free(b);
     free_fens(fens, n);
@@ -589,15 +661,16 @@ int main(int argc, char **argv) {
     }
     pb_init();
     if (argc > 1 && !strcmp(argv[1], "--pack")) {
-        if (argc != 4) return die("usage: datagen --pack FENS OUT");
-        return pack_fens(argv[2], argv[3]);
+        if (argc == 6 && !strcmp(argv[4], "--variant")) return pack_fens(argv[2], argv[3], argv[5]);
+        if (argc != 4) return die("usage: datagen --pack FENS OUT [--variant NAME]");
+        return pack_fens(argv[2], argv[3], NULL);
     }
     Options o;
     char err[1024];
     if (parse_options(argc, argv, &o, err, sizeof err)) return die(err);
     Shared s = {.o = &o};
     if (o.book && load_book(o.book, &s.book, &s.book_n, err, sizeof err)) return die(err);
-    if (o.openings && load_fens(o.openings, &s.fens, &s.fens_n, err, sizeof err))
+    if (o.openings && load_fens(o.openings, o.variant, &s.fens, &s.fens_n, err, sizeof err))
         return die(err);
 
     Worker *w = calloc((size_t)o.threads, sizeof *w);
@@ -616,6 +689,11 @@ int main(int argc, char **argv) {
         char msg[300];
         if (o.net && pb_engine_load_net(w[i].e, o.net, msg, sizeof msg)) {
             snprintf(err, sizeof err, "--net: %s", msg);
+            return die(err);
+        }
+        if (o.variant_net &&
+            pb_engine_load_variant_net(w[i].e, o.variant_name, o.variant_net, msg, sizeof msg)) {
+            snprintf(err, sizeof err, "--variant-net: %s", msg);
             return die(err);
         }
     }
@@ -667,7 +745,7 @@ int main(int argc, char **argv) {
         if (!g->done) break;
         pthread_mutex_unlock(&s.lock);
         size_t n = (size_t)g->n;
-        if (n && fwrite(g->recs, REC_SIZE, n, out) != n) {
+        if (n && fwrite(g->recs, (size_t)rec_size(&o), n, out) != n) {
             snprintf(err, sizeof err, "writing %s: %s", o.out, strerror(errno));
             rc = die(err);
         }

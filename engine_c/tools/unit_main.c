@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 static const char *failure;
 
@@ -252,8 +253,12 @@ static void check_nnue_parse(void) {
     blob[5000] ^= 1;
     bad += nnue_parse(net, blob, n) != PB_ERR_NET_CHECKSUM;
     blob[5000] ^= 1;
-    blob[8] = 3;
+    blob[8] = 4;
     bad += nnue_parse(net, blob, n) != PB_ERR_NET_VERSION;
+    /* As v3 (a variant's net): the v2 payload sits 16 bytes early, and the
+     * word after the header names no variant's input count: never a load. */
+    blob[8] = 3;
+    bad += nnue_parse(net, blob, n) == PB_OK;
     /* As v2: bucket count 0 or 9 is a format error, a count the size does not
      * fit is a size error, and the file's own count (1 for a v1 payload) loads. */
     blob[8] = 2;
@@ -294,6 +299,74 @@ static void check_nnue_search(void) {
     }
     pb_engine_free(e);
     CHECK(ok == 3);
+}
+
+/* A crazyhouse net (format v3) made from the built-in one: its 768 rows, 60
+ * pocket rows copied from rows 8.. (any weights inside the guard do), the
+ * variant word, the checksum over bytes 48.. . Written to `path`. */
+static bool write_zh_net(const char *path) {
+    static uint8_t v2[NNUE_MAX_FILE_BYTES], v3[NNUE_MAX_FILE_BYTES];
+    FILE *f = fopen("nets/default.pbnn", "rb");
+    if (!f) f = fopen("engine_c/nets/default.pbnn", "rb");
+    if (!f) return false;
+    size_t n = fread(v2, 1, sizeof v2, f);
+    fclose(f);
+    if (n < NNUE_HEADER_BYTES || v2[8] != 2) return false;
+    const size_t row = 2 * NNUE_HIDDEN, board = (size_t)NNUE_INPUTS * row;
+    memcpy(v3, v2, NNUE_HEADER_BYTES);
+    v3[8] = 3;
+    uint32_t inputs = NNUE_MAX_INPUTS, variant = VAR_CRAZYHOUSE;
+    memcpy(v3 + 12, &inputs, 4);
+    memset(v3 + 48, 0, 16);
+    memcpy(v3 + 48, &variant, 4);
+    uint8_t *p = v3 + NNUE_V3_HEADER_BYTES;
+    memcpy(p, v2 + NNUE_HEADER_BYTES, board);
+    memcpy(p + board, v2 + NNUE_HEADER_BYTES + 8 * row, (size_t)NNUE_POCKET_INPUTS * row);
+    size_t rest = n - NNUE_HEADER_BYTES - board;
+    memcpy(p + board + (size_t)NNUE_POCKET_INPUTS * row, v2 + NNUE_HEADER_BYTES + board, rest);
+    size_t len = NNUE_V3_HEADER_BYTES + board + (size_t)NNUE_POCKET_INPUTS * row + rest;
+    uint64_t sum = nnue_fnv1a(v3 + NNUE_HEADER_BYTES, len - NNUE_HEADER_BYTES);
+    memcpy(v3 + 40, &sum, 8);
+    f = fopen(path, "wb");
+    bool ok = f && fwrite(v3, 1, len, f) == len;
+    if (f) ok &= fclose(f) == 0;
+    return ok;
+}
+
+/* A crazyhouse net: parsed, refused as standard chess's, its accumulators
+ * through drops and captures into the pocket equal to a refresh, a search. */
+static void check_nnue_crazyhouse(void) {
+    char path[] = "/tmp/pibot-unit-zh-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) { failure = "mkstemp"; return; }
+    close(fd);
+    if (!write_zh_net(path)) { remove(path); failure = "cannot make the crazyhouse net"; return; }
+    int err = 0;
+    PbEngine *e = pb_engine_new(4, 1, &err);
+    CHECK(e != NULL);
+    char msg[300];
+    int bad = pb_engine_load_net(e, path, msg, sizeof msg) != PB_ERR_NET_FORMAT;
+    bad += pb_engine_load_variant_net(e, "crazyhouse", path, msg, sizeof msg) != PB_OK;
+    static const char *const fens[] = {
+        "r1bqk2r/ppp2ppp/2n5/3np3/1b6/2N2N2/PPPP1PPP/R1BQKB1R[Pp] w KQkq - 0 6",
+        "r3k2r/pP3ppp/8/8/8/8/PPP2pPP/R3K2R[QQQnb] w KQkq - 0 20",
+        "k7/Q~7/8/8/8/8/8/7K[] b - - 0 1",
+    };
+    for (int i = 0; i < 3 && !bad; i++) {
+        PbNnueCheckStats st;
+        bad += pb_nnue_check_walk_variant(e, "crazyhouse", fens[i], 3000, (uint64_t)i + 3, &st) != 0;
+        bad += st.drops == 0 && i < 2;
+    }
+    if (!bad && pb_engine_set_variant_position(e, "crazyhouse", fens[0], "", 0, NULL, 0) == PB_OK) {
+        PbLimits lim = {-1, -1, -1, -1, 0, -1, 7, 0, 0, 0, 0};
+        PbResult res;
+        bad += pb_engine_search(e, &lim, &res) != PB_OK || !strcmp(res.bestmove, "0000");
+    } else {
+        bad++;
+    }
+    pb_engine_free(e);
+    remove(path);
+    CHECK(bad == 0);
 }
 
 /* ---- board/movegen: what the search computes without making or generating ---- */
@@ -505,6 +578,7 @@ static const Check CHECKS[] = {
     {"nnue_walk", check_nnue_walk},
     {"nnue_parse", check_nnue_parse},
     {"nnue_search", check_nnue_search},
+    {"nnue_crazyhouse", check_nnue_crazyhouse},
     {"key_after", check_key_after},
     {"is_legal", check_is_legal},
     {"picker", check_picker},

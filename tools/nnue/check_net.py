@@ -22,6 +22,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+import pbnn  # noqa: E402
 import posdata  # noqa: E402
 import reference as ref  # noqa: E402
 
@@ -65,15 +66,19 @@ def fixed(net: ref.QuantNet) -> bool:
 def against_data(net: ref.QuantNet, data: Path) -> None:
     from bot.engine import search_bindings as sb
 
-    _header, recs = posdata.open_records(data)
+    header, recs = posdata.open_records(data)
+    if header.variant != net.variant:
+        raise posdata.DataError(f"{data} holds {pbnn.VARIANTS[header.variant]} positions, the "
+                                f"net is {pbnn.VARIANTS[net.variant]}'s")
     rows = np.flatnonzero(recs["game"] % 10 == 9)[::10]
     engine = sb.engine_new(16, 1)
     sb.set_eval(engine, "hce")  # the default eval is the embedded net since pbnn-1580058a
+    variant = pbnn.VARIANTS[header.variant]  # a variant's static eval: its hand-crafted one
     hce, nnue, score = [], [], []
     for i in rows:
         fen = posdata.record_fen(recs[i])
         sign = 1 if fen.split()[1] == "w" else -1
-        sb.set_position(engine, fen, [], False)
+        sb.set_position(engine, fen, [], False, variant)
         hce.append(sb.evaluate(engine))
         nnue.append(ref.evaluate(net, fen))
         score.append(int(recs[i]["score"]) * sign)  # White's view -> side to move's
@@ -94,7 +99,8 @@ def main() -> int:
     except (ref.NetError, OSError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 1
-    out(f"net {net.name} ({args.net}), {net.buckets} output bucket(s)")
+    out(f"net {net.name} ({args.net}), {net.buckets} output bucket(s), "
+        f"{pbnn.VARIANTS[net.variant]}")
     ok = fixed(net)
     if args.data:
         try:

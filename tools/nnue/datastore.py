@@ -24,6 +24,14 @@ complete and checked.
 
 `run` is `start` in the foreground. Progress (positions, positions/s, ETA to
 the target) goes to stdout, and to DIR/run.log when started in the background.
+
+A variant's store passes datagen's --variant after "--" at init (and no PGN
+openings: their FENs are standard chess's), e.g. docs/data/zh1.json:
+
+    .venv/bin/python tools/nnue/datastore.py init docs/data/zh1.json --commit HEAD \
+        --seed 51 --nodes 5000 --openings-pgn '' -- --variant crazyhouse
+
+Its chunks are datagen's version-2 files (64-byte header and records).
 """
 
 from __future__ import annotations
@@ -48,6 +56,7 @@ REPO = Path(__file__).resolve().parents[2]
 MAGIC = b"PIBOTPOS"
 HEADER = struct.Struct("<8sIIQII")  # magic, version, record size, seed, nodes, eval
 RECORD_SIZE = 32
+HEADER_SIZE_VARIANT = RECORD_SIZE_VARIANT = 64  # a variant's file (datagen --variant)
 FORMAT = 1  # of the manifest
 
 
@@ -87,6 +96,15 @@ class Chunk:
     @property
     def name(self) -> str:
         return f"c{self.index:05d}.bin"
+
+
+def file_layout(recipe: Recipe) -> tuple[int, int]:
+    """(header bytes, record bytes) of the recipe's chunks: a variant's are 64 and 64."""
+    args = recipe.args
+    variant = args[args.index("--variant") + 1] if "--variant" in args[:-1] else "chess"
+    if variant.lower() in ("chess", "standard"):
+        return HEADER.size, RECORD_SIZE
+    return HEADER_SIZE_VARIANT, RECORD_SIZE_VARIANT
 
 
 @dataclass
@@ -213,16 +231,18 @@ def resolve_inputs(recipe: Recipe, root: Path) -> list[str]:
     return out
 
 
-def count_positions(path: Path, seed: int) -> int:
+def count_positions(path: Path, seed: int, layout: tuple[int, int] = (HEADER.size, RECORD_SIZE)
+                    ) -> int:
+    head_size, rec_size = layout
     size = path.stat().st_size
     with path.open("rb") as fh:
         head = fh.read(HEADER.size)
-    if len(head) < HEADER.size:
+    if len(head) < HEADER.size or size < head_size:
         raise StoreError(f"{path}: shorter than a datagen header")
     magic, _ver, rec, fseed, _nodes, _ev = HEADER.unpack(head)
-    if magic != MAGIC or rec != RECORD_SIZE or fseed != seed:
-        raise StoreError(f"{path}: not a datagen file of seed {seed}")
-    n, torn = divmod(size - HEADER.size, RECORD_SIZE)
+    if magic != MAGIC or rec != rec_size or fseed != seed:
+        raise StoreError(f"{path}: not a datagen file of seed {seed} ({rec_size}-byte records)")
+    n, torn = divmod(size - head_size, rec_size)
     if torn:
         raise StoreError(f"{path}: a torn record at the end")
     return n
@@ -258,7 +278,7 @@ def finish_chunk(recipe: Recipe, index: int, rc: int, seconds: float, root: Path
     if rc != 0:
         tail = (root / "datagen.log").read_text(errors="replace").splitlines()[-3:]
         raise StoreError(f"datagen exited {rc} on chunk {index}: {' | '.join(tail)}")
-    positions = count_positions(part, recipe.seed)
+    positions = count_positions(part, recipe.seed, file_layout(recipe))
     chunk = Chunk(index, index * recipe.games_per_chunk, recipe.games_per_chunk, positions,
                   sha256_file(part), round(seconds, 1), 1)
     os.replace(part, root / "chunks" / chunk.name)
@@ -268,9 +288,10 @@ def finish_chunk(recipe: Recipe, index: int, rc: int, seconds: float, root: Path
 def check_files(m: Manifest, root: Path, full: bool) -> list[Chunk]:
     """The manifest's chunks whose file is missing (or, with full, differs)."""
     bad = []
+    head_size, rec_size = file_layout(m.recipe)
     for c in m.chunks:
         f = root / "chunks" / c.name
-        expected = HEADER.size + c.positions * RECORD_SIZE
+        expected = head_size + c.positions * rec_size
         if not f.exists() or f.stat().st_size != expected or (full and sha256_file(f) != c.sha256):
             bad.append(c)
     return bad
@@ -506,7 +527,8 @@ def cmd_adopt(a: argparse.Namespace) -> int:
         if not src.exists():
             say(f"chunk {c.index}: no file in {a.source}; not adopted")
             continue
-        if (src.stat().st_size != HEADER.size + c.positions * RECORD_SIZE
+        head_size, rec_size = file_layout(mine.recipe)
+        if (src.stat().st_size != head_size + c.positions * rec_size
                 or sha256_file(src) != c.sha256):
             raise StoreError(f"{src}: differs from what {a.other} lists (size or sha256)")
         shutil.copyfile(src, a.dir / "chunks" / (c.name + ".part"))

@@ -1,6 +1,8 @@
 """The .pbnn net file (docs/nnue.md, engine_c/nnue.h): read, write, and evaluate it in
 pure Python with exactly the integer arithmetic the C engine uses. Format v1 has one
-output bucket; v2 has B (1..8), chosen per position by its piece count.
+output bucket; v2 has B (1..8), chosen per position by its piece count on the board;
+v3 is a variant's net (its variant in the header; a crazyhouse net has 60 pocket
+inputs after the 768 board ones).
 
 The reference evaluator ties the C engine to the trainer's contract: tests compare
 engine_c/nnue.c against `evaluate()` here on the same file.
@@ -15,8 +17,31 @@ from dataclasses import dataclass
 MAGIC = b"PIBOTNN\0"
 VERSION = 1          # one output bucket
 VERSION_BUCKETS = 2  # B output buckets; the header's reserved word holds B
+VERSION_VARIANT = 3  # a variant's net: v2's header, u32 variant, 12 zero bytes
 MAX_BUCKETS = 8
 INPUTS = 768
+# The variant numbers of a v3 header: engine_c/types.h's VAR_*, as UCI_Variant names them.
+VARIANTS = ("chess", "kingofthehill", "3check", "racingkings", "horde", "antichess", "atomic",
+            "crazyhouse")
+CRAZYHOUSE = VARIANTS.index("crazyhouse")
+# Crazyhouse pocket inputs per colour (pawn .. queen): the k-th man of a type in a
+# pocket, k = 1 .. its cap (nnue.h NnuePocketCap / NnuePocketBase).
+POCKET_CAP = (16, 4, 4, 4, 2)
+POCKET_BASE = (0, 16, 20, 24, 28)
+POCKET_INPUTS = 2 * sum(POCKET_CAP)  # 60
+V3_EXT = struct.Struct("<I12x")  # after the 48-byte header: the variant, then zeros
+
+
+def variant_inputs(variant: int) -> int:
+    """Inputs of a net of this variant; 0 where no net can serve (atomic)."""
+    if variant == CRAZYHOUSE:
+        return INPUTS + POCKET_INPUTS
+    return 0 if VARIANTS[variant] == "atomic" else INPUTS
+
+
+def max_men(variant: int) -> int:
+    """The overflow guard's piece count (pocket men included): horde 52, else 32."""
+    return 52 if VARIANTS[variant] == "horde" else 32
 HIDDEN = 384  # the shipped width; a net's own is its header's (64..1024, steps of 64)
 ACT_SCRELU = 1
 QA, QB, SCALE = 255, 64, 400
@@ -26,8 +51,11 @@ PAYLOAD_BYTES = INPUTS * HIDDEN * 2 + HIDDEN * 2 + BUCKET_BYTES
 FILE_BYTES = HEADER.size + PAYLOAD_BYTES  # 592,180: a v1 net
 
 
-def file_bytes(buckets: int, hidden: int = HIDDEN) -> int:
-    """Size of a net with `buckets` output buckets (v1 when 1, else v2)."""
+def file_bytes(buckets: int, hidden: int = HIDDEN, variant: int = 0) -> int:
+    """Size of a net with `buckets` output buckets (v1 when 1, else v2; v3 for a variant)."""
+    if variant:
+        return (HEADER.size + V3_EXT.size + variant_inputs(variant) * hidden * 2 + hidden * 2
+                + buckets * (4 * hidden + 4))
     if hidden != HIDDEN:
         return HEADER.size + INPUTS * hidden * 2 + hidden * 2 + buckets * (4 * hidden + 4)
     return FILE_BYTES + (buckets - 1) * BUCKET_BYTES
@@ -47,10 +75,11 @@ def fnv1a64(data: bytes) -> int:
 
 @dataclass
 class Net:
-    ft_weight: array[int]   # int16, INPUTS * HIDDEN, feature-major
+    ft_weight: array[int]   # int16, inputs * HIDDEN, feature-major
     ft_bias: array[int]     # int16, HIDDEN
     out_weight: array[int]  # int16, buckets * 2 * HIDDEN: bucket-major, side to move first
     out_bias: list[int]  # int32, one per bucket
+    variant: int = 0     # VARIANTS index; 0 = standard chess (a v1/v2 file)
 
     @property
     def buckets(self) -> int:
@@ -65,9 +94,14 @@ class Net:
                 + struct.pack(f"<{self.buckets}i", *self.out_bias))
 
     def to_bytes(self) -> bytes:
-        """A v1 file for one bucket (as every net before buckets), else v2."""
+        """A v1 file for one bucket (as every net before buckets), else v2; a variant's
+        net is v3 (the checksum covers its variant word too)."""
         body = self.payload()
         b = self.buckets
+        if self.variant:
+            body = V3_EXT.pack(self.variant) + body
+            return HEADER.pack(MAGIC, VERSION_VARIANT, variant_inputs(self.variant), self.hidden,
+                               ACT_SCRELU, QA, QB, SCALE, b, fnv1a64(body)) + body
         head = HEADER.pack(MAGIC, VERSION if b == 1 else VERSION_BUCKETS, INPUTS, self.hidden,
                            ACT_SCRELU, QA, QB, SCALE, 0 if b == 1 else b, fnv1a64(body))
         return head + body
@@ -83,43 +117,83 @@ def parse(data: bytes) -> Net:
     if len(data) < HEADER.size or data[:8] != MAGIC:
         raise ValueError("bad magic")
     magic, version, inputs, hidden, act, qa, qb, scale, res, checksum = HEADER.unpack_from(data)
-    if version not in (VERSION, VERSION_BUCKETS):
+    if version not in (VERSION, VERSION_BUCKETS, VERSION_VARIANT):
         raise ValueError(f"version {version}")
-    if (inputs, act, qa, qb, scale) != (INPUTS, ACT_SCRELU, QA, QB, SCALE) or not (
+    variant = 0
+    if version == VERSION_VARIANT:
+        if len(data) < HEADER.size + V3_EXT.size:
+            raise ValueError("short v3 header")
+        variant = V3_EXT.unpack_from(data, HEADER.size)[0]
+        if (variant >= len(VARIANTS) or not variant_inputs(variant)
+                or any(data[HEADER.size + 4:HEADER.size + V3_EXT.size])):
+            raise ValueError(f"v3 header: variant {variant} or its reserved bytes")
+    n_in = variant_inputs(variant)
+    if (inputs, act, qa, qb, scale) != (n_in, ACT_SCRELU, QA, QB, SCALE) or not (
             64 <= hidden <= 1024 and hidden % 64 == 0):
         raise ValueError("unsupported dims/activation/quantisation")
     buckets = 1 if version == VERSION else res
     if not 1 <= buckets <= MAX_BUCKETS:
         raise ValueError(f"bad output bucket count {buckets} (1..{MAX_BUCKETS} allowed)")
-    if len(data) != file_bytes(buckets, hidden):
+    if len(data) != file_bytes(buckets, hidden, variant):
         raise ValueError(f"size {len(data)}, a net with {buckets} output buckets has "
-                         f"{file_bytes(buckets, hidden)}")
-    body = data[HEADER.size:]
-    if fnv1a64(body) != checksum:
+                         f"{file_bytes(buckets, hidden, variant)}")
+    if fnv1a64(data[HEADER.size:]) != checksum:
         raise ValueError("checksum")
+    body = data[HEADER.size + (V3_EXT.size if variant else 0):]
     o = 0
-    ft_w = array("h", body[o:o + INPUTS * hidden * 2])
-    o += INPUTS * hidden * 2
+    ft_w = array("h", body[o:o + n_in * hidden * 2])
+    o += n_in * hidden * 2
     ft_b = array("h", body[o:o + hidden * 2])
     o += hidden * 2
     out_w = array("h", body[o:o + buckets * 4 * hidden])
     o += buckets * 4 * hidden
     out_b = list(struct.unpack_from(f"<{buckets}i", body, o))
-    return Net(ft_w, ft_b, out_w, out_b)
+    return Net(ft_w, ft_b, out_w, out_b, variant)
 
 
 _TYPES = "pnbrqk"
 
 
-def features(fen: str) -> tuple[list[int], list[int], int]:
-    """Active feature indices for White's and Black's perspective, and the side to move."""
+def split_pocket(placement: str) -> tuple[str, str]:
+    """(board, pocket) of a crazyhouse placement: "...[Pp]" (python-chess, Lichess) or a
+    ninth rank "/Pp" (Lichess); the pocket is "" when there is none."""
+    if placement.endswith("]") and "[" in placement:
+        board, _, pocket = placement[:-1].partition("[")
+        return board, pocket
+    ranks = placement.split("/")
+    if len(ranks) == 9:
+        return "/".join(ranks[:8]), ranks[8]
+    return placement, ""
+
+
+def pocket_features(pocket: str) -> tuple[list[int], list[int]]:
+    """Crazyhouse pocket features of White's and Black's perspective: the k-th man of a
+    type in a pocket, k up to the type's cap."""
+    white: list[int] = []
+    black: list[int] = []
+    for c in (0, 1):
+        for t in range(5):
+            letter = _TYPES[t].upper() if c == 0 else _TYPES[t]
+            for k in range(min(pocket.count(letter), POCKET_CAP[t])):
+                base = INPUTS + POCKET_BASE[t] + k
+                white.append(base + (0 if c == 0 else POCKET_INPUTS // 2))
+                black.append(base + (0 if c == 1 else POCKET_INPUTS // 2))
+    return white, black
+
+
+def features(fen: str, variant: int = 0) -> tuple[list[int], list[int], int]:
+    """Active feature indices for White's and Black's perspective, and the side to move
+    (the board's first, in FEN order, then a crazyhouse net's pocket features)."""
     placement, side = fen.split()[:2]
+    placement, pocket = split_pocket(placement)
     white: list[int] = []
     black: list[int] = []
     rank = 7
     for row in placement.split("/"):
         file = 0
         for ch in row:
+            if ch == "~":  # crazyhouse: the piece before was a pawn
+                continue
             if ch.isdigit():
                 file += int(ch)
                 continue
@@ -130,6 +204,10 @@ def features(fen: str) -> tuple[list[int], list[int], int]:
             black.append((0 if c == 1 else 384) + 64 * t + (sq ^ 56))
             file += 1
         rank -= 1
+    if variant == CRAZYHOUSE:
+        pw, pb = pocket_features(pocket)
+        white += pw
+        black += pb
     return white, black, 0 if side == "w" else 1
 
 
@@ -140,8 +218,8 @@ def _trunc_div(a: int, b: int) -> int:
 
 def evaluate(net: Net, fen: str) -> int:
     """Centipawns from the side to move's view, as docs/nnue.md specifies."""
-    white, black, stm = features(fen)
-    k = bucket(len(white), net.buckets)
+    white, black, stm = features(fen, net.variant)
+    k = bucket(sum(f < INPUTS for f in white), net.buckets)  # pieces on the board
     h = net.hidden
     ow = net.out_weight[k * 2 * h:(k + 1) * 2 * h]
     accs = []

@@ -9,7 +9,9 @@ contract (docs/tuning.md, "NNUE") exactly:
 * v = sum / QA + out_bias, eval_cp = v * SCALE / (QA * QB), both divisions truncating
   toward zero, side to move's view; out_weight and out_bias those of the position's
   output bucket (`bucket`: by its piece count; one bucket in a v1 file);
-* file: 48-byte little-endian header, FNV-1a 64 checksum over the payload.
+* file: 48-byte little-endian header, FNV-1a 64 checksum over the payload; format v3
+  (a variant's net) adds 16 bytes (u32 variant, zeros) that the checksum covers too,
+  and a crazyhouse net 60 pocket inputs after the 768 board ones (pbnn.py, docs/nnue.md).
 
     python3 tools/nnue/reference.py engine_c/nets/candidate.pbnn "<FEN>" ...
 """
@@ -26,8 +28,21 @@ import numpy as np
 MAGIC = b"PIBOTNN\0"
 VERSION = 1          # one output bucket
 VERSION_BUCKETS = 2  # B output buckets; the header's reserved word holds B
+VERSION_VARIANT = 3  # a variant's net
 MAX_BUCKETS = 8
 INPUTS = 768
+# The variants (v3 header numbers), pocket layout and guard: one definition, pbnn.py's.
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from pbnn import (  # noqa: E402
+    CRAZYHOUSE,
+    V3_EXT,
+    VARIANTS,
+    max_men,
+    pocket_features,
+    split_pocket,
+    variant_inputs,
+)
+
 HIDDEN = 384         # the shipped width; a net's own width is its header's (64..1024)
 ACTIVATION_SCRELU = 1
 QA, QB, SCALE = 255, 64, 400
@@ -42,9 +57,10 @@ class NetError(ValueError):
     """A .pbnn file that is not a valid net of this format."""
 
 
-def file_size(buckets: int, hidden: int = HIDDEN) -> int:
-    """Bytes of a net with `buckets` output buckets (v1 when 1, else v2)."""
-    return HEADER.size + INPUTS * hidden * 2 + hidden * 2 + buckets * (4 * hidden + 4)
+def file_size(buckets: int, hidden: int = HIDDEN, variant: int = 0) -> int:
+    """Bytes of a net with `buckets` output buckets (v1 when 1, else v2; v3 for a variant)."""
+    head = HEADER.size + (V3_EXT.size if variant else 0)
+    return head + variant_inputs(variant) * hidden * 2 + hidden * 2 + buckets * (4 * hidden + 4)
 
 
 def valid_hidden(hidden: int) -> bool:
@@ -59,10 +75,11 @@ def bucket(pieces: int, buckets: int) -> int:
 
 @dataclass
 class QuantNet:
-    ft_weight: np.ndarray   # int16 [768, H]
+    ft_weight: np.ndarray   # int16 [inputs, H]: 768, or 828 for crazyhouse
     ft_bias: np.ndarray     # int16 [H]
     out_weight: np.ndarray  # int16 [B, 2H]: per bucket, side to move, then other side
     out_bias: list[int]     # int32 [B]
+    variant: int = 0        # pbnn.VARIANTS index; 0 = standard chess (a v1/v2 file)
 
     @property
     def buckets(self) -> int:
@@ -74,7 +91,11 @@ class QuantNet:
 
     @property
     def checksum(self) -> int:
-        return fnv1a64(self.payload())
+        """Over what follows the 48-byte header: v3's variant words and the payload."""
+        return fnv1a64(self.extension() + self.payload())
+
+    def extension(self) -> bytes:
+        return V3_EXT.pack(self.variant) if self.variant else b""
 
     @property
     def name(self) -> str:
@@ -93,9 +114,9 @@ def fnv1a64(data: bytes) -> int:
     return h
 
 
-def quantise(ft_w: np.ndarray, ft_b: np.ndarray, out_w: np.ndarray, out_b: np.ndarray
-             ) -> QuantNet:
-    """Float weights (ft_w [768, H], ft_b [H], out_w [B, 2H], out_b [B]) -> integers."""
+def quantise(ft_w: np.ndarray, ft_b: np.ndarray, out_w: np.ndarray, out_b: np.ndarray,
+             variant: int = 0) -> QuantNet:
+    """Float weights (ft_w [inputs, H], ft_b [H], out_w [B, 2H], out_b [B]) -> integers."""
     def q16(x: np.ndarray, scale: int) -> np.ndarray:
         r = np.rint(np.asarray(x, dtype=np.float64) * scale)
         if np.abs(r).max(initial=0) > 32767:
@@ -103,19 +124,32 @@ def quantise(ft_w: np.ndarray, ft_b: np.ndarray, out_w: np.ndarray, out_b: np.nd
         return r.astype(np.int16)
     biases = np.atleast_1d(np.asarray(out_b, dtype=np.float64))
     hidden = np.asarray(ft_b).size
-    return QuantNet(q16(ft_w, QA).reshape(INPUTS, hidden), q16(ft_b, QA).reshape(hidden),
+    return QuantNet(q16(ft_w, QA).reshape(variant_inputs(variant), hidden),
+                    q16(ft_b, QA).reshape(hidden),
                     q16(out_w, QB).reshape(len(biases), 2 * hidden),
-                    [int(x) for x in np.rint(biases * QA * QB)])
+                    [int(x) for x in np.rint(biases * QA * QB)], variant)
 
 
 def write_pbnn(path: Path, net: QuantNet) -> None:
-    """A v1 file for one output bucket (as every net before buckets), else v2."""
+    """A v1 file for one output bucket (as every net before buckets), else v2; a
+    variant's net is v3."""
     if not 1 <= net.buckets <= MAX_BUCKETS:
         raise NetError(f"{net.buckets} output buckets; a net has 1..{MAX_BUCKETS}")
     if not valid_hidden(net.hidden):
         raise NetError(f"hidden width {net.hidden}; the engine builds for 64..1024 in steps "
                        "of 64")
+    guard = (int(np.abs(net.ft_bias.astype(np.int32)).max())
+             + max_men(net.variant) * int(np.abs(net.ft_weight.astype(np.int32)).max()))
+    if guard > 32767:
+        raise NetError(f"weights too large for int16 accumulators ({guard} > 32767 with "
+                       f"{max_men(net.variant)} men); clip the weights")
     payload = net.payload()
+    if net.variant:
+        body = net.extension() + payload
+        header = HEADER.pack(MAGIC, VERSION_VARIANT, variant_inputs(net.variant), net.hidden,
+                             ACTIVATION_SCRELU, QA, QB, SCALE, net.buckets, fnv1a64(body))
+        Path(path).write_bytes(header + body)
+        return
     v2 = net.buckets > 1
     header = HEADER.pack(MAGIC, VERSION_BUCKETS if v2 else VERSION, INPUTS, net.hidden,
                          ACTIVATION_SCRELU, QA, QB, SCALE, net.buckets if v2 else 0,
@@ -130,37 +164,49 @@ def read_pbnn(path: Path) -> QuantNet:
     magic, version, inputs, hidden, act, qa, qb, scale, res, checksum = HEADER.unpack_from(data)
     if magic != MAGIC:
         raise NetError(f"{path}: not a pibot net (bad magic {magic!r})")
-    if version not in (VERSION, VERSION_BUCKETS) or not valid_hidden(hidden) or (
-            inputs, act, qa, qb, scale) != (INPUTS, ACTIVATION_SCRELU, QA, QB, SCALE):
+    variant = 0
+    if version == VERSION_VARIANT:
+        if len(data) < HEADER.size + V3_EXT.size:
+            raise NetError(f"{path}: {len(data)} bytes, shorter than a v3 header")
+        variant = V3_EXT.unpack_from(data, HEADER.size)[0]
+        if (variant >= len(VARIANTS) or not variant_inputs(variant)
+                or any(data[HEADER.size + 4:HEADER.size + V3_EXT.size])):
+            raise NetError(f"{path}: the v3 header names variant {variant}, which no net "
+                           "serves, or its reserved bytes are not zero")
+    n_in = variant_inputs(variant)
+    if version not in (VERSION, VERSION_BUCKETS, VERSION_VARIANT) or not valid_hidden(
+            hidden) or (inputs, act, qa, qb, scale) != (n_in, ACTIVATION_SCRELU, QA, QB, SCALE):
         raise NetError(f"{path}: unsupported net (version {version}, {inputs}x{hidden}, "
                        f"activation {act}, QA {qa}, QB {qb}, SCALE {scale})")
     buckets = 1 if version == VERSION else res
     if not 1 <= buckets <= MAX_BUCKETS:
-        raise NetError(f"{path}: bad output bucket count {buckets} in the v2 header "
+        raise NetError(f"{path}: bad output bucket count {buckets} in the v{version} header "
                        f"(1..{MAX_BUCKETS} allowed)")
-    if len(data) != file_size(buckets, hidden):
+    if len(data) != file_size(buckets, hidden, variant):
         raise NetError(f"{path}: {len(data)} bytes, a v{version} net with {buckets} output "
-                       f"bucket(s) and {hidden} hidden has {file_size(buckets, hidden)}")
-    payload = data[HEADER.size:]
-    if fnv1a64(payload) != checksum:
+                       f"bucket(s) and {hidden} hidden has {file_size(buckets, hidden, variant)}")
+    if fnv1a64(data[HEADER.size:]) != checksum:
         raise NetError(f"{path}: checksum mismatch (file corrupted or truncated)")
+    payload = data[HEADER.size + (V3_EXT.size if variant else 0):]
     o = 0
-    ft_w = np.frombuffer(payload, "<i2", INPUTS * hidden, o).reshape(INPUTS, hidden)
-    o += INPUTS * hidden * 2
+    ft_w = np.frombuffer(payload, "<i2", n_in * hidden, o).reshape(n_in, hidden)
+    o += n_in * hidden * 2
     ft_b = np.frombuffer(payload, "<i2", hidden, o)
     o += hidden * 2
     out_w = np.frombuffer(payload, "<i2", buckets * 2 * hidden, o).reshape(buckets, 2 * hidden)
     o += buckets * 2 * hidden * 2
     out_b = list(struct.unpack_from(f"<{buckets}i", payload, o))
-    return QuantNet(ft_w.astype(np.int16), ft_b.astype(np.int16), out_w.astype(np.int16), out_b)
+    return QuantNet(ft_w.astype(np.int16), ft_b.astype(np.int16), out_w.astype(np.int16), out_b,
+                    variant)
 
 
 def fen_pieces(fen: str) -> tuple[list[tuple[int, int, int]], int]:
-    """([(colour, type, square)], side to move 0 white / 1 black) of a FEN."""
+    """([(colour, type, square)], side to move 0 white / 1 black) of a FEN (a crazyhouse
+    pocket and promoted marks are left out: fen_pocket)."""
     fields = fen.split()
     if len(fields) < 2 or fields[1] not in ("w", "b"):
         raise ValueError(f"FEN {fen!r}: needs a board and a side to move (w or b)")
-    ranks = fields[0].split("/")
+    ranks = split_pocket(fields[0])[0].replace("~", "").split("/")
     if len(ranks) != 8:
         raise ValueError(f"FEN {fen!r}: the board needs 8 ranks")
     pieces: list[tuple[int, int, int]] = []
@@ -182,11 +228,17 @@ def feature(p: int, c: int, t: int, s: int) -> int:
     return (0 if c == p else 384) + 64 * t + (s if p == 0 else s ^ 56)
 
 
-def features(fen: str) -> tuple[list[int], list[int], int]:
-    """(White-perspective features, Black-perspective features, side to move)."""
+def features(fen: str, variant: int = 0) -> tuple[list[int], list[int], int]:
+    """(White-perspective features, Black-perspective features, side to move): the board's,
+    then a crazyhouse net's pocket features."""
     pieces, stm = fen_pieces(fen)
-    return ([feature(0, c, t, s) for c, t, s in pieces],
-            [feature(1, c, t, s) for c, t, s in pieces], stm)
+    white = [feature(0, c, t, s) for c, t, s in pieces]
+    black = [feature(1, c, t, s) for c, t, s in pieces]
+    if variant == CRAZYHOUSE:
+        pw, pb = pocket_features(split_pocket(fen.split()[0])[1])
+        white += pw
+        black += pb
+    return white, black, stm
 
 
 def _trunc_div(a: int, b: int) -> int:
@@ -196,13 +248,13 @@ def _trunc_div(a: int, b: int) -> int:
 
 def evaluate(net: QuantNet, fen: str) -> int:
     """The contract's integer eval in centipawns, side to move's view."""
-    fw, fb, stm = features(fen)
+    fw, fb, stm = features(fen, net.variant)
     accs = []
     for feats in (fw, fb):
         acc = net.ft_bias.astype(np.int64) + net.ft_weight[feats].astype(np.int64).sum(axis=0)
         accs.append(acc.astype(np.int16).astype(np.int64))  # int16 wraparound, as in C
     us, them = accs[stm], accs[1 - stm]
-    k = bucket(len(fw), net.buckets)
+    k = bucket(sum(f < INPUTS for f in fw), net.buckets)  # pieces on the board
     ow = net.out_weight[k].astype(np.int64)
     h = net.hidden
     total = int((np.clip(us, 0, QA) ** 2 * ow[:h]).sum()
@@ -222,7 +274,8 @@ def main(argv: list[str]) -> int:
     except (NetError, ValueError, OSError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 1
-    sys.stdout.write(f"net {net.name}, {net.buckets} output bucket(s)\n")
+    sys.stdout.write(f"net {net.name}, {net.buckets} output bucket(s), "
+                     f"{VARIANTS[net.variant]}\n")
     return 0
 
 

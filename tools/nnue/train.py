@@ -1,5 +1,7 @@
 """Train pibot's NNUE (768 -> Hx2 -> 1 of B output buckets, SCReLU; H 384 unless
---hidden) with PyTorch and export a .pbnn.
+--hidden) with PyTorch and export a .pbnn; or a variant's net, from records of that
+variant (datagen --variant): a crazyhouse net has 60 pocket inputs more (828), and
+exports as format v3 naming its variant (docs/nnue.md).
 
 Data: the binary records of engine_c/tools/datagen.c (tools/nnue/posdata.py), one or
 more files (e.g. the chunks of tools/nnue/datastore.py), read streaming from memmaps, a
@@ -11,8 +13,9 @@ Model (float; the quantisation of tools/nnue/reference.py and the net contract):
     acc_p = ft_b + sum ft_w[idx(p, piece)]     (shared weights, both perspectives)
     out   = screlu(acc_stm) . w_k[:H] + screlu(acc_other) . w_k[H:] + b_k,
     screlu(x) = clamp(x, 0, 1)^2, eval_cp = out * SCALE (side to move's view),
-    k = the position's output bucket of B (`--buckets`, default 1): by its piece count,
-    the number of active features of one perspective (reference.bucket, docs/nnue.md).
+    k = the position's output bucket of B (`--buckets`, default 1): by its piece count
+    on the board, the number of its active board features of one perspective
+    (reference.bucket, docs/nnue.md).
 B = 1 exports a v1 net, exactly as before buckets; B > 1 a v2 net. `--init` from a
 one-bucket net (.pbnn or .pt) with B > 1 copies its output layer into every bucket,
 so epoch 0 is the old net's eval.
@@ -51,6 +54,7 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import posdata  # noqa: E402
+from pbnn import POCKET_INPUTS, VARIANTS, max_men, variant_inputs  # noqa: E402
 from reference import (  # noqa: E402
     HIDDEN,
     INPUTS,
@@ -69,9 +73,10 @@ from reference import (  # noqa: E402
 log = logging.getLogger("nnue-train")
 
 K = 400.0
-CLIP = 1.98
-MAX_PIECES = 32
-PAD = INPUTS  # EmbeddingBag padding row: empty piece slots add nothing
+CLIP = 1.98  # rint(1.98 * QA) = 505: 52 men x 505 + 505 < 32767, the horde's too
+MAX_PIECES = 64  # the bucket table's range (a horde board holds up to 52)
+PAD = INPUTS  # EmbeddingBag padding row: empty piece slots add nothing (a crazyhouse
+#               net's is its input count, 828: posdata.variant_pad)
 VAL_EVERY = 10
 CHUNK = 1 << 20   # binary records read at a time (32 MB)
 DECODE = 1 << 16  # records decoded to features at a time
@@ -80,20 +85,30 @@ DECODE = 1 << 16  # records decoded to features at a time
 # ---------------------------------------------------------------- data
 
 def _black_feature(f: int) -> int:
-    """A White-perspective feature -> Black's: swap colours, mirror ranks (s ^ 56)."""
-    if f == PAD:
-        return PAD
+    """A White-perspective feature -> Black's: swap colours, mirror ranks (s ^ 56); a
+    pocket feature swaps colours; the padding stays."""
+    if f >= INPUTS + POCKET_INPUTS:
+        return f
+    if f >= INPUTS:
+        colour, rest = divmod(f - INPUTS, POCKET_INPUTS // 2)
+        return INPUTS + (1 - colour) * (POCKET_INPUTS // 2) + rest
     colour, rest = divmod(f, 384)
     return (1 - colour) * 384 + (rest // 64) * 64 + ((rest % 64) ^ 56)
 
 
-BLACK_FEATURE = torch.tensor([_black_feature(f) for f in range(INPUTS + 1)])
+def black_table(variant: int = 0) -> torch.Tensor:
+    """_black_feature over a net's inputs and its padding feature."""
+    pad = posdata.variant_pad(variant)
+    return torch.tensor([_black_feature(f) if f < pad else pad for f in range(pad + 1)])
 
 
-def black_view(fw: torch.Tensor) -> torch.Tensor:
+BLACK_FEATURE = black_table(0)
+
+
+def black_view(fw: torch.Tensor, table: torch.Tensor = BLACK_FEATURE) -> torch.Tensor:
     """White-perspective features -> Black's (a table look-up: a tenth of the time of
     the arithmetic over the whole batch)."""
-    return BLACK_FEATURE[fw]
+    return table[fw]
 
 
 def targets(score: torch.Tensor, result: torch.Tensor, stm: torch.Tensor, lam: float
@@ -108,8 +123,8 @@ def targets(score: torch.Tensor, result: torch.Tensor, stm: torch.Tensor, lam: f
 def mirror(fw: torch.Tensor, fb: torch.Tensor, gen: torch.Generator
            ) -> tuple[torch.Tensor, torch.Tensor]:
     """Half the positions (at random) mirrored a-h <-> h-a: the features hold no
-    castling rights, so the eval is the same."""
-    flip = (torch.rand(len(fw), 1, generator=gen) < 0.5) & (fw != PAD)
+    castling rights, so the eval is the same (pockets and padding stay)."""
+    flip = (torch.rand(len(fw), 1, generator=gen) < 0.5) & (fw < INPUTS)
     # 384 and 64 * t are multiples of 8: XOR 7 flips only the file.
     return torch.where(flip, fw ^ 7, fw), torch.where(flip, fb ^ 7, fb)
 
@@ -123,7 +138,15 @@ class RecordData:
     records and its decoded tensors are in RAM at a time."""
 
     def __init__(self, paths: list[Path], lam: float) -> None:
-        self.files = [posdata.open_records(p)[1] for p in paths]
+        opened = [posdata.open_records(p) for p in paths]
+        self.files = [recs for _header, recs in opened]
+        variants = {header.variant for header, _recs in opened}
+        if len(variants) > 1:
+            names = ", ".join(VARIANTS[v] for v in sorted(variants))
+            raise posdata.DataError(f"records of several variants ({names}): a net is "
+                                    "trained on one variant's data")
+        self.variant = variants.pop() if variants else 0
+        self.black = black_table(self.variant)
         self.lam = lam
         self.chunks = [(f, s, min(s + CHUNK, len(recs)))
                        for f, recs in enumerate(self.files) for s in range(0, len(recs), CHUNK)]
@@ -150,7 +173,7 @@ class RecordData:
         score = torch.from_numpy(recs["score"].astype(np.float32))
         result = torch.from_numpy(recs["result"].astype(np.float32) / 2)
         target, score = targets(score, result, stm, self.lam)
-        return fw, black_view(fw), stm, target, score
+        return fw, black_view(fw, self.black), stm, target, score
 
     def _stream(self, val: bool, batch: int, gen: torch.Generator | None = None
                 ) -> Iterator[tuple[torch.Tensor, ...]]:
@@ -207,17 +230,19 @@ def screlu(x: torch.Tensor) -> torch.Tensor:
 
 
 class Net(nn.Module):
-    def __init__(self, buckets: int = 1, hidden: int = HIDDEN) -> None:
+    def __init__(self, buckets: int = 1, hidden: int = HIDDEN, variant: int = 0) -> None:
         super().__init__()
         self.buckets = buckets
-        self.ft = nn.EmbeddingBag(INPUTS + 1, hidden, mode="sum", padding_idx=PAD)
+        self.variant = variant
+        self.inputs = variant_inputs(variant)  # the padding row follows them
+        self.ft = nn.EmbeddingBag(self.inputs + 1, hidden, mode="sum", padding_idx=self.inputs)
         self.ft_bias = nn.Parameter(torch.zeros(hidden))
         self.out = nn.Linear(2 * hidden, buckets)  # one output per bucket
         self.register_buffer("bucket_of", bucket_table(buckets), persistent=False)
         with torch.no_grad():
             # ~30 pieces: accumulators start with spread ~0.3, inside SCReLU's [0, 1].
             nn.init.normal_(self.ft.weight, 0.0, 0.05)
-            self.ft.weight[PAD].zero_()
+            self.ft.weight[self.inputs].zero_()
 
     def forward(self, fw: torch.Tensor, fb: torch.Tensor, stm: torch.Tensor) -> torch.Tensor:
         """Raw output; eval_cp = out * SCALE, side to move's view."""
@@ -230,7 +255,7 @@ class Net(nn.Module):
         out = self.out(a)
         if self.buckets == 1:
             return out.squeeze(1)
-        k = self.bucket_of[(fw != PAD).sum(dim=1)]   # pieces on the board, kings included
+        k = self.bucket_of[(fw < INPUTS).sum(dim=1)]  # pieces on the board, kings included
         return out.gather(1, k.unsqueeze(1)).squeeze(1)
 
     @torch.no_grad()
@@ -240,8 +265,8 @@ class Net(nn.Module):
         # The output bias is stored as int32 (x QA x QB): no clip needed.
 
     def float_weights(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """ft_w [768, H], ft_b [H], out_w [B, 2H], out_b [B]."""
-        return (self.ft.weight[:INPUTS].detach().cpu().double().numpy(),
+        """ft_w [inputs, H], ft_b [H], out_w [B, 2H], out_b [B]."""
+        return (self.ft.weight[:self.inputs].detach().cpu().double().numpy(),
                 self.ft_bias.detach().cpu().double().numpy(),
                 self.out.weight.detach().cpu().double().numpy(),
                 self.out.bias.detach().cpu().double().numpy())
@@ -265,8 +290,11 @@ def load_pbnn(model: Net, path: Path) -> None:
     net = read_pbnn(path)
     if net.hidden != model.ft_bias.numel():
         raise NetError(f"{path} is {net.hidden} wide, --hidden is {model.ft_bias.numel()}")
-    model.ft.weight[:INPUTS] = torch.from_numpy(net.ft_weight.astype(np.float32) / QA)
-    model.ft.weight[PAD].zero_()
+    if net.variant != model.variant:
+        raise NetError(f"{path} is a net for {VARIANTS[net.variant]}, the data is "
+                       f"{VARIANTS[model.variant]}'s")
+    model.ft.weight[:model.inputs] = torch.from_numpy(net.ft_weight.astype(np.float32) / QA)
+    model.ft.weight[model.inputs].zero_()
     model.ft_bias.copy_(torch.from_numpy(net.ft_bias.astype(np.float32) / QA))
     out_w = torch.from_numpy(net.out_weight.astype(np.float32) / QB)
     out_b = torch.tensor(net.out_bias, dtype=torch.float64) / (QA * QB)
@@ -280,6 +308,10 @@ def load_checkpoint(model: Net, path: Path) -> None:
     width = state["ft_bias"].numel() if "ft_bias" in state else -1
     if width != model.ft_bias.numel():
         raise NetError(f"{path} is {width} wide, --hidden is {model.ft_bias.numel()}")
+    rows = state["ft.weight"].shape[0] if "ft.weight" in state else -1
+    if rows != model.inputs + 1:
+        raise NetError(f"{path} has {rows - 1} inputs, a {VARIANTS[model.variant]} net "
+                       f"{model.inputs}")
     for key in ("out.weight", "out.bias"):
         if key in state:
             state[key] = _spread(state[key], model.buckets, str(path))
@@ -288,7 +320,7 @@ def load_checkpoint(model: Net, path: Path) -> None:
 
 def export(model: Net, path: Path) -> str:
     """Quantise per the contract and write a .pbnn; returns the net's name."""
-    net = quantise(*model.float_weights())
+    net = quantise(*model.float_weights(), variant=model.variant)
     write_pbnn(path, net)
     return net.name
 
@@ -414,10 +446,12 @@ def main() -> int:
         ap.error(f"{' '.join(map(str, args.data))}: {data.n_train} training and "
                  f"{data.n_val} validation positions; generate more games")
     log.info("positions: %d train, %d validation (%d file(s)); lambda %.2f; val loss of the "
-             "search score itself %.6f; device %s; %d output bucket(s)", data.n_train,
-             data.n_val, len(args.data), args.lam, data.score_loss, device, args.buckets)
+             "search score itself %.6f; device %s; %d output bucket(s)%s", data.n_train,
+             data.n_val, len(args.data), args.lam, data.score_loss, device, args.buckets,
+             f"; {VARIANTS[data.variant]} ({variant_inputs(data.variant)} inputs, "
+             f"at most {max_men(data.variant)} active)" if data.variant else "")
 
-    model = Net(args.buckets, args.hidden)
+    model = Net(args.buckets, args.hidden, data.variant)
     try:
         if args.init and args.init.suffix == ".pbnn":
             load_pbnn(model, args.init)

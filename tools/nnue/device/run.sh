@@ -5,7 +5,8 @@
 D=$PWD/.dev
 R="import json; r=json.load(open('$D/manifest.json'))['recipe']"
 { nproc; lscpu | grep 'Model name'; date -u; } > "$OUT/info.txt"
-mkdir -p /tmp/st/chunks && cp "$D/openings.txt" /tmp/st/ && cp -r "$D/shared" ..
+mkdir -p /tmp/st/chunks && cp -r "$D/shared" ..
+if [ -f "$D/openings.txt" ]; then cp "$D/openings.txt" /tmp/st/; fi
 args=$(python3 -c "$R; print(' '.join(r['args']))" | sed -e "s#@openings.txt#/tmp/st/openings.txt#" \
        -e "s#@shared/#../shared/#g")
 # shellcheck disable=SC2086
@@ -14,7 +15,7 @@ args=$(python3 -c "$R; print(' '.join(r['args']))" | sed -e "s#@openings.txt#/tm
 got=$(sha256sum /tmp/ref.bin | cut -c1-64)
 echo "reference games: $got (home: $(cat "$D/reference.sha256"))" | tee -a "$OUT/info.txt"
 [ "$got" = "$(cat "$D/reference.sha256")" ] || exit 4
-first=$(python3 -c "import json; print(max(c['index'] for c in json.load(open('$D/manifest.json'))['chunks'])+1)")
+first=$(python3 -c "import json; print(max((c['index'] for c in json.load(open('$D/manifest.json'))['chunks']), default=-1)+1)")
 # One one-thread datagen per core (a chunk is reproducible only so); no chunk
 # starts that would end after GEN_S, and `timeout` is the backstop.
 GEN_S=${GEN_S:-555}
