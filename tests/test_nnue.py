@@ -513,7 +513,7 @@ def test_crazyhouse_accumulators_after_drops_and_captures_equal_a_refresh(
     total = dict.fromkeys(("makes", "checked", "drops", "captures", "promotions", "castles",
                            "nulls", "unmakes"), 0)
     with Engine(hash_mb=1, threads=1) as eng:
-        eng.load_variant_net("crazyhouse", str(path))
+        eng.variant_nets.load("crazyhouse", str(path))
         for i, fen in enumerate([*ZH_FENS, *_zh_random_fens(3, 9)]):
             bad, stats = sb.nnue_check_walk(eng._ptr, fen, False, 5000, i + 1, "crazyhouse")
             assert bad == 0, f"{bad} accumulator mismatches from {fen} ({stats})"
@@ -536,8 +536,8 @@ def test_crazyhouse_c_eval_equals_python_reference(tmp_path: Path, strong: bool)
     pockets = sum(1 for fen in fens if fen.split()[0].split("[")[1] != "]")
     assert pockets >= 30
     with Engine(hash_mb=1, threads=1) as eng:
-        eng.load_variant_net("crazyhouse", str(path))
-        assert eng.variant_net_name("crazyhouse") == pbnn.name_of(data)
+        eng.variant_nets.load("crazyhouse", str(path))
+        assert eng.variant_nets.name("crazyhouse") == pbnn.name_of(data)
         for fen in fens:
             expected = pbnn.evaluate(net, fen)
             assert abs(expected) < EVAL_LIMIT, "pick weights whose evals are not clamped"
@@ -557,7 +557,7 @@ def test_a_crazyhouse_net_plays_crazyhouse_only(tmp_path: Path) -> None:
     with Engine(hash_mb=8, threads=1) as eng:
         std_before = _engine_eval(eng, WALK_FENS[1])
         hce_zh = _zh_eval(eng, fen)
-        eng.load_variant_net("crazyhouse", str(zh))
+        eng.variant_nets.load("crazyhouse", str(zh))
         assert _engine_eval(eng, WALK_FENS[1]) == std_before       # standard: unchanged
         assert _zh_eval(eng, fen) == pbnn.evaluate(pbnn.parse(zh.read_bytes()), fen)
         res = eng.search(SearchLimits(depth=6))
@@ -567,8 +567,8 @@ def test_a_crazyhouse_net_plays_crazyhouse_only(tmp_path: Path) -> None:
         eng.set_eval("hce")                                          # UseNNUE off: the HCE
         assert _zh_eval(eng, fen) == hce_zh
         eng.set_eval("nnue")
-        eng.load_variant_net("crazyhouse", None)                     # unloaded: the HCE
-        assert eng.variant_net_name("crazyhouse") == "" and _zh_eval(eng, fen) == hce_zh
+        eng.variant_nets.load("crazyhouse", None)                     # unloaded: the HCE
+        assert eng.variant_nets.name("crazyhouse") == "" and _zh_eval(eng, fen) == hce_zh
 
 
 def test_variant_nets_are_refused_where_they_do_not_belong(tmp_path: Path) -> None:
@@ -587,22 +587,22 @@ def test_variant_nets_are_refused_where_they_do_not_belong(tmp_path: Path) -> No
         with pytest.raises(NetFileError, match="a net for crazyhouse, not for chess"):
             eng.load_net(str(zh))
         with pytest.raises(NetFileError, match="a net for chess, not for crazyhouse"):
-            eng.load_variant_net("crazyhouse", str(DEFAULT_NET))
+            eng.variant_nets.load("crazyhouse", str(DEFAULT_NET))
         with pytest.raises(NetFileError, match="a net for crazyhouse, not for chess"):
             sb.check_net_file(str(zh), "chess")
         assert sb.check_net_file(str(zh)) == sb.check_net_file(str(zh), "crazyhouse")
         from bot.engine.exceptions import VariantError
         with pytest.raises(VariantError):
-            eng.load_variant_net("chess", str(zh))
+            eng.variant_nets.load("chess", str(zh))
         for name, (data, why) in cases.items():
             path = tmp_path / f"{name}.pbnn"
             path.write_bytes(data)
             with pytest.raises(NetFileError) as info:
-                eng.load_variant_net("crazyhouse", str(path))
+                eng.variant_nets.load("crazyhouse", str(path))
             assert why in str(info.value) and "\n" not in str(info.value), (name, info.value)
             with pytest.raises(ValueError):
                 pbnn.parse(data)
-        assert eng.variant_net_name("crazyhouse") == "" and eng.net_name == \
+        assert eng.variant_nets.name("crazyhouse") == "" and eng.net_name == \
             pbnn.name_of(DEFAULT_NET.read_bytes())
 
 

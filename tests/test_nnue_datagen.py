@@ -461,7 +461,7 @@ def test_trainer_makes_a_crazyhouse_net_the_engine_evaluates_exactly(
     _, recs = posdata.open_records(data)
     fens = [posdata.record_fen(r) for r in recs[::max(1, len(recs) // 30)]]
     with Engine(hash_mb=4, threads=1) as eng:
-        eng.load_variant_net("crazyhouse", str(net))
+        eng.variant_nets.load("crazyhouse", str(net))
         for fen in fens:
             eng.set_position(fen, [], False, "crazyhouse")
             assert eng.evaluate() == ref.evaluate(quant, fen) == \

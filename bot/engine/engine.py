@@ -12,7 +12,8 @@ lock, those requests and the poller are search_control.py's.
 
 `set_option(multipv=N)` searches and reports N root lines (`SearchInfo.multipv`,
 `SearchResult.lines`); `eng.strength` (strength.py) sets a playing-strength
-level. Both persist until changed.
+level, `eng.variant_nets` (variant_nets.py) the variants' nets. All persist
+until changed.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from bot.engine.closing import Closing
 from bot.engine.exceptions import EngineArgumentError, EngineError
 from bot.engine.search_control import SearchControl, run_search
 from bot.engine.strength import Strength
+from bot.engine.variant_nets import VariantNets
 
 log = logging.getLogger(__name__)
 
@@ -191,6 +193,7 @@ class Engine(Closing):
         self._threads = threads
         self._control = SearchControl()
         self.strength = Strength(lambda: _live(self._ptr))
+        self.variant_nets = VariantNets(lambda: _live(self._ptr))
 
     def __repr__(self) -> str:
         state = "closed" if self._ptr is None else "open"
@@ -314,17 +317,6 @@ class Engine(Closing):
     @property
     def net_name(self) -> str:
         return sb.net_name(_live(self._ptr))
-
-    def load_variant_net(self, variant: str, path: str | None) -> None:
-        """The NNUE a variant (UCI_Variant's name) searches with, from a .pbnn of format v3
-        naming it (None = none: the variant's hand-crafted eval, the default).
-
-        NetFileError names the file and the problem; the engine keeps its net then."""
-        sb.load_variant_net(_live(self._ptr), variant, path)
-
-    def variant_net_name(self, variant: str) -> str:
-        """The name of the net loaded for `variant`, "" when none is."""
-        return sb.variant_net_name(_live(self._ptr), variant)
 
     # ---- inspection (UCI `d` / `eval`) ----
 

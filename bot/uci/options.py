@@ -229,7 +229,7 @@ class OptionSetter:
         try:
             name = check_net_file(path, variant) if path else None
             if self._state.loaded is not None:
-                self._state.loaded.load_variant_net(variant, path or None)
+                self._state.loaded.variant_nets.load(variant, path or None)
         except NetFileError as exc:
             self._out.info_string(f"{option} not loaded: {exc}; keeping {keep}")
             return

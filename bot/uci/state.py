@@ -55,7 +55,7 @@ class UciState:
             eng.strength.set(o.elo if o.limit_strength else None)
             eng.load_net(o.eval_file or None)
             for variant, path in o.variant_nets.items():
-                eng.load_variant_net(variant, path or None)
+                eng.variant_nets.load(variant, path or None)
             eng.set_eval("nnue" if o.use_nnue else "hce")
             eng.new_game()  # fault the table in now, not during a timed search
             eng.set_position(self.fen, self.moves, o.chess960, o.variant)
