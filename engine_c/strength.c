@@ -26,15 +26,37 @@ int strength_clamp(int elo) {
 
 static int lerp(int a, int b, double f) { return (int)lround(a + (b - a) * f); }
 
+typedef struct { int elo, shift; } Shift;
+#define SHIFT_ROW(elo, shift) {elo, shift},
+static const Shift Shifts[] = {STRENGTH_SHIFTS(SHIFT_ROW)};
+#undef SHIFT_ROW
+enum { NSHIFTS = (int)(sizeof Shifts / sizeof Shifts[0]) };
+#define SHIFT_CHECK(elo, shift) \
+    _Static_assert((elo) >= PB_STRENGTH_MIN_ELO && (elo) <= PB_STRENGTH_MAX_ELO, "shift row in range");
+STRENGTH_SHIFTS(SHIFT_CHECK)
+#undef SHIFT_CHECK
+
+/* The Elo whose anchor parameters level `elo` plays (its calibration shift added). */
+static int shifted_elo(int elo) {
+    int i = 0;
+    while (i + 2 < NSHIFTS && Shifts[i + 1].elo <= elo) i++;
+    const Shift *a = &Shifts[i], *b = &Shifts[i + 1];
+    double f = elo <= a->elo ? 0.0 : elo >= b->elo ? 1.0 : (double)(elo - a->elo) / (b->elo - a->elo);
+    int played = elo + lerp(a->shift, b->shift, f);
+    return played < PB_STRENGTH_MIN_ELO ? PB_STRENGTH_MIN_ELO
+           : played > PB_STRENGTH_MAX_ELO ? PB_STRENGTH_MAX_ELO : played;
+}
+
 void strength_params(int elo, PbStrengthParams *out) {
     elo = strength_clamp(elo);
     if (elo == 0) elo = PB_STRENGTH_MAX_ELO;
+    out->elo = elo;
+    elo = shifted_elo(elo);
     /* The rows cover the range: the first at or below elo, and the next. */
     int i = 0;
     while (i + 2 < NANCHORS && Anchors[i + 1].elo <= elo) i++;
     const Anchor *a = &Anchors[i], *b = &Anchors[i + 1];
     double f = elo <= a->elo ? 0.0 : elo >= b->elo ? 1.0 : (double)(elo - a->elo) / (b->elo - a->elo);
-    out->elo = elo;
     out->nodes = (uint64_t)llround(a->nodes * pow((double)b->nodes / a->nodes, f));
     out->depth = lerp(a->depth, b->depth, f);
     out->multipv = lerp(a->multipv, b->multipv, f);

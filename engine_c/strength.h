@@ -21,11 +21,12 @@
  *     engine waits it out after the search; a stop ends the wait at once.
  *
  * The parameters are interpolated between the anchor rows of
- * STRENGTH_ANCHORS (nodes geometrically, the rest linearly). The Elo range is
+ * STRENGTH_ANCHORS (nodes geometrically, the rest linearly) at the level's
+ * Elo plus its calibration shift (STRENGTH_SHIFTS, below). The Elo range is
  * STRENGTH_MIN_ELO..STRENGTH_MAX_ELO (pibot_engine_api.h); 0 is full strength.
- * The rows are a first reasoned mapping, checked by a few games only: the
- * calibration against Stockfish 15.1 at the same UCI_Elo is
- * bench/strength_calibrate.py's (docs/strength.md, "Strength levels").
+ * The anchor rows are a first reasoned mapping; the shifts are what the
+ * calibration against Stockfish 15.1 at the same UCI_Elo measured
+ * (bench/strength_calibrate.py; docs/strength.md, "Strength levels").
  */
 #ifndef PB_STRENGTH_H
 #define PB_STRENGTH_H
@@ -56,6 +57,21 @@
     X(2400, 450000, 14, 3, 45, 60, 43)               \
     X(2650, 1000000, 17, 2, 25, 35, 45)              \
     X(2850, 2000000, 22, 2, 10, 15, 45)
+
+/* Calibration shifts, by Elo: X(elo, shift). Level L plays the anchors'
+ * parameters at L + shift(L), the shift interpolated linearly between rows
+ * (constant beyond the first and last). A level that scored S Elo below
+ * Stockfish at its number over 100 games gets about -S / slope, the slope
+ * being how much stronger the next measured level played per Elo of label
+ * (docs/strength.md, "Calibration against Stockfish 15.1"). Rows with a zero
+ * shift keep their measured parameters exactly; below 1350 (Stockfish's
+ * range) nothing was measured against it, so nothing is shifted there. */
+#define STRENGTH_SHIFTS(X)                           \
+    X(800, 0)                                        \
+    X(1300, 0)                                       \
+    X(1400, 60)                                      \
+    X(1600, 0)                                       \
+    X(2850, 0)
 
 enum {
     STRENGTH_HARD_NODES_X = 2,      /* no search runs past this x the node budget */
