@@ -8,6 +8,16 @@
 #include <string.h>
 #include <threads.h>
 
+/* aarch64 (the Pi) runs the accumulator update and the output layer in NEON
+ * intrinsics; every other target keeps the portable loops, which gcc
+ * vectorises (docs/benchmarks.md, "NNUE on the Pi's core"). */
+#if defined(__aarch64__) && defined(__ARM_NEON)
+#define NNUE_NEON 1
+#include <arm_neon.h>
+#else
+#define NNUE_NEON 0
+#endif
+
 /* ---------- file format ---------- */
 
 #define STR_(x) #x
@@ -356,12 +366,58 @@ void nnue_push_null(NnueAcc *stack, int ply) {
     a->computed = false;
 }
 
+#if NNUE_NEON
+/* out = in + a0 (+ a1) - s0 (- s1) in one pass, na and ns (0..2) the rows
+ * given: 32 lanes a step, each row read with one 4-register load and the
+ * sum kept in registers. int16 adds wrap as the portable loop's (int16_t)
+ * cast does, in any order. Inlined with constant na and ns for the common
+ * shapes; the rest (null move: a copy; crazyhouse's pocket shapes) share one
+ * copy. Pointers are stepped, not indexed: ld1/st1 take no register offset. */
+static inline __attribute__((always_inline)) void delta_neon(int16_t *restrict out,
+        const int16_t *restrict in, const int16_t *a0, const int16_t *a1, const int16_t *s0,
+        const int16_t *s1, const int na, const int ns) {
+    for (const int16_t *end = in + NNUE_HIDDEN; in < end; in += 32, out += 32) {
+        int16x8x4_t v = vld1q_s16_x4(in);
+        if (na >= 1) {
+            int16x8x4_t x = vld1q_s16_x4(a0);
+            a0 += 32;
+            for (int r = 0; r < 4; r++) v.val[r] = vaddq_s16(v.val[r], x.val[r]);
+        }
+        if (ns >= 1) {
+            int16x8x4_t x = vld1q_s16_x4(s0);
+            s0 += 32;
+            for (int r = 0; r < 4; r++) v.val[r] = vsubq_s16(v.val[r], x.val[r]);
+        }
+        if (na == 2) {
+            int16x8x4_t x = vld1q_s16_x4(a1);
+            a1 += 32;
+            for (int r = 0; r < 4; r++) v.val[r] = vaddq_s16(v.val[r], x.val[r]);
+        }
+        if (ns == 2) {
+            int16x8x4_t x = vld1q_s16_x4(s1);
+            s1 += 32;
+            for (int r = 0; r < 4; r++) v.val[r] = vsubq_s16(v.val[r], x.val[r]);
+        }
+        vst1q_s16_x4(out, v);
+    }
+}
+#endif
+
 /* out = in + add[0..na) - sub[0..ns): the common shapes get one fused pass.
  * Inlined into each update_impl copy: called from two of them, gcc would
  * otherwise keep it out of line, a call per perspective (+0.6% of a
  * standard bench's instructions, measured with callgrind). */
 static inline __attribute__((always_inline)) void apply_delta(int16_t *restrict out,
         const int16_t *restrict in, const int16_t *const *add, int na, const int16_t *const *sub, int ns) {
+#if NNUE_NEON
+    /* A delta holds at most 2 rows each way (NnueAcc). */
+    const int16_t *a0 = na > 0 ? add[0] : NULL, *a1 = na > 1 ? add[1] : NULL;
+    const int16_t *s0 = ns > 0 ? sub[0] : NULL, *s1 = ns > 1 ? sub[1] : NULL;
+    if (na == 1 && ns == 1) delta_neon(out, in, a0, NULL, s0, NULL, 1, 1);
+    else if (na == 1 && ns == 2) delta_neon(out, in, a0, NULL, s0, s1, 1, 2);
+    else if (na == 2 && ns == 2) delta_neon(out, in, a0, a1, s0, s1, 2, 2);
+    else delta_neon(out, in, a0, a1, s0, s1, na, ns);
+#else
     if (na == 1 && ns == 1) {
         const int16_t *a0 = add[0], *s0 = sub[0];
         for (int i = 0; i < NNUE_HIDDEN; i++) out[i] = (int16_t)(in[i] + a0[i] - s0[i]);
@@ -379,6 +435,7 @@ static inline __attribute__((always_inline)) void apply_delta(int16_t *restrict 
         for (int k = 0; k < ns; k++)
             for (int i = 0; i < NNUE_HIDDEN; i++) out[i] = (int16_t)(out[i] - sub[k][i]);
     }
+#endif
 }
 
 /* The lazy update; `pockets` (a constant) lets deltas name pocket features. */
@@ -410,14 +467,16 @@ void nnue_update_variant(const NnueNet *net, NnueAcc *stack, int ply) {
 
 /* ---------- output layer ---------- */
 
-/* Portable loops only: gcc -O3 vectorises them (SSE2/AVX2 on x86, NEON on
- * aarch64). AVX2 intrinsics for this dot product were measured slower than
- * gcc's own AVX2 code (docs/benchmarks.md, "NNUE evaluation cost"), so none.
+/* Portable loops on x86: gcc -O3 vectorises them (SSE2/AVX2). AVX2
+ * intrinsics for this dot product were measured slower than gcc's own AVX2
+ * code (docs/benchmarks.md, "NNUE evaluation cost"), so none; aarch64 has
+ * screlu_dot_pair's NEON below (fewer instructions than gcc's NEON).
  *
  * sum_i clamp(acc[i], 0, QA)^2 * w[i], exactly. With |w| <= 127, v * w fits
  * int16 (|.| <= 32385) and every term <= 65025 * 127, so a block of 256 terms
  * stays below 2^31 (2,114,012,800): each block is summed in int32, the
  * blocks in int64 (a 256-wide net is one block, as before). */
+#if !NNUE_NEON
 static int64_t screlu_dot(const int16_t *acc, const int16_t *w) {
     int64_t total = 0;
     for (int base = 0; base < NNUE_HIDDEN; base += NNUE_DOT_BLOCK) {
@@ -432,12 +491,46 @@ static int64_t screlu_dot(const int16_t *acc, const int16_t *w) {
     }
     return total;
 }
+#else
+/* screlu_dot(us, w) + screlu_dot(them, w + H) in one pass, 32 lanes of each
+ * side a step: clamp (smax, smin), v * w in int16 (mul), v * vw widened into
+ * int32 (smlal, smlal2) over four accumulators, so that no multiply-add waits
+ * for the one before. A lane of an accumulator gets 4 terms a step (low and
+ * high half, both sides), H/32 steps: H/8 terms of at most 65025 x 127, exact
+ * in int32 up to the widest net; the lanes are added in int64. The same
+ * integer as the portable blocks, which are exact too. */
+_Static_assert((int64_t)(NNUE_HIDDEN / 8) * NNUE_QA * NNUE_QA * NNUE_MAX_OUT_WEIGHT <= INT32_MAX,
+               "screlu_dot_pair's int32 lanes could overflow at this width");
+static int64_t screlu_dot_pair(const int16_t *us, const int16_t *them, const int16_t *w) {
+    const int16x8_t zero = vdupq_n_s16(0), qa = vdupq_n_s16(NNUE_QA);
+    int32x4_t sum[4] = {vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0), vdupq_n_s32(0)};
+    for (int i = 0; i < NNUE_HIDDEN; i += 32) {
+        for (int side = 0; side < 2; side++) {
+            int16x8x4_t v = vld1q_s16_x4((side ? them : us) + i);
+            int16x8x4_t x = vld1q_s16_x4(w + side * NNUE_HIDDEN + i);
+            for (int r = 0; r < 4; r++) {
+                int16x8_t c = vminq_s16(vmaxq_s16(v.val[r], zero), qa);
+                int16x8_t cw = vmulq_s16(c, x.val[r]);
+                sum[r] = vmlal_s16(sum[r], vget_low_s16(c), vget_low_s16(cw));
+                sum[r] = vmlal_high_s16(sum[r], c, cw);
+            }
+        }
+    }
+    int64x2_t total = vpaddlq_s32(sum[0]);
+    for (int r = 1; r < 4; r++) total = vpadalq_s32(total, sum[r]);
+    return vaddvq_s64(total);
+}
+#endif
 
 int nnue_output(const NnueNet *net, const NnueAcc *a, const Board *b) {
     int side = b->side;
     int k = nnue_bucket(__builtin_popcountll(b->by_type[0]), net->buckets);
     const int16_t *w = net->out_weight[k];
+#if NNUE_NEON
+    int64_t sum = screlu_dot_pair(a->acc[side], a->acc[!side], w);
+#else
     int64_t sum = screlu_dot(a->acc[side], w) + screlu_dot(a->acc[!side], w + NNUE_HIDDEN);
+#endif
     int64_t v = sum / NNUE_QA + net->out_bias[k];       /* C division truncates toward 0 */
     return (int)(v * NNUE_SCALE / (NNUE_QA * NNUE_QB));
 }

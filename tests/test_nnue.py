@@ -6,6 +6,7 @@
   (tools/nnue/pbnn.py, docs/nnue.md) on the same .pbnn file: the tie between the
   engine and the trainer;
 - bad net files are clean, named errors (Engine.load_net, UCI EvalFile);
+- the aarch64 build's NEON loops under qemu-user: walks and reference evals;
 - colour symmetry, the eval switch, `pibot version`, the NNUE bench.
 """
 
@@ -667,3 +668,38 @@ def test_uci_evalfilecrazyhouse_loads_checks_and_searches(tmp_path: Path) -> Non
     with Engine(hash_mb=1, threads=1) as hce:
         assert evals[1] == _zh_eval(hce, fen) != evals[0]
     assert any(ln.startswith("bestmove ") for ln in lines)
+
+
+def test_aarch64_neon_paths_equal_the_reference(tmp_path: Path) -> None:
+    """The aarch64 build's NEON update and output layer (engine_c/nnue.c) under qemu-user:
+    the incremental accumulators equal a refresh over random walks (unit_main, standard,
+    Chess960 and crazyhouse), and nnue_eval equals the Python reference on a net whose
+    weights reach both clamps and |out weight| 127 in 8 buckets, and on one whose output
+    sum passes 2^32 (every accumulator at QA, every weight 127)."""
+    from array import array
+
+    from test_c_builds import ENGINE, build, need, run
+    cc, qemu = need("aarch64-linux-gnu-gcc"), need("qemu-aarch64")
+    for check in ("nnue_walk", "nnue_crazyhouse"):
+        unit = subprocess.run([qemu, str(build("arm", "unit_main", CC=cc)), check],
+                              capture_output=True, text=True, timeout=600, cwd=ENGINE)
+        assert unit.returncode == 0 and f"ok {check}" in unit.stdout, unit.stdout + unit.stderr
+    exe = str(build("arm", "nnue_eval", CC=cc))
+    h = pbnn.HIDDEN
+    rng = random.Random(23)
+    strong = pbnn.Net(array("h", (rng.randint(-120, 120) for _ in range(768 * h))),
+                      array("h", (rng.randint(-150, 400) for _ in range(h))),
+                      array("h", (rng.randint(-127, 127) for _ in range(8 * 2 * h))),
+                      [rng.randint(-50000, 50000) for _ in range(8)])
+    total = 2 * h * 255 ** 2 * 127
+    assert total > 2 ** 32
+    extreme = pbnn.Net(array("h", [0] * (768 * h)), array("h", [255] * h),
+                       array("h", [127] * (2 * h)), [-(total // 255) + 5000])
+    fens = _bucket_fens(40, 29) + WALK_FENS
+    for name, net in (("strong", strong), ("extreme", extreme)):
+        path = tmp_path / f"{name}.pbnn"
+        path.write_bytes(net.to_bytes())
+        got = [int(x) for x in run([qemu, exe, str(path)], _stdin="\n".join(fens) + "\n").split()]
+        want = [max(-EVAL_LIMIT, min(EVAL_LIMIT, pbnn.evaluate(net, f))) for f in fens]
+        assert got == want, name
+        assert len(set(want)) > 20 if name == "strong" else 0 < want[0] < 500
