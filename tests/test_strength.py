@@ -4,6 +4,7 @@ budget, stop/ponder/infinite, persistence and an exact way back."""
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 
@@ -53,20 +54,21 @@ def test_the_mapping_grows_with_the_level() -> None:
     assert level_params(100).elo == MIN_ELO and level_params(5000).elo == MAX_ELO
 
 
-def test_a_calibration_shift_moves_only_the_levels_it_was_measured_for() -> None:
-    # strength.h STRENGTH_SHIFTS: 1400 scored 74 Elo under Stockfish 1400 and plays the
-    # anchors' parameters of 1460 now; 1600 and up were measured even and are the
-    # anchor rows' (1800: X(1800, 60000, 8, 6, 250, 220, 36)), as is 1300 and below.
-    at_1800 = level_params(1800)
-    assert (at_1800.nodes, at_1800.depth, at_1800.multipv, at_1800.spread_cp,
-            at_1800.max_loss_cp, at_1800.think_pct) == (60000, 8, 6, 250, 220, 36)
+def test_the_calibration_shift_moves_the_measured_levels_only() -> None:
+    # strength.h STRENGTH_SHIFTS: from 1400 up a level plays the anchors' parameters
+    # 50 Elo higher (the first pass measured every level ~50 under Stockfish at its
+    # number); 1300 and below, never measured against Stockfish, are the anchors'.
     at_1100 = level_params(1100)
     assert (at_1100.nodes, at_1100.depth, at_1100.spread_cp) == (6000, 5, 800)
     at_1400 = level_params(1400)
     assert at_1400.elo == 1400
-    # 1460, 110/150 of the way from the 1350 row to the 1500 row: nodes 20,000 x
-    # 1.75^(11/15) (geometric), depth 7, spread 627 (was 24,100, 6 and 667 at 1400)
-    assert (at_1400.nodes, at_1400.depth, at_1400.spread_cp) == (30148, 7, 627)
+    # 1450, two thirds of the way from the 1350 row to the 1500 row: nodes 20,000 x
+    # 1.75^(2/3) (geometric), depth 7, spread 633 (unshifted: 24,100, 6 and 667)
+    assert (at_1400.nodes, at_1400.depth, at_1400.spread_cp) == (29044, 7, 633)
+    # 2800 plays the top row (2850), as 2850 does: nothing plays above it
+    top = level_params(2850)
+    assert level_params(2800) == dataclasses.replace(top, elo=2800)
+    assert top.nodes == 2_000_000 and top.depth == 22
 
 
 def test_the_setting_is_checked_clamped_and_kept(eng: Engine) -> None:
