@@ -138,8 +138,11 @@ def write_pbnn(path: Path, net: QuantNet) -> None:
     if not valid_hidden(net.hidden):
         raise NetError(f"hidden width {net.hidden}; the engine builds for 64..1024 in steps "
                        "of 64")
-    guard = (int(np.abs(net.ft_bias.astype(np.int32)).max())
-             + max_men(net.variant) * int(np.abs(net.ft_weight.astype(np.int32)).max()))
+    # np.asarray: a net's tables may be numpy arrays (the trainer's) or array.array
+    # (pbnn.Net, make_random_net.py)
+    guard = (int(np.abs(np.asarray(net.ft_bias, dtype=np.int32)).max())
+             + max_men(net.variant)
+             * int(np.abs(np.asarray(net.ft_weight, dtype=np.int32)).max()))
     if guard > 32767:
         raise NetError(f"weights too large for int16 accumulators ({guard} > 32767 with "
                        f"{max_men(net.variant)} men); clip the weights")
