@@ -92,18 +92,29 @@ int pb_nnue_check_file_for(const char *path, const char *variant, char *name, si
     return PB_OK;
 }
 
-int pb_engine_load_net(PbEngine *e, const char *path, char *err, size_t errlen) {
-    if (err && errlen) err[0] = '\0';
-    NnueNet *net = NULL;
+/* The net of `variant` from `path` (NULL for none when path is empty), and the
+ * engine's ctl_lock taken with no search running; on an error neither. */
+static int load_locked(PbEngine *e, const char *path, int variant, NnueNet **net, char *err,
+                       size_t errlen) {
+    *net = NULL;
     if (path && path[0]) {
-        int rc = load_for(path, VAR_STANDARD, &net, err, errlen);
+        int rc = load_for(path, variant, net, err, errlen);
         if (rc) return rc;
     }
     if (engine_lock_idle(e) != PB_OK) {
-        nnue_free(net);
+        nnue_free(*net);
+        *net = NULL;
         if (err && errlen) snprintf(err, errlen, "cannot change the net while searching");
         return PB_ERR_BUSY;
     }
+    return PB_OK;
+}
+
+int pb_engine_load_net(PbEngine *e, const char *path, char *err, size_t errlen) {
+    if (err && errlen) err[0] = '\0';
+    NnueNet *net;
+    int rc = load_locked(e, path, VAR_STANDARD, &net, err, errlen);
+    if (rc) return rc;
     nnue_free(e->own_net);
     e->own_net = net;
     e->net = net ? net : nnue_default(NULL);
@@ -122,16 +133,9 @@ int pb_engine_load_variant_net(PbEngine *e, const char *variant, const char *pat
                      variant ? variant : "");
         return PB_ERR_VARIANT;
     }
-    NnueNet *net = NULL;
-    if (path && path[0]) {
-        int rc = load_for(path, v, &net, err, errlen);
-        if (rc) return rc;
-    }
-    if (engine_lock_idle(e) != PB_OK) {
-        nnue_free(net);
-        if (err && errlen) snprintf(err, errlen, "cannot change the net while searching");
-        return PB_ERR_BUSY;
-    }
+    NnueNet *net;
+    int rc = load_locked(e, path, v, &net, err, errlen);
+    if (rc) return rc;
     nnue_free(e->variant_net[v]);
     e->variant_net[v] = net;
     if (e->use_nnue) forget_eval(e);

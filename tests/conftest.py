@@ -29,6 +29,25 @@ def read_epd(name: str) -> list[tuple[str, dict[int, int]]]:
     return rows
 
 
+def crazyhouse_fens(n: int, seed: int) -> list[str]:
+    """Crazyhouse positions of random games that like captures and promotions (full
+    pockets, promoted pieces), cut at random lengths: for the variant NNUE's checks."""
+    import chess.variant
+
+    rng = random.Random(seed)
+    fens: list[str] = []
+    while len(fens) < n:
+        board = chess.variant.CrazyhouseBoard()
+        for _ in range(rng.randrange(2, 120)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            captures = [m for m in moves if board.is_capture(m) or m.promotion]
+            board.push(rng.choice(captures if captures and rng.random() < 0.6 else moves))
+        fens.append(board.fen())
+    return fens
+
+
 def closed_port() -> int:
     """A loopback port nothing listens on, for a test that connects to it (refused)
     or starts a server on it later.  Chosen below the kernel's ephemeral range:

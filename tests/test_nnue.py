@@ -21,7 +21,7 @@ from pathlib import Path
 
 import chess
 import pytest
-from conftest import ROOT
+from conftest import ROOT, crazyhouse_fens
 
 from bot.engine import Engine, SearchLimits
 from bot.engine import search_bindings as sb
@@ -463,23 +463,6 @@ def _zh_net(seed: int, strong: bool = False) -> pbnn.Net:
                     [rng.randint(-50000, 50000) for _ in range(8)], pbnn.CRAZYHOUSE)
 
 
-def _zh_random_fens(n: int, seed: int) -> list[str]:
-    """Crazyhouse games that like captures (full pockets), cut at random lengths."""
-    import chess.variant
-    rng = random.Random(seed)
-    fens = []
-    while len(fens) < n:
-        board = chess.variant.CrazyhouseBoard()
-        for _ in range(rng.randrange(2, 90)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            captures = [m for m in moves if board.is_capture(m)]
-            board.push(rng.choice(captures if captures and rng.random() < 0.6 else moves))
-        fens.append(board.fen())
-    return fens
-
-
 def _zh_eval(eng: Engine, fen: str) -> int:
     eng.set_position(fen, [], False, "crazyhouse")
     return eng.evaluate()
@@ -515,7 +498,7 @@ def test_crazyhouse_accumulators_after_drops_and_captures_equal_a_refresh(
                            "nulls", "unmakes"), 0)
     with Engine(hash_mb=1, threads=1) as eng:
         eng.variant_nets.load("crazyhouse", str(path))
-        for i, fen in enumerate([*ZH_FENS, *_zh_random_fens(3, 9)]):
+        for i, fen in enumerate([*ZH_FENS, *crazyhouse_fens(3, 9)]):
             bad, stats = sb.nnue_check_walk(eng._ptr, fen, False, 5000, i + 1, "crazyhouse")
             assert bad == 0, f"{bad} accumulator mismatches from {fen} ({stats})"
             for key in total:
@@ -533,7 +516,7 @@ def test_crazyhouse_c_eval_equals_python_reference(tmp_path: Path, strong: bool)
     path = tmp_path / "zh.pbnn"
     path.write_bytes(data)
     ref = reference.read_pbnn(path)
-    fens = [*ZH_FENS, *_zh_random_fens(40, 13)]
+    fens = [*ZH_FENS, *crazyhouse_fens(40, 13)]
     pockets = sum(1 for fen in fens if fen.split()[0].split("[")[1] != "]")
     assert pockets >= 30
     with Engine(hash_mb=1, threads=1) as eng:

@@ -22,7 +22,7 @@ import chess
 import chess.polyglot
 import numpy as np
 import pytest
-from conftest import DATA, ROOT
+from conftest import DATA, ROOT, crazyhouse_fens
 
 sys.path.insert(0, str(ROOT / "tools" / "nnue"))
 
@@ -355,31 +355,12 @@ def test_trainer_streams_every_position_once(datagen: Path, tmp_path: Path,
 
 # ---- variants: datagen --variant, version-2 records, a crazyhouse net ----
 
-def _zh_fens(n: int, seed: int) -> list[str]:
-    """Crazyhouse positions of random capture-happy games: full pockets, promotions."""
-    import random
-
-    import chess.variant
-    rng = random.Random(seed)
-    fens: list[str] = []
-    while len(fens) < n:
-        board = chess.variant.CrazyhouseBoard()
-        for _ in range(rng.randrange(2, 120)):
-            moves = list(board.legal_moves)
-            if not moves:
-                break
-            captures = [m for m in moves if board.is_capture(m) or m.promotion]
-            board.push(rng.choice(captures if captures and rng.random() < 0.6 else moves))
-        fens.append(board.fen())
-    return fens
-
-
 def test_variant_records_round_trip_through_python_chess(datagen: Path, tmp_path: Path) -> None:
     import chess.variant
     import pbnn
     cases = {
         "crazyhouse": (chess.variant.CrazyhouseBoard, [
-            *_zh_fens(60, 5), "k3Q~3/8/8/8/8/8/4r3/K7[QQnnPPPpp] b - - 0 30"]),
+            *crazyhouse_fens(60, 5), "k3Q~3/8/8/8/8/8/4r3/K7[QQnnPPPpp] b - - 0 30"]),
         "horde": (chess.variant.HordeBoard, [chess.variant.HordeBoard().fen()]),   # 52 men
         "3check": (chess.variant.ThreeCheckBoard, [
             "rnbqkbnr/pppp1ppp/8/4p3/4P3/8/PPPP1PPP/RNBQKBNR w KQkq - 2+1 0 2"]),
