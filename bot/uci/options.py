@@ -106,9 +106,10 @@ class OptionSetter:
             if eng is not None:
                 eng.set_eval("nnue" if opts.use_nnue else "hce")
         elif name == "evalfile":
-            self._set_eval_file(value)
+            self._set_net_file("EvalFile", "chess", value)
         elif name in _VARIANT_NET_NAMES:
-            self._set_variant_eval_file(_VARIANT_NET_NAMES[name], value)
+            option = _VARIANT_NET_NAMES[name]
+            self._set_net_file(option, VARIANT_NET_OPTIONS[option], value)
         elif name in ("multipv", "uci_limitstrength", "uci_elo"):
             self._set_play_option(name, value)
         elif name == "clear hash":
@@ -192,48 +193,34 @@ class OptionSetter:
             return
         opts.hash_mb = mb
 
-    def _set_eval_file(self, value: str) -> None:
-        """Check the net file now: a bad one is named with its problem and the
-        current net stays in use."""
+    def _set_net_file(self, option: str, variant: str, value: str) -> None:
+        """EvalFile (variant "chess") or a variant's net option (EvalFileCrazyhouse ...):
+        the file is checked now, a bad one is named with its problem and the net in use
+        stays; empty = the built-in net, or for a variant none (its hand-crafted eval)."""
         opts = self._state.opts
+        chess = variant == "chess"
         path = "" if value in ("", "<empty>") else value
-        keep = opts.eval_file or "the built-in net"
+        current = opts.eval_file if chess else opts.variant_nets.get(variant, "")
+        keep = current or ("the built-in net" if chess else "no net (the hand-crafted eval)")
         if path and not _is_regular(path):
             # The C reader would block on a FIFO and read /dev/zero until memory runs out.
-            self._out.info_string(f"EvalFile not loaded: {quote(path)} is not a regular "
-                                  f"file; keeping {keep}")
-            return
-        try:
-            name = check_net_file(path, "chess") if path else None
-            if self._state.loaded is not None:
-                self._state.loaded.load_net(path or None)
-        except NetFileError as exc:
-            self._out.info_string(f"EvalFile not loaded: {exc}; keeping {keep}")
-            return
-        opts.eval_file = path
-        if name is not None:
-            self._out.info_string(f"EvalFile {path} loaded: {name}")
-
-
-    def _set_variant_eval_file(self, option: str, value: str) -> None:
-        """A variant's net (EvalFileCrazyhouse ...), checked now like EvalFile's; empty
-        = none, the variant's hand-crafted eval."""
-        variant = VARIANT_NET_OPTIONS[option]
-        nets = self._state.opts.variant_nets
-        path = "" if value in ("", "<empty>") else value
-        keep = nets.get(variant) or "no net (the hand-crafted eval)"
-        if path and not _is_regular(path):
             self._out.info_string(f"{option} not loaded: {quote(path)} is not a regular "
                                   f"file; keeping {keep}")
             return
         try:
             name = check_net_file(path, variant) if path else None
-            if self._state.loaded is not None:
-                self._state.loaded.variant_nets.load(variant, path or None)
+            eng = self._state.loaded
+            if eng is not None and chess:
+                eng.load_net(path or None)
+            elif eng is not None:
+                eng.variant_nets.load(variant, path or None)
         except NetFileError as exc:
             self._out.info_string(f"{option} not loaded: {exc}; keeping {keep}")
             return
-        nets[variant] = path
+        if chess:
+            opts.eval_file = path
+        else:
+            opts.variant_nets[variant] = path
         if name is not None:
             self._out.info_string(f"{option} {path} loaded: {name}")
 
