@@ -61,23 +61,40 @@ int nnue_parse_why(NnueNet *net, const uint8_t *data, size_t len, char *why, siz
     uint32_t version = rd32(data + 8);
     if (version != NNUE_VERSION && version != NNUE_VERSION_BUCKETS && version != NNUE_VERSION_VARIANT)
         return PB_ERR_NET_VERSION;
-    /* v3 names its variant after the v2 header; its inputs follow from it. */
+    /* v3 names its variant and flags after the v2 header; its inputs follow
+     * from the variant. */
     int variant = VAR_STANDARD;
-    uint32_t inputs = NNUE_INPUTS;
+    uint32_t inputs = NNUE_INPUTS, flags = 0;
     if (version == NNUE_VERSION_VARIANT) {
         if (len < NNUE_V3_HEADER_BYTES) return PB_ERR_NET_SIZE;
         uint32_t v = rd32(data + 48);
+        flags = rd32(data + 52);
         if (v >= VAR_COUNT || !nnue_variant_inputs((int)v)) {
             if (why && whylen)
                 snprintf(why, whylen, "the v3 header names variant %u (%s), which no net of this "
                          "engine serves", (unsigned)v, v < VAR_COUNT ? variant_name((int)v) : "unknown");
             return PB_ERR_NET_FORMAT;
         }
-        for (int i = 52; i < NNUE_V3_HEADER_BYTES; i++)
+        if (flags & ~(uint32_t)NNUE_FLAG_MIRRORED) {
+            if (why && whylen)
+                snprintf(why, whylen, "unknown flags 0x%x in the v3 header (bit 0 = mirrored "
+                         "inputs; the other bits must be zero)", (unsigned)flags);
+            return PB_ERR_NET_FORMAT;
+        }
+        for (int i = 56; i < NNUE_V3_HEADER_BYTES; i++)
             if (data[i]) {
-                if (why && whylen) snprintf(why, whylen, "bytes 52..63 of a v3 header must be zero");
+                if (why && whylen) snprintf(why, whylen, "bytes 56..63 of a v3 header must be zero");
                 return PB_ERR_NET_FORMAT;
             }
+        /* The mirror follows each side's one king: the horde (no white king)
+         * and antichess (none, or several) have no such king. */
+        if ((flags & NNUE_FLAG_MIRRORED) && (v == VAR_HORDE || v == VAR_ANTICHESS)) {
+            if (why && whylen)
+                snprintf(why, whylen, "a mirrored net follows each side's king, and %s does not "
+                         "keep exactly one a side: no mirrored %s net", variant_name((int)v),
+                         variant_name((int)v));
+            return PB_ERR_NET_FORMAT;
+        }
         variant = (int)v;
         inputs = (uint32_t)nnue_variant_inputs(variant);
     }
@@ -133,6 +150,7 @@ int nnue_parse_why(NnueNet *net, const uint8_t *data, size_t len, char *why, siz
     net->buckets = (int)buckets;
     net->inputs = (int)inputs;
     net->variant = variant;
+    net->mirrored = (flags & NNUE_FLAG_MIRRORED) != 0;
     memset(net->out_weight, 0, sizeof net->out_weight);
     memset(net->out_bias, 0, sizeof net->out_bias);
     for (int k = 0; k < net->buckets; k++)      /* bucket-major: each bucket's 2H weights */
@@ -234,49 +252,64 @@ const NnueNet *nnue_default(int *err) {
 
 /* ---------- accumulators ---------- */
 
-static inline int feature(int persp, int pc, int sq) {
+/* `m`: the view's mirror XOR (NnueAcc.m; 0 for a net that does not mirror). */
+static inline int feature(int persp, int pc, int sq, int m) {
     int c = piece_color(pc), t = piece_type(pc) - 1;
-    return (c == persp ? 0 : 384) + 64 * t + (persp == WHITE ? sq : sq ^ 56);
+    return (c == persp ? 0 : 384) + 64 * t + ((persp == WHITE ? sq : sq ^ 56) ^ m);
 }
 
-static inline const int16_t *row(const NnueNet *net, int persp, int pc, int sq) {
-    return net->ft_weight + (size_t)feature(persp, pc, sq) * NNUE_HIDDEN;
+static inline const int16_t *row(const NnueNet *net, int persp, int pc, int sq, int m) {
+    return net->ft_weight + (size_t)feature(persp, pc, sq, m) * NNUE_HIDDEN;
 }
 
-/* The k-th (0-based) pocket feature of a piece of pc's colour and type. */
+/* The k-th (0-based) pocket feature of a piece of pc's colour and type (a
+ * pocket has no squares: never mirrored). */
 static inline int pocket_feature(int persp, int pc, int k) {
     return NNUE_INPUTS + (piece_color(pc) == persp ? 0 : NNUE_POCKET_INPUTS / 2) +
            NnuePocketBase[piece_type(pc)] + k;
 }
 
 /* A delta's (piece, square) row: a square of 64 + k is pocket feature k. */
-static inline const int16_t *row_any(const NnueNet *net, int persp, int pc, int sq) {
-    int f = sq < 64 ? feature(persp, pc, sq) : pocket_feature(persp, pc, sq - 64);
+static inline const int16_t *row_any(const NnueNet *net, int persp, int pc, int sq, int m) {
+    int f = sq < 64 ? feature(persp, pc, sq, m) : pocket_feature(persp, pc, sq - 64);
     return net->ft_weight + (size_t)f * NNUE_HIDDEN;
 }
 
-void nnue_refresh(const NnueNet *net, NnueAcc *a, const Board *b) {
-    for (int p = 0; p < 2; p++) {
-        /* A local sum: the compiler knows it aliases no weight row. */
-        int16_t acc[NNUE_HIDDEN];
-        memcpy(acc, net->ft_bias, sizeof acc);
-        Bitboard occ = b->by_type[0];
-        while (occ) {
-            int sq = __builtin_ctzll(occ);
-            occ &= occ - 1;
-            const int16_t *w = row(net, p, b->squares[sq], sq);
-            for (int i = 0; i < NNUE_HIDDEN; i++) acc[i] = (int16_t)(acc[i] + w[i]);
-        }
-        if (net->inputs > NNUE_INPUTS)      /* crazyhouse: the pockets, counts capped */
-            for (int c = 0; c < 2; c++)
-                for (int t = PAWN; t < KING; t++)
-                    for (int k = 0; k < b->pocket[c][t] && k < NnuePocketCap[t]; k++) {
-                        const int16_t *w = net->ft_weight +
-                            (size_t)pocket_feature(p, make_piece(c, t), k) * NNUE_HIDDEN;
-                        for (int i = 0; i < NNUE_HIDDEN; i++) acc[i] = (int16_t)(acc[i] + w[i]);
-                    }
-        memcpy(a->acc[p], acc, sizeof acc);
+/* A mirrored net's XOR for a view whose king stands on `king_sq`: with the
+ * king on files e..h (bit 2 of the square set), the view's every square is
+ * mirrored a<->h, so the king is seen on d..a. */
+static inline uint8_t mirror_of(int king_sq) { return (king_sq & 4) ? 7 : 0; }
+
+/* View p's accumulator and mirror from scratch. */
+static void refresh_view(const NnueNet *net, NnueAcc *a, const Board *b, int p) {
+    /* Only a mirrored net asks for the king: the horde's White has none
+     * (nnue_parse refuses a mirrored horde or antichess net). */
+    const int m = net->mirrored ? mirror_of(board_king_sq(b, p)) : 0;
+    /* A local sum: the compiler knows it aliases no weight row. */
+    int16_t acc[NNUE_HIDDEN];
+    memcpy(acc, net->ft_bias, sizeof acc);
+    Bitboard occ = b->by_type[0];
+    while (occ) {
+        int sq = __builtin_ctzll(occ);
+        occ &= occ - 1;
+        const int16_t *w = row(net, p, b->squares[sq], sq, m);
+        for (int i = 0; i < NNUE_HIDDEN; i++) acc[i] = (int16_t)(acc[i] + w[i]);
     }
+    if (net->inputs > NNUE_INPUTS)      /* crazyhouse: the pockets, counts capped */
+        for (int c = 0; c < 2; c++)
+            for (int t = PAWN; t < KING; t++)
+                for (int k = 0; k < b->pocket[c][t] && k < NnuePocketCap[t]; k++) {
+                    const int16_t *w = net->ft_weight +
+                        (size_t)pocket_feature(p, make_piece(c, t), k) * NNUE_HIDDEN;
+                    for (int i = 0; i < NNUE_HIDDEN; i++) acc[i] = (int16_t)(acc[i] + w[i]);
+                }
+    memcpy(a->acc[p], acc, sizeof acc);
+    a->m[p] = (uint8_t)m;
+}
+
+void nnue_refresh(const NnueNet *net, NnueAcc *a, const Board *b) {
+    for (int p = 0; p < 2; p++) refresh_view(net, a, b, p);
+    a->board = b;
     a->computed = true;
 }
 
@@ -438,31 +471,64 @@ static inline __attribute__((always_inline)) void apply_delta(int16_t *restrict 
 #endif
 }
 
-/* The lazy update; `pockets` (a constant) lets deltas name pocket features. */
+/* Where delta `a` puts colour c's king, or -1 if it does not move it. */
+static inline int king_to(const NnueAcc *a, int c) {
+    for (int k = 0; k < a->nadd; k++)
+        if (a->add_pc[k] == make_piece(c, KING)) return a->add_sq[k];
+    return -1;
+}
+
+/* The lazy update; `pockets` (a constant) lets deltas name pocket features.
+ * `mirrored` (a constant, the net's flag) follows each view's mirror: a view
+ * whose king crossed the d/e line since the last computed entry is `stale`
+ * (its features all change), is refreshed at `ply` from the stack's board
+ * (stack[0].board, at `ply` now), and leaves the entries between not
+ * computed. The copies for a net that does not mirror are the plain walk. */
 static inline __attribute__((always_inline)) void update_impl(const NnueNet *net, NnueAcc *stack,
-                                                              int ply, const bool pockets) {
+        int ply, const bool pockets, const bool mirrored) {
     int j = ply;
     while (!stack[j].computed) j--;   /* stack[0] is always computed */
+    bool stale[2] = {false, false};
     for (j++; j <= ply; j++) {
         NnueAcc *a = &stack[j];
         for (int p = 0; p < 2; p++) {
+            int m = 0;
+            if (mirrored) {
+                int ksq = king_to(a, p);
+                a->m[p] = ksq < 0 ? stack[j - 1].m[p] : mirror_of(ksq);
+                stale[p] |= a->m[p] != stack[j - 1].m[p];
+                if (stale[p]) continue;
+                m = a->m[p];
+            }
             const int16_t *add[2], *sub[2];
             for (int k = 0; k < a->nadd; k++)
-                add[k] = pockets ? row_any(net, p, a->add_pc[k], a->add_sq[k])
-                                 : row(net, p, a->add_pc[k], a->add_sq[k]);
+                add[k] = pockets ? row_any(net, p, a->add_pc[k], a->add_sq[k], m)
+                                 : row(net, p, a->add_pc[k], a->add_sq[k], m);
             for (int k = 0; k < a->nsub; k++)
-                sub[k] = pockets ? row_any(net, p, a->sub_pc[k], a->sub_sq[k])
-                                 : row(net, p, a->sub_pc[k], a->sub_sq[k]);
+                sub[k] = pockets ? row_any(net, p, a->sub_pc[k], a->sub_sq[k], m)
+                                 : row(net, p, a->sub_pc[k], a->sub_sq[k], m);
             apply_delta(a->acc[p], stack[j - 1].acc[p], add, a->nadd, sub, a->nsub);
         }
-        a->computed = true;
+        a->computed = !stale[WHITE] && !stale[BLACK];
+    }
+    if (mirrored) {
+        for (int p = 0; p < 2; p++)
+            if (stale[p]) refresh_view(net, &stack[ply], stack[0].board, p);
+        stack[ply].computed = true;
     }
 }
 
-void nnue_update(const NnueNet *net, NnueAcc *stack, int ply) { update_impl(net, stack, ply, false); }
+/* One test of the net's flag a call, outside the walk: a net that does not
+ * mirror runs the plain copy (the board stays in the stack, not an argument:
+ * passing it cost the search ~1 instruction an eval, callgrind). */
+void nnue_update(const NnueNet *net, NnueAcc *stack, int ply) {
+    if (net->mirrored) update_impl(net, stack, ply, false, true);
+    else update_impl(net, stack, ply, false, false);
+}
 
 void nnue_update_variant(const NnueNet *net, NnueAcc *stack, int ply) {
-    update_impl(net, stack, ply, true);
+    if (net->mirrored) update_impl(net, stack, ply, true, true);
+    else update_impl(net, stack, ply, true, false);
 }
 
 /* ---------- output layer ---------- */

@@ -1,6 +1,6 @@
 /* nnue.h — NNUE evaluation: 768 (+ pocket) inputs -> Hx2 -> 1 of B output
  * buckets, SCReLU, int16 (net formats v1 = one bucket, v2, and v3 = a net of a
- * variant). H, the hidden width, is fixed at build
+ * variant, or one with mirrored inputs). H, the hidden width, is fixed at build
  * time (PB_NNUE_HIDDEN, 384 unless the build says otherwise: the Makefile and
  * build_engine.py read it from the header of the net they embed), so every loop
  * over it has a constant trip count the compiler vectorises and unrolls.
@@ -12,19 +12,26 @@
  * move, next H for the other side) and out_bias; the bucket of a position is
  * chosen by its piece count on the board (nnue_bucket). Feature of a piece of
  * colour c and type t (0 pawn .. 5 king) on square s, for perspective p:
- *     idx = (c == p ? 0 : 384) + 64 * t + (p == WHITE ? s : s ^ 56)
+ *     idx = (c == p ? 0 : 384) + 64 * t + ((p == WHITE ? s : s ^ 56) ^ m[p])
+ * where m[p] = 0, except in a mirrored net (a v3 header's flag) when p's own
+ * king stands on files e..h: then 7, every square of p's view mirrored a<->h,
+ * so that the net sees p's king on files a..d only.
  * A crazyhouse net (v3) has NNUE_POCKET_INPUTS more: for the k-th piece of
  * type t (pawn .. queen) in the pocket of colour c, k = 1 .. NnuePocketCap[t]
  * (a count above the cap adds nothing more),
  *     idx = 768 + (c == p ? 0 : 30) + NnuePocketBase[t] + k - 1.
  * An NnueAcc is one ply of a search: acc[WHITE] and acc[BLACK] (int16[H]
- * each, valid when `computed`), and the delta from the ply before it (at
- * most 2 features removed and 2 added, as (piece, square); a square of 64 +
- * k - 1 is the piece's k-th pocket feature). A search thread
+ * each, valid when `computed`), m[WHITE] and m[BLACK] (the mirror XOR of
+ * each view; set only for a mirrored net), and the delta from the ply before
+ * it (at most 2 features removed and 2 added, as (piece, square); a square of
+ * 64 + k - 1 is the piece's k-th pocket feature). A search thread
  * owns an array of NNUE_STACK of them indexed by ply from its root: making
  * a move writes the delta into entry ply+1 (not computed), unmaking is free
  * (the search just uses entry ply again), and evaluating walks back to the
- * nearest computed entry and applies the deltas forward (lazy update).
+ * nearest computed entry and applies the deltas forward (lazy update). In a
+ * mirrored net, a view whose king crossed the d/e line on the way cannot
+ * follow the deltas (all its features change): it is refreshed from the
+ * board being evaluated, and the entries between are left not computed.
  * Entry 0 is refreshed from scratch at the root. The file format and the
  * exact integer arithmetic are in docs/nnue.md (the trainer's contract).
  */
@@ -52,7 +59,8 @@ enum {
     NNUE_VERSION = 1, NNUE_VERSION_BUCKETS = 2, NNUE_VERSION_VARIANT = 3, NNUE_ACT_SCRELU = 1,
     NNUE_MAX_BUCKETS = 8,
     NNUE_HEADER_BYTES = 48,
-    NNUE_V3_HEADER_BYTES = 64,   /* v3: the 48 bytes, u32 variant, 12 zero bytes */
+    NNUE_V3_HEADER_BYTES = 64,   /* v3: the 48 bytes, u32 variant, u32 flags, 8 zero bytes */
+    NNUE_FLAG_MIRRORED = 1,      /* v3 flags: mirrored inputs (m[p] above) */
     NNUE_FT_BYTES = NNUE_INPUTS * NNUE_HIDDEN * 2 + NNUE_HIDDEN * 2,
     NNUE_BUCKET_BYTES = 2 * NNUE_HIDDEN * 2 + 4,     /* one bucket's out_weight + out_bias */
     NNUE_FILE_BYTES = NNUE_HEADER_BYTES + NNUE_FT_BYTES + NNUE_BUCKET_BYTES,   /* v1 */
@@ -76,6 +84,7 @@ typedef struct {
     int buckets;                /* 1 (a v1 file) .. NNUE_MAX_BUCKETS */
     int inputs;                 /* NNUE_INPUTS, or NNUE_MAX_INPUTS for crazyhouse */
     int variant;                /* VAR_* it evaluates (VAR_STANDARD: chess and Chess960) */
+    bool mirrored;              /* the v3 flag NNUE_FLAG_MIRRORED */
     uint64_t checksum;
     char name[16];              /* "pbnn-" + first 8 hex digits of the checksum */
 } NnueNet;
@@ -83,8 +92,10 @@ typedef struct {
 typedef struct {
     alignas(64) int16_t acc[2][NNUE_HIDDEN];
     bool computed;
+    uint8_t m[2];               /* mirror XOR (0 or 7) of each view: a mirrored net's */
     uint8_t nadd, nsub;
     uint8_t add_pc[2], add_sq[2], sub_pc[2], sub_sq[2];
+    const Board *board;         /* set by nnue_refresh; entry 0's: the stack's live board */
 } NnueAcc;
 
 /* FNV-1a 64 of a byte range (the file's checksum). */
@@ -113,7 +124,8 @@ const NnueNet *nnue_default(int *err);
 /* One-line text for a PB_ERR_NET_* / PB_ERR_IO code. */
 const char *nnue_strerror(int code);
 
-/* Accumulators from scratch (a crazyhouse net's include the pockets). */
+/* Accumulators from scratch (a crazyhouse net's include the pockets); a->board
+ * = b, the board a stack whose entry 0 this is follows. */
 void nnue_refresh(const NnueNet *net, NnueAcc *a, const Board *b);
 /* Before board_make_move(b, m) at `ply`: record the delta into stack[ply+1]. */
 void nnue_push_move(NnueAcc *stack, int ply, const Board *b, Move m);
@@ -124,7 +136,10 @@ void nnue_push_move_variant(NnueAcc *stack, int ply, const Board *b, Move m);
 /* Before board_make_null at `ply`: stack[ply+1] = stack[ply], no delta. */
 void nnue_push_null(NnueAcc *stack, int ply);
 /* Make stack[ply] computed (lazy update from the nearest computed ancestor;
- * stack[0] must be computed). */
+ * stack[0] must be computed). A mirrored net refreshes a view whose king
+ * crossed the d/e line from stack[0].board, which must hold the position at
+ * `ply` (as it does when the caller makes its moves on the board it
+ * refreshed stack[0] from). */
 void nnue_update(const NnueNet *net, NnueAcc *stack, int ply);
 /* nnue_update for stacks whose deltas may hold pocket features. */
 void nnue_update_variant(const NnueNet *net, NnueAcc *stack, int ply);

@@ -170,8 +170,25 @@ static uint64_t rng_next(uint64_t *s) {   /* splitmix64 */
     return z ^ (z >> 31);
 }
 
+/* Where move m (not a drop) takes the mover's king, or -1 if the mover is
+ * not a king: castling puts it on the g or c file whatever the start. */
+static int king_dest(const Board *b, Move m) {
+    int from = move_from(m), to = move_to(m);
+    if (piece_type(b->squares[from]) != KING) return -1;
+    if (move_kind(m) == MOVE_CASTLE) return make_sq(to > from ? 6 : 2, sq_rank(from));
+    return to;
+}
+
+/* Does m take the mover's king across the d/e line (a mirrored net's refresh)? */
+static bool crosses(const Board *b, Move m) {
+    if (b->variant == VAR_CRAZYHOUSE && move_is_drop(m)) return false;
+    int dest = king_dest(b, m);
+    return dest >= 0 && ((dest ^ move_from(m)) & 4);
+}
+
 static void count_kind(const Board *b, Move m, PbNnueCheckStats *st) {
     int kind = move_kind(m);
+    st->king_crossings += crosses(b, m);
     if (b->variant == VAR_CRAZYHOUSE && move_is_drop(m)) st->drops++;
     else if (kind == MOVE_CASTLE) st->castles++;
     else if (kind == MOVE_EP) { st->en_passants++; st->captures++; }
@@ -225,16 +242,17 @@ static int check_walk(PbEngine *e, int variant, const char *fen, int chess960, i
         } else {
             Move m = list.moves[(r >> 16) % (uint64_t)list.count];
             /* A quarter of the time prefer a rare delta shape when there is
-             * one (a capture too in crazyhouse, where drops are most moves). */
+             * one (a capture too in crazyhouse, where drops are most moves;
+             * a king across the d/e line, a mirrored net's refresh). */
             if ((r >> 12) % 4 == 0) {
                 Move rare[MAX_MOVES];
                 int n = 0;
                 for (int i = 0; i < list.count; i++) {
                     Move x = list.moves[i];
                     bool zh = b->variant == VAR_CRAZYHOUSE;
-                    if (zh ? !move_is_drop(x) && (move_kind(x) != MOVE_NORMAL ||
-                                                  b->squares[move_to(x)] != NO_PIECE)
-                           : move_kind(x) != MOVE_NORMAL)
+                    if ((zh ? !move_is_drop(x) && (move_kind(x) != MOVE_NORMAL ||
+                                                   b->squares[move_to(x)] != NO_PIECE)
+                            : move_kind(x) != MOVE_NORMAL) || (net->mirrored && crosses(b, x)))
                         rare[n++] = x;
                 }
                 if (n) m = rare[(r >> 24) % (uint64_t)n];
@@ -292,15 +310,17 @@ int pb_eval_speed(const char *fen, int iters, PbEvalSpeed *out) {
     const NnueNet *net = nnue_default(NULL);
     if (!net) return pb_nnue_default_status();
     /* Positions of a seeded random playout from fen (restarting at its end);
-     * accs[i] is position i's accumulator, moves[i] the move played from it. */
+     * accs[i] is position i's accumulator, moves[i] the move played from it,
+     * after[i] the position it leads to (the update's board). */
     Board *b = malloc(sizeof *b), *boards = malloc(sizeof(Board) * SPEED_POSITIONS);
+    Board *after = malloc(sizeof(Board) * SPEED_POSITIONS);
     NnueAcc *accs = aligned_alloc(64, sizeof(NnueAcc) * SPEED_POSITIONS);
     /* upd[2i] = position i's accumulator, upd[2i+1] = the delta of moves[i] */
     NnueAcc *upd = aligned_alloc(64, sizeof(NnueAcc) * (2 * SPEED_POSITIONS + 1));
     NnueAcc *scratch = upd ? &upd[2 * SPEED_POSITIONS] : NULL;
     Move *moves = malloc(sizeof(Move) * SPEED_POSITIONS);
     int rc = PB_OK;
-    if (!b || !boards || !accs || !upd || !moves) { rc = PB_ERR_NOMEM; goto done; }
+    if (!b || !boards || !after || !accs || !upd || !moves) { rc = PB_ERR_NOMEM; goto done; }
     rc = board_set_fen(b, fen, false, NULL, 0);
     if (rc) goto done;
     uint64_t seed = 12345;
@@ -314,9 +334,11 @@ int pb_eval_speed(const char *fen, int iters, PbEvalSpeed *out) {
         moves[i] = list.moves[rng_next(&seed) % (uint64_t)list.count];
         memcpy(&boards[i], b, sizeof *b);        /* position before moves[i] */
         nnue_refresh(net, &accs[i], b);
-        upd[2 * i] = accs[i];
         nnue_push_move(&upd[2 * i], 0, b, moves[i]);
         board_make_move(b, moves[i]);
+        memcpy(&after[i], b, sizeof *b);
+        upd[2 * i] = accs[i];
+        upd[2 * i].board = &after[i];     /* the position its update evaluates */
     }
     volatile int sink = 0;
     int n = iters / SPEED_POSITIONS;
@@ -349,6 +371,7 @@ int pb_eval_speed(const char *fen, int iters, PbEvalSpeed *out) {
 done:
     free(b);
     free(boards);
+    free(after);
     free(accs);
     free(upd);
     free(moves);

@@ -42,10 +42,11 @@ int pb_engine_variant_net_name(PbEngine *e, const char *variant, char *out, size
  * reproducible) that after every step compares the lazily updated
  * accumulators and eval with a fresh refresh. Returns the number of
  * mismatches (0 = all equal) or a PB_ERR_* code (PB_ERR_BUSY while the
- * engine searches); counts what it played. */
+ * engine searches); counts what it played (king_crossings: king moves
+ * across the d/e line, castling included, which a mirrored net refreshes). */
 typedef struct {
     uint64_t makes, unmakes, nulls, checked;
-    uint64_t captures, castles, en_passants, promotions, drops;
+    uint64_t captures, castles, en_passants, promotions, drops, king_crossings;
 } PbNnueCheckStats;
 int pb_nnue_check_walk(PbEngine *e, const char *fen, int chess960, int steps, uint64_t seed,
                        PbNnueCheckStats *stats);

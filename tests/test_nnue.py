@@ -7,7 +7,10 @@
   engine and the trainer;
 - bad net files are clean, named errors (Engine.load_net, UCI EvalFile);
 - the aarch64 build's NEON loops under qemu-user: walks and reference evals;
-- colour symmetry, the eval switch, `pibot version`, the NNUE bench.
+- colour symmetry, the eval switch, `pibot version`, the NNUE bench;
+- mirrored nets (the v3 flag): kings crossing the d/e line in walks, castling both
+  ways and Chess960's, crazyhouse; the C eval equals both references and is blind to
+  an a<->h mirror of the position; bad flags are one-line errors.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import random
 import struct
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import chess
@@ -214,6 +218,17 @@ def test_c_eval_with_output_buckets_equals_python_reference(tmp_path: Path) -> N
     assert differ >= len(fens) * 3 // 4
 
 
+def _assert_refused(path: Path, why: str, loads: tuple[Callable[[str], object], ...]) -> None:
+    """Each of `loads` refuses the net file in one line naming it and `why`; pbnn.py too."""
+    for load in loads:
+        with pytest.raises(NetFileError) as info:
+            load(str(path))
+        msg = str(info.value)
+        assert str(path) in msg and why in msg and "\n" not in msg, msg
+    with pytest.raises(ValueError):
+        pbnn.parse(path.read_bytes())
+
+
 def test_bad_v2_headers_are_one_line_named_errors(tmp_path: Path) -> None:
     v1 = V1_NET.read_bytes()
     v8 = make_net(5, 8).to_bytes()
@@ -234,13 +249,7 @@ def test_bad_v2_headers_are_one_line_named_errors(tmp_path: Path) -> None:
         for name, (data, why) in cases.items():
             path = tmp_path / f"{name}.pbnn"
             path.write_bytes(data)
-            for load in (eng.load_net, sb.check_net_file):
-                with pytest.raises(NetFileError) as info:
-                    load(str(path))
-                msg = str(info.value)
-                assert str(path) in msg and why in msg and "\n" not in msg, (name, msg)
-            with pytest.raises(ValueError):
-                pbnn.parse(data)
+            _assert_refused(path, why, (eng.load_net, sb.check_net_file))
         assert eng.net_name == pbnn.name_of(DEFAULT_NET.read_bytes())   # still the built-in
         # One bucket in a v2 file is the v1 net.
         path = tmp_path / "v2b1.pbnn"
@@ -563,7 +572,7 @@ def test_variant_nets_are_refused_where_they_do_not_belong(tmp_path: Path) -> No
     cases = {
         "atomic": (atomic.to_bytes(), "names variant 6 (atomic), which no net"),
         "reserved": (zh.read_bytes()[:60] + b"\1" + zh.read_bytes()[61:],
-                     "bytes 52..63 of a v3 header must be zero"),
+                     "bytes 56..63 of a v3 header must be zero"),
         "inputs": (zh.read_bytes()[:12] + struct.pack("<I", 768) + zh.read_bytes()[16:],
                    "a crazyhouse net has 828 inputs, the header says 768"),
     }
@@ -653,6 +662,227 @@ def test_uci_evalfilecrazyhouse_loads_checks_and_searches(tmp_path: Path) -> Non
     assert any(ln.startswith("bestmove ") for ln in lines)
 
 
+# ---- (e) mirrored inputs (the v3 flag) ----
+
+# Walks whose kings cross the d/e line: castling both ways for both sides (O-O-O takes
+# the king from e to c), endgames where kings walk, both sides to move.
+MIRROR_WALK_FENS = [
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10",
+    "r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R b KQkq - 0 10",
+    "8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11",
+    "4k3/pp4pp/8/3K4/8/8/PP4PP/8 b - - 0 1",
+    "8/P1k5/8/8/8/8/1K4p1/8 w - - 0 1",
+]
+# Chess960 castling that crosses the line: the king from c to g and from f to c; f to g
+# swaps king and rook.
+MIRROR_960_FENS = [
+    "1rk3r1/pppppppp/8/8/8/8/PPPPPPPP/1RK3R1 w GBgb - 0 1",
+    "1r3kr1/pppppppp/8/8/8/8/PPPPPPPP/1R3KR1 b GBgb - 0 1",
+]
+
+
+# Both kings on files a..d, where a mirrored net reads the board as a plain one does.
+QUEENSIDE_FENS = [
+    "2kr1b1r/ppp2ppp/2n5/8/8/2N5/PPP2PPP/2KR1B1R w - - 0 10",
+    "1k6/8/8/8/8/8/8/1K1R4 b - - 0 1",
+    "3k4/8/8/8/8/8/8/3K4 w - - 0 1",
+]
+
+
+def _mirrored(net: pbnn.Net) -> pbnn.Net:
+    return pbnn.Net(net.ft_weight, net.ft_bias, net.out_weight, net.out_bias, net.variant,
+                    True)
+
+
+def _king_games(n: int, seed: int, chess960: bool = False) -> list[str]:
+    """The positions of random games that prefer castling and king moves (kings cross
+    the d/e line often), from the start or, for Chess960, from MIRROR_960_FENS."""
+    rng = random.Random(seed)
+    fens: list[str] = []
+    while len(fens) < n:
+        board = chess.Board(rng.choice(MIRROR_960_FENS), chess960=True) if chess960 \
+            else chess.Board()
+        for _ in range(rng.randrange(10, 90)):
+            moves = list(board.legal_moves)
+            if not moves:
+                break
+            kings = [m for m in moves if board.is_castling(m) or
+                     board.piece_type_at(m.from_square) == chess.KING]
+            board.push(rng.choice(kings if kings and rng.random() < 0.5 else moves))
+            fens.append(board.fen(shredder=chess960))
+    return fens[:n]
+
+
+def _halves(fen: str) -> tuple[bool, bool]:
+    """Is White's king, Black's king on files e..h?"""
+    board = chess.Board(fen.split()[0] + " w - - 0 1")
+    white, black = board.king(chess.WHITE), board.king(chess.BLACK)
+    assert white is not None and black is not None
+    return chess.square_file(white) >= 4, chess.square_file(black) >= 4
+
+
+def test_mirrored_net_file_and_the_python_readers(tmp_path: Path) -> None:
+    net = make_net(5, 8, mirrored=True)
+    data = net.to_bytes()
+    # v3: the v2 header (version 3), variant 0 (chess), flags 1, zeros; 768 inputs.
+    assert struct.unpack_from("<8sIIII", data) == (b"PIBOTNN\0", 3, 768, pbnn.HIDDEN, 1)
+    assert struct.unpack_from("<IiiiI", data, 20)[4] == 8
+    assert struct.unpack_from("<II8s", data, 48) == (0, 1, bytes(8))
+    assert data[64:] == make_net(5, 8).to_bytes()[48:]   # the same payload as plain
+    assert len(data) == 64 + 768 * 384 * 2 + 384 * 2 + 8 * (4 * 384 + 4)
+    back = pbnn.parse(data)
+    assert back.mirrored and back.variant == 0 and back.to_bytes() == data
+    path = tmp_path / "m.pbnn"
+    path.write_bytes(data)
+    quant = reference.read_pbnn(path)
+    assert quant.mirrored and quant.name == pbnn.name_of(data)
+    reference.write_pbnn(tmp_path / "again.pbnn", quant)
+    assert (tmp_path / "again.pbnn").read_bytes() == data
+    # Widening keeps the flag (and every eval).
+    wide = widen(back, pbnn.HIDDEN + 64)
+    assert wide.mirrored and pbnn.evaluate(wide, WALK_FENS[1]) == pbnn.evaluate(back,
+                                                                                WALK_FENS[1])
+    # check_net names the inputs; colour symmetry holds for a mirrored net too.
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "nnue" / "check_net.py"),
+                           str(path)], capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "8 output bucket(s), chess, mirrored inputs" in proc.stdout.splitlines()[0]
+    assert "colour symmetry: ok" in proc.stdout
+    plain = subprocess.run([sys.executable, str(ROOT / "tools" / "nnue" / "check_net.py"),
+                            str(DEFAULT_NET)], capture_output=True, text=True, timeout=120)
+    assert "chess, plain inputs" in plain.stdout.splitlines()[0], plain.stdout
+
+
+@pytest.mark.parametrize("strong", [False, True])
+def test_mirrored_c_eval_equals_both_references_and_ignores_an_a_h_mirror(
+        tmp_path: Path, strong: bool) -> None:
+    net = _mirrored(_strong_net(9)) if strong else make_net(7, 8, mirrored=True)
+    plain = pbnn.Net(net.ft_weight, net.ft_bias, net.out_weight, net.out_bias)
+    path = tmp_path / "m.pbnn"
+    path.write_bytes(net.to_bytes())
+    quant = reference.read_pbnn(path)
+    games = [(fen, False) for fen in [*WALK_FENS, *QUEENSIDE_FENS, *_king_games(60, 3)]]
+    games += [(fen, True) for fen in _king_games(30, 4, chess960=True)]
+    assert {_halves(fen) for fen, _ in games} == {(a, b) for a in (False, True)
+                                                  for b in (False, True)}
+    same = 0
+    with Engine(hash_mb=1, threads=1) as eng:
+        eng.load_net(str(path))
+        eng.set_eval("nnue")
+        assert eng.net_name == pbnn.name_of(path.read_bytes())
+        for fen, chess960 in games:
+            want = pbnn.evaluate(net, fen)
+            assert abs(want) < EVAL_LIMIT
+            assert _engine_eval(eng, fen, chess960) == reference.evaluate(quant, fen) == want, fen
+            # The position mirrored a<->h (its castling rights dropped: no input) looks
+            # the same to a mirrored net.
+            board = chess.Board(fen, chess960=chess960).transform(chess.flip_horizontal)
+            board.castling_rights = chess.BB_EMPTY
+            assert pbnn.evaluate(net, board.fen()) == want, fen
+            # With both kings on files a..d the flag changes nothing.
+            if _halves(fen) == (False, False):
+                same += 1
+                assert pbnn.evaluate(plain, fen) == want, fen
+    assert same >= len(QUEENSIDE_FENS)
+    differ = sum(pbnn.evaluate(plain, fen) != pbnn.evaluate(net, fen) for fen, _ in games)
+    assert differ >= len(games) // 2
+
+
+def test_mirrored_accumulators_equal_a_refresh_when_kings_cross(tmp_path: Path) -> None:
+    path = tmp_path / "m.pbnn"
+    path.write_bytes(make_net(5, 8, mirrored=True).to_bytes())
+    total = dict.fromkeys(("makes", "checked", "castles", "king_crossings", "captures",
+                           "promotions", "nulls", "unmakes"), 0)
+    castles = {False: 0, True: 0}   # standard, Chess960
+    # Short walks from the castling positions (castling is a root move there), long ones
+    # from the endgames and two Chess960 starts.
+    walks = [(fen, False, 12, 1000) for fen in MIRROR_WALK_FENS[:2]]
+    walks += [(fen, True, 12, 1000) for fen in MIRROR_960_FENS]
+    walks += [(fen, False, 1, 5000) for fen in MIRROR_WALK_FENS[2:]]
+    walks += [(chess.Board.from_chess960_pos(n).fen(shredder=True), True, 1, 4000)
+              for n in (0, 959)]
+    with Engine(hash_mb=1, threads=1) as eng:
+        eng.load_net(str(path))
+        for i, (fen, chess960, seeds, steps) in enumerate(walks):
+            for seed in range(seeds):
+                bad, stats = sb.nnue_check_walk(eng._ptr, fen, chess960, steps,
+                                                100 * i + seed)
+                assert bad == 0, f"{bad} accumulator mismatches from {fen} ({stats})"
+                for key in total:
+                    total[key] += stats[key]
+                castles[chess960] += stats["castles"]
+        # A search with the mirrored net, from a position whose kings may cross.
+        eng.set_eval("nnue")
+        eng.set_position(MIRROR_WALK_FENS[3], [], False)
+        assert eng.search(SearchLimits(depth=8)).bestmove
+    assert total["checked"] > 40000
+    assert total["king_crossings"] > 2000 and min(castles.values()) > 50, (total, castles)
+    for key in ("captures", "promotions", "nulls", "unmakes"):
+        assert total[key] > 20, (key, total)
+
+
+def test_a_mirrored_crazyhouse_net_mirrors_the_board_not_the_pockets(tmp_path: Path) -> None:
+    net = make_net(11, 8, variant=pbnn.CRAZYHOUSE, mirrored=True)
+    path = tmp_path / "zhm.pbnn"
+    path.write_bytes(net.to_bytes())
+    quant = reference.read_pbnn(path)
+    assert quant.mirrored and quant.variant == pbnn.CRAZYHOUSE
+    import chess.variant
+    fens = [*ZH_FENS, *crazyhouse_fens(40, 17), "4k3/8/8/3K4/8/8/8/8[RNPpp] w - - 0 30"]
+    total = dict.fromkeys(("checked", "drops", "king_crossings"), 0)
+    with Engine(hash_mb=1, threads=1) as eng:
+        eng.variant_nets.load("crazyhouse", str(path))
+        for fen in fens:
+            want = pbnn.evaluate(net, fen)
+            assert _zh_eval(eng, fen) == reference.evaluate(quant, fen) == want, fen
+            board = chess.variant.CrazyhouseBoard(fen).transform(chess.flip_horizontal)
+            board.castling_rights = chess.BB_EMPTY
+            assert pbnn.evaluate(net, board.fen()) == want, fen
+        for i, fen in enumerate([*ZH_FENS[1:3], fens[-1]]):
+            bad, stats = sb.nnue_check_walk(eng._ptr, fen, False, 5000, i + 3, "crazyhouse")
+            assert bad == 0, f"{bad} accumulator mismatches from {fen} ({stats})"
+            for key in total:
+                total[key] += stats[key]
+    assert total["checked"] > 5000 and total["drops"] > 100 and \
+        total["king_crossings"] > 50, total
+
+
+def test_bad_mirrored_headers_are_one_line_errors(tmp_path: Path) -> None:
+    good = make_net(5, 8, mirrored=True).to_bytes()
+
+    def resum(data: bytes) -> bytes:
+        return data[:40] + struct.pack("<Q", pbnn.fnv1a64(data[48:])) + data[48:]
+
+    horde = make_net(5, 8, variant=pbnn.VARIANTS.index("horde"))
+    horde.mirrored = True
+    cases = {
+        "flags3": (resum(good[:52] + struct.pack("<I", 3) + good[56:]),
+                   "unknown flags 0x3 in the v3 header (bit 0 = mirrored inputs"),
+        "tail": (resum(good[:63] + b"\1" + good[64:]),
+                 "bytes 56..63 of a v3 header must be zero"),
+        "unsummed": (good[:52] + struct.pack("<I", 0) + good[56:], "checksum mismatch"),
+        "horde": (horde.to_bytes(), "no mirrored horde net"),
+        # The flag on a v2 file read as v3: its payload is no v3 header.
+        "v2_as_v3": (DEFAULT_NET.read_bytes()[:8] + struct.pack("<I", 3)
+                     + DEFAULT_NET.read_bytes()[12:], "the v3 header names variant"),
+    }
+    with Engine(hash_mb=1, threads=1) as eng:
+        eng.set_eval("nnue")
+        for name, (data, why) in cases.items():
+            path = tmp_path / f"{name}.pbnn"
+            path.write_bytes(data)
+            _assert_refused(path, why, (eng.load_net, sb.check_net_file,
+                                        lambda p: eng.variant_nets.load("horde", p)))
+            with pytest.raises(reference.NetError) as err:
+                reference.read_pbnn(path)
+            assert "\n" not in str(err.value)
+        assert eng.net_name == pbnn.name_of(DEFAULT_NET.read_bytes())   # still the built-in
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "nnue" / "make_random_net.py"),
+                           str(tmp_path / "x.pbnn"), "--variant", "antichess", "--mirrored"],
+                          capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "antichess nets cannot mirror" in proc.stderr
+
+
 def test_aarch64_neon_paths_equal_the_reference(tmp_path: Path) -> None:
     """The aarch64 build's NEON update and output layer (engine_c/nnue.c) under qemu-user:
     the incremental accumulators equal a refresh over random walks (unit_main, standard,
@@ -663,7 +893,7 @@ def test_aarch64_neon_paths_equal_the_reference(tmp_path: Path) -> None:
 
     from test_c_builds import ENGINE, build, need, run
     cc, qemu = need("aarch64-linux-gnu-gcc"), need("qemu-aarch64")
-    for check in ("nnue_walk", "nnue_crazyhouse"):
+    for check in ("nnue_walk", "nnue_crazyhouse", "nnue_mirror"):
         unit = subprocess.run([qemu, str(build("arm", "unit_main", CC=cc)), check],
                               capture_output=True, text=True, timeout=600, cwd=ENGINE)
         assert unit.returncode == 0 and f"ok {check}" in unit.stdout, unit.stdout + unit.stderr
@@ -679,10 +909,11 @@ def test_aarch64_neon_paths_equal_the_reference(tmp_path: Path) -> None:
     extreme = pbnn.Net(array("h", [0] * (768 * h)), array("h", [255] * h),
                        array("h", [127] * (2 * h)), [-(total // 255) + 5000])
     fens = _bucket_fens(40, 29) + WALK_FENS
-    for name, net in (("strong", strong), ("extreme", extreme)):
+    fens += _king_games(20, 31)     # kings on both halves, for the mirrored net
+    for name, net in (("strong", strong), ("extreme", extreme), ("mirrored", _mirrored(strong))):
         path = tmp_path / f"{name}.pbnn"
         path.write_bytes(net.to_bytes())
         got = [int(x) for x in run([qemu, exe, str(path)], _stdin="\n".join(fens) + "\n").split()]
         want = [max(-EVAL_LIMIT, min(EVAL_LIMIT, pbnn.evaluate(net, f))) for f in fens]
         assert got == want, name
-        assert len(set(want)) > 20 if name == "strong" else 0 < want[0] < 500
+        assert len(set(want)) > 20 if name != "extreme" else 0 < want[0] < 500

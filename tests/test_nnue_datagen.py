@@ -462,3 +462,57 @@ def test_trainer_makes_a_crazyhouse_net_the_engine_evaluates_exactly(
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 2 and "is a net for chess, the data is crazyhouse's" in \
         proc.stderr, proc.stderr
+
+
+def test_trainer_mirror_king_makes_a_mirrored_net_the_engine_evaluates_exactly(
+        datagen: Path, tmp_path: Path) -> None:
+    """--mirror king: the trainer's features of every record are the reference's
+    mirrored ones (both perspectives), and the exported net is a v3 net with the
+    mirrored flag that the engine evaluates as both references do."""
+    pytest.importorskip("torch")
+    import chess.variant
+    import pbnn
+    import train
+
+    from bot.engine import Engine
+    data = tmp_path / "d.bin"
+    run(datagen, data, "--openings", OPENINGS, "--games", 12, "--nodes", 200)
+    _, recs = posdata.open_records(data)
+    fw, fb, _stm, _target, _score = train.RecordData([data], 1.0, mirrored=True)._decode(
+        np.asarray(recs))
+    fens = [posdata.record_fen(r) for r in recs]
+    halves = set()
+    for i, fen in enumerate(fens):
+        white, black, _ = pbnn.features(fen, 0, mirrored=True)
+        assert sorted(f for f in fw[i].tolist() if f != posdata.PAD) == sorted(white), fen
+        assert sorted(f for f in fb[i].tolist() if f != posdata.PAD) == sorted(black), fen
+        kings = [chess.Board(fen).king(c) for c in chess.COLORS]
+        halves.add(tuple(k is not None and chess.square_file(k) >= 4 for k in kings))
+    assert len(halves) >= 3  # kings on both halves: the mirror really ran
+    net = tmp_path / "m.pbnn"
+    cmd = [sys.executable, str(ROOT / "tools" / "nnue" / "train.py"), str(data), "--out",
+           str(net), "--epochs", "1", "--batch", "256", "--buckets", "8", "--device", "cpu",
+           "--mirror", "king"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    assert "8 output bucket(s); mirrored inputs" in proc.stderr
+    raw = net.read_bytes()
+    assert struct.unpack_from("<I", raw, 8)[0] == 3 and struct.unpack_from("<II", raw, 48) == (0, 1)
+    quant = ref.read_pbnn(net)
+    assert quant.mirrored and quant.variant == 0 and quant.buckets == 8
+    with Engine(hash_mb=4, threads=1) as eng:
+        eng.load_net(str(net))
+        eng.set_eval("nnue")
+        for fen in fens[::max(1, len(fens) // 40)]:
+            eng.set_position(fen, [], False)
+            assert eng.evaluate() == ref.evaluate(quant, fen) == \
+                pbnn.evaluate(pbnn.parse(raw), fen), fen
+    # No mirrored net of a variant without one king a side: one error line.
+    src = tmp_path / "horde.epd"
+    src.write_text(chess.variant.HordeBoard().fen() + "\n")
+    horde = tmp_path / "horde.bin"
+    run(datagen, "--pack", src, horde, "--variant", "horde")
+    cmd[2], cmd[4] = str(horde), str(tmp_path / "h.pbnn")
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 2 and "horde records: a mirrored net follows each side's one " \
+        "king" in proc.stderr and "Traceback" not in proc.stderr, proc.stderr

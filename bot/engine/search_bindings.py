@@ -360,6 +360,7 @@ class CheckStats(TypedDict):
     en_passants: int
     promotions: int
     drops: int
+    king_crossings: int  # king moves across the d/e line (a mirrored net's refresh)
 
 
 def nnue_check_walk(ptr: Any, fen: str, chess960: bool, steps: int,
@@ -376,7 +377,8 @@ def nnue_check_walk(ptr: Any, fen: str, chess960: bool, steps: int,
     stats = CheckStats(makes=int(st.makes), unmakes=int(st.unmakes), nulls=int(st.nulls),
                        checked=int(st.checked), captures=int(st.captures),
                        castles=int(st.castles), en_passants=int(st.en_passants),
-                       promotions=int(st.promotions), drops=int(st.drops))
+                       promotions=int(st.promotions), drops=int(st.drops),
+                       king_crossings=int(st.king_crossings))
     return code, stats
 
 

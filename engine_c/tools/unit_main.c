@@ -301,10 +301,10 @@ static void check_nnue_search(void) {
     CHECK(ok == 3);
 }
 
-/* A crazyhouse net (format v3) made from the built-in one: its 768 rows, 60
- * pocket rows copied from rows 8.. (any weights inside the guard do), the
- * variant word, the checksum over bytes 48.. . Written to `path`. */
-static bool write_zh_net(const char *path) {
+/* A v3 net made from the built-in one, written to `path`: its 768 rows, for
+ * crazyhouse 60 pocket rows more copied from rows 8.. (any weights inside
+ * the guard do), the variant and flags words, the checksum over bytes 48.. . */
+static bool write_v3_net(const char *path, uint32_t variant, uint32_t flags) {
     static uint8_t v2[NNUE_MAX_FILE_BYTES], v3[NNUE_MAX_FILE_BYTES];
     FILE *f = fopen("nets/default.pbnn", "rb");
     if (!f) f = fopen("engine_c/nets/default.pbnn", "rb");
@@ -313,18 +313,20 @@ static bool write_zh_net(const char *path) {
     fclose(f);
     if (n < NNUE_HEADER_BYTES || v2[8] != 2) return false;
     const size_t row = 2 * NNUE_HIDDEN, board = (size_t)NNUE_INPUTS * row;
+    const size_t pockets = variant == VAR_CRAZYHOUSE ? (size_t)NNUE_POCKET_INPUTS * row : 0;
     memcpy(v3, v2, NNUE_HEADER_BYTES);
     v3[8] = 3;
-    uint32_t inputs = NNUE_MAX_INPUTS, variant = VAR_CRAZYHOUSE;
+    uint32_t inputs = variant == VAR_CRAZYHOUSE ? NNUE_MAX_INPUTS : NNUE_INPUTS;
     memcpy(v3 + 12, &inputs, 4);
     memset(v3 + 48, 0, 16);
     memcpy(v3 + 48, &variant, 4);
+    memcpy(v3 + 52, &flags, 4);
     uint8_t *p = v3 + NNUE_V3_HEADER_BYTES;
     memcpy(p, v2 + NNUE_HEADER_BYTES, board);
-    memcpy(p + board, v2 + NNUE_HEADER_BYTES + 8 * row, (size_t)NNUE_POCKET_INPUTS * row);
+    memcpy(p + board, v2 + NNUE_HEADER_BYTES + 8 * row, pockets);
     size_t rest = n - NNUE_HEADER_BYTES - board;
-    memcpy(p + board + (size_t)NNUE_POCKET_INPUTS * row, v2 + NNUE_HEADER_BYTES + board, rest);
-    size_t len = NNUE_V3_HEADER_BYTES + board + (size_t)NNUE_POCKET_INPUTS * row + rest;
+    memcpy(p + board + pockets, v2 + NNUE_HEADER_BYTES + board, rest);
+    size_t len = NNUE_V3_HEADER_BYTES + board + pockets + rest;
     uint64_t sum = nnue_fnv1a(v3 + NNUE_HEADER_BYTES, len - NNUE_HEADER_BYTES);
     memcpy(v3 + 40, &sum, 8);
     f = fopen(path, "wb");
@@ -340,7 +342,7 @@ static void check_nnue_crazyhouse(void) {
     int fd = mkstemp(path);
     if (fd < 0) { failure = "mkstemp"; return; }
     close(fd);
-    if (!write_zh_net(path)) { remove(path); failure = "cannot make the crazyhouse net"; return; }
+    if (!write_v3_net(path, VAR_CRAZYHOUSE, 0)) { remove(path); failure = "cannot make the crazyhouse net"; return; }
     int err = 0;
     PbEngine *e = pb_engine_new(4, 1, &err);
     CHECK(e != NULL);
@@ -364,6 +366,62 @@ static void check_nnue_crazyhouse(void) {
     } else {
         bad++;
     }
+    pb_engine_free(e);
+    remove(path);
+    CHECK(bad == 0);
+}
+
+/* Mirrored nets (the v3 flag) made from the built-in weights: through walks
+ * whose kings cross the d/e line (standard, castling both ways, Chess960,
+ * crazyhouse) the lazy accumulators equal a refresh, a search runs, and a
+ * mirrored horde net or an unknown flag is refused. */
+static void check_nnue_mirror(void) {
+    char path[] = "/tmp/pibot-unit-mirror-XXXXXX";
+    int fd = mkstemp(path);
+    if (fd < 0) { failure = "mkstemp"; return; }
+    close(fd);
+    int err = 0, bad = 0;
+    char msg[300];
+    PbEngine *e = pb_engine_new(4, 1, &err);
+    CHECK(e != NULL);
+    bad += !write_v3_net(path, VAR_STANDARD, NNUE_FLAG_MIRRORED) ||
+           pb_engine_load_net(e, path, msg, sizeof msg) != PB_OK;
+    static const struct { const char *fen; int chess960; } std_fens[] = {
+        {"r3k2r/p1ppqpb1/bn2pnp1/3PN3/1p2P3/2N2Q1p/PPPBBPPP/R3K2R w KQkq - 0 10", 0},
+        {"8/2p5/3p4/KP5r/1R3p1k/8/4P1P1/8 w - - 0 11", 0},
+        {"4k3/pp4pp/8/3K4/8/8/PP4PP/8 w - - 0 1", 0},
+        {"bqnb1rkr/pp3ppp/3ppn2/2p5/5P2/P2P4/NPP1P1PP/BQ1BNRKR w HFhf - 2 9", 1},
+        {"1r2k1r1/pppppppp/8/8/8/8/PPPPPPPP/1R2K1R1 w GBgb - 0 1", 1},
+    };
+    uint64_t crossings = 0;
+    for (int i = 0; i < 5 && !bad; i++) {
+        PbNnueCheckStats st;
+        bad += pb_nnue_check_walk(e, std_fens[i].fen, std_fens[i].chess960, 3000,
+                                  (uint64_t)i + 11, &st) != 0;
+        crossings += st.king_crossings;
+    }
+    bad += crossings < 100;
+    if (!bad && pb_engine_set_eval(e, PB_EVAL_NNUE) == PB_OK &&
+        pb_engine_set_position(e, std_fens[0].fen, "", 0, NULL, 0) == PB_OK) {
+        PbLimits lim = {-1, -1, -1, -1, 0, -1, 7, 0, 0, 0, 0};
+        PbResult res;
+        bad += pb_engine_search(e, &lim, &res) != PB_OK || !strcmp(res.bestmove, "0000");
+    }
+    bad += !write_v3_net(path, VAR_CRAZYHOUSE, NNUE_FLAG_MIRRORED) ||
+           pb_engine_load_variant_net(e, "crazyhouse", path, msg, sizeof msg) != PB_OK;
+    static const char *const zh_fens[] = {
+        "r3k2r/pP3ppp/8/8/8/8/PPP2pPP/R3K2R[QQQnb] w KQkq - 0 20",
+        "4k3/8/8/3K4/8/8/8/8[RNPpp] w - - 0 30",
+    };
+    for (int i = 0; i < 2 && !bad; i++) {
+        PbNnueCheckStats st;
+        bad += pb_nnue_check_walk_variant(e, "crazyhouse", zh_fens[i], 3000, (uint64_t)i + 5, &st) != 0;
+        bad += st.king_crossings == 0;
+    }
+    bad += !write_v3_net(path, VAR_HORDE, NNUE_FLAG_MIRRORED) ||
+           pb_engine_load_variant_net(e, "horde", path, msg, sizeof msg) != PB_ERR_NET_FORMAT;
+    bad += !write_v3_net(path, VAR_STANDARD, 2) ||
+           pb_engine_load_net(e, path, msg, sizeof msg) != PB_ERR_NET_FORMAT;
     pb_engine_free(e);
     remove(path);
     CHECK(bad == 0);
@@ -579,6 +637,7 @@ static const Check CHECKS[] = {
     {"nnue_parse", check_nnue_parse},
     {"nnue_search", check_nnue_search},
     {"nnue_crazyhouse", check_nnue_crazyhouse},
+    {"nnue_mirror", check_nnue_mirror},
     {"key_after", check_key_after},
     {"is_legal", check_is_legal},
     {"picker", check_picker},

@@ -1,5 +1,7 @@
 """Sanity figures of a .pbnn net, through the integer reference (tools/nnue/reference.py).
 
+The first line names the net: its output buckets, its variant and its inputs (plain, or
+mirrored by each side's king file: the v3 flag, docs/nnue.md).
 1. Evals of fixed positions: the start position (near 0), a queen up for
    either side (strongly positive for the side with the queen), and colour
    symmetry (every position and its colour-flipped twin evaluate the same).
@@ -99,8 +101,9 @@ def main() -> int:
     except (ref.NetError, OSError) as exc:
         sys.stderr.write(f"error: {exc}\n")
         return 1
+    inputs = "mirrored inputs (by each side's king file)" if net.mirrored else "plain inputs"
     out(f"net {net.name} ({args.net}), {net.buckets} output bucket(s), "
-        f"{pbnn.VARIANTS[net.variant]}")
+        f"{pbnn.VARIANTS[net.variant]}, {inputs}")
     ok = fixed(net)
     if args.data:
         try:

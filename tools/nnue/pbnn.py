@@ -2,7 +2,8 @@
 pure Python with exactly the integer arithmetic the C engine uses. Format v1 has one
 output bucket; v2 has B (1..8), chosen per position by its piece count on the board;
 v3 is a variant's net (its variant in the header; a crazyhouse net has 60 pocket
-inputs after the 768 board ones).
+inputs after the 768 board ones) or a mirrored one (a header flag: each perspective's
+squares mirrored a<->h when its own king stands on files e..h).
 
 The reference evaluator ties the C engine to the trainer's contract: tests compare
 engine_c/nnue.c against `evaluate()` here on the same file.
@@ -17,7 +18,8 @@ from dataclasses import dataclass
 MAGIC = b"PIBOTNN\0"
 VERSION = 1          # one output bucket
 VERSION_BUCKETS = 2  # B output buckets; the header's reserved word holds B
-VERSION_VARIANT = 3  # a variant's net: v2's header, u32 variant, 12 zero bytes
+VERSION_VARIANT = 3  # a variant's or mirrored net: v2's header, u32 variant, u32 flags,
+#                      8 zero bytes
 MAX_BUCKETS = 8
 INPUTS = 768
 # The variant numbers of a v3 header: engine_c/types.h's VAR_*, as UCI_Variant names them.
@@ -29,7 +31,10 @@ CRAZYHOUSE = VARIANTS.index("crazyhouse")
 POCKET_CAP = (16, 4, 4, 4, 2)
 POCKET_BASE = (0, 16, 20, 24, 28)
 POCKET_INPUTS = 2 * sum(POCKET_CAP)  # 60
-V3_EXT = struct.Struct("<I12x")  # after the 48-byte header: the variant, then zeros
+V3_EXT = struct.Struct("<II8x")  # after the 48-byte header: the variant, flags, zeros
+FLAG_MIRRORED = 1  # v3 flags: mirrored inputs (`mirror_xor`)
+# The variants whose nets cannot mirror: the mirror follows each side's one king.
+NO_MIRROR = ("horde", "antichess")
 
 
 def variant_inputs(variant: int) -> int:
@@ -42,6 +47,44 @@ def variant_inputs(variant: int) -> int:
 def max_men(variant: int) -> int:
     """The overflow guard's piece count (pocket men included): horde 52, else 32."""
     return 52 if VARIANTS[variant] == "horde" else 32
+
+
+def v3_extension(data: bytes) -> tuple[int, bool]:
+    """(variant, mirrored) of a v3 file's 16 header bytes after the 48; ValueError
+    naming what is wrong (engine_c/nnue.c refuses the same)."""
+    if len(data) < 48 + V3_EXT.size:
+        raise ValueError(f"{len(data)} bytes, shorter than a v3 header")
+    variant, flags = V3_EXT.unpack_from(data, 48)
+    if variant >= len(VARIANTS) or not variant_inputs(variant):
+        raise ValueError(f"the v3 header names variant {variant}, which no net serves")
+    if flags & ~FLAG_MIRRORED:
+        raise ValueError(f"unknown flags {flags:#x} in the v3 header (bit 0 = mirrored "
+                         "inputs; the other bits must be zero)")
+    if any(data[56:64]):
+        raise ValueError("bytes 56..63 of a v3 header must be zero")
+    mirrored = bool(flags & FLAG_MIRRORED)
+    if mirrored and VARIANTS[variant] in NO_MIRROR:
+        raise ValueError(f"a mirrored net follows each side's king, and {VARIANTS[variant]} "
+                         f"does not keep exactly one a side: no mirrored {VARIANTS[variant]} "
+                         "net")
+    return variant, mirrored
+
+
+def v3_bytes(variant: int, mirrored: bool) -> bytes:
+    """The 16 header bytes after the 48 of a v3 file."""
+    return V3_EXT.pack(variant, FLAG_MIRRORED if mirrored else 0)
+
+
+def mirror_xor(king_sq: int, mirrored: bool) -> int:
+    """What a perspective's squares are XORed with: 7 (a<->h) in a mirrored net when
+    its own king stands on files e..h, else 0."""
+    return 7 if mirrored and king_sq & 4 else 0
+
+
+def feature(p: int, c: int, t: int, s: int, m: int = 0) -> int:
+    """Board feature of a piece of colour c, type t (0 pawn .. 5 king) on square s for
+    perspective p, whose mirror XOR is m (docs/nnue.md)."""
+    return (0 if c == p else 384) + 64 * t + ((s if p == 0 else s ^ 56) ^ m)
 HIDDEN = 384  # the shipped width; a net's own is its header's (64..1024, steps of 64)
 ACT_SCRELU = 1
 QA, QB, SCALE = 255, 64, 400
@@ -51,9 +94,10 @@ PAYLOAD_BYTES = INPUTS * HIDDEN * 2 + HIDDEN * 2 + BUCKET_BYTES
 FILE_BYTES = HEADER.size + PAYLOAD_BYTES  # 592,180: a v1 net
 
 
-def file_bytes(buckets: int, hidden: int = HIDDEN, variant: int = 0) -> int:
-    """Size of a net with `buckets` output buckets (v1 when 1, else v2; v3 for a variant)."""
-    if variant:
+def file_bytes(buckets: int, hidden: int = HIDDEN, variant: int = 0, v3: bool = False) -> int:
+    """Size of a net with `buckets` output buckets (v1 when 1, else v2; v3 for a variant,
+    or `v3` for a mirrored standard net)."""
+    if variant or v3:
         return (HEADER.size + V3_EXT.size + variant_inputs(variant) * hidden * 2 + hidden * 2
                 + buckets * (4 * hidden + 4))
     if hidden != HIDDEN:
@@ -80,6 +124,7 @@ class Net:
     out_weight: array[int]  # int16, buckets * 2 * HIDDEN: bucket-major, side to move first
     out_bias: list[int]  # int32, one per bucket
     variant: int = 0     # VARIANTS index; 0 = standard chess (a v1/v2 file)
+    mirrored: bool = False  # the v3 flag: mirrored inputs
 
     @property
     def buckets(self) -> int:
@@ -95,11 +140,11 @@ class Net:
 
     def to_bytes(self) -> bytes:
         """A v1 file for one bucket (as every net before buckets), else v2; a variant's
-        net is v3 (the checksum covers its variant word too)."""
+        or a mirrored net is v3 (the checksum covers its variant and flags too)."""
         body = self.payload()
         b = self.buckets
-        if self.variant:
-            body = V3_EXT.pack(self.variant) + body
+        if self.variant or self.mirrored:
+            body = v3_bytes(self.variant, self.mirrored) + body
             return HEADER.pack(MAGIC, VERSION_VARIANT, variant_inputs(self.variant), self.hidden,
                                ACT_SCRELU, QA, QB, SCALE, b, fnv1a64(body)) + body
         head = HEADER.pack(MAGIC, VERSION if b == 1 else VERSION_BUCKETS, INPUTS, self.hidden,
@@ -119,14 +164,7 @@ def parse(data: bytes) -> Net:
     magic, version, inputs, hidden, act, qa, qb, scale, res, checksum = HEADER.unpack_from(data)
     if version not in (VERSION, VERSION_BUCKETS, VERSION_VARIANT):
         raise ValueError(f"version {version}")
-    variant = 0
-    if version == VERSION_VARIANT:
-        if len(data) < HEADER.size + V3_EXT.size:
-            raise ValueError("short v3 header")
-        variant = V3_EXT.unpack_from(data, HEADER.size)[0]
-        if (variant >= len(VARIANTS) or not variant_inputs(variant)
-                or any(data[HEADER.size + 4:HEADER.size + V3_EXT.size])):
-            raise ValueError(f"v3 header: variant {variant} or its reserved bytes")
+    variant, mirrored = v3_extension(data) if version == VERSION_VARIANT else (0, False)
     n_in = variant_inputs(variant)
     if (inputs, act, qa, qb, scale) != (n_in, ACT_SCRELU, QA, QB, SCALE) or not (
             64 <= hidden <= 1024 and hidden % 64 == 0):
@@ -134,12 +172,12 @@ def parse(data: bytes) -> Net:
     buckets = 1 if version == VERSION else res
     if not 1 <= buckets <= MAX_BUCKETS:
         raise ValueError(f"bad output bucket count {buckets} (1..{MAX_BUCKETS} allowed)")
-    if len(data) != file_bytes(buckets, hidden, variant):
-        raise ValueError(f"size {len(data)}, a net with {buckets} output buckets has "
-                         f"{file_bytes(buckets, hidden, variant)}")
+    want = file_bytes(buckets, hidden, variant, version == VERSION_VARIANT)
+    if len(data) != want:
+        raise ValueError(f"size {len(data)}, a net with {buckets} output buckets has {want}")
     if fnv1a64(data[HEADER.size:]) != checksum:
         raise ValueError("checksum")
-    body = data[HEADER.size + (V3_EXT.size if variant else 0):]
+    body = data[HEADER.size + (V3_EXT.size if version == VERSION_VARIANT else 0):]
     o = 0
     ft_w = array("h", body[o:o + n_in * hidden * 2])
     o += n_in * hidden * 2
@@ -148,7 +186,7 @@ def parse(data: bytes) -> Net:
     out_w = array("h", body[o:o + buckets * 4 * hidden])
     o += buckets * 4 * hidden
     out_b = list(struct.unpack_from(f"<{buckets}i", body, o))
-    return Net(ft_w, ft_b, out_w, out_b, variant)
+    return Net(ft_w, ft_b, out_w, out_b, variant, mirrored)
 
 
 _TYPES = "pnbrqk"
@@ -181,13 +219,24 @@ def pocket_features(pocket: str) -> tuple[list[int], list[int]]:
     return white, black
 
 
-def features(fen: str, variant: int = 0) -> tuple[list[int], list[int], int]:
+def board_features(pieces: list[tuple[int, int, int]], mirrored: bool = False
+                   ) -> tuple[list[int], list[int]]:
+    """White's and Black's board features of (colour, type, square) pieces, in their
+    order; a mirrored net's perspective is mirrored by its own king's file."""
+    kings = {c: s for c, t, s in pieces if t == 5}
+    m = [mirror_xor(kings.get(p, 0), mirrored) for p in (0, 1)]
+    return ([feature(0, c, t, s, m[0]) for c, t, s in pieces],
+            [feature(1, c, t, s, m[1]) for c, t, s in pieces])
+
+
+def features(fen: str, variant: int = 0, mirrored: bool = False
+             ) -> tuple[list[int], list[int], int]:
     """Active feature indices for White's and Black's perspective, and the side to move
-    (the board's first, in FEN order, then a crazyhouse net's pocket features)."""
+    (the board's first, in FEN order, then a crazyhouse net's pocket features, which
+    never mirror)."""
     placement, side = fen.split()[:2]
     placement, pocket = split_pocket(placement)
-    white: list[int] = []
-    black: list[int] = []
+    pieces: list[tuple[int, int, int]] = []
     rank = 7
     for row in placement.split("/"):
         file = 0
@@ -197,13 +246,10 @@ def features(fen: str, variant: int = 0) -> tuple[list[int], list[int], int]:
             if ch.isdigit():
                 file += int(ch)
                 continue
-            sq = rank * 8 + file
-            c = 0 if ch.isupper() else 1
-            t = _TYPES.index(ch.lower())
-            white.append((0 if c == 0 else 384) + 64 * t + sq)
-            black.append((0 if c == 1 else 384) + 64 * t + (sq ^ 56))
+            pieces.append((0 if ch.isupper() else 1, _TYPES.index(ch.lower()), rank * 8 + file))
             file += 1
         rank -= 1
+    white, black = board_features(pieces, mirrored)
     if variant == CRAZYHOUSE:
         pw, pb = pocket_features(pocket)
         white += pw
@@ -218,7 +264,7 @@ def _trunc_div(a: int, b: int) -> int:
 
 def evaluate(net: Net, fen: str) -> int:
     """Centipawns from the side to move's view, as docs/nnue.md specifies."""
-    white, black, stm = features(fen, net.variant)
+    white, black, stm = features(fen, net.variant, net.mirrored)
     k = bucket(sum(f < INPUTS for f in white), net.buckets)  # pieces on the board
     h = net.hidden
     ow = net.out_weight[k * 2 * h:(k + 1) * 2 * h]

@@ -4,14 +4,16 @@ Dependency-light on purpose (numpy only; not torch, not even python-chess): the 
 engine's tests may use it as their oracle. Everything here follows the net
 contract (docs/tuning.md, "NNUE") exactly:
 
-* features  idx(p, c, t, s) = (c == p ? 0 : 384) + 64 t + (p == 0 ? s : s ^ 56)
+* features  idx(p, c, t, s) = (c == p ? 0 : 384) + 64 t + ((p == 0 ? s : s ^ 56) ^ m_p),
+  m_p = 7 in a mirrored net when p's own king stands on files e..h, else 0
 * accumulators int16 (wrapping, as C's int16 stores would), SCReLU clamp(x, 0, QA)^2,
 * v = sum / QA + out_bias, eval_cp = v * SCALE / (QA * QB), both divisions truncating
   toward zero, side to move's view; out_weight and out_bias those of the position's
   output bucket (`bucket`: by its piece count; one bucket in a v1 file);
 * file: 48-byte little-endian header, FNV-1a 64 checksum over the payload; format v3
-  (a variant's net) adds 16 bytes (u32 variant, zeros) that the checksum covers too,
-  and a crazyhouse net 60 pocket inputs after the 768 board ones (pbnn.py, docs/nnue.md).
+  (a variant's or mirrored net) adds 16 bytes (u32 variant, u32 flags, zeros) that the
+  checksum covers too, and a crazyhouse net 60 pocket inputs after the 768 board ones
+  (pbnn.py, docs/nnue.md).
 
     python3 tools/nnue/reference.py engine_c/nets/candidate.pbnn "<FEN>" ...
 """
@@ -28,7 +30,7 @@ import numpy as np
 MAGIC = b"PIBOTNN\0"
 VERSION = 1          # one output bucket
 VERSION_BUCKETS = 2  # B output buckets; the header's reserved word holds B
-VERSION_VARIANT = 3  # a variant's net
+VERSION_VARIANT = 3  # a variant's or mirrored net
 MAX_BUCKETS = 8
 INPUTS = 768
 # The variants (v3 header numbers), pocket layout and guard: one definition, pbnn.py's.
@@ -37,9 +39,12 @@ from pbnn import (  # noqa: E402
     CRAZYHOUSE,
     V3_EXT,
     VARIANTS,
+    board_features,
     max_men,
     pocket_features,
     split_pocket,
+    v3_bytes,
+    v3_extension,
     variant_inputs,
 )
 
@@ -57,9 +62,10 @@ class NetError(ValueError):
     """A .pbnn file that is not a valid net of this format."""
 
 
-def file_size(buckets: int, hidden: int = HIDDEN, variant: int = 0) -> int:
-    """Bytes of a net with `buckets` output buckets (v1 when 1, else v2; v3 for a variant)."""
-    head = HEADER.size + (V3_EXT.size if variant else 0)
+def file_size(buckets: int, hidden: int = HIDDEN, variant: int = 0, v3: bool = False) -> int:
+    """Bytes of a net with `buckets` output buckets (v1 when 1, else v2; v3 for a variant,
+    or `v3` for a mirrored standard net)."""
+    head = HEADER.size + (V3_EXT.size if variant or v3 else 0)
     return head + variant_inputs(variant) * hidden * 2 + hidden * 2 + buckets * (4 * hidden + 4)
 
 
@@ -80,6 +86,7 @@ class QuantNet:
     out_weight: np.ndarray  # int16 [B, 2H]: per bucket, side to move, then other side
     out_bias: list[int]     # int32 [B]
     variant: int = 0        # pbnn.VARIANTS index; 0 = standard chess (a v1/v2 file)
+    mirrored: bool = False  # the v3 flag: mirrored inputs
 
     @property
     def buckets(self) -> int:
@@ -94,8 +101,12 @@ class QuantNet:
         """Over what follows the 48-byte header: v3's variant words and the payload."""
         return fnv1a64(self.extension() + self.payload())
 
+    @property
+    def v3(self) -> bool:
+        return bool(self.variant or self.mirrored)
+
     def extension(self) -> bytes:
-        return V3_EXT.pack(self.variant) if self.variant else b""
+        return v3_bytes(self.variant, self.mirrored) if self.v3 else b""
 
     @property
     def name(self) -> str:
@@ -115,7 +126,7 @@ def fnv1a64(data: bytes) -> int:
 
 
 def quantise(ft_w: np.ndarray, ft_b: np.ndarray, out_w: np.ndarray, out_b: np.ndarray,
-             variant: int = 0) -> QuantNet:
+             variant: int = 0, mirrored: bool = False) -> QuantNet:
     """Float weights (ft_w [inputs, H], ft_b [H], out_w [B, 2H], out_b [B]) -> integers."""
     def q16(x: np.ndarray, scale: int) -> np.ndarray:
         r = np.rint(np.asarray(x, dtype=np.float64) * scale)
@@ -127,12 +138,12 @@ def quantise(ft_w: np.ndarray, ft_b: np.ndarray, out_w: np.ndarray, out_b: np.nd
     return QuantNet(q16(ft_w, QA).reshape(variant_inputs(variant), hidden),
                     q16(ft_b, QA).reshape(hidden),
                     q16(out_w, QB).reshape(len(biases), 2 * hidden),
-                    [int(x) for x in np.rint(biases * QA * QB)], variant)
+                    [int(x) for x in np.rint(biases * QA * QB)], variant, mirrored)
 
 
 def write_pbnn(path: Path, net: QuantNet) -> None:
     """A v1 file for one output bucket (as every net before buckets), else v2; a
-    variant's net is v3."""
+    variant's or a mirrored net is v3."""
     if not 1 <= net.buckets <= MAX_BUCKETS:
         raise NetError(f"{net.buckets} output buckets; a net has 1..{MAX_BUCKETS}")
     if not valid_hidden(net.hidden):
@@ -147,7 +158,7 @@ def write_pbnn(path: Path, net: QuantNet) -> None:
         raise NetError(f"weights too large for int16 accumulators ({guard} > 32767 with "
                        f"{max_men(net.variant)} men); clip the weights")
     payload = net.payload()
-    if net.variant:
+    if net.v3:
         body = net.extension() + payload
         header = HEADER.pack(MAGIC, VERSION_VARIANT, variant_inputs(net.variant), net.hidden,
                              ACTIVATION_SCRELU, QA, QB, SCALE, net.buckets, fnv1a64(body))
@@ -167,15 +178,12 @@ def read_pbnn(path: Path) -> QuantNet:
     magic, version, inputs, hidden, act, qa, qb, scale, res, checksum = HEADER.unpack_from(data)
     if magic != MAGIC:
         raise NetError(f"{path}: not a pibot net (bad magic {magic!r})")
-    variant = 0
-    if version == VERSION_VARIANT:
-        if len(data) < HEADER.size + V3_EXT.size:
-            raise NetError(f"{path}: {len(data)} bytes, shorter than a v3 header")
-        variant = V3_EXT.unpack_from(data, HEADER.size)[0]
-        if (variant >= len(VARIANTS) or not variant_inputs(variant)
-                or any(data[HEADER.size + 4:HEADER.size + V3_EXT.size])):
-            raise NetError(f"{path}: the v3 header names variant {variant}, which no net "
-                           "serves, or its reserved bytes are not zero")
+    variant, mirrored, v3 = 0, False, version == VERSION_VARIANT
+    if v3:
+        try:
+            variant, mirrored = v3_extension(data)
+        except ValueError as exc:
+            raise NetError(f"{path}: {exc}") from None
     n_in = variant_inputs(variant)
     if version not in (VERSION, VERSION_BUCKETS, VERSION_VARIANT) or not valid_hidden(
             hidden) or (inputs, act, qa, qb, scale) != (n_in, ACTIVATION_SCRELU, QA, QB, SCALE):
@@ -185,12 +193,13 @@ def read_pbnn(path: Path) -> QuantNet:
     if not 1 <= buckets <= MAX_BUCKETS:
         raise NetError(f"{path}: bad output bucket count {buckets} in the v{version} header "
                        f"(1..{MAX_BUCKETS} allowed)")
-    if len(data) != file_size(buckets, hidden, variant):
+    want = file_size(buckets, hidden, variant, v3)
+    if len(data) != want:
         raise NetError(f"{path}: {len(data)} bytes, a v{version} net with {buckets} output "
-                       f"bucket(s) and {hidden} hidden has {file_size(buckets, hidden, variant)}")
+                       f"bucket(s) and {hidden} hidden has {want}")
     if fnv1a64(data[HEADER.size:]) != checksum:
         raise NetError(f"{path}: checksum mismatch (file corrupted or truncated)")
-    payload = data[HEADER.size + (V3_EXT.size if variant else 0):]
+    payload = data[HEADER.size + (V3_EXT.size if v3 else 0):]
     o = 0
     ft_w = np.frombuffer(payload, "<i2", n_in * hidden, o).reshape(n_in, hidden)
     o += n_in * hidden * 2
@@ -200,7 +209,7 @@ def read_pbnn(path: Path) -> QuantNet:
     o += buckets * 2 * hidden * 2
     out_b = list(struct.unpack_from(f"<{buckets}i", payload, o))
     return QuantNet(ft_w.astype(np.int16), ft_b.astype(np.int16), out_w.astype(np.int16), out_b,
-                    variant)
+                    variant, mirrored)
 
 
 def fen_pieces(fen: str) -> tuple[list[tuple[int, int, int]], int]:
@@ -227,16 +236,13 @@ def fen_pieces(fen: str) -> tuple[list[tuple[int, int, int]], int]:
     return pieces, 0 if fields[1] == "w" else 1
 
 
-def feature(p: int, c: int, t: int, s: int) -> int:
-    return (0 if c == p else 384) + 64 * t + (s if p == 0 else s ^ 56)
-
-
-def features(fen: str, variant: int = 0) -> tuple[list[int], list[int], int]:
-    """(White-perspective features, Black-perspective features, side to move): the board's,
-    then a crazyhouse net's pocket features."""
+def features(fen: str, variant: int = 0, mirrored: bool = False
+             ) -> tuple[list[int], list[int], int]:
+    """(White-perspective features, Black-perspective features, side to move): the board's
+    (a mirrored net's by each perspective's king), then a crazyhouse net's pocket
+    features."""
     pieces, stm = fen_pieces(fen)
-    white = [feature(0, c, t, s) for c, t, s in pieces]
-    black = [feature(1, c, t, s) for c, t, s in pieces]
+    white, black = board_features(pieces, mirrored)
     if variant == CRAZYHOUSE:
         pw, pb = pocket_features(split_pocket(fen.split()[0])[1])
         white += pw
@@ -251,7 +257,7 @@ def _trunc_div(a: int, b: int) -> int:
 
 def evaluate(net: QuantNet, fen: str) -> int:
     """The contract's integer eval in centipawns, side to move's view."""
-    fw, fb, stm = features(fen, net.variant)
+    fw, fb, stm = features(fen, net.variant, net.mirrored)
     accs = []
     for feats in (fw, fb):
         acc = net.ft_bias.astype(np.int64) + net.ft_weight[feats].astype(np.int64).sum(axis=0)
@@ -278,7 +284,7 @@ def main(argv: list[str]) -> int:
         sys.stderr.write(f"error: {exc}\n")
         return 1
     sys.stdout.write(f"net {net.name}, {net.buckets} output bucket(s), "
-                     f"{VARIANTS[net.variant]}\n")
+                     f"{VARIANTS[net.variant]}{', mirrored inputs' if net.mirrored else ''}\n")
     return 0
 
 

@@ -19,6 +19,10 @@ Model (float; the quantisation of tools/nnue/reference.py and the net contract):
 B = 1 exports a v1 net, exactly as before buckets; B > 1 a v2 net. `--init` from a
 one-bucket net (.pbnn or .pt) with B > 1 copies its output layer into every bucket,
 so epoch 0 is the old net's eval.
+`--mirror king` trains mirrored inputs (docs/nnue.md): each perspective's board
+features are mirrored a<->h when its own king stands on files e..h (`king_mirror`, on
+the indices as batches are decoded), and the net is exported as v3 with the mirrored
+flag; the a-h augmentation (`--mirror 1`, the default) is then moot and off.
 Loss: mean (sigmoid(out * SCALE / K) - (lambda * sigmoid(score / K) + (1 - lambda) * result))^2
 with score and result from the side to move's view, K = 400. After every optimiser
 step the weights are clipped to [-1.98, 1.98] (int16 accumulators cannot overflow,
@@ -54,7 +58,7 @@ from torch import nn
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import posdata  # noqa: E402
-from pbnn import POCKET_INPUTS, VARIANTS, max_men, variant_inputs  # noqa: E402
+from pbnn import NO_MIRROR, POCKET_INPUTS, VARIANTS, max_men, variant_inputs  # noqa: E402
 from reference import (  # noqa: E402
     HIDDEN,
     INPUTS,
@@ -120,6 +124,20 @@ def targets(score: torch.Tensor, result: torch.Tensor, stm: torch.Tensor, lam: f
     return lam * torch.sigmoid(score / K) + (1.0 - lam) * result, score
 
 
+OWN_KING = 5 * 64  # a perspective's own king: board feature OWN_KING + its square
+
+
+def king_mirror(f: torch.Tensor) -> torch.Tensor:
+    """Mirrored inputs: the board features of each row (one perspective's) XOR 7, a<->h,
+    when that perspective's own king stands on files e..h (pbnn.mirror_xor); pocket
+    features and padding stay. The Black view's squares are rank-mirrored, not
+    file-mirrored: its king's file is the board's."""
+    king = (f >= OWN_KING) & (f < OWN_KING + 64)
+    ksq = torch.where(king, f - OWN_KING, 0).amax(dim=1, keepdim=True)
+    m = (ksq & 4) // 4 * 7
+    return torch.where(f < INPUTS, f ^ m, f)
+
+
 def mirror(fw: torch.Tensor, fb: torch.Tensor, gen: torch.Generator
            ) -> tuple[torch.Tensor, torch.Tensor]:
     """Half the positions (at random) mirrored a-h <-> h-a: the features hold no
@@ -137,7 +155,7 @@ class RecordData:
     tools/nnue/datastore.py), streamed from memmaps: at most one slice of CHUNK
     records and its decoded tensors are in RAM at a time."""
 
-    def __init__(self, paths: list[Path], lam: float) -> None:
+    def __init__(self, paths: list[Path], lam: float, mirrored: bool = False) -> None:
         opened = [posdata.open_records(p) for p in paths]
         self.files = [recs for _header, recs in opened]
         variants = {header.variant for header, _recs in opened}
@@ -146,6 +164,10 @@ class RecordData:
             raise posdata.DataError(f"records of several variants ({names}): a net is "
                                     "trained on one variant's data")
         self.variant = variants.pop() if variants else 0
+        if mirrored and VARIANTS[self.variant] in NO_MIRROR:
+            raise posdata.DataError(f"{VARIANTS[self.variant]} records: a mirrored net follows "
+                                    "each side's one king, which this variant does not keep")
+        self.mirrored = mirrored
         self.black = black_table(self.variant)
         self.lam = lam
         self.chunks = [(f, s, min(s + CHUNK, len(recs)))
@@ -173,7 +195,10 @@ class RecordData:
         score = torch.from_numpy(recs["score"].astype(np.float32))
         result = torch.from_numpy(recs["result"].astype(np.float32) / 2)
         target, score = targets(score, result, stm, self.lam)
-        return fw, black_view(fw, self.black), stm, target, score
+        fb = black_view(fw, self.black)
+        if self.mirrored:
+            fw, fb = king_mirror(fw), king_mirror(fb)
+        return fw, fb, stm, target, score
 
     def _stream(self, val: bool, batch: int, gen: torch.Generator | None = None
                 ) -> Iterator[tuple[torch.Tensor, ...]]:
@@ -230,10 +255,12 @@ def screlu(x: torch.Tensor) -> torch.Tensor:
 
 
 class Net(nn.Module):
-    def __init__(self, buckets: int = 1, hidden: int = HIDDEN, variant: int = 0) -> None:
+    def __init__(self, buckets: int = 1, hidden: int = HIDDEN, variant: int = 0,
+                 mirrored: bool = False) -> None:
         super().__init__()
         self.buckets = buckets
         self.variant = variant
+        self.mirrored = mirrored  # fed king_mirror'd features; exported with the flag
         self.inputs = variant_inputs(variant)  # the padding row follows them
         self.ft = nn.EmbeddingBag(self.inputs + 1, hidden, mode="sum", padding_idx=self.inputs)
         self.ft_bias = nn.Parameter(torch.zeros(hidden))
@@ -293,6 +320,11 @@ def load_pbnn(model: Net, path: Path) -> None:
     if net.variant != model.variant:
         raise NetError(f"{path} is a net for {VARIANTS[net.variant]}, the data is "
                        f"{VARIANTS[model.variant]}'s")
+    if net.mirrored != model.mirrored:
+        # A fair start: chess is nearly symmetric a<->h, so a net of the other kind
+        # evaluates the other half's king positions about as it should.
+        log.info("--init: %s has %s inputs, this run %s ones", path,
+                 *("mirrored" if m else "plain" for m in (net.mirrored, model.mirrored)))
     model.ft.weight[:model.inputs] = torch.from_numpy(net.ft_weight.astype(np.float32) / QA)
     model.ft.weight[model.inputs].zero_()
     model.ft_bias.copy_(torch.from_numpy(net.ft_bias.astype(np.float32) / QA))
@@ -320,7 +352,7 @@ def load_checkpoint(model: Net, path: Path) -> None:
 
 def export(model: Net, path: Path) -> str:
     """Quantise per the contract and write a .pbnn; returns the net's name."""
-    net = quantise(*model.float_weights(), variant=model.variant)
+    net = quantise(*model.float_weights(), variant=model.variant, mirrored=model.mirrored)
     write_pbnn(path, net)
     return net.name
 
@@ -401,8 +433,10 @@ def main() -> int:
     ap.add_argument("--wd", type=float, default=0.0, help="AdamW weight decay")
     ap.add_argument("--lam", type=float, default=0.75,
                     help="weight of the search score in the target (the rest: game result)")
-    ap.add_argument("--mirror", type=int, default=1,
-                    help="1: mirror half of each batch a-h <-> h-a (augmentation); 0: off")
+    ap.add_argument("--mirror", choices=("0", "1", "king"), default="1",
+                    help="1 (default): mirror half of each batch a-h <-> h-a (augmentation); "
+                         "0: off; king: mirrored inputs, each perspective's board mirrored "
+                         "when its king is on files e..h (a v3 net with the mirrored flag)")
     ap.add_argument("--buckets", type=int, default=1,
                     help=f"output buckets by piece count, 1..{MAX_BUCKETS} (default 1: a v1 "
                          "net as before; more: a v2 net)")
@@ -439,7 +473,7 @@ def main() -> int:
     gen = torch.Generator().manual_seed(args.seed)  # on the CPU: batches are made there
 
     try:
-        data = RecordData(args.data, args.lam)
+        data = RecordData(args.data, args.lam, args.mirror == "king")
     except posdata.DataError as exc:
         ap.error(str(exc))
     if data.n_train == 0 or data.n_val == 0:
@@ -448,10 +482,11 @@ def main() -> int:
     log.info("positions: %d train, %d validation (%d file(s)); lambda %.2f; val loss of the "
              "search score itself %.6f; device %s; %d output bucket(s)%s", data.n_train,
              data.n_val, len(args.data), args.lam, data.score_loss, device, args.buckets,
-             f"; {VARIANTS[data.variant]} ({variant_inputs(data.variant)} inputs, "
-             f"at most {max_men(data.variant)} active)" if data.variant else "")
+             (f"; {VARIANTS[data.variant]} ({variant_inputs(data.variant)} inputs, "
+              f"at most {max_men(data.variant)} active)" if data.variant else "")
+             + ("; mirrored inputs" if data.mirrored else ""))
 
-    model = Net(args.buckets, args.hidden, data.variant)
+    model = Net(args.buckets, args.hidden, data.variant, data.mirrored)
     try:
         if args.init and args.init.suffix == ".pbnn":
             load_pbnn(model, args.init)
@@ -487,7 +522,7 @@ def main() -> int:
                 g["lr"] *= args.lr_drop
         total = torch.zeros((), device=device)  # summed on the device: no sync per step
         for fw, fb, stm, target in data.train_batches(args.batch, gen):
-            if args.mirror:
+            if args.mirror == "1":
                 fw, fb = mirror(fw, fb, gen)
             loss = loss_fn(model(fw.to(device), fb.to(device), stm.to(device)),
                            target.to(device))

@@ -17,7 +17,7 @@ from array import array
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from pbnn import HIDDEN, INPUTS, Net, name_of, parse  # noqa: E402
+from pbnn import HIDDEN, Net, name_of, parse  # noqa: E402
 
 
 def widen(net: Net, hidden: int) -> Net:
@@ -35,8 +35,9 @@ def widen(net: Net, hidden: int) -> Net:
         return out
 
     # ft_weight is feature-major; out_weight holds, per bucket, both perspectives' halves.
-    return Net(rows(net.ft_weight, INPUTS), rows(net.ft_bias, 1),
-               rows(net.out_weight, 2 * net.buckets), list(net.out_bias))
+    return Net(rows(net.ft_weight, len(net.ft_weight) // h), rows(net.ft_bias, 1),
+               rows(net.out_weight, 2 * net.buckets), list(net.out_bias), net.variant,
+               net.mirrored)
 
 
 def main() -> int:
