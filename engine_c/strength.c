@@ -13,7 +13,7 @@ static const Anchor Anchors[] = {STRENGTH_ANCHORS(STRENGTH_ROW)};
 enum { NANCHORS = (int)(sizeof Anchors / sizeof Anchors[0]) };
 
 #define STRENGTH_CHECK(elo, nodes, depth, multipv, spread, max_loss, think)                      \
-    _Static_assert((elo) >= PB_STRENGTH_MIN_ELO && (elo) <= PB_STRENGTH_MAX_ELO, "anchor in range"); \
+    _Static_assert((elo) >= PB_STRENGTH_MIN_ELO, "anchor in range");                                \
     _Static_assert((multipv) >= 1 && (multipv) <= SEARCH_MAX_MULTIPV, "candidates");             \
     _Static_assert((max_loss) >= 0 && (think) <= STRENGTH_THINK_MAX_PCT, "bounded choice and time");
 STRENGTH_ANCHORS(STRENGTH_CHECK)
@@ -42,9 +42,8 @@ static int shifted_elo(int elo) {
     while (i + 2 < NSHIFTS && Shifts[i + 1].elo <= elo) i++;
     const Shift *a = &Shifts[i], *b = &Shifts[i + 1];
     double f = elo <= a->elo ? 0.0 : elo >= b->elo ? 1.0 : (double)(elo - a->elo) / (b->elo - a->elo);
-    int played = elo + lerp(a->shift, b->shift, f);
-    return played < PB_STRENGTH_MIN_ELO ? PB_STRENGTH_MIN_ELO
-           : played > PB_STRENGTH_MAX_ELO ? PB_STRENGTH_MAX_ELO : played;
+    int played = elo + lerp(a->shift, b->shift, f), top = Anchors[NANCHORS - 1].elo;
+    return played < PB_STRENGTH_MIN_ELO ? PB_STRENGTH_MIN_ELO : played > top ? top : played;
 }
 
 void strength_params(int elo, PbStrengthParams *out) {

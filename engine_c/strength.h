@@ -46,7 +46,10 @@
  * about what Stockfish 15.1's at the same UCI_Elo lose, judged by Stockfish
  * at depth 12 on 148 positions (average loss and share of moves losing a
  * piece), at a depth that keeps outright blunders no more frequent than
- * Stockfish's; the spread then supplies the inaccuracies. */
+ * Stockfish's; the spread then supplies the inaccuracies. The 3000 row lies
+ * above the levels' range: only a calibration shift reaches it, because at
+ * 10+0.1 the top levels' searches end on the clock, not on their node
+ * budget, and the 2850 row measured under Stockfish's 2800. */
 #define STRENGTH_ANCHORS(X)                          \
     X(800, 1500, 3, 8, 900, 700, 22)                 \
     X(1100, 6000, 5, 8, 800, 450, 26)                \
@@ -56,25 +59,32 @@
     X(2100, 150000, 11, 4, 120, 140, 40)             \
     X(2400, 450000, 14, 3, 45, 60, 43)               \
     X(2650, 1000000, 17, 2, 25, 35, 45)              \
-    X(2850, 2000000, 22, 2, 10, 15, 45)
+    X(2850, 2000000, 22, 2, 10, 15, 45)              \
+    X(3000, 4000000, 30, 2, 5, 10, 45)
 
 /* Calibration shifts, by Elo: X(elo, shift). Level L plays the anchors'
  * parameters at L + shift(L), the shift interpolated linearly between rows
- * (constant beyond the first and last). A level that scored S Elo below
- * Stockfish at its number over 100 games gets about -S / slope, the slope
- * being how much stronger the next measured level played per Elo of label
- * (docs/strength.md, "Calibration against Stockfish 15.1"). The first pass
- * (f7bc1de's parameters, 100 games a level) found every level measured under
- * its number by about the same: 1400 -74, 1600 -35, 1800 -49, 2000 -53, 53
- * +- 17 pooled, so every level from 1400 up plays 50 higher (2850, the top
- * row, stays the strongest). Below 1350 (Stockfish's range) nothing was
- * measured against it, so nothing is shifted there. */
+ * (constant beyond the first and last; nothing plays above the top anchor).
+ * A level that scored S Elo below Stockfish at its number over 100 games gets
+ * about -S / slope more, the slope being how much stronger a level played
+ * per Elo of label (about 1; docs/strength.md, "Calibration against
+ * Stockfish 15.1"). The first pass (no shift) found 1400..2000 all about 50
+ * under; the second (+50 from 1400 up) found 1400 -31, 1600 -24, 2000 +10
+ * (kept), 1800 +81 (its two passes, 130 apart for 50 of shift, put even near
+ * +15), 2200..2600 -60, -70, -60 (63 +- 17 pooled: +115) and 2800 -SHIFT2800
+ * (the top rows). Below 1350 (Stockfish's range) nothing was measured
+ * against it, so nothing is shifted there. */
 #define STRENGTH_SHIFTS(X)                           \
     X(800, 0)                                        \
     X(1300, 0)                                       \
     X(1400, 50)                                      \
-    X(2800, 50)                                      \
-    X(2850, 0)
+    X(1600, 50)                                      \
+    X(1800, 15)                                      \
+    X(2000, 50)                                      \
+    X(2200, 115)                                     \
+    X(2600, 115)                                     \
+    X(2800, 150)                                     \
+    X(2850, 150)
 
 enum {
     STRENGTH_HARD_NODES_X = 2,      /* no search runs past this x the node budget */

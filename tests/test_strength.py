@@ -4,7 +4,6 @@ budget, stop/ponder/infinite, persistence and an exact way back."""
 
 from __future__ import annotations
 
-import dataclasses
 import threading
 import time
 
@@ -55,20 +54,25 @@ def test_the_mapping_grows_with_the_level() -> None:
 
 
 def test_the_calibration_shift_moves_the_measured_levels_only() -> None:
-    # strength.h STRENGTH_SHIFTS: from 1400 up a level plays the anchors' parameters
-    # 50 Elo higher (the first pass measured every level ~50 under Stockfish at its
-    # number); 1300 and below, never measured against Stockfish, are the anchors'.
+    # strength.h STRENGTH_SHIFTS: a measured level plays the anchors' parameters of
+    # its number plus its shift; 1300 and below, never measured against Stockfish,
+    # are the anchors'.
     at_1100 = level_params(1100)
     assert (at_1100.nodes, at_1100.depth, at_1100.spread_cp) == (6000, 5, 800)
     at_1400 = level_params(1400)
     assert at_1400.elo == 1400
-    # 1450, two thirds of the way from the 1350 row to the 1500 row: nodes 20,000 x
-    # 1.75^(2/3) (geometric), depth 7, spread 633 (unshifted: 24,100, 6 and 667)
+    # +50: 1450, two thirds of the way from the 1350 row to the 1500 row: nodes
+    # 20,000 x 1.75^(2/3) (geometric), depth 7, spread 633 (unshifted: 24,100, 6, 667)
     assert (at_1400.nodes, at_1400.depth, at_1400.spread_cp) == (29044, 7, 633)
-    # 2800 plays the top row (2850), as 2850 does: nothing plays above it
+    # +15: 1815, a twentieth of the way from the 1800 row to the 2100 row
+    at_1800 = level_params(1800)
+    assert (at_1800.nodes, at_1800.depth, at_1800.spread_cp) == (62813, 8, 244)
+    # +150: 2950, two thirds of the way from the 2850 row to the 3000 row, which
+    # no level's number reaches; 2850 plays that top row, and nothing above it
+    at_2800 = level_params(2800)
+    assert (at_2800.nodes, at_2800.depth, at_2800.spread_cp) == (3174802, 27, 7)
     top = level_params(2850)
-    assert level_params(2800) == dataclasses.replace(top, elo=2800)
-    assert top.nodes == 2_000_000 and top.depth == 22
+    assert (top.nodes, top.depth, top.multipv, top.spread_cp) == (4_000_000, 30, 2, 5)
 
 
 def test_the_setting_is_checked_clamped_and_kept(eng: Engine) -> None:
