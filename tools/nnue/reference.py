@@ -158,8 +158,9 @@ def write_pbnn(path: Path, net: QuantNet) -> None:
         raise NetError(f"weights too large for int16 accumulators ({guard} > 32767 with "
                        f"{max_men(net.variant)} men); clip the weights")
     payload = net.payload()
-    if net.v3:
-        body = net.extension() + payload
+    # Only the fields both net classes share (QuantNet here, pbnn.Net from make_random_net)
+    if net.variant or net.mirrored:
+        body = v3_bytes(net.variant, net.mirrored) + payload
         header = HEADER.pack(MAGIC, VERSION_VARIANT, variant_inputs(net.variant), net.hidden,
                              ACTIVATION_SCRELU, QA, QB, SCALE, net.buckets, fnv1a64(body))
         Path(path).write_bytes(header + body)
