@@ -20,7 +20,7 @@ import time
 import chess
 
 from bot.config import GameConfig
-from bot.lichess.client import Lichess
+from bot.lichess.client import Lichess, LichessError, NetworkError, RateLimited
 from bot.lichess.events import OpponentGone
 from bot.play import chat
 from bot.play.game_state import GameState
@@ -37,6 +37,11 @@ class GameTimers:
         self._abort_ply = -1  # ply at which the no-first-move timer was started
         self._abort_deadline = 0.0  # when that timer fires (monotonic)
         self._claim: asyncio.Task[None] | None = None
+        # A claim sent and not refused: lila's countdown events keep coming each second
+        # until the game's end reaches our stream, and must not send a second claim
+        # (it would meet a finished game: 400).
+        self._claim_sent = False
+        self._gone_while_sent = False  # a countdown event came while that claim was out
 
     def cancel(self) -> None:
         for t in (self._abort, self._claim):
@@ -85,7 +90,12 @@ class GameTimers:
         if self._claim is not None:
             self._claim.cancel()
             self._claim = None
-        if ev.gone:
+        if not ev.gone:
+            # They came back: a later leave is claimed anew.
+            self._claim_sent = self._gone_while_sent = False
+        elif self._claim_sent:
+            self._gone_while_sent = True
+        else:
             secs = float(ev.claim_win_in_seconds or 0)
             log.info("game %s: opponent gone; claiming %s in %.0f s", self.game_id,
                      "a draw" if self._cannot_win() else "victory", secs)
@@ -111,14 +121,31 @@ class GameTimers:
             return
         # Retried until it lands or the game ends (the opponent came back, or
         # their clock ran out): Lichess waits for it.
-        if self._cannot_win():
+        draw = self._cannot_win()
+        if draw:
             log.info("game %s: claiming a draw (we cannot win on material)", self.game_id)
-            self.outbox.do("claim draw", lambda: self.api.game.claim_draw(
-                self.game_id, wanted=self._ongoing), until=self._ongoing)
-            return
-        log.info("game %s: claiming victory", self.game_id)
-        self.outbox.do("claim victory", lambda: self.api.game.claim_victory(
-            self.game_id, wanted=self._ongoing), until=self._ongoing)
+        else:
+            log.info("game %s: claiming victory", self.game_id)
+        self._claim_sent, self._gone_while_sent = True, False
+
+        async def claim() -> None:
+            try:
+                if draw:
+                    await self.api.game.claim_draw(self.game_id, wanted=self._ongoing)
+                else:
+                    await self.api.game.claim_victory(self.game_id, wanted=self._ongoing)
+            except (NetworkError, RateLimited):
+                raise  # the outbox tries again while the game goes on
+            except LichessError:
+                # Refused (sent a moment early?): the next countdown event claims
+                # again, or now if one came while this claim was out.
+                self._claim_sent = False
+                if self._gone_while_sent:
+                    self._gone_while_sent = False
+                    self._claim = asyncio.create_task(self._claim_after(0.0))
+                raise
+
+        self.outbox.do("claim draw" if draw else "claim victory", claim, until=self._ongoing)
 
     async def _abort_at(self, deadline: float, ply: int) -> None:
         await asyncio.sleep(max(0.0, deadline - time.monotonic()))
