@@ -139,17 +139,20 @@ class Net:
                 + struct.pack(f"<{self.buckets}i", *self.out_bias))
 
     def to_bytes(self) -> bytes:
-        """A v1 file for one bucket (as every net before buckets), else v2; a variant's
-        or a mirrored net is v3 (the checksum covers its variant and flags too)."""
-        body = self.payload()
-        b = self.buckets
-        if self.variant or self.mirrored:
-            body = v3_bytes(self.variant, self.mirrored) + body
-            return HEADER.pack(MAGIC, VERSION_VARIANT, variant_inputs(self.variant), self.hidden,
-                               ACT_SCRELU, QA, QB, SCALE, b, fnv1a64(body)) + body
-        head = HEADER.pack(MAGIC, VERSION if b == 1 else VERSION_BUCKETS, INPUTS, self.hidden,
-                           ACT_SCRELU, QA, QB, SCALE, 0 if b == 1 else b, fnv1a64(body))
-        return head + body
+        return pack_file(self.payload(), self.hidden, self.buckets, self.variant, self.mirrored)
+
+
+def pack_file(payload: bytes, hidden: int, buckets: int, variant: int, mirrored: bool) -> bytes:
+    """Header + payload: v1 for one bucket (as every net before buckets), else v2; a
+    variant's or a mirrored net is v3 (the checksum covers its variant and flags too).
+    The one writer of the header, for pbnn.Net and the trainer's QuantNet alike."""
+    if variant or mirrored:
+        body = v3_bytes(variant, mirrored) + payload
+        return HEADER.pack(MAGIC, VERSION_VARIANT, variant_inputs(variant), hidden,
+                           ACT_SCRELU, QA, QB, SCALE, buckets, fnv1a64(body)) + body
+    one = buckets == 1
+    return HEADER.pack(MAGIC, VERSION if one else VERSION_BUCKETS, INPUTS, hidden, ACT_SCRELU,
+                       QA, QB, SCALE, 0 if one else buckets, fnv1a64(payload)) + payload
 
 
 def name_of(data: bytes) -> str:

@@ -41,6 +41,7 @@ from pbnn import (  # noqa: E402
     VARIANTS,
     board_features,
     max_men,
+    pack_file,
     pocket_features,
     split_pocket,
     v3_bytes,
@@ -157,19 +158,8 @@ def write_pbnn(path: Path, net: QuantNet) -> None:
     if guard > 32767:
         raise NetError(f"weights too large for int16 accumulators ({guard} > 32767 with "
                        f"{max_men(net.variant)} men); clip the weights")
-    payload = net.payload()
-    # Only the fields both net classes share (QuantNet here, pbnn.Net from make_random_net)
-    if net.variant or net.mirrored:
-        body = v3_bytes(net.variant, net.mirrored) + payload
-        header = HEADER.pack(MAGIC, VERSION_VARIANT, variant_inputs(net.variant), net.hidden,
-                             ACTIVATION_SCRELU, QA, QB, SCALE, net.buckets, fnv1a64(body))
-        Path(path).write_bytes(header + body)
-        return
-    v2 = net.buckets > 1
-    header = HEADER.pack(MAGIC, VERSION_BUCKETS if v2 else VERSION, INPUTS, net.hidden,
-                         ACTIVATION_SCRELU, QA, QB, SCALE, net.buckets if v2 else 0,
-                         fnv1a64(payload))
-    Path(path).write_bytes(header + payload)
+    Path(path).write_bytes(pack_file(net.payload(), net.hidden, net.buckets, net.variant,
+                                     net.mirrored))
 
 
 def read_pbnn(path: Path) -> QuantNet:
