@@ -5,6 +5,7 @@
     python bench/strength_calibrate.py --report [--levels ...]      # the table, no games
     python bench/strength_calibrate.py --acpl --levels 1500 [--depth 12]
     python bench/strength_calibrate.py --step 200 [--levels ...]    # pibot L against L+200
+    python bench/strength_calibrate.py --full --levels 2600,2800    # the ceiling
 
 For each level L it plays pibot (`UCI_LimitStrength=true UCI_Elo=L`, one thread)
 against Stockfish 15.1 (`UCI_LimitStrength=true UCI_Elo=max(L, 1350)`, its own
@@ -28,6 +29,11 @@ the evals are kept in OUT/acpl-L.jsonl (one line per game, resumable).
 --step S plays pibot at L against pibot at L + S (OUT/step-L.pgn): each step of
 the ladder should win its head-to-head. docs/strength.md, "Strength levels", has
 the table this fills and the commands.
+
+--full plays pibot at full strength (no level) against Stockfish at L
+(OUT/full-L.pgn): the most any level can score against Stockfish at L at this
+clock. Where full strength itself is not well above even, no level at L can be
+calibrated against Stockfish's L by weakening pibot.
 """
 
 from __future__ import annotations
@@ -87,6 +93,10 @@ class Side:
 def pibot(cmd: str, elo: int) -> Side:
     return Side(f"{ENGINE}{elo}", cmd, {"Threads": 1, "Hash": 64, "UCI_LimitStrength": True,
                                         "UCI_Elo": elo})
+
+
+def pibot_full(cmd: str) -> Side:
+    return Side(f"{ENGINE}-full", cmd, {"Threads": 1, "Hash": 64})
 
 
 def stockfish(cmd: str, elo: int) -> Side:
@@ -304,7 +314,13 @@ async def run(args: argparse.Namespace) -> None:
                                                              args.games // 2 + 1, args.seed)
     print_header()
     for level in args.levels:
-        if args.step:
+        us = pibot(args.engine, level)
+        if args.full:
+            # The ceiling: its row's Elo is what full strength scores against Stockfish's L.
+            us = pibot_full(args.engine)
+            opp_elo, pgn = min(SF_MAX_ELO, max(SF_MIN_ELO, level)), out / f"full-{level}.pgn"
+            them = stockfish(args.stockfish, opp_elo)
+        elif args.step:
             # Named apart from the pibot under test, whose colour the file records.
             opp_elo, pgn = level + args.step, out / f"step-{level}.pgn"
             them = pibot(args.engine, opp_elo)
@@ -313,8 +329,8 @@ async def run(args: argparse.Namespace) -> None:
             opp_elo, pgn = min(SF_MAX_ELO, max(SF_MIN_ELO, level)), out / f"level-{level}.pgn"
             them = stockfish(args.stockfish, opp_elo)
         if match is not None:
-            await play_pairing(match, pibot(args.engine, level), them, openings, args.games,
-                               args.tc, args.concurrency, pgn)
+            await play_pairing(match, us, them, openings, args.games, args.tc,
+                               args.concurrency, pgn)
         print(table_row(level, them, opp_elo, tally(pgn)), flush=True)
 
 
@@ -335,6 +351,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--report", action="store_true", help="print the table of the PGNs only")
     ap.add_argument("--step", type=int, default=0, metavar="S",
                     help="play pibot L against pibot L+S instead of Stockfish")
+    ap.add_argument("--full", action="store_true",
+                    help="play pibot at full strength against Stockfish at each level")
     ap.add_argument("--acpl", action="store_true",
                     help="judge the moves of the levels' PGNs with Stockfish")
     ap.add_argument("--depth", type=int, default=12, help="--acpl: Stockfish's depth")
@@ -343,6 +361,8 @@ def main(argv: list[str] | None = None) -> int:
         ap.error("--games: an even number, 2 or more (each opening twice)")
     if not args.report and not args.acpl and not args.book.is_file():
         ap.error(f"opening book {args.book} not found; pass --book PGN")
+    if args.full and (args.step or args.acpl):
+        ap.error("--full plays against Stockfish: not with --step or --acpl")
     if args.acpl and args.depth < 12:
         ap.error("--depth: 12 or more (issue 47 judges at depth >= 12)")
     if (args.acpl or not args.step) and shutil.which(args.stockfish) is None:

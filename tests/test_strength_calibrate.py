@@ -65,6 +65,31 @@ def test_games_resume_where_the_file_ends(tmp_path: Path,
 
 
 @pytest.mark.skipif(shutil.which(STOCKFISH) is None, reason="Debian's stockfish is not installed")
+def test_full_strength_plays_stockfish_at_the_level(tmp_path: Path,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    tool = SHARED / "tools" / "match.py"
+    if not tool.is_file():
+        pytest.skip("../shared/tools/match.py is not here")
+    out = tmp_path / "out"
+    assert sc.main(["--full", "--levels", "1200", "--games", "2", "--tc", "3+0.03",
+                    "--book", str(_book(tmp_path)), "--match-tool", str(tool),
+                    "--out", str(out)]) == 0
+    games = list(sc.read_games(out / "full-1200.pgn"))
+    # Stockfish's range starts at 1350; each side mates once (Black mates at once).
+    assert sorted((g.headers["White"], g.headers["Black"]) for g in games) == [
+        ("pibot-full", "sf1350"), ("sf1350", "pibot-full")]
+    assert sc.tally(out / "full-1200.pgn") == sc.Score(wins=1, draws=0, losses=1)
+    assert " 1200  sf1350         2  +1 =0 -1" in capsys.readouterr().out
+
+
+def test_full_is_not_a_ladder(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        sc.main(["--full", "--step", "200", "--report"])
+    err = capsys.readouterr().err.strip().splitlines()[-1]
+    assert err.endswith("--full plays against Stockfish: not with --step or --acpl")
+
+
+@pytest.mark.skipif(shutil.which(STOCKFISH) is None, reason="Debian's stockfish is not installed")
 def test_acpl_judges_each_side_once_and_resumes(tmp_path: Path,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     game = chess.pgn.Game()
