@@ -314,19 +314,16 @@ async def run(args: argparse.Namespace) -> None:
                                                              args.games // 2 + 1, args.seed)
     print_header()
     for level in args.levels:
-        us = pibot(args.engine, level)
-        if args.full:
-            # The ceiling: its row's Elo is what full strength scores against Stockfish's L.
-            us = pibot_full(args.engine)
-            opp_elo, pgn = min(SF_MAX_ELO, max(SF_MIN_ELO, level)), out / f"full-{level}.pgn"
-            them = stockfish(args.stockfish, opp_elo)
-        elif args.step:
+        # --full: the ceiling, full strength where the level would play.
+        us = pibot_full(args.engine) if args.full else pibot(args.engine, level)
+        if args.step:
             # Named apart from the pibot under test, whose colour the file records.
             opp_elo, pgn = level + args.step, out / f"step-{level}.pgn"
             them = pibot(args.engine, opp_elo)
             them = Side(f"vs-{them.name}", them.cmd, them.options)
         else:
-            opp_elo, pgn = min(SF_MAX_ELO, max(SF_MIN_ELO, level)), out / f"level-{level}.pgn"
+            opp_elo = min(SF_MAX_ELO, max(SF_MIN_ELO, level))
+            pgn = out / f"{'full' if args.full else 'level'}-{level}.pgn"
             them = stockfish(args.stockfish, opp_elo)
         if match is not None:
             await play_pairing(match, us, them, openings, args.games, args.tc,

@@ -38,11 +38,16 @@ def _book(tmp_path: Path) -> Path:
     return book
 
 
-def test_games_resume_where_the_file_ends(tmp_path: Path,
-                                          capsys: pytest.CaptureFixture[str]) -> None:
+def _match_tool() -> Path:
     tool = SHARED / "tools" / "match.py"
     if not tool.is_file():
         pytest.skip("../shared/tools/match.py is not here")
+    return tool
+
+
+def test_games_resume_where_the_file_ends(tmp_path: Path,
+                                          capsys: pytest.CaptureFixture[str]) -> None:
+    tool = _match_tool()
     out = tmp_path / "out"
     args = ["--step", "200", "--levels", "1350", "--tc", "3+0.03", "--book", str(_book(tmp_path)),
             "--match-tool", str(tool), "--out", str(out), "--concurrency", "2"]
@@ -67,9 +72,7 @@ def test_games_resume_where_the_file_ends(tmp_path: Path,
 @pytest.mark.skipif(shutil.which(STOCKFISH) is None, reason="Debian's stockfish is not installed")
 def test_full_strength_plays_stockfish_at_the_level(tmp_path: Path,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
-    tool = SHARED / "tools" / "match.py"
-    if not tool.is_file():
-        pytest.skip("../shared/tools/match.py is not here")
+    tool = _match_tool()
     out = tmp_path / "out"
     assert sc.main(["--full", "--levels", "1200", "--games", "2", "--tc", "3+0.03",
                     "--book", str(_book(tmp_path)), "--match-tool", str(tool),
