@@ -49,8 +49,10 @@ def _texts(emu: Emulator, gid: str) -> list[str]:
 
 def test_chat_commands(tmp_path: Path) -> None:
     with bot_and_emulator(tmp_path) as (emu, _bot):
-        opp = OpponentSpec(policy="random", think_time_s=0.5, resign_after=12, seed=1)
-        cid = emu.challenge_bot(challenger="bob", rated=False, clock_limit_s=30, increment_s=0,
+        # The opponent stops moving (still connected) so the game cannot end before the
+        # last command is answered, whatever the load; it resigns when the test says so.
+        opp = OpponentSpec(policy="random", think_time_s=0.05, stall_after=2, seed=1)
+        cid = emu.challenge_bot(challenger="bob", rated=False, clock_limit_s=120, increment_s=0,
                                 color="white", opponent=opp)
         emu.wait_game_started(cid, 10)
         # The greeting proves the bot's game stream is connected (chat is not replayed).
@@ -62,8 +64,10 @@ def test_chat_commands(tmp_path: Path) -> None:
         emu.chat.say(cid, "!eval")  # the opponent asking: never told during the game
         assert wait_until(lambda: any("I don't tell that to my opponent" in t
                                       for t in _texts(emu, cid)), 10)
-        snap = emu.wait_game_over(cid, 60)
-        assert snap.status in ("resign", "mate") and snap.winner == snap.bot_color
+        assert not emu.game(cid).over
+        emu.opponent_action(cid, "resign")
+        snap = emu.wait_game_over(cid, 10)
+        assert snap.status == "resign" and snap.winner == snap.bot_color
         assert all(len(t) <= 140 for t in _texts(emu, cid))
 
 
