@@ -104,8 +104,9 @@ def _said(emu: Emulator, gid: str, room: str) -> list[str]:
 @needs_engine
 def test_the_commands_in_a_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(outbox, "CHAT_GAP_S", 0.2)  # Lichess's 3 s would make this slow
-    opp = OpponentSpec(policy="random", think_time_s=0.5, takeback_at=2, resign_after=40,
-                       seed=6)
+    # The opponent stops after its 5th move (still connected): the game cannot end under
+    # the commands, whatever the machine's load; it resigns at the end.
+    opp = OpponentSpec(policy="random", think_time_s=0.5, takeback_at=2, stall_after=5, seed=6)
     with bot_and_emulator(tmp_path, game={"max_takebacks_accepted": 1},
                           challenge={"variants": ["standard", "atomic"]}) as (emu, _):
         gid = emu.challenge_bot(challenger="bob", rated=False, clock_limit_s=120,
@@ -137,3 +138,5 @@ def test_the_commands_in_a_game(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
         assert not any(t.startswith(("Eval", "PV")) for t in _said(emu, gid, "player"))
         assert all(len(t) <= 140 for room in ("player", "spectator")
                    for t in _said(emu, gid, room))
+        emu.opponent_action(gid, "resign")
+        assert emu.wait_game_over(gid, 10).status == "resign"

@@ -79,8 +79,10 @@ def test_eval_refused_in_every_room_during_the_game(tmp_path: Path) -> None:
     # (app/controllers/Round.scala getWatcherChat): the opponent can read it. The old
     # code answered spectators' !eval during the game.
     with bot_and_emulator(tmp_path) as (emu, _bot):
-        opp = OpponentSpec(policy="random", think_time_s=0.5, resign_after=14, seed=1)
-        cid = emu.challenge_bot(challenger="olivia", rated=False, clock_limit_s=30,
+        # The opponent stops after two moves (still connected) and resigns on cue: chat
+        # lines go out 3 s apart, and the game must not end before the last answer.
+        opp = OpponentSpec(policy="random", think_time_s=0.05, stall_after=2, seed=1)
+        cid = emu.challenge_bot(challenger="olivia", rated=False, clock_limit_s=120,
                                 increment_s=0, color="black", opponent=opp)
         emu.wait_game_started(cid, 10)
         assert wait_until(lambda: len(emu.game(cid).moves) >= 3, 20)
@@ -89,15 +91,19 @@ def test_eval_refused_in_every_room_during_the_game(tmp_path: Path) -> None:
         emu.chat.spectator_say(cid, "!eval")
         assert wait_until(lambda: chat.NOT_DURING_GAME in _bot_lines(emu, cid, "spectator"),
                           10)
-        emu.wait_game_over(cid, 60)
+        assert not emu.game(cid).over
+        emu.opponent_action(cid, "resign")
+        emu.wait_game_over(cid, 10)
         assert not any(t.startswith("Eval") for t in _bot_lines(emu, cid, "player"))
         assert not any(t.startswith("Eval") for t in _bot_lines(emu, cid, "spectator"))
 
 
 def test_spectator_eval_is_an_owners_opt_in(tmp_path: Path) -> None:
     with bot_and_emulator(tmp_path, game={"spectator_eval": True}) as (emu, _bot):
-        opp = OpponentSpec(policy="random", think_time_s=0.5, resign_after=14, seed=1)
-        cid = emu.challenge_bot(challenger="olivia", rated=False, clock_limit_s=30,
+        # The opponent stops after two moves (still connected) and resigns on cue: chat
+        # lines go out 3 s apart, and the game must not end before the last answer.
+        opp = OpponentSpec(policy="random", think_time_s=0.05, stall_after=2, seed=1)
+        cid = emu.challenge_bot(challenger="olivia", rated=False, clock_limit_s=120,
                                 increment_s=0, color="black", opponent=opp)
         emu.wait_game_started(cid, 10)
         assert wait_until(lambda: len(emu.game(cid).moves) >= 3, 20)
@@ -107,7 +113,9 @@ def test_spectator_eval_is_an_owners_opt_in(tmp_path: Path) -> None:
         assert emu.game(cid).status == "started"  # given during the game
         emu.chat.say(cid, "!eval")
         assert wait_until(lambda: chat.NOT_TO_OPPONENT in _bot_lines(emu, cid, "player"), 10)
-        emu.wait_game_over(cid, 60)
+        assert not emu.game(cid).over
+        emu.opponent_action(cid, "resign")
+        emu.wait_game_over(cid, 10)
         assert not any(t.startswith("Eval") for t in _bot_lines(emu, cid, "player"))
 
 
