@@ -74,14 +74,18 @@ def test_chat_storm_with_slow_and_429_chat_never_delays_a_move(tmp_path: Path) -
     assert not any(t.startswith("Eval") for t in _bot_lines(emu, cid, "player"))
 
 
+def _stalling_opponent() -> OpponentSpec:
+    # Stops after two moves (still connected) and resigns on cue: chat lines go out 3 s
+    # apart, and the game must not end before the last answer is checked.
+    return OpponentSpec(policy="random", think_time_s=0.05, stall_after=2, seed=1)
+
+
 def test_eval_refused_in_every_room_during_the_game(tmp_path: Path) -> None:
     # lila shows the spectator room to anyone who is not a player, logged out included
     # (app/controllers/Round.scala getWatcherChat): the opponent can read it. The old
     # code answered spectators' !eval during the game.
     with bot_and_emulator(tmp_path) as (emu, _bot):
-        # The opponent stops after two moves (still connected) and resigns on cue: chat
-        # lines go out 3 s apart, and the game must not end before the last answer.
-        opp = OpponentSpec(policy="random", think_time_s=0.05, stall_after=2, seed=1)
+        opp = _stalling_opponent()
         cid = emu.challenge_bot(challenger="olivia", rated=False, clock_limit_s=120,
                                 increment_s=0, color="black", opponent=opp)
         emu.wait_game_started(cid, 10)
@@ -100,9 +104,7 @@ def test_eval_refused_in_every_room_during_the_game(tmp_path: Path) -> None:
 
 def test_spectator_eval_is_an_owners_opt_in(tmp_path: Path) -> None:
     with bot_and_emulator(tmp_path, game={"spectator_eval": True}) as (emu, _bot):
-        # The opponent stops after two moves (still connected) and resigns on cue: chat
-        # lines go out 3 s apart, and the game must not end before the last answer.
-        opp = OpponentSpec(policy="random", think_time_s=0.05, stall_after=2, seed=1)
+        opp = _stalling_opponent()
         cid = emu.challenge_bot(challenger="olivia", rated=False, clock_limit_s=120,
                                 increment_s=0, color="black", opponent=opp)
         emu.wait_game_started(cid, 10)
