@@ -411,6 +411,7 @@ class Mix:
     bursts_sent: int = 0
     own_asked: int = 0
     own_refused: Counter[str] = field(default_factory=Counter)  # the socket's one line
+    own_refused_by_lila: int = 0  # asked, its creation answered 429 (the series ends)
     own_unstarted: int = 0  # asked, no game within OWN_START_S
     mm_games: int = 0  # games the bot's matchmaking started
     mm_unstarted: int = 0  # matchmaking phases with no game within MM_START_S of idling
@@ -525,6 +526,14 @@ async def drive_mix(args: argparse.Namespace, emu: Emulator, mix: Mix, sock: Pat
                             snap.winner or "", len(snap.moves))
             if not snap.over and mix.source_of[snap.id] != "arena":
                 running_other += 1
+        if own_pending:
+            refused = own_refusals(await asyncio.to_thread(
+                emu.traffic.requests, "POST /api/challenge/gauntlet-*"), own_pending)
+            for user, t in refused.items():
+                own_pending.pop(user)
+                mix.own_refused_by_lila += 1
+                mix.freed_at.append(t)
+                log.warning("own challenge to %s refused with a 429: its slot is free", user)
         for user, asked in list(own_pending.items()):
             if now - asked > OWN_START_S:
                 own_pending.pop(user)
@@ -725,6 +734,21 @@ def classify_answered(emu: Emulator, cid: str, b: Burst, now: float,
     return b.outcome is not None
 
 
+def own_refusals(records: Sequence[RequestRecord],
+                 pending: dict[str, float]) -> dict[str, float]:
+    """Pending own challenges lila refused: user -> when. A 429 on the challenge's
+    creation (POST /api/challenge/{user}) after it was asked ends the bot's series
+    at once (bot.challenges.outgoing), and with it the slot the bot held for it, so
+    the driver must free that slot then, not OWN_START_S later."""
+    out: dict[str, float] = {}
+    for r in records:
+        user = r.path.split("?")[0].removeprefix("/api/challenge/")
+        if r.method == "POST" and r.status == 429 and user in pending \
+                and r.t >= pending[user]:
+            out.setdefault(user, r.t)
+    return out
+
+
 def flag_model_min_moves(clock: str, rtt_ms: tuple[float, float]) -> int:
     """The fewest moves bench/flag_model.py's model game reaches at this clock and
     round trip (its defaults: one stalled POST, stream drops), over 100 games: a
@@ -893,6 +917,7 @@ async def soak(args: argparse.Namespace) -> int:
             "queue_listing": mix.queue_listing,
             "own_challenges_asked": mix.own_asked,
             "own_challenges_refused": dict(mix.own_refused),
+            "own_challenges_refused_by_lila": mix.own_refused_by_lila,
             "own_challenges_unstarted": mix.own_unstarted,
             "matchmaking_games": mix.mm_games,
             "matchmaking_unstarted": mix.mm_unstarted,

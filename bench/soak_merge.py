@@ -103,6 +103,8 @@ def merge_mix(reports: list[dict[str, Any]], unanswered: int) -> dict[str, Any]:
         "bursts_accepted_while_full": sum(r.get("bursts_accepted_while_full", 0)
                                           for r in reports),
         "own_challenges_asked": sum(r.get("own_challenges_asked", 0) for r in reports),
+        "own_challenges_refused_by_lila": sum(r.get("own_challenges_refused_by_lila", 0)
+                                              for r in reports),
         "own_challenges_unstarted": sum(r.get("own_challenges_unstarted", 0)
                                         for r in reports),
         "own_challenges_refused": dict(sorted(refused.items())),

@@ -306,6 +306,27 @@ def test_an_accepted_burst_is_checked_against_the_slots_freed_since_it_was_sent(
         emu.stop()
 
 
+def test_an_own_challenge_refused_with_a_429_frees_its_slot_when_refused() -> None:
+    # Seed 4803 at df23e11: the bot's challenge to gauntlet-b got a 429, the bot's
+    # series ended there (and its slot with it), but the driver held the slot for
+    # OWN_START_S, saw every slot busy, sent a burst, and called its accept an
+    # overshoot. The refusal is read from the emulator's request log instead.
+    from bot.emulator.snapshot import RequestRecord
+
+    soak = _soak_module()
+    pending = {"gauntlet-a": 100.0, "gauntlet-b": 100.0, "gauntlet-c": 100.0}
+    log = [
+        RequestRecord(99.0, "POST", "/api/challenge/gauntlet-a", "create", 429),  # before
+        RequestRecord(101.0, "POST", "/api/challenge/gauntlet-b", "create", 429),
+        RequestRecord(101.5, "POST", "/api/challenge/gauntlet-b", "create", 429),
+        RequestRecord(102.0, "POST", "/api/challenge/gauntlet-c", "create", 200),
+        RequestRecord(103.0, "POST", "/api/challenge/gauntlet-c/cancel", "cancel", 429),
+        RequestRecord(104.0, "GET", "/api/challenge/gauntlet-a", "show", 429),
+    ]
+    assert soak.own_refusals(log, pending) == {"gauntlet-b": 101.0}
+    assert soak.own_refusals(log, {}) == {}
+
+
 def test_an_open_challenge_out_of_the_queue_is_not_called_unanswered_early(
         tmp_path: Path) -> None:
     # The issue-33 queue smoke called a burst challenge "unanswered" when, 15 s after
