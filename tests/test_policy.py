@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
 
 from bot.challenges.policy import Standing, decide
-from bot.challenges.slots import Slots
+from bot.challenges.slots import RESERVATION_TTL_S, Slots
 from bot.config import ChallengeConfig, parse_config
 from bot.lichess.events import Challenge
 
@@ -99,3 +100,21 @@ def test_slots_burst_never_overshoots() -> None:
     slots.finish("c0")
     slots.release("c1")
     assert slots.used() == 0 and slots.free(2) == 2
+
+
+def test_a_reservation_whose_accept_is_held_does_not_lapse() -> None:
+    # Soak seed 4805 (6f4882f): a 429 held an accept for the 60-s pause, its
+    # reservation lapsed at 30 s, the slot was given again (three times), and five
+    # accepts went out together when the pause ended, for two slots.
+    slots = Slots()
+    t0 = time.monotonic()
+    slots.reserve("held", "alice", ttl_s=0.0, asking=True)
+    slots.reserve("plain", "bob", ttl_s=0.0)
+    assert slots.used(t0 + 3600) == 1  # the held one stays, the plain one lapses
+    slots.answered("held")  # accepted: the TTL runs from now
+    assert slots.used(time.monotonic()) == 1
+    assert slots.used(time.monotonic() + RESERVATION_TTL_S + 1) == 0
+    slots.reserve("gone", "carol", asking=True)
+    slots.release("gone")  # a failed accept releases it; answered is then a no-op
+    slots.answered("gone")
+    assert slots.used() == 0 and not slots.asking

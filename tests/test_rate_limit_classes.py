@@ -23,6 +23,7 @@ from test_service_helpers import (
     wait_until,
 )
 
+import bot.challenges.slots as slots_module
 from bot.emulator import Emulator, OpponentSpec
 from bot.lichess.client import Lichess, RateLimited
 from bot.lichess.token import Token
@@ -133,6 +134,32 @@ def test_a_held_answer_goes_out_after_a_pause_longer_than_20_s(tmp_path: Path) -
                                  increment_s=0, opponent=OpponentSpec(think_time_s=30))
         assert emu.challenges.wait_answered(late, 30) == "accepted"
         assert emu.challenges.wait_answered(first, 5) == "declined"
+
+
+@needs_engine
+def test_an_accept_held_by_a_pause_keeps_its_slot(tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Soak seed 4805 (6f4882f): an accept held by the 60-s pause outlived its slot's
+    30-s reservation, the slot went to the challenges that came meanwhile, and when
+    the pause ended five accepts went out together for two slots. Here the
+    reservation would lapse after 0.3 s, inside a 3-s pause."""
+    monkeypatch.setattr(slots_module, "RESERVATION_TTL_S", 0.3)
+    emu_cfg = fast_emulator_config(challenge_expiry_s=120)
+    with bot_and_emulator(tmp_path, emu_cfg, challenge={"concurrency": 1},
+                          network={"rate_limit_pause_s": 3}) as (emu, bot):
+        emu.faults.inject("http_error", "POST /api/challenge/*/accept", status=429)
+        slow = OpponentSpec(think_time_s=30)
+        first = emu.challenge_bot(challenger="h1", rated=False, clock_limit_s=180,
+                                  increment_s=0, opponent=slow)
+        assert wait_until(lambda: bot.service is not None
+                          and bot.service.api.paused_for("accept") > 0, 5)
+        time.sleep(1.0)  # past the reservation's TTL, inside the pause
+        second = emu.challenge_bot(challenger="h2", rated=False, clock_limit_s=180,
+                                   increment_s=0, opponent=slow)
+        assert emu.challenges.wait_answered(first, 10) == "accepted"
+        time.sleep(1.0)  # a second accept would have gone out with the first
+        assert emu.challenges.status(second) != "accepted"
+        assert sum(1 for g in emu.games() if not g.over) == 1
 
 
 def test_an_answer_is_dropped_once_the_event_stream_no_longer_lists_it(

@@ -109,7 +109,7 @@ class Incoming:
         if d.accept:
             slots = self.corr_slots if ch.correspondence else self.slots
             # before any await: bursts can't overshoot
-            slots.reserve(cid, user, bot=ch.challenger.is_bot)
+            slots.reserve(cid, user, bot=ch.challenger.is_bot, asking=True)
             if ch.challenger.is_bot:  # the limit is for BOTs only
                 self.recent.add(user)
         self._answering.add(cid)
@@ -239,6 +239,9 @@ class Incoming:
         except LichessError as exc:
             log.warning("challenge %s: %s", cid, exc)
             self.release(cid)
+        finally:
+            if d.accept:  # taken (or released above, or cancelled): the TTL runs from now
+                (self.corr_slots if ch.correspondence else self.slots).answered(cid)
 
     async def _decline_quietly(self, cid: str, reason: str,
                                wanted: Callable[[], bool]) -> None:

@@ -15,7 +15,10 @@ class Slots:
     """Concurrency accounting: running games plus accepted-but-not-started ones.
 
     A challenge is reserved *before* the accept request is sent, so a burst
-    of challenges arriving together can never overshoot `concurrency`.
+    of challenges arriving together can never overshoot `concurrency`. Its
+    reservation lapses only once the accept is answered: a 429 pause holds an
+    accept for a minute, and a slot given away meanwhile would be taken twice
+    when the held accept goes out.
     """
 
     running: dict[str, str] = field(default_factory=dict)  # game id -> opponent
@@ -25,10 +28,12 @@ class Slots:
     arena_games: dict[str, str] = field(default_factory=dict)  # game id -> tournament id
     # ids of the reserved or running ones against BOT accounts (reserved_for_humans)
     bots: set[str] = field(default_factory=set)
+    # reserved ones whose accept is not answered yet: they do not lapse
+    asking: set[str] = field(default_factory=set)
 
     def _expire(self, now: float) -> None:
         for cid, (_, until) in list(self.reserved.items()):
-            if now > until:
+            if now > until and cid not in self.asking:
                 del self.reserved[cid]
 
     def used(self, now: float | None = None) -> int:
@@ -50,12 +55,24 @@ class Slots:
         return sum(1 for u in self.running.values() if u == user) + \
             sum(1 for u, _ in self.reserved.values() if u == user)
 
-    def reserve(self, challenge_id: str, user: str, ttl_s: float = RESERVATION_TTL_S,
-                bot: bool = False) -> None:
-        """Hold a slot for a challenge we accepted or sent (until started or released)."""
-        self.reserved[challenge_id] = (user.lower(), time.monotonic() + ttl_s)
+    def reserve(self, challenge_id: str, user: str, ttl_s: float | None = None,
+                bot: bool = False, asking: bool = False) -> None:
+        """Hold a slot for a challenge we accept or sent (until started or released).
+        asking: our accept is on its way, and the slot is held until `answered`."""
+        ttl = RESERVATION_TTL_S if ttl_s is None else ttl_s
+        self.reserved[challenge_id] = (user.lower(), time.monotonic() + ttl)
         if bot:
             self.bots.add(challenge_id)
+        if asking:
+            self.asking.add(challenge_id)
+
+    def answered(self, challenge_id: str) -> None:
+        """Lichess took our accept: the game should start soon, or the slot lapses
+        RESERVATION_TTL_S from now."""
+        self.asking.discard(challenge_id)
+        held = self.reserved.get(challenge_id)
+        if held is not None:
+            self.reserved[challenge_id] = (held[0], time.monotonic() + RESERVATION_TTL_S)
 
     def bot_games(self) -> int:
         """Slots held by games (or accepted challenges) against BOT accounts."""
@@ -74,10 +91,12 @@ class Slots:
 
     def release(self, challenge_id: str) -> None:
         self.reserved.pop(challenge_id, None)
+        self.asking.discard(challenge_id)
 
     def start(self, game_id: str, user: str, tournament_id: str | None = None) -> None:
         # On Lichess a game created from a challenge has the challenge's id.
         self.reserved.pop(game_id, None)
+        self.asking.discard(game_id)
         self.running[game_id] = user.lower()
         if tournament_id is not None:
             self.arena_games[game_id] = tournament_id
@@ -85,4 +104,5 @@ class Slots:
     def finish(self, game_id: str) -> None:
         self.running.pop(game_id, None)
         self.reserved.pop(game_id, None)
+        self.asking.discard(game_id)
         self.arena_games.pop(game_id, None)
