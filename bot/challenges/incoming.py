@@ -26,6 +26,7 @@ from bot.challenges.policy import Decision, RecentChallenges, Standing, decide
 from bot.challenges.queue import ChallengeQueue, QueuedChallenge
 from bot.challenges.ratings import OurRatings, perf_of
 from bot.challenges.shared import ChallengeShared, ChallengeTasks
+from bot.challenges.slots import Slots
 from bot.config import LiveConfig
 from bot.lichess.client import (
     ApiRejected,
@@ -89,7 +90,7 @@ class Incoming:
         user = ch.challenger.login
         cfg = self.live.now.challenge
         corr = ch.correspondence
-        slots = self.corr_slots if corr else self.slots
+        slots = self._slots_for(ch)
         limit = cfg.max_correspondence_games if corr else cfg.concurrency
         # reserved_for_humans: of the real-time slots, BOTs may hold only the others.
         bot_free = None if corr else \
@@ -107,7 +108,7 @@ class Incoming:
     def _respond(self, ch: Challenge, d: Decision, queued: bool = False) -> None:
         cid, user = ch.id, ch.challenger.login
         if d.accept:
-            slots = self.corr_slots if ch.correspondence else self.slots
+            slots = self._slots_for(ch)
             # before any await: bursts can't overshoot
             slots.reserve(cid, user, bot=ch.challenger.is_bot, asking=True)
             if ch.challenger.is_bot:  # the limit is for BOTs only
@@ -154,6 +155,9 @@ class Incoming:
         self.release(cid)
         if cid in self._seen:
             self._gone.add(cid)
+
+    def _slots_for(self, ch: Challenge) -> Slots:
+        return self.corr_slots if ch.correspondence else self.slots
 
     def release(self, cid: str) -> None:
         self.slots.release(cid)
@@ -241,7 +245,7 @@ class Incoming:
             self.release(cid)
         finally:
             if d.accept:  # taken (or released above, or cancelled): the TTL runs from now
-                (self.corr_slots if ch.correspondence else self.slots).answered(cid)
+                self._slots_for(ch).answered(cid)
 
     async def _decline_quietly(self, cid: str, reason: str,
                                wanted: Callable[[], bool]) -> None:

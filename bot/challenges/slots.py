@@ -4,6 +4,7 @@ and finishes games in them)."""
 
 from __future__ import annotations
 
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -28,12 +29,15 @@ class Slots:
     arena_games: dict[str, str] = field(default_factory=dict)  # game id -> tournament id
     # ids of the reserved or running ones against BOT accounts (reserved_for_humans)
     bots: set[str] = field(default_factory=set)
-    # reserved ones whose accept is not answered yet: they do not lapse
-    asking: set[str] = field(default_factory=set)
+
+    @property
+    def asking(self) -> set[str]:
+        """Reserved ones whose accept is not answered yet (no expiry until then)."""
+        return {cid for cid, (_, until) in self.reserved.items() if until == math.inf}
 
     def _expire(self, now: float) -> None:
         for cid, (_, until) in list(self.reserved.items()):
-            if now > until and cid not in self.asking:
+            if now > until:
                 del self.reserved[cid]
 
     def used(self, now: float | None = None) -> int:
@@ -55,21 +59,18 @@ class Slots:
         return sum(1 for u in self.running.values() if u == user) + \
             sum(1 for u, _ in self.reserved.values() if u == user)
 
-    def reserve(self, challenge_id: str, user: str, ttl_s: float | None = None,
+    def reserve(self, challenge_id: str, user: str, ttl_s: float = RESERVATION_TTL_S,
                 bot: bool = False, asking: bool = False) -> None:
         """Hold a slot for a challenge we accept or sent (until started or released).
-        asking: our accept is on its way, and the slot is held until `answered`."""
-        ttl = RESERVATION_TTL_S if ttl_s is None else ttl_s
-        self.reserved[challenge_id] = (user.lower(), time.monotonic() + ttl)
+        asking: our accept is on its way; the slot does not lapse until `answered`."""
+        until = math.inf if asking else time.monotonic() + ttl_s
+        self.reserved[challenge_id] = (user.lower(), until)
         if bot:
             self.bots.add(challenge_id)
-        if asking:
-            self.asking.add(challenge_id)
 
     def answered(self, challenge_id: str) -> None:
         """Lichess took our accept: the game should start soon, or the slot lapses
         RESERVATION_TTL_S from now."""
-        self.asking.discard(challenge_id)
         held = self.reserved.get(challenge_id)
         if held is not None:
             self.reserved[challenge_id] = (held[0], time.monotonic() + RESERVATION_TTL_S)
@@ -91,12 +92,10 @@ class Slots:
 
     def release(self, challenge_id: str) -> None:
         self.reserved.pop(challenge_id, None)
-        self.asking.discard(challenge_id)
 
     def start(self, game_id: str, user: str, tournament_id: str | None = None) -> None:
         # On Lichess a game created from a challenge has the challenge's id.
         self.reserved.pop(game_id, None)
-        self.asking.discard(game_id)
         self.running[game_id] = user.lower()
         if tournament_id is not None:
             self.arena_games[game_id] = tournament_id
@@ -104,5 +103,4 @@ class Slots:
     def finish(self, game_id: str) -> None:
         self.running.pop(game_id, None)
         self.reserved.pop(game_id, None)
-        self.asking.discard(game_id)
         self.arena_games.pop(game_id, None)
