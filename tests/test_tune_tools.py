@@ -234,6 +234,37 @@ def test_paired_score_says_when_a_file_has_unpaired_games(tmp_path: Path) -> Non
     assert "paired games 2: difference +0.00" in lines[2], lines
 
 
+def test_paired_score_pairs_variant_games_by_their_random_plies(tmp_path: Path) -> None:
+    """bench/variant_match.py's games share only their random plies (2 here) and then
+    part: --plies 2 pairs them, by variant and, within one opening, in file order."""
+    def pgn(games: list[tuple[str, str, str, str, str]]) -> str:
+        return "\n\n".join(
+            f'[Event "variant match {v}"]\n[Variant "{v}"]\n[White "{w}"]\n[Black "{b}"]\n'
+            f'[Result "{r}"]\n\n1. e4 e5 {moves} {r}' for v, w, b, r, moves in games) + "\n"
+
+    # The same opening in two variants: a King of the Hill game and a Horde one must
+    # not pair with each other (each file has one of them), the antichess ones pair.
+    new = pgn([("Antichess", "pibot", "fsf", "1-0", "2. Nf3 Nc6"),
+               ("King of the Hill", "pibot", "fsf", "0-1", "2. d4 d5"),
+               ("Antichess", "pibot", "fsf", "1/2-1/2", "2. Bc4 b5")])
+    old = pgn([("Antichess", "pibot", "fsf", "0-1", "2. Qh5 g6"),
+               ("Horde", "pibot", "fsf", "1-0", "2. Kd2 Kd7"),
+               ("Antichess", "pibot", "fsf", "1/2-1/2", "2. a3 a6")])
+    (tmp_path / "new.pgn").write_text(new)
+    (tmp_path / "old.pgn").write_text(old)
+    script = [sys.executable, str(ROOT / "tools/tune/paired_score.py"),
+              str(tmp_path / "new.pgn"), str(tmp_path / "old.pgn")]
+    proc = subprocess.run([*script, "--plies", "2"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    # two antichess pairs: 1 - 0 and 1/2 - 1/2
+    assert "paired games 2: difference +50.00" in proc.stdout, proc.stdout
+    proc = subprocess.run(script, capture_output=True, text=True, timeout=60)   # 16 plies
+    assert proc.returncode == 2 and "only 0 game(s) share an opening" in proc.stderr
+    proc = subprocess.run([*script, "--plies", "0"], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 2 and "--plies 0" in proc.stderr
+    assert len(proc.stderr.splitlines()) == 1
+
+
 def test_paired_score_reads_gzipped_pgns(tmp_path: Path) -> None:
     """docs/matches/ keeps its PGNs gzipped: they pair as they are; a damaged one is
     one line."""

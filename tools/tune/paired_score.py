@@ -3,7 +3,8 @@
 Each PGN holds one candidate's games against a common opponent (a gauntlet),
 played on the same openings in the same colours (fastchess with the same
 `-srand`, or match.py with the same `--seed`). Games are matched by their
-first 16 plies and the candidate's colour, and the per-pair score difference
+variant, their first 16 plies (`--plies`) and the candidate's colour, games of
+one key in file order, and the per-pair score difference
 gives the comparison with its 95% interval: the opponent's strength cancels,
 and the pairing removes part of the opening noise. Against a third engine a
 change shows what it is worth outside self-play, where a net trained on its
@@ -13,7 +14,9 @@ own engine's games can look better than it is (docs/strength.md, "NNUE round
     python tools/tune/paired_score.py NEW.pgn OLD.pgn --name pibot
 
 `--name` is the candidate's name in the PGN's White/Black tags (fastchess:
-the engine's `name=`; match.py: "engine").
+the engine's `name=`; match.py: "engine"). bench/variant_match.py's games
+open with its seeded random plies and part after them: `--plies 2` for
+`--random-plies 2`, both sides' job PGNs joined in the same order.
 """
 
 from __future__ import annotations
@@ -70,8 +73,12 @@ def elo(score: float) -> float:
     return -400 * math.log10(1 / score - 1)
 
 
-def load(path: Path, name: str) -> dict[tuple[str, bool], list[float]]:
-    """(opening, candidate is White) -> the candidate's scores, in file order."""
+Key = tuple[str, str, bool]   # (variant, opening plies, candidate is White)
+
+
+def load(path: Path, name: str, plies: int = OPENING_PLIES) -> dict[Key, list[float]]:
+    """(variant, the first `plies` plies, candidate is White) -> the candidate's
+    scores, in file order."""
     try:
         raw = path.read_bytes()
         if raw[:2] == b"\x1f\x8b":  # gzip, as the PGNs in docs/matches/ are kept
@@ -82,7 +89,7 @@ def load(path: Path, name: str) -> dict[tuple[str, bool], list[float]]:
         raise PgnError(f"{path}: a damaged gzip file ({exc}); gunzip -t names the fault")\
             from None
     text = raw.decode("utf-8", errors="replace")
-    games: dict[tuple[str, bool], list[float]] = {}
+    games: dict[Key, list[float]] = {}
     blocks = re.split(r"\n\s*\n(?=\[)", text.strip())
     for block in blocks:
         tags = dict(_TAG.findall(block))
@@ -95,17 +102,17 @@ def load(path: Path, name: str) -> dict[tuple[str, bool], list[float]]:
         if result not in ("1-0", "0-1", "1/2-1/2"):
             continue        # unfinished
         movetext = _COMMENT.sub(" ", _TAG.sub(" ", block))
-        plies = [t for t in movetext.split() if not _MOVE_NUMBER.match(t) and t not in _RESULTS]
+        moves = [t for t in movetext.split() if not _MOVE_NUMBER.match(t) and t not in _RESULTS]
         white = tags["White"] == name
         score = 0.5 if result == "1/2-1/2" else float((result == "1-0") == white)
-        games.setdefault((" ".join(plies[:OPENING_PLIES]), white), []).append(score)
+        key = (tags.get("Variant", ""), " ".join(moves[:plies]), white)
+        games.setdefault(key, []).append(score)
     if not games:
         raise PgnError(f"{path}: no finished games found")
     return games
 
 
-def compare(new: dict[tuple[str, bool], list[float]],
-            old: dict[tuple[str, bool], list[float]]) -> Comparison:
+def compare(new: dict[Key, list[float]], old: dict[Key, list[float]]) -> Comparison:
     diffs: list[float] = []
     sn = so = 0.0
     for key, scores in new.items():
@@ -127,16 +134,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("new", type=Path, help="PGN of the candidate's games")
     ap.add_argument("old", type=Path, help="PGN of the baseline's games (same openings)")
     ap.add_argument("--name", default="pibot", help="the candidate's name in the PGNs")
+    ap.add_argument("--plies", type=int, default=OPENING_PLIES,
+                    help=f"the opening's length in plies, the games' key (default {OPENING_PLIES}, "
+                         "a book's 8 moves; bench/variant_match.py: its --random-plies)")
     args = ap.parse_args(argv)
+    if args.plies < 1:
+        sys.stderr.write(f"paired_score: --plies {args.plies}: the opening has at least 1 ply\n")
+        return 2
     try:
-        new, old = load(args.new, args.name), load(args.old, args.name)
+        new, old = load(args.new, args.name, args.plies), load(args.old, args.name, args.plies)
         c = compare(new, old)
     except PgnError as exc:
         sys.stderr.write(f"paired_score: {exc}\n")
         return 2
     d, h = c.elo_diff()
 
-    def scope(games: dict[tuple[str, bool], list[float]]) -> str:
+    def scope(games: dict[Key, list[float]]) -> str:
         # the scores are the paired games' only: say so when a file has more
         total = sum(len(v) for v in games.values())
         return "" if total == c.pairs else f" on its {c.pairs} paired games of {total}"
