@@ -770,7 +770,9 @@ async def soak(args: argparse.Namespace) -> int:
     emu_cfg = emulator_config(args)
     mix: Mix | None = None
     sock = Path()
-    runtime: Path | None = None
+    # The control socket, the status file and the records, in a directory of this run's
+    # own: never ./pibot.db, which would grow in (and race a copy of) the checkout.
+    runtime = Path(tempfile.mkdtemp(prefix="pibot-soak-"))
     if args.mix:
         mix = Mix(items=args.mix)
         # Own challenges go to emulator BOTs that accept and play as the soak's opponents.
@@ -781,13 +783,12 @@ async def soak(args: argparse.Namespace) -> int:
         emu_cfg.users += [UserSpec(name, rating=rating, online=False,
                                    opponent=variant_opponent(args, 3000 + k))
                           for k, (name, rating) in enumerate(MM_BOTS)]
-        # The control socket (and the status file) in a directory of this run's own.
-        runtime = Path(tempfile.mkdtemp(prefix="pibot-soak-"))
         os.environ["RUNTIME_DIRECTORY"] = str(runtime)
         sock = control_socket.socket_path()
     emu = Emulator(emu_cfg).start()
     stats = Stats()
     data = service_config(args, emu.url)
+    data["records"] = {"db": args.db or str(runtime / "pibot.db")}
     if mix is not None and "arena" in mix.items:
         base, inc = parse_tc(args.arena_tc)
         mix.arena_id = emu.arenas.create(
@@ -935,8 +936,7 @@ async def soak(args: argparse.Namespace) -> int:
                 "game_rows": rows}
         Path(args.report).write_text(json.dumps(full, indent=1) + "\n")
     emu.stop()
-    if runtime is not None:
-        shutil.rmtree(runtime, ignore_errors=True)
+    shutil.rmtree(runtime, ignore_errors=True)
     ok = time_losses == 0 and fault_losses == 0 and requests_seen["illegal_moves"] == 0
     if mix is not None:  # issue 33: no time loss the flag model says was avoidable
         # An own challenge lila refused (a 429 on challenge creation ends the series
@@ -970,6 +970,9 @@ def main() -> int:
                    help="the overhead floor (default: the product default)")
     p.add_argument("--ponder", action="store_true")
     p.add_argument("--pgn-dir", default=None)
+    p.add_argument("--db", default=None,
+                   help="keep the bot's records in this SQLite file (default: a scratch "
+                   "file, removed at the end)")
     p.add_argument("--book", action="append", default=[],
                    help="a polyglot .bin book for the bot (repeatable), e.g. "
                    "../shared/books/performance.bin")

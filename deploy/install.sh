@@ -390,13 +390,16 @@ if [ "$DO_BUILD" = 1 ]; then
     fi
 
     # Build from a copy: pip/setuptools write build/ and *.egg-info next to the
-    # sources, which must not end up root-owned in the owner's checkout.
+    # sources, which must not end up root-owned in the owner's checkout. A bot run
+    # from the checkout keeps its records there (pibot.db and its WAL, which change
+    # under tar's feet): state, not source, so not copied.
     step "copying the source tree to a build directory"
     mkdir "$WORK/src"
     tar -C "$REPO" --exclude=.git --exclude=build --exclude=dist --exclude='*.egg-info' \
         --exclude=venv --exclude=.venv --exclude='.venv-*' --exclude=__pycache__ --exclude='*.so' \
         --exclude=engine_c/out --exclude=.pytest_cache --exclude=.ruff_cache \
-        --exclude=.mypy_cache -cf - . |
+        --exclude=.mypy_cache --exclude='*.db' --exclude='*.db-wal' --exclude='*.db-shm' \
+        --exclude='*.db-journal' -cf - . |
         tar -C "$WORK/src" -xf -
 
     step "building the engine and installing pibot into $VENV, $build_desc (1-3 min)" \

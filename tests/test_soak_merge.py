@@ -224,8 +224,11 @@ def test_a_short_mixed_soak_passes(tmp_path: Path) -> None:
         [sys.executable, str(SOAK), "--profile", "basic", "--mix", "arena,direct,burst,own",
          "--games", "4", "--tc", "30+0", "--arena-tc", "30+0", "--burst-every-s", "5",
          "--own-every", "2", "--fault-rate", "0", "--report", str(report)],
-        capture_output=True, text=True, timeout=420)
+        capture_output=True, text=True, timeout=420, cwd=tmp_path)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
+    # The records went to a scratch file: a ./pibot.db in the checkout races the
+    # installer's copy of it (test_deploy, beside this test in CI).
+    assert not list(tmp_path.glob("pibot.db*"))
     got = json.loads(report.read_text())
     assert got["games"] >= 4 and got["challenges_unanswered"] == 0
     assert set(got["by_source"]) == {"arena", "challenge", "own", "matchmaking"}
@@ -250,7 +253,7 @@ def test_a_short_soak_with_variants_and_matchmaking_passes(tmp_path: Path) -> No
         [sys.executable, str(SOAK), "--profile", "basic", "--mix", "direct,variant,matchmaking",
          "--games", "4", "--tc", "30+0", "--variant-every", "1", "--mm-every", "2",
          "--fault-rate", "0", "--report", str(report)],
-        capture_output=True, text=True, timeout=420)
+        capture_output=True, text=True, timeout=420, cwd=tmp_path)
     assert out.returncode == 0, out.stdout[-3000:] + out.stderr[-3000:]
     got = json.loads(report.read_text())
     assert got["games"] >= 4 and got["matchmaking_unstarted"] == 0
