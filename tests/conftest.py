@@ -99,6 +99,15 @@ def _status_file_in_tmp(tmp_path_factory: pytest.TempPathFactory,
     monkeypatch.setenv("RUNTIME_DIRECTORY", str(tmp_path_factory.mktemp("run")))
 
 
+@pytest.fixture(autouse=True)
+def _cwd_in_tmp(tmp_path_factory: pytest.TempPathFactory,
+                monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each test (and every process it starts) works in a scratch directory: a bot run
+    with the default records.db writes ./pibot.db, which in the checkout would grow
+    there and change under test_deploy's copy of the tree (stop 56's CI failed so)."""
+    monkeypatch.chdir(tmp_path_factory.mktemp("cwd"))
+
+
 @pytest.fixture
 def notify(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[socket.socket]:
     """A systemd notify socket (NOTIFY_SOCKET) for a service under test, no watchdog."""
