@@ -224,7 +224,9 @@ def test_a_profile_without_the_book(tmp_path: Path) -> None:
                           challenge={"concurrency": 2}) as (emu, _bot):
         games = {}
         for rated in (False, True):
+            # Bullet: two engine moves at 5+3 took ~20 s on a loaded CI worker.
             cid = _challenge(emu, "mia" if rated else "noah", rated=rated, color="black",
+                             limit=60, inc=1,
                              opponent=OpponentSpec(think_time_s=0.2, resign_after=1))
             games[rated] = _start(emu, cid)
         for gid in games.values():
