@@ -316,3 +316,27 @@ def test_net_gauntlet_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
         assert proc.returncode == 2 and why in proc.stderr, proc.stderr
         assert len(proc.stderr.splitlines()) == 1
     assert not (tmp_path / "o.pgn").exists()
+
+
+def test_sprt_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
+    """tools/tune/sprt.sh names what is wrong before it builds or plays anything."""
+    script = str(ROOT / "tools/tune/sprt.sh")
+    fake = tmp_path / "fastchess"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    book = tmp_path / "openings.pgn"
+    book.write_text("")
+    tools = {"FASTCHESS": str(fake), "BOOK": str(book), "SPRT_WORK": str(tmp_path / "work")}
+    cases = (
+        (["only-a-name"], {}, "usage:"),
+        (["bad/name", "HEAD", "HEAD"], {}, "NAME must be"),
+        (["run", "HEAD", "HEAD"], {"FASTCHESS": str(tmp_path / "none")}, "not found"),
+        (["run", "no-such-commit", "HEAD"], {}, "no-such-commit: not a commit"),
+        (["run", "HEAD", "no-such-commit"], {}, "no-such-commit: not a commit"),
+    )
+    for args, env, why in cases:
+        proc = subprocess.run(["bash", script, *args], capture_output=True, text=True,
+                              timeout=60, cwd=tmp_path, env={**os.environ, **tools, **env})
+        assert proc.returncode == 2 and why in proc.stderr, proc.stderr
+        assert len(proc.stderr.splitlines()) == 1
+    assert not (tmp_path / "work").exists()  # nothing built
