@@ -4,15 +4,22 @@
  * reason that lives on the heap), cleared for a new game:
  *   killers[ply][2]            the two latest quiet moves that cut off at ply
  *   butterfly[side][from][to]  quiet-move history
+ *   drops[side][type][to]      crazyhouse: the butterfly of a drop, by the man
+ *                              dropped (a drop's from is its to: one slot
+ *                              per square would be shared by every man)
  *   counter[piece][to]         the quiet move that last refuted `piece` to `to`
  *   cont[piece][to]            continuation history: a ContHist row, indexed
  *                              [piece][to] of the move that follows `piece`
  *                              to `to`; cont[0][0] is the row of "no move"
  *                              (before the root, after a null move)
+ *   capture[piece][to][victim] capture history: the capturing man, the
+ *                              square, the type taken (0: a quiet queen
+ *                              promotion)
  *   pawn_corr[side][pawn key]  static-eval correction, cp x CORR_GRAIN
  * History values saturate at +-HIST_GRAVITY (search_params.h, with every
  * other constant here); a quiet move scores butterfly + the rows of the
- * moves 1 and 2 plies back (hist_quiet_score).
+ * moves 1 and 2 plies back (hist_quiet_score). A drop is indexed by the man
+ * dropped everywhere (hist_piece), never by the empty square it lands on.
  * The search hands the picker and the updates a HistNode: the two
  * continuation rows and the countermove slot of its node, so neither the
  * picker nor this module needs the search's stack.
@@ -28,8 +35,10 @@ typedef int16_t ContHist[16][64];
 typedef struct {
     Move killers[MAX_PLY + 4][2];
     int16_t butterfly[2][64][64];
+    int16_t drops[2][8][64];
     Move counter[16][64];
     ContHist cont[16][64];
+    int16_t capture[16][64][8];
     int16_t pawn_corr[2][CORR_SIZE];
 } History;
 
@@ -50,13 +59,38 @@ void hist_clear_killers(History *h);
 static inline ContHist *hist_cont_row(History *h, int piece, int to) { return &h->cont[piece][to]; }
 static inline ContHist *hist_no_move_row(History *h) { return &h->cont[0][0]; }
 
+/* The man a move moves: for a crazyhouse drop the man dropped (its from
+ * square is empty), so drops of different men keep apart. */
+static inline int hist_piece(const Board *b, Move m) {
+    return move_is_drop(m) ? make_piece(b->side, move_drop_type(m)) : board_piece_on(b, move_from(m));
+}
+
+/* The butterfly slot of a quiet move (a drop's own table). */
+static inline const int16_t *hist_bf_entry(const History *h, int side, Move m) {
+    return move_is_drop(m) ? &h->drops[side][move_drop_type(m)][move_to(m)]
+                           : &h->butterfly[side][move_from(m)][move_to(m)];
+}
+
 /* Ordering score of a quiet move (not a killer or countermove) of `piece`
- * for `side`, c1/c2 the node's continuation rows (HistNode: the caller keeps
- * them in locals, so a loop over the moves does not re-read them). */
+ * (hist_piece) for `side`, c1/c2 the node's continuation rows (HistNode: the
+ * caller keeps them in locals, so a loop over the moves does not re-read them). */
 static inline int hist_quiet_score(const History *h, const ContHist *c1, const ContHist *c2, int side,
                                    int piece, Move m) {
     int to = move_to(m);
-    return h->butterfly[side][move_from(m)][to] + (*c1)[piece][to] + (*c2)[piece][to];
+    return *hist_bf_entry(h, side, m) + (*c1)[piece][to] + (*c2)[piece][to];
+}
+
+/* The type a noisy move takes: en passant a pawn, a quiet promotion none (0). */
+static inline int hist_victim(const Board *b, Move m) {
+    return move_kind(m) == MOVE_EP ? PAWN : piece_type(board_piece_on(b, move_to(m)));
+}
+
+/* The capture-history slot of a noisy move. */
+static inline int16_t *hist_capture_entry(History *h, const Board *b, Move m) {
+    return &h->capture[board_piece_on(b, move_from(m))][move_to(m)][hist_victim(b, m)];
+}
+static inline int hist_capture_score(const History *h, const Board *b, Move m) {
+    return h->capture[board_piece_on(b, move_from(m))][move_to(m)][hist_victim(b, m)];
 }
 
 /* The correction-history entry of b (side to move, pawn structure). */
@@ -75,12 +109,20 @@ static inline void hist_update_entry(int16_t *e, int bonus) {
     *e = (int16_t)v;
 }
 
+/* The size of a cutoff's reward and of the others' punishment: linear in
+ * depth (the deeper search is worth more) up to a cap. Never negative (a
+ * node in check may search at depth 0). */
+static inline int hist_bonus(int depth) {
+    int v = HIST_BONUS_PER_PLY * depth - HIST_BONUS_BASE;
+    return v < 0 ? 0 : v > HIST_BONUS_MAX ? HIST_BONUS_MAX : v;
+}
+
 /* The quiet move `best` cut off at this node after the quiet moves
  * quiets[0..count) (best among them) were tried: it becomes a killer and the
- * countermove, is rewarded and the others punished by depth^2 (capped). */
+ * countermove, is rewarded and the others punished by the same hist_bonus. */
 static inline void hist_update_quiets(History *h, const HistNode *n, const Board *b, int depth, Move best,
                                       const Move *quiets, int count) {
-    int bonus = depth * depth > HIST_BONUS_MAX ? HIST_BONUS_MAX : depth * depth;
+    int bonus = hist_bonus(depth);
     Move *k = h->killers[n->ply];
     if (k[0] != best) {
         k[1] = k[0];
@@ -89,15 +131,24 @@ static inline void hist_update_quiets(History *h, const HistNode *n, const Board
     if (n->counter) *n->counter = best;
     /* Locals: the entries written below must not make these be re-read. */
     ContHist *c1 = n->cont1, *c2 = n->cont2;
-    int16_t (*bf)[64] = h->butterfly[b->side];
     for (int i = 0; i < count; i++) {
         Move q = quiets[i];
-        int v = q == best ? bonus * HIST_BONUS_SCALE : -bonus * HIST_BONUS_SCALE;
-        int pc = board_piece_on(b, move_from(q)), to = move_to(q);
-        hist_update_entry(&bf[move_from(q)][to], v);
+        int v = q == best ? bonus : -bonus;
+        int pc = hist_piece(b, q), to = move_to(q);
+        hist_update_entry((int16_t *)hist_bf_entry(h, b->side, q), v);
         hist_update_entry(&(*c1)[pc][to], v);
         hist_update_entry(&(*c2)[pc][to], v);
     }
+}
+
+/* A node cut off after the noisy moves caps[0..count) were tried: `best`, if
+ * it is one of them, is rewarded, the others punished (a quiet cutoff
+ * punishes them all). */
+static inline void hist_update_captures(History *h, const Board *b, int depth, Move best, const Move *caps,
+                                        int count) {
+    int bonus = hist_bonus(depth);
+    for (int i = 0; i < count; i++)
+        hist_update_entry(hist_capture_entry(h, b, caps[i]), caps[i] == best ? bonus : -bonus);
 }
 
 /* hist_update_correction's sums: |diff| < 2 x SCORE_NONE, so they fit an int. */

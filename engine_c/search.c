@@ -271,7 +271,7 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
         /* Most captures here are pruned above, so the prefetch waits for
          * them; the child's TT bucket still loads during make_move. */
         tt_prefetch(t->sh->tt, board_key_after(b, m));
-        stack_push(t, ply, m, board_piece_on(b, move_from(m)));
+        stack_push(t, ply, m, hist_piece(b, m));
         if (!make_move(t, ply, m, var)) continue;
         int score = -QSEARCH(var)(t, -beta, -alpha, ply + 1);
         board_unmake_move(b);
@@ -318,7 +318,7 @@ typedef struct {
     int adj_eval;         /* the eval, or the TT score where its bound refines it */
     bool improving;
     int base_doubles;     /* double extensions on the line to this node */
-    int best, moves, quiets_tried;
+    int best, moves, quiets_tried, caps_tried;
     Move best_move;
 } Node;
 
@@ -411,9 +411,10 @@ static bool root_excluded(const SearchThread *t, Move m) {
 }
 
 /* Move pruning once we have a non-losing line: late move pruning and
- * futility pruning of quiet moves (which skip the quiets left), SEE pruning
- * of quiet and noisy ones; at the root, only the moves of earlier MultiPV
- * lines are left out. True if the move is not searched. */
+ * futility pruning of quiet moves (which skip the quiets left), history
+ * pruning of single quiet moves, SEE pruning of quiet and noisy ones; at the
+ * root, only the moves of earlier MultiPV lines are left out. True if the
+ * move is not searched. */
 SEARCH_BODY bool prune_move(SearchThread *t, const Node *n, MovePicker *p, Move m, int sc, bool noisy, bool var) {
     const Board *b = &t->board;
     int depth = n->depth;
@@ -424,6 +425,13 @@ SEARCH_BODY bool prune_move(SearchThread *t, const Node *n, MovePicker *p, Move 
     if (depth <= LMP_MAX_DEPTH && n->quiets_tried >= lmp) { mp_skip_quiets(p); return true; }
     if (!n->in_check && depth <= FUT_MAX_DEPTH && n->eval != SCORE_NONE &&
         n->eval + FUT_BASE + FUT_PER_PLY * depth <= n->alpha && sc < SC_COUNTER) { mp_skip_quiets(p); return true; }
+    /* History pruning: a quiet move whose history (butterfly and both
+     * continuation rows, its picker score) has gone this bad is not worth a
+     * shallow search. Not in three-check, where a quiet check can win
+     * (and whether a move checks is known only once it is made). */
+    if (!n->pv_node && !n->in_check && depth <= HP_MAX_DEPTH && sc < -HP_MARGIN * depth &&
+        !(var && b->variant == VAR_THREECHECK))
+        return true;
     return depth <= SEE_MAX_DEPTH && see_usable(b, var) && !see_ge(b, m, -SEE_QUIET_PER_PLY * depth);
 }
 
@@ -464,7 +472,10 @@ static inline int lmr_reduction(const Node *n, int sc, bool noisy, bool gives_ch
     r += !n->improving;
     r += n->cut_node;
     if (sc >= SC_COUNTER) r--;  /* killers and countermove */
-    else r -= sc / LMR_HISTORY_DIVISOR;       /* history + continuation history */
+    else {
+        int h = sc / LMR_HISTORY_DIVISOR;     /* history + continuation history, at most 2 plies */
+        r -= h > 2 ? 2 : h < -2 ? -2 : h;
+    }
     if (gives_check) r--;
     if (r < 0) r = 0;
     if (r > new_depth - 1) r = new_depth - 1 > 0 ? new_depth - 1 : 0;
@@ -565,7 +576,7 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     HistNode hn = hist_node(t, ply);
     mp_init_main(&p, b, &t->hist, &hn, n.tt_move);
     n.old_alpha = n.alpha;
-    Move quiets[MAX_MOVES], m;
+    Move quiets[MAX_MOVES], caps[HIST_MAX_CAPS_TRIED], m;
     int sc;
     while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
         if (m == n.excluded) continue;
@@ -578,10 +589,11 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
         if (singular_extension(t, &n, &hit, m, var, &se_ext, &score)) return score;
 
         t->stack[ply].doubles = n.base_doubles + (se_ext == 2);  /* for this move's subtree */
-        stack_push(t, ply, m, board_piece_on(b, move_from(m)));
+        stack_push(t, ply, m, hist_piece(b, m));
         if (!make_move(t, ply, m, var)) continue;
         n.moves++;
         if (!noisy && n.quiets_tried < MAX_MOVES) quiets[n.quiets_tried++] = m;
+        else if (noisy && n.caps_tried < HIST_MAX_CAPS_TRIED) caps[n.caps_tried++] = m;
         score = search_move(t, &n, se_ext, sc, noisy, var);
         board_unmake_move(b);
         if (stopped(t)) return 0;
@@ -589,8 +601,13 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     }
 
     if (n.moves == 0) return no_move_searched(t, &n, &p, var);
-    if (n.best >= n.beta && n.best_move != MOVE_NONE && !is_noisy(b, n.best_move, var))
-        hist_update_quiets(&t->hist, &hn, b, depth, n.best_move, quiets, n.quiets_tried);
+    /* A cutoff teaches the history: the quiet tables when a quiet move cut
+     * off, the capture table always (its moves' bonus or malus). */
+    if (n.best >= n.beta && n.best_move != MOVE_NONE) {
+        if (!is_noisy(b, n.best_move, var))
+            hist_update_quiets(&t->hist, &hn, b, depth, n.best_move, quiets, n.quiets_tried);
+        hist_update_captures(&t->hist, b, depth, n.best_move, caps, n.caps_tried);
+    }
     if (!n.excluded) store_node(t, &n, var);
     return n.best;
 }

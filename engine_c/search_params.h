@@ -74,11 +74,15 @@ enum {
 };
 #define CHECK_EXT_MAX_PLY (2 * MAX_PLY / 3)   /* check extension only below this ply */
 
-/* ---- history heuristics */
+/* ---- history heuristics (the bonus's constants are tunables) */
 enum {
     HIST_GRAVITY = 16384,     /* history entries saturate at +-this */
-    HIST_BONUS_MAX = 1200,    /* bonus = min(depth * depth, max) * scale */
-    HIST_BONUS_SCALE = 8
+    HIST_MAX_CAPS_TRIED = 32, /* captures a node remembers for the capture-history malus */
+    /* capture order (movepicker.c): victim value x MP_MVV_SCALE + capture
+     * history / MP_CAPHIST_DIV, so a history at its bound moves a capture
+     * about one victim class (a pawn is 1600, a queen 14400) */
+    MP_MVV_SCALE = 16,
+    MP_CAPHIST_DIV = 4
 };
 
 /* ---- static-eval correction history (per thread, indexed by pawn key):
@@ -97,8 +101,9 @@ _Static_assert((LIMIT_CHECK_INTERVAL & (LIMIT_CHECK_INTERVAL - 1)) == 0,
                "LIMIT_CHECK_INTERVAL is used as a bit mask");
 _Static_assert(CHECK_EXT_MAX_PLY < MAX_PLY, "extensions must stop before MAX_PLY");
 _Static_assert(MAX_PLY <= 255, "TT entries store the depth in 8 bits");
-_Static_assert(HIST_BONUS_MAX * HIST_BONUS_SCALE <= HIST_GRAVITY,
-               "a history bonus must not exceed the gravity bound");
+#ifndef PB_TUNE   /* (a tuning build keeps within the tunable's range, far below) */
+_Static_assert((int)HIST_BONUS_MAX <= (int)HIST_GRAVITY, "a history bonus must not exceed the gravity bound");
+#endif
 _Static_assert(HIST_GRAVITY <= 32767, "history entries are int16_t");
 _Static_assert((CORR_SIZE & (CORR_SIZE - 1)) == 0, "CORR_SIZE is used as a bit mask");
 _Static_assert(CORR_MAX <= 32767, "correction entries are int16_t");

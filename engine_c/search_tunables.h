@@ -10,7 +10,11 @@
 /* late move reductions: Reductions[d][m] = base + ln d * ln m / divisor */
 PB_PARAM(LMR_BASE_X100, 75, 0, 200)
 PB_PARAM(LMR_DIVISOR_X100, 225, 120, 400)
-PB_PARAM(LMR_HISTORY_DIVISOR, 12000, 3000, 30000) /* one ply less (more) per this much history */
+PB_PARAM(LMR_HISTORY_DIVISOR, 6000, 2000, 20000) /* one ply less (more) per this much history, +-2 */
+/* history: a cutoff's bonus (and the others' malus) = min(per_ply * depth - base, max) */
+PB_PARAM(HIST_BONUS_PER_PLY, 170, 50, 400)
+PB_PARAM(HIST_BONUS_BASE, 100, 0, 400)
+PB_PARAM(HIST_BONUS_MAX, 1700, 500, 4000)
 /* aspiration windows */
 PB_PARAM(ASP_DELTA, 18, 6, 60)          /* initial half-width around the previous score */
 PB_PARAM(ASP_WIDEN_ADD, 5, 0, 30)       /* after a fail: delta += delta / 2 + this */
@@ -28,3 +32,5 @@ PB_PARAM(FUT_BASE, 100, 0, 300)         /* futility pruning of quiets: eval + ba
 PB_PARAM(FUT_PER_PLY, 100, 30, 250)
 PB_PARAM(SEE_QUIET_PER_PLY, 60, 10, 150)  /* quiets: see >= -this * depth */
 PB_PARAM(SEE_NOISY_PER_PLY, 100, 30, 250) /* captures / promotions: see >= -this * depth */
+PB_PARAM(HP_MAX_DEPTH, 4, 1, 8)           /* history pruning of quiets (non-PV) up to this depth ... */
+PB_PARAM(HP_MARGIN, 2500, 500, 8000)      /* ... whose history sum is below -this * depth */
