@@ -519,6 +519,24 @@ SEARCH_BODY bool update_best(SearchThread *t, Node *n, Move m, int score) {
     return score >= n->beta;
 }
 
+/* The root: count the nodes just searched under root move m (its slot in
+ * the root's move list) for the time manager's node share. */
+static void root_add_nodes(SearchThread *t, Move m, uint64_t nodes) {
+    for (int i = 0; i < t->root_moves.count; i++)
+        if (t->root_moves.moves[i] == m) { t->root_nodes[i] += nodes; return; }
+}
+
+/* The best root move's share of the nodes searched under the root's moves
+ * so far in this search; -1 before any. */
+static double root_best_share(const SearchThread *t) {
+    uint64_t total = 0, best = 0;
+    for (int i = 0; i < t->root_moves.count; i++) {
+        total += t->root_nodes[i];
+        if (t->root_moves.moves[i] == t->root_best) best = t->root_nodes[i];
+    }
+    return total ? (double)best / (double)total : -1.0;
+}
+
 /* The score of a node that searched no move. */
 SEARCH_BODY int no_move_searched(const SearchThread *t, const Node *n, const MovePicker *p, bool var) {
     int ply = n->ply;
@@ -594,7 +612,9 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
         n.moves++;
         if (!noisy && n.quiets_tried < MAX_MOVES) quiets[n.quiets_tried++] = m;
         else if (noisy && n.caps_tried < HIST_MAX_CAPS_TRIED) caps[n.caps_tried++] = m;
+        uint64_t nodes_before = n.root ? atomic_load_explicit(&t->nodes, memory_order_relaxed) : 0;
         score = search_move(t, &n, se_ext, sc, noisy, var);
+        if (n.root) root_add_nodes(t, m, atomic_load_explicit(&t->nodes, memory_order_relaxed) - nodes_before);
         board_unmake_move(b);
         if (stopped(t)) return 0;
         if (update_best(t, &n, m, score)) break;
@@ -741,19 +761,20 @@ static void iterate(SearchThread *t) {
 
     /* A legal move before anything is searched, so a stop at any moment still
      * answers with a legal move: the TT move if legal, else the first one. */
-    MoveList root_moves;
-    root_moves.count = 0;
-    movegen_legal(b, &root_moves, GEN_ALL);
+    MoveList *root_moves = &t->root_moves;
+    root_moves->count = 0;
+    movegen_legal(b, root_moves, GEN_ALL);
+    memset(t->root_nodes, 0, sizeof t->root_nodes);
     t->root_best = MOVE_NONE;
     for (int k = 0; t->id == 0 && k < sh->multipv; k++) sh->lines[k].depth = 0;
     int multipv = t->id == 0 ? sh->multipv : 1;
-    if (multipv > root_moves.count) multipv = root_moves.count;
-    if (root_moves.count == 0) return;
+    if (multipv > root_moves->count) multipv = root_moves->count;
+    if (root_moves->count == 0) return;
     TTHit hit;
     if (tt_probe(sh->tt, b->key, 0, &hit) && hit.move && movegen_is_legal(b, hit.move))
         t->root_best = hit.move;
     else
-        t->root_best = root_moves.moves[0];
+        t->root_best = root_moves->moves[0];
     t->best_pv[0] = t->root_best;
     t->best_pv_len = 1;
 
@@ -802,8 +823,9 @@ static void iterate(SearchThread *t) {
          * (the next one costs about what all before it did). */
         if (sh->iter_nodes && search_nodes(sh) >= sh->iter_nodes) break;
         if (sync_ponder(sh) || sh->infinite) continue;
-        if (root_moves.count == 1 && sh->tm.limited && depth >= SINGLE_REPLY_DEPTH) break;
-        if (tm_should_stop_iter(&sh->tm, stable, depth > 1 ? drop : 0)) break;
+        if (root_moves->count == 1 && sh->tm.limited && depth >= SINGLE_REPLY_DEPTH) break;
+        double share = multipv == 1 ? root_best_share(t) : -1.0;
+        if (tm_should_stop_iter(&sh->tm, stable, depth > 1 ? drop : 0, share)) break;
         if (score >= MATE_IN_MAX && MATE - score <= depth && sh->tm.limited) break;
     }
     /* A partial iteration's move (above) is line 0 too. */

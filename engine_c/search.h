@@ -58,6 +58,9 @@ typedef struct SearchThread {
     int best_score;
     int best_bound;
     int root_excl;        /* MultiPV: the root skips the moves of lines[0..root_excl) */
+    MoveList root_moves;  /* the root's legal moves, for this search */
+    uint64_t root_nodes[MAX_MOVES]; /* nodes searched under root_moves.moves[i], this search;
+                                       by slot, not from/to (drops and promotions differ) */
     pthread_t handle;
 } SearchThread;
 

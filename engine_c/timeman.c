@@ -1,4 +1,4 @@
-/* timeman.c — soft/hard budgets from the clock, stability scaling. */
+/* timeman.c — soft/hard budgets from the clock, stability and node-share scaling. */
 #include "timeman.h"
 #include <time.h>
 
@@ -93,7 +93,7 @@ int64_t tm_elapsed_ms(const TimeMan *tm) { return (tm_now_us() - tm->start_us) /
 
 int64_t tm_thought_ms(const TimeMan *tm) { return tm_elapsed_ms(tm) + tm->credit_ms; }
 
-bool tm_should_stop_iter(const TimeMan *tm, int stable, int score_drop) {
+bool tm_should_stop_iter(const TimeMan *tm, int stable, int score_drop, double node_share) {
     if (!tm->limited || tm->fixed) return false;
     /* A best move that keeps changing, or a falling score, earns more time;
      * a move that has been best for many iterations earns less. */
@@ -104,6 +104,12 @@ bool tm_should_stop_iter(const TimeMan *tm, int stable, int score_drop) {
     else if (stable >= 4) scale = 0.8;
     if (score_drop > 40) scale *= 1.4;
     else if (score_drop > 15) scale *= 1.15;
+    if (node_share >= 0.0) {
+        double f = (TM_NODE_BASE_X100 / 100.0 - node_share) * (TM_NODE_SCALE_X100 / 100.0);
+        if (f < TM_NODE_MIN_X100 / 100.0) f = TM_NODE_MIN_X100 / 100.0;
+        if (f > TM_NODE_MAX_X100 / 100.0) f = TM_NODE_MAX_X100 / 100.0;
+        scale *= f;
+    }
     double budget = (double)tm->soft_ms * scale;
     if (budget > (double)tm->hard_ms) budget = (double)tm->hard_ms;
     /* Starting an iteration we cannot finish wastes the time: the next one

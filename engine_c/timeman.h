@@ -24,8 +24,15 @@ enum { TM_INC_MOVES_TO_GO = 15 };
  * the increment. It was min(clock/3 + inc, 5 x soft): 3.35 s of a 10+0.1
  * clock on one move, 4.6 x soft. An iteration may only start before 0.55 x
  * 2.24 x soft (tm_should_stop_iter's largest scale) and takes ~2x the one
- * before: 3 x soft lets it finish. */
+ * before: 3 x soft lets it finish (the node share's scale, up to 1.5x, is
+ * cut at the hard limit). */
 enum { TM_HARD_SOFT_MAX = 3, TM_HARD_CLOCK_DIV = 4 };
+/* The best move's share of the root's nodes (so far in this search) scales
+ * the soft budget by (base - share) x scale, in hundredths, within [min,
+ * max]: a move that took nearly all the nodes is clear (stop sooner), one
+ * that took few was contested by the others (think longer). As Weiss and
+ * Ethereal do; with share 0.9 the budget is 0.81x, with 0.5 1.35x. */
+enum { TM_NODE_BASE_X100 = 150, TM_NODE_SCALE_X100 = 135, TM_NODE_MIN_X100 = 50, TM_NODE_MAX_X100 = 150 };
 /* Without an increment, plan (clock - overhead) / these per move ... */
 enum { TM_NOINC_SOFT_DIV = 40, TM_NOINC_HARD_DIV = 20 };
 /* ... but in sudden death without an increment every move still to come
@@ -74,8 +81,11 @@ int64_t tm_elapsed_ms(const TimeMan *tm);
 int64_t tm_thought_ms(const TimeMan *tm);
 /* Should iterative deepening stop after a completed iteration?
  * stable = iterations in a row with the same best move; score_drop = cp lost
- * versus the previous iteration (positive = worse). */
-bool tm_should_stop_iter(const TimeMan *tm, int stable, int score_drop);
+ * versus the previous iteration (positive = worse); node_share = the best
+ * move's share of the nodes searched under the root's moves, 0..1, or
+ * negative when it does not apply (MultiPV: each line gets its own search,
+ * so the share tells nothing of how clear the best move is). */
+bool tm_should_stop_iter(const TimeMan *tm, int stable, int score_drop, double node_share);
 bool tm_hard_expired(const TimeMan *tm);
 
 #endif
