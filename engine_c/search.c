@@ -438,8 +438,9 @@ SEARCH_BODY bool prune_move(SearchThread *t, const Node *n, MovePicker *p, Move 
 /* Singular extension: if every other move fails well below the TT score,
  * the TT move is the only good one here: search it deeper (*ext 1, or 2
  * when far below). If the others reach beta too, this node fails high
- * (multi-cut). True, with the node's score, if the node ends here (a
- * multi-cut, or 0 when the search was stopped). */
+ * (multi-cut); if they only reach singular beta, the TT move is searched
+ * shallower (*ext -2 or -1). True, with the node's score, if the node ends
+ * here (a multi-cut, or 0 when the search was stopped). */
 SEARCH_BODY bool singular_extension(SearchThread *t, const Node *n, const TTHit *hit, Move m, bool var,
                                     int *ext, int *score) {
     int depth = n->depth, ply = n->ply;
@@ -458,8 +459,13 @@ SEARCH_BODY bool singular_extension(SearchThread *t, const Node *n, const TTHit 
         *ext = !n->pv_node && s < s_beta - SE_DOUBLE_MARGIN && n->base_doubles < SE_MAX_DOUBLES ? 2 : 1;
         return false;
     }
-    *score = s_beta;
-    return s_beta >= n->beta;
+    /* Multi-cut: another move reaches singular beta, and that is above beta. */
+    if (s_beta >= n->beta) { *score = s_beta; return true; }
+    /* Negative extension: the TT move is not the only good move, and its
+     * score (>= beta) or the node's kind (a cut node) says a cutoff will
+     * come without it searched at full depth. */
+    *ext = hit->score >= n->beta ? -2 : n->cut_node ? -1 : 0;
+    return false;
 }
 
 /* Late move reductions: how much shallower a quiet move searched late is
@@ -488,16 +494,26 @@ static inline int lmr_reduction(const Node *n, int sc, bool noisy, bool gives_ch
 SEARCH_BODY int search_move(SearchThread *t, const Node *n, int se_ext, int sc, bool noisy, bool var) {
     int alpha = n->alpha, beta = n->beta, ply = n->ply;
     bool gives_check = board_in_check(&t->board);
-    int ext = se_ext ? se_ext : gives_check && ply < CHECK_EXT_MAX_PLY ? 1 : 0;
+    /* A singular extension replaces the check extension; a negative one
+     * does not (the check still earns its ply). */
+    int check_ext = gives_check && ply < CHECK_EXT_MAX_PLY;
+    int ext = se_ext > 0 ? se_ext : se_ext + check_ext;
     int new_depth = n->depth - 1 + ext;
     /* Node types as in Stockfish: the first child of a cut node is an
      * expected all node and vice versa; PV children are neither. */
     if (n->moves == 1) return -NEGAMAX(var)(t, -beta, -alpha, new_depth, ply + 1, !n->pv_node && !n->cut_node);
     int r = lmr_reduction(n, sc, noisy, gives_check, new_depth);
-    int score = -NEGAMAX(var)(t, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
+    int reduced = new_depth - r;
+    int score = -NEGAMAX(var)(t, -alpha - 1, -alpha, reduced, ply + 1, true);
     /* No re-search once stopped: the 0 a stopped child returns means nothing. */
-    if (score > alpha && r > 0 && !stopped(t))
-        score = -NEGAMAX(var)(t, -alpha - 1, -alpha, new_depth, ply + 1, !n->cut_node);
+    if (score > alpha && r > 0 && !stopped(t)) {
+        /* The reduced search beat alpha: search again at full depth, one ply
+         * deeper if it beat the best so far by far, one shallower if barely
+         * (and not again at all if that is no deeper than the first). */
+        new_depth += (score > n->best + LMR_DEEPER_MARGIN) - (score < n->best + LMR_SHALLOWER_MARGIN);
+        if (new_depth > reduced)
+            score = -NEGAMAX(var)(t, -alpha - 1, -alpha, new_depth, ply + 1, !n->cut_node);
+    }
     if (score > alpha && n->pv_node && !stopped(t))
         score = -NEGAMAX(var)(t, -beta, -alpha, new_depth, ply + 1, false);
     return score;
@@ -585,6 +601,13 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     bool found;
     if (probe_tt(t, &n, &hit, &found)) return hit.score;
     static_eval(t, &n, &hit, found, var);
+    /* Internal iterative reduction: no TT move where one is expected (a PV
+     * or cut node, deep enough): this node was not searched before, or its
+     * move failed; search it a ply shallower, which is cheap and fills the
+     * TT for the next iteration. */
+    if (!n.root && !in_check && !n.excluded && n.depth >= IIR_MIN_DEPTH && n.tt_move == MOVE_NONE &&
+        (n.pv_node || n.cut_node))
+        n.depth--;
     if (!n.pv_node && !in_check && !n.excluded) {
         if (reverse_futility_prunes(&n)) return n.adj_eval;
         if (null_move_prunes(t, &n, var, &score)) return score;
@@ -625,8 +648,8 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
      * off, the capture table always (its moves' bonus or malus). */
     if (n.best >= n.beta && n.best_move != MOVE_NONE) {
         if (!is_noisy(b, n.best_move, var))
-            hist_update_quiets(&t->hist, &hn, b, depth, n.best_move, quiets, n.quiets_tried);
-        hist_update_captures(&t->hist, b, depth, n.best_move, caps, n.caps_tried);
+            hist_update_quiets(&t->hist, &hn, b, n.depth, n.best_move, quiets, n.quiets_tried);
+        hist_update_captures(&t->hist, b, n.depth, n.best_move, caps, n.caps_tried);
     }
     if (!n.excluded) store_node(t, &n, var);
     return n.best;

@@ -10,6 +10,8 @@
 /* late move reductions: Reductions[d][m] = base + ln d * ln m / divisor */
 PB_PARAM(LMR_BASE_X100, 75, 0, 200)
 PB_PARAM(LMR_DIVISOR_X100, 225, 120, 400)
+PB_PARAM(LMR_DEEPER_MARGIN, 60, 10, 200)   /* re-search a ply deeper above best + this ... */
+PB_PARAM(LMR_SHALLOWER_MARGIN, 10, 0, 60)  /* ... a ply shallower below best + this */
 PB_PARAM(LMR_HISTORY_DIVISOR, 6000, 2000, 20000) /* one ply less (more) per this much history, +-2 */
 /* history: a cutoff's bonus (and the others' malus) = min(per_ply * depth - base, max) */
 PB_PARAM(HIST_BONUS_PER_PLY, 170, 50, 400)
@@ -26,6 +28,7 @@ PB_PARAM(RFP_MARGIN, 80, 30, 180)       /* per ply of depth (minus one ply when 
 PB_PARAM(NMP_BASE_R, 3, 1, 6)           /* R = base + depth / div + min((eval - beta) / ...) */
 PB_PARAM(NMP_DEPTH_DIV, 4, 2, 8)
 PB_PARAM(NMP_EVAL_DIV, 200, 80, 500)    /* one more ply of reduction per this much eval over beta */
+PB_PARAM(IIR_MIN_DEPTH, 4, 2, 10)      /* internal iterative reduction from this depth */
 /* move pruning (once a non-losing line exists) */
 PB_PARAM(LMP_BASE, 3, 0, 10)            /* late move pruning: quiets after (base + d*d) / (2 - improving) */
 PB_PARAM(FUT_BASE, 100, 0, 300)         /* futility pruning of quiets: eval + base + per_ply * d <= alpha */
