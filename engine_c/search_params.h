@@ -66,7 +66,7 @@ enum {
 
 /* ---- extensions */
 enum {
-    SE_MIN_DEPTH = 8,         /* singular extension of the TT move from this depth */
+    SE_MIN_DEPTH = 6,         /* singular extension of the TT move from this depth */
     SE_TT_DEPTH_SLACK = 3,    /* ... when its entry is from at least depth - this */
     SE_MARGIN_PER_PLY = 2,    /* singular beta = TT score - this * depth */
     SE_DOUBLE_MARGIN = 20,    /* a non-PV move this far below singular beta: extend 2 */
