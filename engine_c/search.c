@@ -403,6 +403,49 @@ SEARCH_BODY bool null_move_prunes(SearchThread *t, const Node *n, bool var, int 
     return s >= beta;
 }
 
+/* ProbCut: a capture that wins enough material to stay above beta + margin
+ * in a quiescence search, and then in a search PROBCUT_REDUCTION plies
+ * shallower, makes this node fail high. True with the node's score if so
+ * (or 0 when the search was stopped). Not inlined: its picker would
+ * otherwise take stack space in every node's frame. */
+static __attribute__((noinline)) bool probcut_prunes(SearchThread *t, const Node *n, const TTHit *hit, bool var,
+                                                     int *score) {
+    Board *b = &t->board;
+    int ply = n->ply, depth = n->depth, pc_beta = n->beta + PROBCUT_MARGIN;
+    /* SEE cannot judge atomic's or antichess's captures (see_usable). */
+    if (!(depth >= PROBCUT_MIN_DEPTH && n->beta > -MATE_IN_MAX && pc_beta < MATE_IN_MAX && see_usable(b, var)))
+        return false;
+    /* A TT entry of nearly this depth already says this node stays below. */
+    if (n->tt_score_ok && hit->depth >= depth - PROBCUT_REDUCTION + 1 && hit->score < pc_beta) return false;
+    /* The child is searched at pc_depth: at least 1, else the second search
+     * would repeat the quiescence search; the TT answer is one ply more. */
+    int pc_depth = depth - PROBCUT_REDUCTION;
+    int see_margin = pc_beta - n->eval;   /* the material a capture must win */
+    MovePicker p;
+    /* (movegen_is_legal_noisy takes a crazyhouse queen drop for a promotion) */
+    Move tt = var && move_is_drop(n->tt_move) ? MOVE_NONE : n->tt_move;
+    mp_init_qsearch(&p, b, &t->hist, NULL, tt, false);
+    Move m;
+    int sc;
+    while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
+        if (!is_noisy(b, m, var) || !see_ge(b, m, see_margin)) continue;
+        tt_prefetch(t->sh->tt, board_key_after(b, m));
+        stack_push(t, ply, m, hist_piece(b, m));
+        if (!make_move(t, ply, m, var)) continue;
+        int s = -QSEARCH(var)(t, -pc_beta, -pc_beta + 1, ply + 1);
+        if (s >= pc_beta && pc_depth >= 1 && !stopped(t))
+            s = -NEGAMAX(var)(t, -pc_beta, -pc_beta + 1, pc_depth, ply + 1, !n->cut_node);
+        board_unmake_move(b);
+        if (stopped(t)) { *score = 0; return true; }
+        if (s >= pc_beta) {
+            tt_store(t->sh->tt, b->key, ply, m, s, n->raw_eval, pc_depth >= 1 ? pc_depth + 1 : 1, BOUND_LOWER);
+            *score = s;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* MultiPV: is m the move of one of the lines already searched at this depth? */
 static bool root_excluded(const SearchThread *t, Move m) {
     for (int i = 0; i < t->root_excl; i++)
@@ -468,12 +511,23 @@ SEARCH_BODY bool singular_extension(SearchThread *t, const Node *n, const TTHit 
     return false;
 }
 
-/* Late move reductions: how much shallower a quiet move searched late is
- * first searched (with a null window). */
-static inline int lmr_reduction(const Node *n, int sc, bool noisy, bool gives_check, int new_depth) {
+/* Late move reductions: how much shallower a move searched late is first
+ * searched (with a null window). A capture or queen promotion is reduced
+ * only by its capture history (cap_hist): 1 ply at 0, none from
+ * CAP_LMR_HIST_DIV up, up to 3 plies for a poor one. */
+static inline int lmr_reduction(const Node *n, int sc, bool noisy, int cap_hist, bool gives_check, int new_depth) {
     int depth = n->depth, moves = n->moves;
-    if (depth < LMR_MIN_DEPTH || noisy || moves <= 1 + n->pv_node) return 0;
-    int r = Reductions[depth < 64 ? depth : 63][moves < 64 ? moves : 63];
+    if (depth < LMR_MIN_DEPTH || moves <= 1 + n->pv_node) return 0;
+    int r;
+    if (noisy) {
+        r = 1 - cap_hist / CAP_LMR_HIST_DIV;
+        r = r > 3 ? 3 : r;
+        r -= gives_check + n->pv_node;
+        if (r < 0) r = 0;
+        if (r > new_depth - 1) r = new_depth - 1 > 0 ? new_depth - 1 : 0;
+        return r;
+    }
+    r = Reductions[depth < 64 ? depth : 63][moves < 64 ? moves : 63];
     r -= n->pv_node;
     r += !n->improving;
     r += n->cut_node;
@@ -491,7 +545,8 @@ static inline int lmr_reduction(const Node *n, int sc, bool noisy, bool gives_ch
 /* Principal variation search of the move just made, extended by se_ext or
  * for giving check: the first move with the whole window, the others with a
  * null window (reduced first), searched again when they beat alpha. */
-SEARCH_BODY int search_move(SearchThread *t, const Node *n, int se_ext, int sc, bool noisy, bool var) {
+SEARCH_BODY int search_move(SearchThread *t, const Node *n, int se_ext, int sc, bool noisy, int cap_hist,
+                            bool var) {
     int alpha = n->alpha, beta = n->beta, ply = n->ply;
     bool gives_check = board_in_check(&t->board);
     /* A singular extension replaces the check extension; a negative one
@@ -502,7 +557,7 @@ SEARCH_BODY int search_move(SearchThread *t, const Node *n, int se_ext, int sc, 
     /* Node types as in Stockfish: the first child of a cut node is an
      * expected all node and vice versa; PV children are neither. */
     if (n->moves == 1) return -NEGAMAX(var)(t, -beta, -alpha, new_depth, ply + 1, !n->pv_node && !n->cut_node);
-    int r = lmr_reduction(n, sc, noisy, gives_check, new_depth);
+    int r = lmr_reduction(n, sc, noisy, cap_hist, gives_check, new_depth);
     int reduced = new_depth - r;
     int score = -NEGAMAX(var)(t, -alpha - 1, -alpha, reduced, ply + 1, true);
     /* No re-search once stopped: the 0 a stopped child returns means nothing. */
@@ -611,6 +666,7 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     if (!n.pv_node && !in_check && !n.excluded) {
         if (reverse_futility_prunes(&n)) return n.adj_eval;
         if (null_move_prunes(t, &n, var, &score)) return score;
+        if (probcut_prunes(t, &n, &hit, var, &score)) return score;
     }
 
     MovePicker p;
@@ -629,6 +685,7 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
         int se_ext;
         if (singular_extension(t, &n, &hit, m, var, &se_ext, &score)) return score;
 
+        int cap_hist = noisy ? hist_capture_score(&t->hist, b, m) : 0;   /* read before the move is made */
         t->stack[ply].doubles = n.base_doubles + (se_ext == 2);  /* for this move's subtree */
         stack_push(t, ply, m, hist_piece(b, m));
         if (!make_move(t, ply, m, var)) continue;
@@ -636,7 +693,7 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
         if (!noisy && n.quiets_tried < MAX_MOVES) quiets[n.quiets_tried++] = m;
         else if (noisy && n.caps_tried < HIST_MAX_CAPS_TRIED) caps[n.caps_tried++] = m;
         uint64_t nodes_before = n.root ? atomic_load_explicit(&t->nodes, memory_order_relaxed) : 0;
-        score = search_move(t, &n, se_ext, sc, noisy, var);
+        score = search_move(t, &n, se_ext, sc, noisy, cap_hist, var);
         if (n.root) root_add_nodes(t, m, atomic_load_explicit(&t->nodes, memory_order_relaxed) - nodes_before);
         board_unmake_move(b);
         if (stopped(t)) return 0;
