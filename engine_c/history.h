@@ -15,7 +15,11 @@
  *   capture[piece][to][victim] capture history: the capturing man, the
  *                              square, the type taken (0: a quiet queen
  *                              promotion)
- *   pawn_corr[side][pawn key]  static-eval correction, cp x CORR_GRAIN
+ *   pawn_corr[side][pawn key]  static-eval correction, cp x CORR_GRAIN, by the
+ *                              side to move and a key of the pawns
+ *   nonpawn_corr[side][color][key]  the same by a key of one color's other
+ *                              men (knights to king), one table per color
+ * A node's correction is the sum of its CORR_TABLES entries (CorrSlots).
  * History values saturate at +-HIST_GRAVITY (search_params.h, with every
  * other constant here); a quiet move scores butterfly + the rows of the
  * moves 1 and 2 plies back (hist_quiet_score). A drop is indexed by the man
@@ -40,7 +44,13 @@ typedef struct {
     ContHist cont[16][64];
     int16_t capture[16][64][8];
     int16_t pawn_corr[2][CORR_SIZE];
+    int16_t nonpawn_corr[2][2][CORR_SIZE];
 } History;
+
+/* A node's correction-history entries, one per table (hist_corr_slots). */
+typedef struct {
+    int16_t *e[CORR_TABLES];
+} CorrSlots;
 
 /* One node's view of the tables (see the top comment). */
 typedef struct {
@@ -93,12 +103,37 @@ static inline int hist_capture_score(const History *h, const Board *b, Move m) {
     return h->capture[board_piece_on(b, move_from(m))][move_to(m)][hist_victim(b, m)];
 }
 
-/* The correction-history entry of b (side to move, pawn structure). */
-static inline int16_t *hist_corr_entry(History *h, const Board *b) {
-    return &h->pawn_corr[b->side][b->pawn_key & (CORR_SIZE - 1)];
+/* One step of a piece-set key: fold a bitboard in, then mix. The multiply
+ * carries each bit only upwards; the shift brings the high half back down,
+ * so the low bits (the index) depend on every square of every set folded. */
+static inline uint64_t hist_key_fold(uint64_t h, uint64_t bb) {
+    h = (h ^ bb) * 0x9E3779B97F4A7C15ULL;
+    return h ^ (h >> 32);
 }
-/* Centipawns to add to b's static eval. */
-static inline int hist_correction(History *h, const Board *b) { return *hist_corr_entry(h, b) / CORR_GRAIN; }
+
+/* A key of color c's men of the types in [from, to]. */
+static inline uint64_t hist_set_key(const Board *b, int c, int from, int to) {
+    uint64_t h = (uint64_t)(c + 1) * 0xD6E8FEB86659FD93ULL;
+    for (int t = from; t <= to; t++) h = hist_key_fold(h, board_pieces(b, c, t));
+    return h;
+}
+
+/* b's correction-history entries (side to move, pawns, each color's other men). */
+static inline CorrSlots hist_corr_slots(History *h, const Board *b) {
+    int s = b->side;
+    CorrSlots c = {{
+        &h->pawn_corr[s][b->pawn_key & (CORR_SIZE - 1)],
+        &h->nonpawn_corr[s][WHITE][hist_set_key(b, WHITE, KNIGHT, KING) & (CORR_SIZE - 1)],
+        &h->nonpawn_corr[s][BLACK][hist_set_key(b, BLACK, KNIGHT, KING) & (CORR_SIZE - 1)],
+    }};
+    return c;
+}
+/* Centipawns to add to a static eval: the tables' sum. */
+static inline int hist_correction(const CorrSlots *c) {
+    int sum = 0;
+    for (int i = 0; i < CORR_TABLES; i++) sum += *c->e[i];
+    return sum / CORR_GRAIN;
+}
 
 /* The updates are inline: they run at every cutoff (search.c). */
 
@@ -156,15 +191,20 @@ _Static_assert(2LL * SCORE_NONE * CORR_GRAIN * CORR_WEIGHT_MAX +
                    (long long)CORR_MAX * CORR_WEIGHT_SCALE <= 2147483647LL,
                "hist_update_correction's sums must fit an int");
 
-/* A search of depth `depth` found b's static eval off by diff (score - eval),
- * |diff| < 2 x SCORE_NONE. */
-static inline __attribute__((always_inline)) void hist_update_correction(History *h, const Board *b, int depth,
-                                                                    int diff) {
-    int16_t *e = hist_corr_entry(h, b);
+/* A search of depth `depth` found a static eval corrected by c off by diff
+ * (score - corrected eval), |diff| < 2 x SCORE_NONE: every table moves
+ * towards what is left of the error. Each learns the residual, not the
+ * whole error, so together they settle at CORR_TABLES / (CORR_TABLES + 1) of
+ * a steady error and, within the weight bound (search_params.h), never
+ * overshoot it. */
+static inline __attribute__((always_inline)) void hist_update_correction(const CorrSlots *c, int depth, int diff) {
     int w = depth * depth + 2 * depth + 1;
     if (w > CORR_WEIGHT_MAX) w = CORR_WEIGHT_MAX;
-    int v = (*e * (CORR_WEIGHT_SCALE - w) + diff * CORR_GRAIN * w) / CORR_WEIGHT_SCALE;
-    *e = (int16_t)(v > CORR_MAX ? CORR_MAX : v < -CORR_MAX ? -CORR_MAX : v);
+    for (int i = 0; i < CORR_TABLES; i++) {
+        int16_t *e = c->e[i];
+        int v = (*e * (CORR_WEIGHT_SCALE - w) + diff * CORR_GRAIN * w) / CORR_WEIGHT_SCALE;
+        *e = (int16_t)(v > CORR_MAX ? CORR_MAX : v < -CORR_MAX ? -CORR_MAX : v);
+    }
 }
 
 #endif

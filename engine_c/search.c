@@ -168,9 +168,10 @@ SEARCH_BODY int evaluate(SearchThread *t, int ply, bool var) {
 }
 
 /* The static eval corrected by what searches of positions with the same
- * pawns found it to be off by (a per-thread running average). */
-static inline int corrected_eval(SearchThread *t, int raw) {
-    return clamp_eval(raw + hist_correction(&t->hist, &t->board));
+ * pawns, the same other men of one color, ... found it to be off by (a
+ * per-thread running average per table; c: the position's entries). */
+static inline int corrected_eval(int raw, const CorrSlots *c) {
+    return clamp_eval(raw + hist_correction(c));
 }
 
 /* The history tables as seen from the node at `ply`: the continuation rows
@@ -241,7 +242,8 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
     int best = -SCORE_INF, stand = SCORE_NONE, raw_eval = SCORE_NONE;
     if (!in_check) {
         raw_eval = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply, var);
-        stand = corrected_eval(t, raw_eval);
+        CorrSlots corr = hist_corr_slots(&t->hist, b);
+        stand = corrected_eval(raw_eval, &corr);
         best = stand;
         if (tt_score_ok && tt_refines(&hit, stand)) best = hit.score;
         if (best >= beta) return best;
@@ -315,6 +317,7 @@ typedef struct {
     Move tt_move;
     bool tt_score_ok;     /* the TT entry's score may be used (not near a fifty-move draw) */
     int eval, raw_eval;   /* corrected and raw static eval; SCORE_NONE in check */
+    CorrSlots corr;       /* the correction-history entries (set with a raw eval) */
     int adj_eval;         /* the eval, or the TT score where its bound refines it */
     bool improving;
     int base_doubles;     /* double extensions on the line to this node */
@@ -363,7 +366,8 @@ SEARCH_BODY void static_eval(SearchThread *t, Node *n, const TTHit *hit, bool fo
         n->eval = n->raw_eval = SCORE_NONE;
     } else {
         n->raw_eval = found && hit->eval != SCORE_NONE ? hit->eval : evaluate(t, ply, var);
-        n->eval = corrected_eval(t, n->raw_eval);
+        n->corr = hist_corr_slots(&t->hist, &t->board);
+        n->eval = corrected_eval(n->raw_eval, &n->corr);
     }
     t->stack[ply].eval = n->eval;
     n->base_doubles = ply > 0 ? t->stack[ply - 1].doubles : 0;
@@ -629,7 +633,7 @@ SEARCH_BODY void store_node(SearchThread *t, const Node *n, bool var) {
     if (!n->in_check && (n->best_move == MOVE_NONE || !is_noisy(b, n->best_move, var)) &&
         !(bound == BOUND_LOWER && best <= eval) && !(bound == BOUND_UPPER && best >= eval) &&
         best > -MATE_IN_MAX && best < MATE_IN_MAX)
-        hist_update_correction(&t->hist, b, n->depth, best - eval);
+        hist_update_correction(&n->corr, n->depth, best - eval);
     tt_store(t->sh->tt, b->key, n->ply, n->best_move, best, n->raw_eval, n->depth, bound);
 }
 

@@ -85,10 +85,13 @@ enum {
     MP_CAPHIST_DIV = 4
 };
 
-/* ---- static-eval correction history (per thread, indexed by pawn key):
- * entries are cp x CORR_GRAIN; a node's update weighs min(d*d + 2d + 1,
- * CORR_WEIGHT_MAX) / CORR_WEIGHT_SCALE of its (score - static eval) in. */
+/* ---- static-eval correction history (per thread; history.h): CORR_TABLES
+ * tables, each indexed by the side to move and a key of part of the
+ * position; entries are cp x CORR_GRAIN, the correction is their sum; a
+ * node's update weighs min(d*d + 2d + 1, CORR_WEIGHT_MAX) / CORR_WEIGHT_SCALE
+ * of its (score - corrected eval) into each. */
 enum {
+    CORR_TABLES = 3,          /* pawns, white's other men, black's other men */
     CORR_SIZE = 16384,        /* entries per side; a power of two */
     CORR_GRAIN = 256,
     CORR_MAX = 64 * CORR_GRAIN,   /* at most +-64 cp of correction */
@@ -107,5 +110,10 @@ _Static_assert((int)HIST_BONUS_MAX <= (int)HIST_GRAVITY, "a history bonus must n
 _Static_assert(HIST_GRAVITY <= 32767, "history entries are int16_t");
 _Static_assert((CORR_SIZE & (CORR_SIZE - 1)) == 0, "CORR_SIZE is used as a bit mask");
 _Static_assert(CORR_MAX <= 32767, "correction entries are int16_t");
+/* Each table steps by w/scale of the residual error, so the tables' sum moves
+ * by (tables + 1) x w/scale of its distance from its settling point: above 1
+ * it would overshoot and swing. */
+_Static_assert((CORR_TABLES + 1) * CORR_WEIGHT_MAX <= CORR_WEIGHT_SCALE,
+               "the correction tables together must not overshoot");
 
 #endif
