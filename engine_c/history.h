@@ -19,6 +19,8 @@
  *                              side to move and a key of the pawns
  *   nonpawn_corr[side][color][key]  the same by a key of one color's other
  *                              men (knights to king), one table per color
+ *   minor_corr[side][key], major_corr[side][key]  ... by a key of both
+ *                              colors' knights and bishops, rooks and queens
  * A node's correction is the sum of its CORR_TABLES entries (CorrSlots).
  * History values saturate at +-HIST_GRAVITY (search_params.h, with every
  * other constant here); a quiet move scores butterfly + the rows of the
@@ -45,6 +47,8 @@ typedef struct {
     int16_t capture[16][64][8];
     int16_t pawn_corr[2][CORR_SIZE];
     int16_t nonpawn_corr[2][2][CORR_SIZE];
+    int16_t minor_corr[2][CORR_SIZE];
+    int16_t major_corr[2][CORR_SIZE];
 } History;
 
 /* A node's correction-history entries, one per table (hist_corr_slots). */
@@ -111,20 +115,29 @@ static inline uint64_t hist_key_fold(uint64_t h, uint64_t bb) {
     return h ^ (h >> 32);
 }
 
-/* A key of color c's men of the types in [from, to]. */
-static inline uint64_t hist_set_key(const Board *b, int c, int from, int to) {
-    uint64_t h = (uint64_t)(c + 1) * 0xD6E8FEB86659FD93ULL;
+/* A key of color c's men of the types in [from, to], folded onto h. */
+static inline uint64_t hist_set_key(const Board *b, uint64_t h, int c, int from, int to) {
     for (int t = from; t <= to; t++) h = hist_key_fold(h, board_pieces(b, c, t));
     return h;
 }
+/* ... of one color (its own seed: the colors' sets must not meet) or both. */
+static inline uint64_t hist_color_key(const Board *b, int c, int from, int to) {
+    return hist_set_key(b, (uint64_t)(c + 1) * 0xD6E8FEB86659FD93ULL, c, from, to);
+}
+static inline uint64_t hist_both_key(const Board *b, int from, int to) {
+    return hist_set_key(b, hist_color_key(b, WHITE, from, to), BLACK, from, to);
+}
 
-/* b's correction-history entries (side to move, pawns, each color's other men). */
+/* b's correction-history entries (side to move; pawns, each color's other
+ * men, minor pieces, major pieces). */
 static inline CorrSlots hist_corr_slots(History *h, const Board *b) {
     int s = b->side;
     CorrSlots c = {{
         &h->pawn_corr[s][b->pawn_key & (CORR_SIZE - 1)],
-        &h->nonpawn_corr[s][WHITE][hist_set_key(b, WHITE, KNIGHT, KING) & (CORR_SIZE - 1)],
-        &h->nonpawn_corr[s][BLACK][hist_set_key(b, BLACK, KNIGHT, KING) & (CORR_SIZE - 1)],
+        &h->nonpawn_corr[s][WHITE][hist_color_key(b, WHITE, KNIGHT, KING) & (CORR_SIZE - 1)],
+        &h->nonpawn_corr[s][BLACK][hist_color_key(b, BLACK, KNIGHT, KING) & (CORR_SIZE - 1)],
+        &h->minor_corr[s][hist_both_key(b, KNIGHT, BISHOP) & (CORR_SIZE - 1)],
+        &h->major_corr[s][hist_both_key(b, ROOK, QUEEN) & (CORR_SIZE - 1)],
     }};
     return c;
 }
