@@ -1,6 +1,6 @@
 /* history.h — the search's learned move-ordering and eval-correction tables.
  *
- * Data: one History per search thread (inside SearchThread, ~2.2 MB: the
+ * Data: one History per search thread (inside SearchThread, ~4.4 MB: the
  * reason that lives on the heap), cleared for a new game:
  *   killers[ply][2]            the two latest quiet moves that cut off at ply
  *   butterfly[side][from][to]  quiet-move history
@@ -21,6 +21,8 @@
  *                              men (knights to king), one table per color
  *   minor_corr[side][key], major_corr[side][key]  ... by a key of both
  *                              colors' knights and bishops, rooks and queens
+ *   cont_corr[move 2 back][move 1 back]  ... by the two moves before the
+ *                              node, each as piece x 64 + to (0: none or null)
  * A node's correction is the sum of its CORR_TABLES entries (CorrSlots).
  * History values saturate at +-HIST_GRAVITY (search_params.h, with every
  * other constant here); a quiet move scores butterfly + the rows of the
@@ -49,6 +51,7 @@ typedef struct {
     int16_t nonpawn_corr[2][2][CORR_SIZE];
     int16_t minor_corr[2][CORR_SIZE];
     int16_t major_corr[2][CORR_SIZE];
+    int16_t cont_corr[16 * 64][16 * 64];
 } History;
 
 /* A node's correction-history entries, one per table (hist_corr_slots). */
@@ -129,8 +132,9 @@ static inline uint64_t hist_both_key(const Board *b, int from, int to) {
 }
 
 /* b's correction-history entries (side to move; pawns, each color's other
- * men, minor pieces, major pieces). */
-static inline CorrSlots hist_corr_slots(History *h, const Board *b) {
+ * men, minor pieces, major pieces; the moves 2 and 1 plies back, each
+ * piece x 64 + to, 0 for none or a null move). */
+static inline CorrSlots hist_corr_slots(History *h, const Board *b, int move2, int move1) {
     int s = b->side;
     CorrSlots c = {{
         &h->pawn_corr[s][b->pawn_key & (CORR_SIZE - 1)],
@@ -138,6 +142,7 @@ static inline CorrSlots hist_corr_slots(History *h, const Board *b) {
         &h->nonpawn_corr[s][BLACK][hist_color_key(b, BLACK, KNIGHT, KING) & (CORR_SIZE - 1)],
         &h->minor_corr[s][hist_both_key(b, KNIGHT, BISHOP) & (CORR_SIZE - 1)],
         &h->major_corr[s][hist_both_key(b, ROOK, QUEEN) & (CORR_SIZE - 1)],
+        &h->cont_corr[move2][move1],
     }};
     return c;
 }

@@ -167,9 +167,22 @@ SEARCH_BODY int evaluate(SearchThread *t, int ply, bool var) {
     return clamp_eval(nnue_evaluate(net, t->nnue, ply, &t->board));
 }
 
-/* The static eval corrected by what searches of positions with the same
- * pawns, the same other men of one color, ... found it to be off by (a
- * per-thread running average per table; c: the position's entries). */
+/* The correction-history entries of the thread's board at `ply`: its
+ * pieces' keys and the two moves before it (SearchStack: piece x 64 + to;
+ * 0 for none, before the root, or a null move). */
+static inline int corr_move(const SearchThread *t, int ply, int back) {
+    if (ply < back) return 0;
+    const SearchStack *s = &t->stack[ply - back];
+    return s->move == MOVE_NONE || s->move == MOVE_NULL ? 0 : s->piece * 64 + move_to(s->move);
+}
+static inline CorrSlots corr_slots(SearchThread *t, int ply) {
+    return hist_corr_slots(&t->hist, &t->board, corr_move(t, ply, 2), corr_move(t, ply, 1));
+}
+
+/* The static eval corrected by what searches found it to be off by in
+ * positions with the same pawns, the same other men of one color, ..., or
+ * reached by the same two moves (a per-thread running average per table;
+ * c: the position's entries, corr_slots). */
 static inline int corrected_eval(int raw, const CorrSlots *c) {
     return clamp_eval(raw + hist_correction(c));
 }
@@ -242,7 +255,7 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
     int best = -SCORE_INF, stand = SCORE_NONE, raw_eval = SCORE_NONE;
     if (!in_check) {
         raw_eval = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply, var);
-        CorrSlots corr = hist_corr_slots(&t->hist, b);
+        CorrSlots corr = corr_slots(t, ply);
         stand = corrected_eval(raw_eval, &corr);
         best = stand;
         if (tt_score_ok && tt_refines(&hit, stand)) best = hit.score;
@@ -366,7 +379,7 @@ SEARCH_BODY void static_eval(SearchThread *t, Node *n, const TTHit *hit, bool fo
         n->eval = n->raw_eval = SCORE_NONE;
     } else {
         n->raw_eval = found && hit->eval != SCORE_NONE ? hit->eval : evaluate(t, ply, var);
-        n->corr = hist_corr_slots(&t->hist, &t->board);
+        n->corr = corr_slots(t, ply);
         n->eval = corrected_eval(n->raw_eval, &n->corr);
     }
     t->stack[ply].eval = n->eval;

@@ -44,7 +44,7 @@ typedef struct SearchThread {
     int root_ply;
     _Atomic uint64_t nodes;
     int seldepth;
-    History hist;          /* 2.2 MB (history.h): why SearchThread lives on the heap */
+    History hist;          /* 4.4 MB (history.h): why SearchThread lives on the heap */
     Move pv[MAX_PLY + 1][MAX_PLY + 1];
     int pv_len[MAX_PLY + 1];
     SearchStack stack[MAX_PLY + 8];

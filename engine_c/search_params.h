@@ -91,7 +91,8 @@ enum {
  * node's update weighs min(d*d + 2d + 1, CORR_WEIGHT_MAX) / CORR_WEIGHT_SCALE
  * of its (score - corrected eval) into each. */
 enum {
-    CORR_TABLES = 5,          /* pawns, white's other men, black's other men, minor, major */
+    CORR_TABLES = 6,          /* pawns, white's and black's other men, minor, major,
+                                 the two previous moves */
     CORR_SIZE = 16384,        /* entries per side; a power of two */
     CORR_GRAIN = 256,
     CORR_MAX = 64 * CORR_GRAIN,   /* at most +-64 cp of correction */
