@@ -538,6 +538,10 @@ static void picker_run(Board *b, History *h, int skip_at) {
     for (int i = 0; i < 64; i++) {
         h->butterfly[b->side][picker_rand() % 64][picker_rand() % 64] = (int16_t)(picker_rand() % 4001) - 2000;
         (*n.cont1)[picker_rand() % 16][picker_rand() % 64] = (int16_t)(picker_rand() % 4001) - 2000;
+        /* capture history over its whole range: the capture scores must stay in theirs */
+        h->capture[picker_rand() % 16][picker_rand() % 64][picker_rand() % 8] =
+            (int16_t)((int)(picker_rand() % (2 * HIST_GRAVITY + 1)) - HIST_GRAVITY);
+        h->drops[b->side][picker_rand() % 8][picker_rand() % 64] = (int16_t)(picker_rand() % 4001) - 2000;
     }
     MovePicker p;
     mp_init_main(&p, b, h, &n, pick[0]);
