@@ -3,7 +3,8 @@
  * Data: TimeMan holds the monotonic start time of our clock, the time
  * credited from pondering, and two budgets in ms, both compared with the
  * time thought on the move (our clock plus the credit): `soft` (do not start
- * another iteration past it, scaled by best-move stability) and `hard` (abort
+ * another iteration past it, scaled by best-move stability, score drop and
+ * the best move's node share) and `hard` (abort
  * the running iteration: never exceeded, and always below the remaining
  * clock minus the move overhead). A budget of 0 means "no time limit"
  * (depth/nodes/infinite searches).
