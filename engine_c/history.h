@@ -111,8 +111,10 @@ static inline int hist_capture_score(const History *h, const Board *b, Move m) {
 }
 
 /* One step of a piece-set key: fold a bitboard in, then mix. The multiply
- * carries each bit only upwards; the shift brings the high half back down,
- * so the low bits (the index) depend on every square of every set folded. */
+ * carries each bit only upwards; the shift brings the high half back down
+ * for the next set's multiply. The key's low bits do not depend on every
+ * square (the last set's squares 46..63 reach only bits 46 and up): the
+ * index is taken from the top of a final multiply (hist_corr_index). */
 static inline uint64_t hist_key_fold(uint64_t h, uint64_t bb) {
     h = (h ^ bb) * 0x9E3779B97F4A7C15ULL;
     return h ^ (h >> 32);
@@ -131,6 +133,14 @@ static inline uint64_t hist_both_key(const Board *b, int from, int to) {
     return hist_set_key(b, hist_color_key(b, WHITE, from, to), BLACK, from, to);
 }
 
+/* A piece-set key's table slot: the top CORR_BITS bits of a final multiply.
+ * A product's bit j depends on the key's bits 0..j, so the top bits depend on
+ * all 64 (the low bits, once the index, missed the last set's squares
+ * 46..63: black's king, bishops or queen on ranks 7 and 8). */
+static inline unsigned hist_corr_index(uint64_t key) {
+    return (unsigned)((key * 0x9E3779B97F4A7C15ULL) >> (64 - CORR_BITS));
+}
+
 /* b's correction-history entries (side to move; pawns, each color's other
  * men, minor pieces, major pieces; the moves 2 and 1 plies back, each
  * piece x 64 + to, 0 for none or a null move). */
@@ -138,10 +148,10 @@ static inline CorrSlots hist_corr_slots(History *h, const Board *b, int move2, i
     int s = b->side;
     CorrSlots c = {{
         &h->pawn_corr[s][b->pawn_key & (CORR_SIZE - 1)],
-        &h->nonpawn_corr[s][WHITE][hist_color_key(b, WHITE, KNIGHT, KING) & (CORR_SIZE - 1)],
-        &h->nonpawn_corr[s][BLACK][hist_color_key(b, BLACK, KNIGHT, KING) & (CORR_SIZE - 1)],
-        &h->minor_corr[s][hist_both_key(b, KNIGHT, BISHOP) & (CORR_SIZE - 1)],
-        &h->major_corr[s][hist_both_key(b, ROOK, QUEEN) & (CORR_SIZE - 1)],
+        &h->nonpawn_corr[s][WHITE][hist_corr_index(hist_color_key(b, WHITE, KNIGHT, KING))],
+        &h->nonpawn_corr[s][BLACK][hist_corr_index(hist_color_key(b, BLACK, KNIGHT, KING))],
+        &h->minor_corr[s][hist_corr_index(hist_both_key(b, KNIGHT, BISHOP))],
+        &h->major_corr[s][hist_corr_index(hist_both_key(b, ROOK, QUEEN))],
         &h->cont_corr[move2][move1],
     }};
     return c;

@@ -93,7 +93,8 @@ enum {
 enum {
     CORR_TABLES = 6,          /* pawns, white's and black's other men, minor, major,
                                  the two previous moves */
-    CORR_SIZE = 16384,        /* entries per side; a power of two */
+    CORR_BITS = 14,
+    CORR_SIZE = 1 << CORR_BITS, /* entries per side (hist_corr_index: the top CORR_BITS of a key) */
     CORR_GRAIN = 256,
     CORR_MAX = 64 * CORR_GRAIN,   /* at most +-64 cp of correction */
     CORR_WEIGHT_SCALE = 1024,

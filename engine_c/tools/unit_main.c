@@ -624,6 +624,59 @@ static void check_picker(void) {
     if (!failure) picker_variants();
 }
 
+/* ---- correction-history keys: every man's square reaches its slot ---- */
+
+/* Each pair differs by one man moved (the side to move the same): the slot
+ * of table `slot` (hist_corr_slots: 1 white's other men, 2 black's, 3 the
+ * minor pieces, 4 the major ones) must differ. The last set folded into a
+ * key (black's king, black's bishops, black's queen; white's king in its
+ * own key) once lost its squares 46..63: the index took only low bits. */
+static void check_corr_keys(void) {
+    static const struct { const char *a, *b; int slot; } P[] = {
+        /* black king e8 -> g8, f8, e7, d7 */
+        {"rnbqk2r/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQK2R w - - 0 1", "rnbq2kr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQK2R w - - 0 1", 2},
+        {"rnbqk2r/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQK2R w - - 0 1", "rnbq1k1r/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQK2R w - - 0 1", 2},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnbq1bnr/pp2kppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 2},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnbq1bnr/pp1k1ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 2},
+        /* black bishops f8 -> e7, c8 -> d7 (the minor key; and black's own) */
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnbqk1nr/pp2bppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 3},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rn1qkbnr/pp1b1ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 3},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnbqk1nr/pp2bppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 2},
+        /* black queen d8 -> d7, e7, c7 (the major key; and black's own) */
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnb1kbnr/pp1q1ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 4},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnb1kbnr/pp2qppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 4},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnb1kbnr/ppq2ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 4},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnb1kbnr/pp2qppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 2},
+        /* white likewise: king e1 -> g1, e2; bishops f1 -> e2, c1 -> d2; queen d1 -> d2 */
+        {"rnbqk2r/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQK2R w - - 0 1", "rnbqk2r/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQ2KR w - - 0 1", 1},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP2KPPP/RNBQ1BNR w - - 0 1", 1},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP2BPPP/RNBQK1NR w - - 0 1", 3},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP1B1PPP/RN1QKBNR w - - 0 1", 3},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP1Q1PPP/RNB1KBNR w - - 0 1", 4},
+        /* white's king on the high squares (the last of white's own key) */
+        {"8/6K1/8/8/8/8/8/k7 w - - 0 1", "7K/8/8/8/8/8/8/k7 w - - 0 1", 1},
+        {"8/6K1/8/8/8/8/8/k7 w - - 0 1", "8/7K/8/8/8/8/8/k7 w - - 0 1", 1},
+        {"8/8/6K1/8/8/8/8/k7 w - - 0 1", "8/8/7K/8/8/8/8/k7 w - - 0 1", 1},
+        /* black's king in a bare ending: g8, h7, f6 */
+        {"6k1/8/8/8/8/8/8/K7 b - - 0 1", "8/7k/8/8/8/8/8/K7 b - - 0 1", 2},
+        {"6k1/8/8/8/8/8/8/K7 b - - 0 1", "8/8/5k2/8/8/8/8/K7 b - - 0 1", 2},
+    };
+    static History h;
+    static Board a, b;
+    char err[128];
+    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++) {
+        CHECK(board_set_fen(&a, P[i].a, false, err, sizeof err) == PB_OK);
+        CHECK(board_set_fen(&b, P[i].b, false, err, sizeof err) == PB_OK);
+        CorrSlots sa = hist_corr_slots(&h, &a, 0, 0), sb = hist_corr_slots(&h, &b, 0, 0);
+        if (sa.e[P[i].slot] == sb.e[P[i].slot]) {
+            static char why[160];
+            snprintf(why, sizeof why, "pair %d: a man moved, the same slot of table %d", (int)i, P[i].slot);
+            failure = why;
+            return;
+        }
+    }
+}
+
 /* ---- registry ---- */
 
 typedef struct {
@@ -645,6 +698,7 @@ static const Check CHECKS[] = {
     {"key_after", check_key_after},
     {"is_legal", check_is_legal},
     {"picker", check_picker},
+    {"corr_keys", check_corr_keys},
 };
 
 int main(int argc, char **argv) {
