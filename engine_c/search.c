@@ -581,8 +581,12 @@ SEARCH_BODY int search_move(SearchThread *t, const Node *n, int se_ext, int sc, 
     if (score > alpha && r > 0 && !stopped(t)) {
         /* The reduced search beat alpha: search again at full depth, one ply
          * deeper if it beat the best so far by far, one shallower if barely
-         * (and not again at all if that is no deeper than the first). */
-        new_depth += (score > n->best + LMR_DEEPER_MARGIN) - (score < n->best + LMR_SHALLOWER_MARGIN);
+         * (and not again at all if that is no deeper than the first). The
+         * deeper ply never takes the child past this node's depth: with the
+         * check extension it would, and a line of checks would then grow
+         * deeper at every ply (three-check). */
+        new_depth += (score > n->best + LMR_DEEPER_MARGIN && new_depth < n->depth) -
+                     (score < n->best + LMR_SHALLOWER_MARGIN);
         if (new_depth > reduced)
             score = -NEGAMAX(var)(t, -alpha - 1, -alpha, new_depth, ply + 1, !n->cut_node);
     }
