@@ -24,10 +24,14 @@ enum { TM_INC_MOVES_TO_GO = 15 };
  * budget and, with an increment, 1/TM_HARD_CLOCK_DIV of the usable clock plus
  * the increment. It was min(clock/3 + inc, 5 x soft): 3.35 s of a 10+0.1
  * clock on one move, 4.6 x soft. An iteration may only start before 0.55 x
- * 2.24 x soft (tm_should_stop_iter's largest scale) and takes ~2x the one
- * before: 3 x soft lets it finish (the node share's scale, up to 1.5x, is
- * cut at the hard limit). */
+ * TM_SCALE_MAX (2.24) x soft (tm_iter_scale's product is clamped there) and
+ * takes ~2x the one before: 3 x soft lets it finish. */
 enum { TM_HARD_SOFT_MAX = 3, TM_HARD_CLOCK_DIV = 4 };
+/* The largest soft-budget scale, in hundredths: stability (up to 1.6) x
+ * score drop (up to 1.4) x node share (up to 1.5) could reach 3.36, and an
+ * iteration started at 0.55 x that would end past the hard limit. 2.24 is
+ * the two older scales' largest product. */
+enum { TM_SCALE_MAX_X100 = 224 };
 /* The best move's share of the root's nodes (so far in this search) scales
  * the soft budget by (base - share) x scale, in hundredths, within [min,
  * max]: a move that took nearly all the nodes is clear (stop sooner), one
@@ -87,6 +91,8 @@ int64_t tm_thought_ms(const TimeMan *tm);
  * negative when it does not apply (MultiPV: each line gets its own search,
  * so the share tells nothing of how clear the best move is). */
 bool tm_should_stop_iter(const TimeMan *tm, int stable, int score_drop, double node_share);
+/* The soft budget's scale for those (a pure function; at most TM_SCALE_MAX_X100 / 100). */
+double tm_iter_scale(int stable, int score_drop, double node_share);
 bool tm_hard_expired(const TimeMan *tm);
 
 #endif

@@ -13,6 +13,7 @@
 #include "../see.h"
 #include "../notation.h"
 #include "../search.h"
+#include "../timeman.h"
 #include "../tt.h"
 #include "../nnue.h"
 #include "../pibot_nnue_api.h"
@@ -677,6 +678,33 @@ static void check_corr_keys(void) {
     }
 }
 
+/* ---- time manager: the soft budget's scale stays within its clamp ---- */
+
+static bool near(double a, double b) { return a - b < 1e-9 && b - a < 1e-9; }
+
+static void check_timeman_scale(void) {
+    const double max = TM_SCALE_MAX_X100 / 100.0;
+    CHECK(near(tm_iter_scale(0, 50, -1.0), 1.6 * 1.4));       /* no node share: the old largest */
+    CHECK(near(tm_iter_scale(0, 50, 0.0), max));              /* 1.6 x 1.4 x 1.5 = 3.36, clamped */
+    CHECK(near(tm_iter_scale(2, 0, 0.5), 1.35));
+    CHECK(near(tm_iter_scale(6, 0, 1.0), 0.6 * 0.675));       /* the node share's floor in use */
+    CHECK(near(tm_iter_scale(1, 20, 0.9), 1.25 * 1.15 * 0.81));
+    for (int stable = 0; stable <= 8; stable++)
+        for (int drop = -20; drop <= 60; drop += 10)
+            for (int i = -1; i <= 20; i++) {
+                double v = tm_iter_scale(stable, drop, i / 20.0);
+                CHECK(v > 0.0 && v <= max + 1e-9);
+            }
+    /* soft 1000 ms, hard 3000: the largest scale stops at 0.55 x 2240 ms
+     * (unclamped it was 0.55 x the hard limit, 1650 ms, too late to finish). */
+    TimeMan tm = {.start_us = tm_now_us(), .soft_ms = 1000, .hard_ms = 3000, .limited = true};
+    tm.credit_ms = 1150;
+    CHECK(!tm_should_stop_iter(&tm, 0, 50, 0.0));
+    tm.start_us = tm_now_us();
+    tm.credit_ms = 1300;
+    CHECK(tm_should_stop_iter(&tm, 0, 50, 0.0));
+}
+
 /* ---- registry ---- */
 
 typedef struct {
@@ -699,6 +727,7 @@ static const Check CHECKS[] = {
     {"is_legal", check_is_legal},
     {"picker", check_picker},
     {"corr_keys", check_corr_keys},
+    {"timeman_scale", check_timeman_scale},
 };
 
 int main(int argc, char **argv) {
