@@ -505,7 +505,10 @@ SEARCH_BODY bool singular_extension(SearchThread *t, const Node *n, const TTHit 
                                     int *ext, int *score) {
     int depth = n->depth, ply = n->ply;
     *ext = 0;
-    if (!(!n->root && m == n->tt_move && !n->excluded && depth >= SE_MIN_DEPTH &&
+    /* Only a TT score that may be used (tt_score_ok: not near a fifty-move
+     * draw, as for RFP and ProbCut) builds singular beta and picks the
+     * negative extension. */
+    if (!(!n->root && m == n->tt_move && !n->excluded && n->tt_score_ok && depth >= SE_MIN_DEPTH &&
           hit->depth >= depth - SE_TT_DEPTH_SLACK && (hit->bound & BOUND_LOWER) &&
           hit->score > -MATE_IN_MAX && hit->score < MATE_IN_MAX && ply < CHECK_EXT_MAX_PLY))
         return false;
