@@ -204,14 +204,16 @@ static inline void hist_update_quiets(History *h, const HistNode *n, const Board
     }
 }
 
-/* A node cut off after the noisy moves caps[0..count) were tried: `best`, if
- * it is one of them, is rewarded, the others punished (a quiet cutoff
- * punishes them all). */
+/* A node cut off after the noisy moves caps[0..count) were tried (the first
+ * HIST_MAX_CAPS_TRIED of them): a noisy cutoff move `best` is rewarded
+ * whether or not the list holds it (MOVE_NONE when a quiet move cut off),
+ * the others in the list punished. */
 static inline void hist_update_captures(History *h, const Board *b, int depth, Move best, const Move *caps,
                                         int count) {
     int bonus = hist_bonus(depth);
+    if (best != MOVE_NONE) hist_update_entry(hist_capture_entry(h, b, best), bonus);
     for (int i = 0; i < count; i++)
-        hist_update_entry(hist_capture_entry(h, b, caps[i]), caps[i] == best ? bonus : -bonus);
+        if (caps[i] != best) hist_update_entry(hist_capture_entry(h, b, caps[i]), -bonus);
 }
 
 /* hist_update_correction's sums: |diff| < 2 x SCORE_NONE, so they fit an int. */

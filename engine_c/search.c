@@ -728,9 +728,10 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     /* A cutoff teaches the history: the quiet tables when a quiet move cut
      * off, the capture table always (its moves' bonus or malus). */
     if (n.best >= n.beta && n.best_move != MOVE_NONE) {
-        if (!is_noisy(b, n.best_move, var))
+        bool best_noisy = is_noisy(b, n.best_move, var);
+        if (!best_noisy)
             hist_update_quiets(&t->hist, &hn, b, n.depth, n.best_move, quiets, n.quiets_tried);
-        hist_update_captures(&t->hist, b, n.depth, n.best_move, caps, n.caps_tried);
+        hist_update_captures(&t->hist, b, n.depth, best_noisy ? n.best_move : MOVE_NONE, caps, n.caps_tried);
     }
     if (!n.excluded) store_node(t, &n, var);
     return n.best;
