@@ -105,7 +105,6 @@ double tm_iter_scale(int stable, int score_drop, double node_share) {
     else if (score_drop > 15) scale *= 1.15;
     if (node_share >= 0.0) {
         double f = (TM_NODE_BASE_X100 / 100.0 - node_share) * (TM_NODE_SCALE_X100 / 100.0);
-        if (f < TM_NODE_MIN_X100 / 100.0) f = TM_NODE_MIN_X100 / 100.0;
         if (f > TM_NODE_MAX_X100 / 100.0) f = TM_NODE_MAX_X100 / 100.0;
         scale *= f;
     }

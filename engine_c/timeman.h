@@ -32,12 +32,13 @@ enum { TM_HARD_SOFT_MAX = 3, TM_HARD_CLOCK_DIV = 4 };
  * iteration started at 0.55 x that would end past the hard limit. 2.24 is
  * the two older scales' largest product. */
 enum { TM_SCALE_MAX_X100 = 224 };
-/* The best move's share of the root's nodes (so far in this search) scales
- * the soft budget by (base - share) x scale, in hundredths, within [min,
- * max]: a move that took nearly all the nodes is clear (stop sooner), one
- * that took few was contested by the others (think longer). As Weiss and
- * Ethereal do; with share 0.9 the budget is 0.81x, with 0.5 1.35x. */
-enum { TM_NODE_BASE_X100 = 150, TM_NODE_SCALE_X100 = 135, TM_NODE_MIN_X100 = 50, TM_NODE_MAX_X100 = 150 };
+/* The best move's share of the root's nodes (so far in this search), 0..1,
+ * scales the soft budget by (base - share) x scale, in hundredths, at most
+ * max: a move that took nearly all the nodes is clear (stop sooner), one
+ * that took few was contested by the others (think longer). The form is
+ * Patricia's ((1.5 - share) x 1.75 there). With share 1 the budget is
+ * 0.675x (the least), 0.9 0.81x, 0.5 1.35x, and 1.5x from ~0.39 down. */
+enum { TM_NODE_BASE_X100 = 150, TM_NODE_SCALE_X100 = 135, TM_NODE_MAX_X100 = 150 };
 /* Without an increment, plan (clock - overhead) / these per move ... */
 enum { TM_NOINC_SOFT_DIV = 40, TM_NOINC_HARD_DIV = 20 };
 /* ... but in sudden death without an increment every move still to come

@@ -687,7 +687,7 @@ static void check_timeman_scale(void) {
     CHECK(near(tm_iter_scale(0, 50, -1.0), 1.6 * 1.4));       /* no node share: the old largest */
     CHECK(near(tm_iter_scale(0, 50, 0.0), max));              /* 1.6 x 1.4 x 1.5 = 3.36, clamped */
     CHECK(near(tm_iter_scale(2, 0, 0.5), 1.35));
-    CHECK(near(tm_iter_scale(6, 0, 1.0), 0.6 * 0.675));       /* the node share's floor in use */
+    CHECK(near(tm_iter_scale(6, 0, 1.0), 0.6 * 0.675));       /* a share of 1: the node share's least */
     CHECK(near(tm_iter_scale(1, 20, 0.9), 1.25 * 1.15 * 0.81));
     for (int stable = 0; stable <= 8; stable++)
         for (int drop = -20; drop <= 60; drop += 10)
