@@ -101,8 +101,10 @@ void mp_init_main(MovePicker *p, const Board *b, const History *h, const HistNod
 /* qsearch: captures and queen promotions, or every move when in check (n
  * may be NULL when not in check: no quiet move is scored then). The
  * TT move (if legal and of that kind) comes first without generation: a
- * quiescence subtree writes no history, killer or countermove, so the list
- * scored after it is the one that would have been scored before. */
+ * quiescence subtree writes no history, killer or countermove, so in
+ * qsearch the list scored after it is the one that would have been scored
+ * before. ProbCut's list may differ (it searches the TT capture with a
+ * negamax, which writes capture history): the order only, harmlessly. */
 void mp_init_qsearch(MovePicker *p, const Board *b, const History *h, const HistNode *n, Move tt_move,
                      bool in_check);
 /* Next move, or MOVE_NONE. Writes its score to *score: SC_TT, a capture's

@@ -432,7 +432,9 @@ static __attribute__((noinline)) bool probcut_prunes(SearchThread *t, const Node
     /* SEE cannot judge atomic's or antichess's captures (see_usable). */
     if (!(depth >= PROBCUT_MIN_DEPTH && n->beta > -MATE_IN_MAX && pc_beta < MATE_IN_MAX && see_usable(b, var)))
         return false;
-    /* A TT entry of nearly this depth already says this node stays below. */
+    /* A TT entry of nearly this depth scored below pc_beta: ProbCut is
+     * unlikely to succeed (the usual bound-less test, as Stockfish's; only
+     * an upper or exact bound would say this node stays below). */
     if (n->tt_score_ok && hit->depth >= depth - PROBCUT_REDUCTION + 1 && hit->score < pc_beta) return false;
     /* The child is searched at pc_depth: at least 1, else the second search
      * would repeat the quiescence search; the TT answer is one ply more. */

@@ -4,8 +4,9 @@
  * limits, the stop/ponder atomics, the time manager owned by the main
  * thread); SearchThread is private to one thread: its own Board copy, node
  * counter (written only by its owner, read relaxed by the main thread),
- * its heuristic tables (History: killers, butterfly, countermove and
- * continuation history, eval correction; history.h), the triangular PV table, a per-ply
+ * its heuristic tables (History: killers, butterfly and drop history,
+ * countermove, continuation and capture history, the eval-correction
+ * tables; history.h), the triangular PV table, a per-ply
  * stack and, when the NNUE evaluates, one accumulator per ply (nnue.h).
  * Lazy SMP: every thread runs the same iterative deepening on the same root
  * and they cooperate only through the TT; thread 0 decides time and result.

@@ -96,7 +96,8 @@ enum {
     CORR_BITS = 14,
     CORR_SIZE = 1 << CORR_BITS, /* entries per side (hist_corr_index: the top CORR_BITS of a key) */
     CORR_GRAIN = 256,
-    CORR_MAX = 64 * CORR_GRAIN,   /* at most +-64 cp of correction */
+    CORR_MAX = 64 * CORR_GRAIN,   /* +-64 cp per table: CORR_TABLES x that (+-384 cp) in all,
+                                     before clamp_eval */
     CORR_WEIGHT_SCALE = 1024,
     CORR_WEIGHT_MAX = 128
 };
