@@ -35,6 +35,8 @@
 _Static_assert(3 * HIST_GRAVITY < SC_COUNTER && 3 * HIST_GRAVITY < -(SC_BAD_CAP / 2) &&
                    SC_BAD_CAP + 16 * 2 * 900 < SC_BAD_CAP / 2,
                "quiet and capture score ranges must not meet");
+_Static_assert(SC_GOOD_CAP + 16 * SEE_ATOMIC_WIN < SC_TT && SC_BAD_CAP + 16 * 10000 < SC_BAD_CAP / 2,
+               "atomic_scores' ranges must stay inside the capture ranges");
 
 const int MpMvvValue[8] = {0, 100, 300, 310, 500, 900, 0, 0};
 
@@ -100,14 +102,29 @@ static void tt_move_first(MovePicker *p) {
     p->noisy_left -= mp_is_noisy(p->board, p->tt_move);
 }
 
-/* The variants' scores, after score_moves. Atomic and antichess: SEE
- * cannot judge their captures (explosions, forced captures), so every
- * capture keeps its MVV-LVA score as a good one. Crazyhouse: a queen drop
- * (which mp_is_noisy takes for a queen promotion) is scored as the quiet
- * move it is. */
+/* Atomic: a capture (or queen promotion) ordered by what its explosion
+ * wins (see_atomic_gain), the enemy king's first; one that loses material
+ * is a bad capture (the quiescence search leaves it out). */
+static void atomic_scores(MovePicker *p) {
+    for (int i = 0; i < p->list.count; i++) {
+        if (!p->see_pending[i]) continue;
+        p->see_pending[i] = 0;
+        int g = see_atomic_gain(p->board, p->list.moves[i]);
+        g = g < -9999 ? -9999 : g;
+        p->scores[i] = g >= 0 ? SC_GOOD_CAP + 16 * g : SC_BAD_CAP + 16 * (g + 10000);
+    }
+}
+
+/* The variants' scores, after score_moves. Atomic: atomic_scores.
+ * Antichess: SEE cannot judge its forced captures, so every capture keeps
+ * its MVV-LVA score as a good one. Crazyhouse: a queen drop (which
+ * mp_is_noisy takes for a queen promotion) is scored as the quiet move it
+ * is. */
 static __attribute__((noinline)) void variant_scores(MovePicker *p) {
     const Board *b = p->board;
-    if (b->variant == VAR_ATOMIC || b->variant == VAR_ANTICHESS) {
+    if (b->variant == VAR_ATOMIC) {
+        atomic_scores(p);
+    } else if (b->variant == VAR_ANTICHESS) {
         for (int i = 0; i < p->list.count; i++) p->see_pending[i] = 0;
     } else if (b->variant == VAR_CRAZYHOUSE) {
         const History *h = p->hist;

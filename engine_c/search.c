@@ -137,11 +137,16 @@ static inline int no_moves_score(const Board *b, int ply, bool var) {
     return board_in_check(b) ? -MATE + ply : 0;
 }
 
-/* Can SEE judge this position's exchanges? Not atomic's (a capture blows up
- * the capturer and its neighbours) nor antichess's (captures are forced and
- * losing material is the aim). */
+/* Can SEE judge this position's exchanges? Not antichess's (captures are
+ * forced and losing material is the aim). Atomic's and crazyhouse's drops
+ * have their own (see_ge_variant). */
 static inline bool see_usable(const Board *b, bool var) {
-    return !var || (b->variant != VAR_ATOMIC && b->variant != VAR_ANTICHESS);
+    return !var || b->variant != VAR_ANTICHESS;
+}
+
+/* SEE in the copy of the search at hand. */
+static inline bool search_see_ge(const Board *b, Move m, int threshold, bool var) {
+    return var ? see_ge_variant(b, m, threshold) : see_ge(b, m, threshold);
 }
 
 /* Null move: not in antichess, where being made to move (and capture) is
@@ -216,6 +221,20 @@ SEARCH_BODY bool make_move(SearchThread *t, int ply, Move m, bool var) {
 
 /* ---------- quiescence ---------- */
 
+/* Atomic delta pruning: skip the capture m when even what its explosion
+ * wins leaves the stand-pat score below alpha. A capture that blows up the
+ * enemy king is never skipped (whatever alpha is, a mate score included);
+ * a skipped one raises *best to its optimistic score, so the upper bound
+ * stored for the node covers it. */
+static inline bool atomic_delta_prunes(const Board *b, Move m, int stand, int alpha, int *best) {
+    int gain = see_atomic_gain(b, m);
+    if (gain >= SEE_ATOMIC_WIN) return false;
+    int optimistic = stand + gain + QS_DELTA_MARGIN;
+    if (optimistic > alpha) return false;
+    if (optimistic > *best) *best = optimistic;
+    return true;
+}
+
 SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, const bool var) {
     Board *b = &t->board;
     count_node(t);
@@ -262,11 +281,13 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
             /* Losing captures cannot raise a quiet stand-pat score. */
             /* Scores only fall from here: every move left is one too. */
             if (sc < SC_GOOD_CAP - QS_BAD_CAPTURE_SLACK && sc != SC_TT) break;
-            if (sc == SC_TT && see_usable(b, var) && !see_ge(b, m, 0)) continue;
+            if (sc == SC_TT && see_usable(b, var) && !search_see_ge(b, m, 0, var)) continue;
             /* Delta pruning: even winning the piece leaves us far below alpha
-             * (an atomic capture takes more than the piece). */
-            if (move_kind(m) != MOVE_PROMO && (!var || b->variant != VAR_ATOMIC) &&
-                stand + MpMvvValue[mp_captured_type(b, m)] + QS_DELTA_MARGIN <= alpha) continue;
+             * (atomic: what the explosion wins, never the enemy king's). */
+            if (var && b->variant == VAR_ATOMIC) {
+                if (atomic_delta_prunes(b, m, stand, alpha, &best)) continue;
+            } else if (move_kind(m) != MOVE_PROMO &&
+                       stand + MpMvvValue[mp_captured_type(b, m)] + QS_DELTA_MARGIN <= alpha) continue;
         }
         /* Most captures here are pruned above, so the prefetch waits for
          * them; the child's TT bucket still loads during make_move. */
@@ -419,12 +440,12 @@ SEARCH_BODY bool prune_move(SearchThread *t, const Node *n, MovePicker *p, Move 
     int depth = n->depth;
     if (n->root) return t->root_excl && root_excluded(t, m);   /* MultiPV: an earlier line's move */
     if (n->best <= -MATE_IN_MAX || !has_non_pawn_material(b, b->side)) return false;
-    if (noisy) return depth <= SEE_MAX_DEPTH && see_usable(b, var) && !see_ge(b, m, -SEE_NOISY_PER_PLY * depth);
+    if (noisy) return depth <= SEE_MAX_DEPTH && see_usable(b, var) && !search_see_ge(b, m, -SEE_NOISY_PER_PLY * depth, var);
     int lmp = (LMP_BASE + depth * depth) / (2 - n->improving);
     if (depth <= LMP_MAX_DEPTH && n->quiets_tried >= lmp) { mp_skip_quiets(p); return true; }
     if (!n->in_check && depth <= FUT_MAX_DEPTH && n->eval != SCORE_NONE &&
         n->eval + FUT_BASE + FUT_PER_PLY * depth <= n->alpha && sc < SC_COUNTER) { mp_skip_quiets(p); return true; }
-    return depth <= SEE_MAX_DEPTH && see_usable(b, var) && !see_ge(b, m, -SEE_QUIET_PER_PLY * depth);
+    return depth <= SEE_MAX_DEPTH && see_usable(b, var) && !search_see_ge(b, m, -SEE_QUIET_PER_PLY * depth, var);
 }
 
 /* Singular extension: if every other move fails well below the TT score,
