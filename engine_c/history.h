@@ -10,6 +10,9 @@
  *                              to `to`; cont[0][0] is the row of "no move"
  *                              (before the root, after a null move)
  *   pawn_corr[side][pawn key]  static-eval correction, cp x CORR_GRAIN
+ *   drops[side][type][to]      crazyhouse: the butterfly entry of a drop
+ *                              (from == to, so butterfly has one slot a
+ *                              square for all men: drops keep their own)
  * History values saturate at +-HIST_GRAVITY (search_params.h, with every
  * other constant here); a quiet move scores butterfly + the rows of the
  * moves 1 and 2 plies back (hist_quiet_score).
@@ -31,6 +34,7 @@ typedef struct {
     Move counter[16][64];
     ContHist cont[16][64];
     int16_t pawn_corr[2][CORR_SIZE];
+    int16_t drops[2][8][64];
 } History;
 
 /* One node's view of the tables (see the top comment). */
@@ -57,6 +61,24 @@ static inline int hist_quiet_score(const History *h, const ContHist *c1, const C
                                    int piece, Move m) {
     int to = move_to(m);
     return h->butterfly[side][move_from(m)][to] + (*c1)[piece][to] + (*c2)[piece][to];
+}
+
+/* ---- the variants (the search's variant copy and the picker's variant
+ * scoring call these; standard chess keeps the functions above) ----
+ * A crazyhouse drop is made by the dropped man: its continuation and
+ * countermove slots are that man's, its butterfly entry drops[][][]. */
+static inline int hist_moved_piece(const Board *b, Move m) {
+    return move_is_drop(m) ? make_piece(b->side, move_drop_type(m)) : board_piece_on(b, move_from(m));
+}
+static inline int16_t *hist_butterfly_entry(History *h, int side, Move m) {
+    return move_is_drop(m) ? &h->drops[side][move_drop_type(m)][move_to(m)]
+                           : &h->butterfly[side][move_from(m)][move_to(m)];
+}
+static inline int hist_quiet_score_variant(const History *h, const ContHist *c1, const ContHist *c2,
+                                           const Board *b, Move m) {
+    int to = move_to(m), pc = hist_moved_piece(b, m);
+    int bf = move_is_drop(m) ? h->drops[b->side][move_drop_type(m)][to] : h->butterfly[b->side][move_from(m)][to];
+    return bf + (*c1)[pc][to] + (*c2)[pc][to];
 }
 
 /* The correction-history entry of b (side to move, pawn structure). */
@@ -95,6 +117,27 @@ static inline void hist_update_quiets(History *h, const HistNode *n, const Board
         int v = q == best ? bonus * HIST_BONUS_SCALE : -bonus * HIST_BONUS_SCALE;
         int pc = board_piece_on(b, move_from(q)), to = move_to(q);
         hist_update_entry(&bf[move_from(q)][to], v);
+        hist_update_entry(&(*c1)[pc][to], v);
+        hist_update_entry(&(*c2)[pc][to], v);
+    }
+}
+
+/* hist_update_quiets for the variants: drops by their man (above). */
+static inline void hist_update_quiets_variant(History *h, const HistNode *n, const Board *b, int depth, Move best,
+                                              const Move *quiets, int count) {
+    int bonus = depth * depth > HIST_BONUS_MAX ? HIST_BONUS_MAX : depth * depth;
+    Move *k = h->killers[n->ply];
+    if (k[0] != best) {
+        k[1] = k[0];
+        k[0] = best;
+    }
+    if (n->counter) *n->counter = best;
+    ContHist *c1 = n->cont1, *c2 = n->cont2;
+    for (int i = 0; i < count; i++) {
+        Move q = quiets[i];
+        int v = q == best ? bonus * HIST_BONUS_SCALE : -bonus * HIST_BONUS_SCALE;
+        int pc = hist_moved_piece(b, q), to = move_to(q);
+        hist_update_entry(hist_butterfly_entry(h, b->side, q), v);
         hist_update_entry(&(*c1)[pc][to], v);
         hist_update_entry(&(*c2)[pc][to], v);
     }

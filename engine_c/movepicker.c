@@ -131,13 +131,16 @@ static __attribute__((noinline)) void variant_scores(MovePicker *p) {
         const HistNode *n = p->node;
         for (int i = 0; i < p->list.count; i++) {
             Move m = p->list.moves[i];
-            if (!move_is_drop(m) || !p->see_pending[i]) continue;
-            p->see_pending[i] = 0;
-            p->noisy_left--;
+            if (!move_is_drop(m) || m == p->tt_move) continue;
+            if (p->see_pending[i]) {   /* a queen drop, scored as a promotion */
+                p->see_pending[i] = 0;
+                p->noisy_left--;
+            }
             if (!n) { p->scores[i] = 0; continue; }
+            /* A drop's history is its man's (history.h), not the empty from square's. */
             p->scores[i] = m == h->killers[n->ply][0] ? SC_KILLER1 : m == h->killers[n->ply][1] ? SC_KILLER2
                          : n->counter && m == *n->counter ? SC_COUNTER
-                         : hist_quiet_score(h, n->cont1, n->cont2, b->side, NO_PIECE, m);
+                         : hist_quiet_score_variant(h, n->cont1, n->cont2, b, m);
         }
     }
 }

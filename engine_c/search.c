@@ -155,6 +155,11 @@ static inline bool null_move_usable(const Board *b, bool var) {
     return !var || b->variant != VAR_ANTICHESS;
 }
 
+/* The man that makes m (a crazyhouse drop: the dropped one). */
+static inline int moved_piece(const Board *b, Move m, bool var) {
+    return var ? hist_moved_piece(b, m) : board_piece_on(b, move_from(m));
+}
+
 /* mp_is_noisy, less the crazyhouse queen drops it takes for promotions. */
 static inline bool is_noisy(const Board *b, Move m, bool var) {
     return mp_is_noisy(b, m) && !(var && move_is_drop(m));
@@ -292,7 +297,7 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
         /* Most captures here are pruned above, so the prefetch waits for
          * them; the child's TT bucket still loads during make_move. */
         tt_prefetch(t->sh->tt, board_key_after(b, m));
-        stack_push(t, ply, m, board_piece_on(b, move_from(m)));
+        stack_push(t, ply, m, moved_piece(b, m, var));
         if (!make_move(t, ply, m, var)) continue;
         int score = -QSEARCH(var)(t, -beta, -alpha, ply + 1);
         board_unmake_move(b);
@@ -599,7 +604,7 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
         if (singular_extension(t, &n, &hit, m, var, &se_ext, &score)) return score;
 
         t->stack[ply].doubles = n.base_doubles + (se_ext == 2);  /* for this move's subtree */
-        stack_push(t, ply, m, board_piece_on(b, move_from(m)));
+        stack_push(t, ply, m, moved_piece(b, m, var));
         if (!make_move(t, ply, m, var)) continue;
         n.moves++;
         if (!noisy && n.quiets_tried < MAX_MOVES) quiets[n.quiets_tried++] = m;
@@ -610,8 +615,10 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     }
 
     if (n.moves == 0) return no_move_searched(t, &n, &p, var);
-    if (n.best >= n.beta && n.best_move != MOVE_NONE && !is_noisy(b, n.best_move, var))
-        hist_update_quiets(&t->hist, &hn, b, depth, n.best_move, quiets, n.quiets_tried);
+    if (n.best >= n.beta && n.best_move != MOVE_NONE && !is_noisy(b, n.best_move, var)) {
+        if (var) hist_update_quiets_variant(&t->hist, &hn, b, depth, n.best_move, quiets, n.quiets_tried);
+        else hist_update_quiets(&t->hist, &hn, b, depth, n.best_move, quiets, n.quiets_tried);
+    }
     if (!n.excluded) store_node(t, &n, var);
     return n.best;
 }
