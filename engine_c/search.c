@@ -160,6 +160,12 @@ static inline int moved_piece(const Board *b, Move m, bool var) {
     return var ? hist_moved_piece(b, m) : board_piece_on(b, move_from(m));
 }
 
+/* May m, if it gives check, be extended for it? In crazyhouse, drops make
+ * checks cheap: only a check whose man is not simply lost (SEE >= 0). */
+static inline bool check_ext_usable(const Board *b, Move m) {
+    return b->variant != VAR_CRAZYHOUSE || see_ge_variant(b, m, 0);
+}
+
 /* mp_is_noisy, less the crazyhouse queen drops it takes for promotions. */
 static inline bool is_noisy(const Board *b, Move m, bool var) {
     return mp_is_noisy(b, m) && !(var && move_is_drop(m));
@@ -346,6 +352,7 @@ typedef struct {
     int base_doubles;     /* double extensions on the line to this node */
     int best, moves, quiets_tried;
     Move best_move;
+    bool no_check_ext;    /* variants: the move in hand gets no check extension */
 } Node;
 
 /* Early exits of a non-root node: a variant's end, a draw, the ply limit,
@@ -503,7 +510,7 @@ static inline int lmr_reduction(const Node *n, int sc, bool noisy, bool gives_ch
 SEARCH_BODY int search_move(SearchThread *t, const Node *n, int se_ext, int sc, bool noisy, bool var) {
     int alpha = n->alpha, beta = n->beta, ply = n->ply;
     bool gives_check = board_in_check(&t->board);
-    int ext = se_ext ? se_ext : gives_check && ply < CHECK_EXT_MAX_PLY ? 1 : 0;
+    int ext = se_ext ? se_ext : gives_check && ply < CHECK_EXT_MAX_PLY && !(var && n->no_check_ext) ? 1 : 0;
     int new_depth = n->depth - 1 + ext;
     /* Node types as in Stockfish: the first child of a cut node is an
      * expected all node and vice versa; PV children are neither. */
@@ -603,6 +610,7 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
         int se_ext;
         if (singular_extension(t, &n, &hit, m, var, &se_ext, &score)) return score;
 
+        if (var) n.no_check_ext = !check_ext_usable(b, m);
         t->stack[ply].doubles = n.base_doubles + (se_ext == 2);  /* for this move's subtree */
         stack_push(t, ply, m, moved_piece(b, m, var));
         if (!make_move(t, ply, m, var)) continue;

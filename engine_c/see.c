@@ -67,6 +67,16 @@ bool see_ge(const Board *b, Move m, int threshold) {
 
 /* ---------- variants (the search's variant copy calls see_ge_variant) ---------- */
 
+/* Crazyhouse: a drop captures nothing and promotes nothing (the drop of a
+ * piece is coded as a promotion); what it risks is the dropped man. */
+static bool see_ge_drop(const Board *b, Move m, int threshold) {
+    int swap = -threshold;
+    if (swap < 0) return false;
+    swap = SeeValue[move_drop_type(m)] - swap;
+    if (swap <= 0) return true;
+    return see_exchange(b, move_to(m), b->by_type[0], swap);   /* `to` is empty */
+}
+
 /* SeeValue of the men in bb (kings count 0). */
 static inline int men_value(const Board *b, Bitboard bb) {
     int v = 0;
@@ -122,5 +132,6 @@ int see_atomic_gain(const Board *b, Move m) {
 
 bool see_ge_variant(const Board *b, Move m, int threshold) {
     if (b->variant == VAR_ATOMIC) return see_atomic_gain(b, m) >= threshold;
+    if (b->variant == VAR_CRAZYHOUSE && move_is_drop(m)) return see_ge_drop(b, m, threshold);
     return see_ge(b, m, threshold);
 }
