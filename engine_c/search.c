@@ -12,6 +12,7 @@
 #include "see.h"
 #include "tt.h"
 #include "variant_eval.h"
+#include "variant_search.h"
 
 #include <math.h>
 #include <string.h>
@@ -246,12 +247,48 @@ static inline bool atomic_delta_prunes(const Board *b, Move m, int stand, int al
     return true;
 }
 
+/* Does m give check? (Made and taken back: for the variants' rare uses.) */
+static inline bool gives_check_slow(Board *b, Move m) {
+    if (!board_make_move(b, m)) return false;
+    bool check = board_in_check(b);
+    board_unmake_move(b);
+    return check;
+}
+
+/* Three-check's quiet checks in the quiescence search (variant copy, after
+ * the captures failed to reach beta): every quiet move that gives check
+ * and passes SEE, searched as the captures are. */
+static void qsearch_quiet_checks(SearchThread *t, int ply, int *alpha, int beta, int *best, Move *best_move) {
+    Board *b = &t->board;
+    MoveList list;
+    list.count = 0;
+    movegen_legal(b, &list, GEN_QUIET);
+    for (int i = 0; i < list.count; i++) {
+        Move m = list.moves[i];
+        if (!see_ge_variant(b, m, 0) || !gives_check_slow(b, m)) continue;
+        stack_push(t, ply, m, moved_piece(b, m, true));
+        if (!make_move(t, ply, m, true)) continue;
+        int score = -qsearch_var(t, -beta, -*alpha, ply + 1);
+        board_unmake_move(b);
+        if (stopped(t)) return;
+        if (score > *best) {
+            *best = score;
+            if (score > *alpha) {
+                *best_move = m;
+                *alpha = score;
+                if (score >= beta) return;
+            }
+        }
+    }
+}
+
 SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, const bool var) {
     Board *b = &t->board;
     count_node(t);
     if (stopped(t)) return 0;
     if (ply > t->seldepth) t->seldepth = ply;
     t->pv_len[ply] = 0;
+    if (var) t->stack[ply].qs_plies = ply > 0 ? t->stack[ply - 1].qs_plies + 1 : 1;
 
     if (var && movegen_variant_end(b)) return variant_end_score(b, ply);
     if (board_is_repetition(b, t->root_ply) || rules_is_draw_50(b) || board_insufficient_material(b))
@@ -316,6 +353,10 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
                 if (score >= beta) break;
             }
         }
+    }
+    if (var && !in_check && best < beta && threecheck_qs_checks(b, t->stack[ply].qs_plies)) {
+        qsearch_quiet_checks(t, ply, &alpha, beta, &best, &best_move);
+        if (stopped(t)) return 0;
     }
     if (in_check && legal == 0) return var ? no_moves_score(b, ply, var) : -MATE + ply;
     int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
@@ -415,6 +456,12 @@ static inline bool reverse_futility_prunes(const Node *n) {
            n->adj_eval < MATE_IN_MAX;
 }
 
+/* The variant copy's second look at a reverse futility cut: with its
+ * variant's margin (variant_margin). */
+static inline bool variant_rfp_prunes(const Board *b, const Node *n) {
+    return n->adj_eval - variant_margin(b, RFP_MARGIN * (n->depth - n->improving)) >= n->beta;
+}
+
 /* Null move pruning: give the opponent a free move; if a reduced search
  * still reaches beta, this node fails high. True with the node's score if
  * so (or 0 when the search was stopped). */
@@ -443,6 +490,15 @@ static bool root_excluded(const SearchThread *t, Move m) {
     return false;
 }
 
+/* Late move or futility pruning of the quiet move m: the quiets left are
+ * skipped with it, except in three-check, where a quiet check is a third
+ * of the game: there only m is pruned, unless it gives check. */
+SEARCH_BODY bool skip_quiets(SearchThread *t, MovePicker *p, Move m, bool var) {
+    if (var && t->board.variant == VAR_THREECHECK) return !gives_check_slow(&t->board, m);
+    mp_skip_quiets(p);
+    return true;
+}
+
 /* Move pruning once we have a non-losing line: late move pruning and
  * futility pruning of quiet moves (which skip the quiets left), SEE pruning
  * of quiet and noisy ones; at the root, only the moves of earlier MultiPV
@@ -454,9 +510,11 @@ SEARCH_BODY bool prune_move(SearchThread *t, const Node *n, MovePicker *p, Move 
     if (n->best <= -MATE_IN_MAX || !has_non_pawn_material(b, b->side)) return false;
     if (noisy) return depth <= SEE_MAX_DEPTH && see_usable(b, var) && !search_see_ge(b, m, -SEE_NOISY_PER_PLY * depth, var);
     int lmp = (LMP_BASE + depth * depth) / (2 - n->improving);
-    if (depth <= LMP_MAX_DEPTH && n->quiets_tried >= lmp) { mp_skip_quiets(p); return true; }
+    if (depth <= LMP_MAX_DEPTH && n->quiets_tried >= lmp) return skip_quiets(t, p, m, var);
+    int fut = FUT_BASE + FUT_PER_PLY * depth;
+    if (var) fut = variant_margin(b, fut);
     if (!n->in_check && depth <= FUT_MAX_DEPTH && n->eval != SCORE_NONE &&
-        n->eval + FUT_BASE + FUT_PER_PLY * depth <= n->alpha && sc < SC_COUNTER) { mp_skip_quiets(p); return true; }
+        n->eval + fut <= n->alpha && sc < SC_COUNTER) return skip_quiets(t, p, m, var);
     return depth <= SEE_MAX_DEPTH && see_usable(b, var) && !search_see_ge(b, m, -SEE_QUIET_PER_PLY * depth, var);
 }
 
@@ -578,6 +636,7 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     if (stopped(t)) return 0;
     if (ply > t->seldepth) t->seldepth = ply;
     t->pv_len[ply] = 0;
+    if (var) t->stack[ply].qs_plies = 0;
 
     Node n = {.alpha = alpha, .beta = beta, .depth = depth, .ply = ply, .pv_node = beta - alpha > 1,
               .root = ply == 0, .in_check = in_check, .cut_node = cut_node,
@@ -590,7 +649,7 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     if (probe_tt(t, &n, &hit, &found)) return hit.score;
     static_eval(t, &n, &hit, found, var);
     if (!n.pv_node && !in_check && !n.excluded) {
-        if (reverse_futility_prunes(&n)) return n.adj_eval;
+        if (reverse_futility_prunes(&n) && (!var || variant_rfp_prunes(b, &n))) return n.adj_eval;
         if (null_move_prunes(t, &n, var, &score)) return score;
     }
 
