@@ -106,11 +106,16 @@ static int checks_given_bonus(int left) {
 }
 
 /* Squares from which c can check the enemy king with a move of a piece
- * (pawns and kings left out; pins not looked at). */
-static int ready_checks(const Board *b, int c) {
+ * (pawns and kings left out; pins not looked at); *safe: those of them the
+ * enemy does not attack (`defended`). */
+static int ready_checks(const Board *b, int c, Bitboard defended, int *safe) {
     int ksq = board_king_sq(b, !c), n = 0;
-    for (int t = KNIGHT; t <= QUEEN; t++)
-        n += popcount(piece_targets(b, c, t) & check_squares(b, t, ksq, c));
+    *safe = 0;
+    for (int t = KNIGHT; t <= QUEEN; t++) {
+        Bitboard sq = piece_targets(b, c, t) & check_squares(b, t, ksq, c);
+        n += popcount(sq);
+        *safe += popcount(sq & ~defended);
+    }
     return n;
 }
 
@@ -119,11 +124,19 @@ static int eval_threecheck(const Board *b) {
     int us = b->side, them = !us;
     v += checks_given_bonus(b->checks_left[us]) - checks_given_bonus(b->checks_left[them]);
     Bitboard att[2] = {attacks_by(b, WHITE, false), attacks_by(b, BLACK, false)};
-    int ready_us = ready_checks(b, us), ready_them = ready_checks(b, them);
-    /* Each check counts more the fewer are left to give. */
-    v += VE_3CHECK_READY * (ready_us * (4 - b->checks_left[us]) - ready_them * (4 - b->checks_left[them]));
-    v += VE_3CHECK_KING_ZONE * (popcount(KingAttacks[board_king_sq(b, them)] & att[us]) -
-                                popcount(KingAttacks[board_king_sq(b, us)] & att[them]));
+    Bitboard guard[2] = {att[WHITE] | KingAttacks[board_king_sq(b, WHITE)],
+                         att[BLACK] | KingAttacks[board_king_sq(b, BLACK)]};
+    int safe_us, safe_them;
+    int ready_us = ready_checks(b, us, guard[them], &safe_us), ready_them = ready_checks(b, them, guard[us], &safe_them);
+    /* Each check counts more the fewer are left to give: the ready checks,
+     * the safe ones (a check the enemy cannot answer by taking the
+     * checker) and the attacks on the king's zone (king danger) grow with
+     * the checks already given. */
+    int given_us = 4 - b->checks_left[us], given_them = 4 - b->checks_left[them];
+    v += VE_3CHECK_READY * (ready_us * given_us - ready_them * given_them);
+    v += VE_3CHECK_SAFE_CHECK * (safe_us * given_us - safe_them * given_them);
+    v += VE_3CHECK_KING_ZONE * (popcount(KingAttacks[board_king_sq(b, them)] & att[us]) * given_us -
+                                popcount(KingAttacks[board_king_sq(b, us)] & att[them]) * given_them);
     if (b->checks_left[us] == 1 && ready_us && !b->checkers) return v + VE_WIN_IN_ONE;
     if (b->checks_left[them] == 1 && ready_them) v -= VE_THREAT_TO_WIN;
     return v;

@@ -25,7 +25,8 @@ enum {
     VE_KOTH_DIST_1 = 180, VE_KOTH_DIST_2 = 90, VE_KOTH_DIST_3 = 40, VE_KOTH_DIST_4 = 15,
     /* three-check: per check already given (1, 2), per square from which a check is ready */
     VE_3CHECK_GIVEN_1 = 250, VE_3CHECK_GIVEN_2 = 700, VE_3CHECK_READY = 25,
-    VE_3CHECK_KING_ZONE = 20,    /* per enemy-attacked square next to the king */
+    VE_3CHECK_KING_ZONE = 20,    /* per enemy-attacked square next to the king, x (checks given + 1) */
+    VE_3CHECK_SAFE_CHECK = 30,   /* per check square the enemy does not guard, x (checks given + 1) */
     /* crazyhouse: men in hand by type, king danger from the enemy's hand */
     VE_ZH_HAND_PAWN = 120, VE_ZH_HAND_KNIGHT = 330, VE_ZH_HAND_BISHOP = 330,
     VE_ZH_HAND_ROOK = 450, VE_ZH_HAND_QUEEN = 850,
