@@ -167,6 +167,13 @@ static inline bool check_ext_usable(const Board *b, Move m) {
     return b->variant != VAR_CRAZYHOUSE || see_ge_variant(b, m, 0);
 }
 
+/* Antichess: is the node's one legal move a capture (the only capture
+ * there is, so forced)? Such lines are searched a ply deeper. (The
+ * variant copy's picker generates the whole list at once.) */
+static inline bool antichess_forced_capture(const MovePicker *p, const Board *b) {
+    return b->variant == VAR_ANTICHESS && p->list.count == 1 && mp_is_capture(b, p->list.moves[0]);
+}
+
 /* mp_is_noisy, less the crazyhouse queen drops it takes for promotions. */
 static inline bool is_noisy(const Board *b, Move m, bool var) {
     return mp_is_noisy(b, m) && !(var && move_is_drop(m));
@@ -394,6 +401,7 @@ typedef struct {
     int best, moves, quiets_tried;
     Move best_move;
     bool no_check_ext;    /* variants: the move in hand gets no check extension */
+    bool forced_ext;      /* variants: the node's one legal move is forced: extend it */
 } Node;
 
 /* Early exits of a non-root node: a variant's end, a draw, the ply limit,
@@ -568,7 +576,9 @@ static inline int lmr_reduction(const Node *n, int sc, bool noisy, bool gives_ch
 SEARCH_BODY int search_move(SearchThread *t, const Node *n, int se_ext, int sc, bool noisy, bool var) {
     int alpha = n->alpha, beta = n->beta, ply = n->ply;
     bool gives_check = board_in_check(&t->board);
-    int ext = se_ext ? se_ext : gives_check && ply < CHECK_EXT_MAX_PLY && !(var && n->no_check_ext) ? 1 : 0;
+    /* (A forced move's extension does not add to a singular one.) */
+    int ext = se_ext ? se_ext
+            : ((gives_check && !(var && n->no_check_ext)) || (var && n->forced_ext)) && ply < CHECK_EXT_MAX_PLY ? 1 : 0;
     int new_depth = n->depth - 1 + ext;
     /* Node types as in Stockfish: the first child of a cut node is an
      * expected all node and vice versa; PV children are neither. */
@@ -656,6 +666,8 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     MovePicker p;
     HistNode hn = hist_node(t, ply);
     mp_init_main(&p, b, &t->hist, &hn, n.tt_move);
+    /* (Not past twice the iteration's depth: chains of forced captures.) */
+    if (var) n.forced_ext = antichess_forced_capture(&p, b) && ply < 2 * (t->completed_depth + 1);
     n.old_alpha = n.alpha;
     Move quiets[MAX_MOVES], m;
     int sc;
