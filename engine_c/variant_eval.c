@@ -6,13 +6,6 @@
 
 static const Bitboard CenterBB = 0x0000001818000000ULL;   /* d4 e4 d5 e5 */
 
-static inline int distance(int a, int b) {
-    int df = sq_file(a) - sq_file(b), dr = sq_rank(a) - sq_rank(b);
-    if (df < 0) df = -df;
-    if (dr < 0) dr = -dr;
-    return df > dr ? df : dr;
-}
-
 static inline Bitboard pawn_attacks_bb(int c, Bitboard pawns) {
     Bitboard f = pawn_push(c, pawns);
     return shift_east(f) | shift_west(f);
@@ -63,6 +56,26 @@ static Bitboard piece_targets(const Board *b, int c, int t) {
 
 static inline int for_side(const Board *b, int white_view) { return b->side == WHITE ? white_view : -white_view; }
 
+/* The squares a king on bb reaches in one step. */
+static inline Bitboard king_spread(Bitboard bb) {
+    Bitboard h = bb | shift_east(bb) | shift_west(bb);
+    return h | shift_north(h) | shift_south(h);
+}
+
+/* King moves c's king needs to reach `goal` over squares the enemy does not
+ * attack (`their_att`) and that hold none of `blocked`; maxd + 1 if it
+ * cannot within maxd. A static guess: the men stand still meanwhile. */
+static int safe_path(const Board *b, int c, Bitboard their_att, Bitboard blocked, Bitboard goal, int maxd) {
+    Bitboard pass = ~their_att & ~blocked, reach = board_pieces(b, c, KING);
+    for (int d = 1; d <= maxd; d++) {
+        Bitboard next = (king_spread(reach) & pass) | reach;
+        if (next & ~reach & goal) return d;
+        if (next == reach) break;
+        reach = next;
+    }
+    return maxd + 1;
+}
+
 /* ---- king of the hill ---- */
 
 static int koth_dist_bonus(int d) {
@@ -85,14 +98,10 @@ static int eval_koth(const Board *b) {
     int v = eval_evaluate(b);   /* side to move's view */
     int us = b->side, them = !us;
     Bitboard att[2] = {attacks_by(b, WHITE, true), attacks_by(b, BLACK, true)};
-    int d_us = 8, d_them = 8;
-    Bitboard c = CenterBB;
-    int ku = board_king_sq(b, us), kt = board_king_sq(b, them);
-    while (c) {
-        int sq = pop_lsb(&c);
-        if (distance(ku, sq) < d_us) d_us = distance(ku, sq);
-        if (distance(kt, sq) < d_them) d_them = distance(kt, sq);
-    }
+    /* The king's distance to the hill along squares the enemy does not
+     * attack (own pawns block, own pieces can step aside). */
+    int d_us = safe_path(b, us, att[them], board_pieces(b, us, PAWN), CenterBB, 4);
+    int d_them = safe_path(b, them, att[us], board_pieces(b, them, PAWN), CenterBB, 4);
     v += koth_dist_bonus(d_us) - koth_dist_bonus(d_them);
     if (d_us == 1 && !b->checkers && koth_step_free(b, us, att[them])) return v + VE_WIN_IN_ONE;
     if (d_them == 1 && koth_step_free(b, them, att[us])) v -= VE_THREAT_TO_WIN;
@@ -214,6 +223,17 @@ static int eval_antichess(const Board *b) {
 
 /* ---- racing kings ---- */
 
+/* Who wins the race of kings dw and db king moves from the eighth rank,
+ * `stm` to move, if neither is stopped: +1 White, -1 Black, 0 a draw.
+ * Once White arrives Black has one move to arrive too (a draw); Black
+ * arriving first wins. White to move: White first if dw < db, Black
+ * follows if dw == db. Black to move: Black first if db <= dw, follows if
+ * db == dw + 1. (A distance past safe_path's reach, 7, reads as "at least".) */
+static int rk_race(int dw, int db, int stm) {
+    if (stm == WHITE) return dw < db ? 1 : dw == db ? 0 : -1;
+    return db <= dw ? -1 : db == dw + 1 ? 0 : 1;
+}
+
 static const int RkValue[8] = {0, 0, VE_RK_KNIGHT, VE_RK_BISHOP, VE_RK_ROOK, VE_RK_QUEEN, 0, 0};
 
 static int eval_racingkings(const Board *b) {
@@ -231,14 +251,18 @@ static int eval_racingkings(const Board *b) {
         }
     }
     int v = for_side(b, s[WHITE] - s[BLACK]) + VE_TEMPO;
-    /* A king on the seventh with a free step wins, unless black answers
-     * White's arrival with its own (a draw). */
-    int us = b->side, them = !us, ku = board_king_sq(b, us), kt = board_king_sq(b, them);
-    bool us_free = sq_rank(ku) == 6 && (KingAttacks[ku] & RANK_8_BB & ~att[them] & ~b->by_color[us]);
-    bool them_free = sq_rank(kt) == 6 && (KingAttacks[kt] & RANK_8_BB & ~att[us] & ~b->by_color[them]);
-    if (us_free && !(us == WHITE && them_free)) return v + VE_WIN_IN_ONE;
-    if (them_free) v -= VE_THREAT_TO_WIN;
-    return v;
+    /* The race: each king's safe path to the eighth rank (rk_race); the
+     * winner's side gets more the shorter its path, a win in one when it
+     * is to move and one step away. */
+    int dw = safe_path(b, WHITE, att[BLACK], b->by_color[WHITE], RANK_8_BB, 6);
+    int db = safe_path(b, BLACK, att[WHITE], b->by_color[BLACK], RANK_8_BB, 6);
+    int r = rk_race(dw, db, b->side);
+    if (r == 0) return dw <= 2 ? v / 4 : v;   /* black follows white: a draw */
+    int winner = r > 0 ? WHITE : BLACK, dwin = r > 0 ? dw : db;
+    if (dwin > 4) return v;
+    if (dwin == 1 && winner == b->side) return v + VE_WIN_IN_ONE;
+    static const int race[5] = {0, VE_THREAT_TO_WIN, VE_RK_RACE_2, VE_RK_RACE_3, VE_RK_RACE_4};
+    return v + (winner == b->side ? race[dwin] : -race[dwin]);
 }
 
 /* ---- horde ---- */

@@ -21,7 +21,7 @@ enum {
     VE_TEMPO = 15,
     VE_WIN_IN_ONE = 3000,        /* the side to move wins with its next move (static guess) */
     VE_THREAT_TO_WIN = 250,      /* the other side threatens that */
-    /* king of the hill: king's distance (Chebyshev) to the nearest centre square */
+    /* king of the hill: king moves to the centre along squares the enemy does not attack */
     VE_KOTH_DIST_1 = 180, VE_KOTH_DIST_2 = 90, VE_KOTH_DIST_3 = 40, VE_KOTH_DIST_4 = 15,
     /* three-check: per check already given (1, 2), per square from which a check is ready */
     VE_3CHECK_GIVEN_1 = 250, VE_3CHECK_GIVEN_2 = 700, VE_3CHECK_READY = 25,
@@ -40,6 +40,8 @@ enum {
     /* racing kings: material, king rank, free squares on the king's next rank */
     VE_RK_KNIGHT = 300, VE_RK_BISHOP = 320, VE_RK_ROOK = 480, VE_RK_QUEEN = 900,
     VE_RK_FREE_STEP = 25, VE_RK_BLOCKED = 60,
+    /* racing kings: the race's winner (variant_eval.c, rk_race), by its king's safe path */
+    VE_RK_RACE_2 = 150, VE_RK_RACE_3 = 70, VE_RK_RACE_4 = 30,
     /* horde: the white pawns, their chains and advance; black's pieces */
     VE_HORDE_PAWN = 100, VE_HORDE_SUPPORTED = 10, VE_HORDE_ISOLATED = 15,
     VE_HORDE_PIECE_MOBILITY = 3,
