@@ -156,16 +156,40 @@ static int eval_threecheck(const Board *b) {
 static const int ZhHand[8] = {0, VE_ZH_HAND_PAWN, VE_ZH_HAND_KNIGHT, VE_ZH_HAND_BISHOP, VE_ZH_HAND_ROOK,
                               VE_ZH_HAND_QUEEN, 0, 0};
 
+/* King-attack weight of a man in the enemy's hand, and the danger units of
+ * a drop of it that checks safely. */
+static const int ZhHandAttack[8] = {0, 1, 2, 2, 3, 4, 0, 0};
+static const int ZhSafeDropCheck[8] = {0, VE_ZH_SAFE_CHECK_PAWN, VE_ZH_SAFE_CHECK_KNIGHT, VE_ZH_SAFE_CHECK_BISHOP,
+                                       VE_ZH_SAFE_CHECK_ROOK, VE_ZH_SAFE_CHECK_QUEEN, 0, 0};
+
 /* Danger to c's king: the enemy's attacks on and the empty squares of its
- * zone, times what the enemy can drop there. */
-static int zh_king_danger(const Board *b, int c, Bitboard their_att) {
+ * zone, and the enemy's safe drop checks, times what the enemy can drop
+ * (ZhHandAttack). A drop check is safe on a square none of c's men (the
+ * king aside) guards; next to the king only if the enemy supports it (else
+ * the king takes the checker). `our_att`, `their_att`: without kings. */
+static int zh_king_danger(const Board *b, int c, Bitboard our_att, Bitboard their_att) {
     int k = board_king_sq(b, c), them = !c;
-    Bitboard zone = KingAttacks[k];
-    int units = VE_ZH_ZONE_ATTACKED * popcount(zone & their_att) + VE_ZH_ZONE_EMPTY * popcount(zone & ~b->by_type[0]);
+    Bitboard zone = KingAttacks[k], empty = ~b->by_type[0];
+    int units = VE_ZH_ZONE_ATTACKED * popcount(zone & their_att) + VE_ZH_ZONE_EMPTY * popcount(zone & empty);
     int hand = 0;
-    for (int t = PAWN; t < KING; t++) hand += b->pocket[them][t] * (t == PAWN ? 1 : t == QUEEN ? 4 : 2);
+    for (int t = PAWN; t < KING; t++) {
+        if (!b->pocket[them][t]) continue;
+        hand += b->pocket[them][t] * ZhHandAttack[t];
+        Bitboard checks = check_squares(b, t, k, them) & empty;
+        if (t == PAWN) checks &= ~(RANK_1_BB | RANK_8_BB);
+        if (checks & ~our_att & (~zone | their_att)) units += ZhSafeDropCheck[t];
+    }
     int d = units * (hand + 1) * VE_ZH_DANGER_MUL / 2;
     return d > VE_ZH_DANGER_MAX ? VE_ZH_DANGER_MAX : d;
+}
+
+/* Drop mobility: the empty squares of the enemy's half it does not attack,
+ * where c's pieces in hand (pawns aside) could land. */
+static int zh_drop_squares(const Board *b, int c, Bitboard their_att) {
+    bool pieces = b->pocket[c][KNIGHT] | b->pocket[c][BISHOP] | b->pocket[c][ROOK] | b->pocket[c][QUEEN];
+    if (!pieces) return 0;
+    Bitboard half = c == WHITE ? 0xFFFFFFFF00000000ULL : 0x00000000FFFFFFFFULL;
+    return popcount(half & ~b->by_type[0] & ~their_att);
 }
 
 static int eval_crazyhouse(const Board *b) {
@@ -173,7 +197,8 @@ static int eval_crazyhouse(const Board *b) {
     int us = b->side, them = !us;
     for (int t = PAWN; t < KING; t++) v += ZhHand[t] * (b->pocket[us][t] - b->pocket[them][t]);
     Bitboard att_us = attacks_by(b, us, false), att_them = attacks_by(b, them, false);
-    v += zh_king_danger(b, them, att_us) - zh_king_danger(b, us, att_them);
+    v += zh_king_danger(b, them, att_them, att_us) - zh_king_danger(b, us, att_us, att_them);
+    v += VE_ZH_DROP_SQUARE * (zh_drop_squares(b, us, att_them) - zh_drop_squares(b, them, att_us));
     return v;
 }
 

@@ -32,6 +32,10 @@ enum {
     VE_ZH_HAND_ROOK = 450, VE_ZH_HAND_QUEEN = 850,
     VE_ZH_ZONE_ATTACKED = 3, VE_ZH_ZONE_EMPTY = 2,   /* king-danger units per zone square */
     VE_ZH_DANGER_MUL = 5, VE_ZH_DANGER_MAX = 1200,
+    /* king-danger units of a man in the enemy's hand that can be dropped with a safe check */
+    VE_ZH_SAFE_CHECK_PAWN = 2, VE_ZH_SAFE_CHECK_KNIGHT = 4, VE_ZH_SAFE_CHECK_BISHOP = 3,
+    VE_ZH_SAFE_CHECK_ROOK = 4, VE_ZH_SAFE_CHECK_QUEEN = 6,
+    VE_ZH_DROP_SQUARE = 2,       /* per unattacked empty square of the enemy's half, with pieces in hand */
     /* atomic: own men next to one's own king (a capture there explodes it) */
     VE_ATOMIC_NEXT_TO_KING = 12, VE_ATOMIC_KINGS_TOUCH = 40,
     /* antichess: every man a liability; mobility keeps one out of zugzwang */
