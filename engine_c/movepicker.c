@@ -214,11 +214,22 @@ static void pick_refutations(MovePicker *p) {
         if (m == MOVE_NONE || m == p->tt_move) continue;
         bool seen = false;
         for (int j = 0; j < p->refute_count; j++) seen |= p->refute[j] == m;
-        if (seen || mp_is_noisy(b, m) || !movegen_is_legal(b, m)) continue;
+        /* (a crazyhouse queen drop is quiet: mp_is_noisy takes it for a promotion) */
+        if (seen || (mp_is_noisy(b, m) && !move_is_drop(m)) || !movegen_is_legal(b, m)) continue;
         p->refute[p->refute_count] = m;
         p->refute_score[p->refute_count++] = score[k];
     }
     p->next = 0;
+}
+
+/* Crazyhouse: the drops of the quiet list scored by their man's history
+ * (history.h), not the empty from square's. */
+static __attribute__((noinline)) void score_drops(MovePicker *p) {
+    const Board *b = p->board;
+    const ContHist *c1 = p->node->cont1, *c2 = p->node->cont2;
+    for (int i = p->noisy_end; i < p->list.count; i++)
+        if (move_is_drop(p->list.moves[i]))
+            p->scores[i] = hist_quiet_score_variant(p->hist, c1, c2, b, p->list.moves[i]);
 }
 
 static void gen_quiet(MovePicker *p) {
@@ -236,6 +247,7 @@ static void gen_quiet(MovePicker *p) {
         i++;
     }
     p->next = p->noisy_end;
+    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) score_drops(p);
 }
 
 static Move next_staged(MovePicker *p, int *score) {
@@ -302,7 +314,8 @@ void mp_init_main(MovePicker *p, const Board *b, const History *h, const HistNod
     p->gen = GEN_ALL;
     p->handed = 0;
     p->skip_quiets = false;
-    if (b->variant == VAR_STANDARD) {
+    /* Crazyhouse too: its legality test of a killer or drop does not generate. */
+    if (b->variant == VAR_STANDARD || b->variant == VAR_CRAZYHOUSE) {
         p->tt_move = movegen_is_legal(b, tt_move) ? tt_move : MOVE_NONE;
         p->stage = MP_MAIN_TT;
         return;
