@@ -294,6 +294,28 @@ static int eval_racingkings(const Board *b) {
 
 static const int HordeValue[8] = {0, 100, 320, 330, 500, 950, 0, 0};
 
+/* Black's way through the pawn wall: 0 if its queen already reaches White's
+ * first rank, 1 if another man does, else the fewest pawns (both sides')
+ * on a file. The closer, the more the wall's pawns are worth to Black: a
+ * piece through it attacks pawns from behind. */
+static int horde_breakthrough(const Board *b) {
+    Bitboard white = b->by_color[WHITE];
+    if (!white || board_pieces(b, WHITE, KING)) return 0;   /* not the horde */
+    int dist = 8;
+    Bitboard queens = board_pieces(b, BLACK, QUEEN), occ = b->by_type[0], q = queens;
+    Bitboard qatt = 0;
+    while (q) qatt |= queen_attacks(pop_lsb(&q), occ);
+    if (qatt & RANK_1_BB) dist = 0;
+    else if (attacks_by(b, BLACK, true) & RANK_1_BB) dist = 1;
+    else
+        for (int f = 0; f < 8; f++) {
+            int n = popcount(b->by_type[PAWN] & (FILE_A_BB << f));
+            if (n < dist) dist = n;
+        }
+    int pawns = popcount(board_pieces(b, WHITE, PAWN));
+    return VE_HORDE_BREAKTHROUGH * pawns / (1 + dist * dist) / (queens ? 2 : 4);
+}
+
 static int eval_horde(const Board *b) {
     static const int advance[8] = VE_HORDE_ADVANCE_INIT;
     int s[2] = {0, 0};
@@ -318,6 +340,7 @@ static int eval_horde(const Board *b) {
         int sq = pop_lsb(&bp);
         s[BLACK] += HordeValue[PAWN] + advance[relative_rank(BLACK, sq)];
     }
+    s[BLACK] += horde_breakthrough(b);
     return for_side(b, s[WHITE] - s[BLACK]) + VE_TEMPO;
 }
 

@@ -49,6 +49,8 @@ enum {
     /* horde: the white pawns, their chains and advance; black's pieces */
     VE_HORDE_PAWN = 100, VE_HORDE_SUPPORTED = 10, VE_HORDE_ISOLATED = 15,
     VE_HORDE_PIECE_MOBILITY = 3,
+    VE_HORDE_BREAKTHROUGH = 35,  /* x White's pawns / (1 + d^2) / (2 with a black queen, else 4): d how far
+                                    black is from breaking through the wall (variant_eval.c) */
 };
 
 /* Per relative rank (racing kings: the rank itself). */
