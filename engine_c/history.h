@@ -122,26 +122,11 @@ static inline void hist_update_quiets(History *h, const HistNode *n, const Board
     }
 }
 
-/* hist_update_quiets for the variants: drops by their man (above). */
-static inline void hist_update_quiets_variant(History *h, const HistNode *n, const Board *b, int depth, Move best,
-                                              const Move *quiets, int count) {
-    int bonus = depth * depth > HIST_BONUS_MAX ? HIST_BONUS_MAX : depth * depth;
-    Move *k = h->killers[n->ply];
-    if (k[0] != best) {
-        k[1] = k[0];
-        k[0] = best;
-    }
-    if (n->counter) *n->counter = best;
-    ContHist *c1 = n->cont1, *c2 = n->cont2;
-    for (int i = 0; i < count; i++) {
-        Move q = quiets[i];
-        int v = q == best ? bonus * HIST_BONUS_SCALE : -bonus * HIST_BONUS_SCALE;
-        int pc = hist_moved_piece(b, q), to = move_to(q);
-        hist_update_entry(hist_butterfly_entry(h, b->side, q), v);
-        hist_update_entry(&(*c1)[pc][to], v);
-        hist_update_entry(&(*c2)[pc][to], v);
-    }
-}
+/* Crazyhouse: hist_update_quiets' rewards and punishments for drops (by
+ * their man, above), without the killers and countermove, which
+ * hist_update_quiets sets for a drop too. Out of line (history.c). */
+void hist_update_drops(History *h, const HistNode *n, const Board *b, int depth, Move best, const Move *drops,
+                       int count);
 
 /* hist_update_correction's sums: |diff| < 2 x SCORE_NONE, so they fit an int. */
 _Static_assert(2LL * SCORE_NONE * CORR_GRAIN * CORR_WEIGHT_MAX +

@@ -195,13 +195,10 @@ static bool zh_drop_legal(const Board *b, Move m) {
     return !more_than_one(b->checkers) && (between_bb(board_king_sq(b, us), lsb(b->checkers)) & sq_bb(to));
 }
 
-bool movegen_is_legal(const Board *b, Move m) {
-    if (m == MOVE_NONE || m == MOVE_NULL) return false;
-    /* Crazyhouse's board moves are chess's: only its drops need their own test. */
-    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) {
-        if (b->variant != VAR_CRAZYHOUSE) return in_legal_list(b, m);
-        if (move_is_drop(m)) return zh_drop_legal(b, m);
-    }
+static bool is_legal_variant(const Board *b, Move m);
+
+/* Chess's rules for a board move (standard chess, Chess960, crazyhouse). */
+static inline __attribute__((always_inline)) bool is_legal_chess(const Board *b, Move m) {
     int us = b->side, them = !us;
     int from = move_from(m), to = move_to(m), kind = move_kind(m);
     int pc = b->squares[from];
@@ -235,6 +232,20 @@ bool movegen_is_legal(const Board *b, Move m) {
     /* A pinned piece stays on its pin ray (a pinned knight never can). */
     if ((pinned_pieces(b, us, ksq) & sq_bb(from)) && !(line_bb(ksq, from) & tob)) return false;
     return true;
+}
+
+bool movegen_is_legal(const Board *b, Move m) {
+    if (m == MOVE_NONE || m == MOVE_NULL) return false;
+    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) return is_legal_variant(b, m);
+    return is_legal_chess(b, m);
+}
+
+/* Crazyhouse's board moves are chess's: only its drops need their own
+ * test. The other variants' moves are looked up in their list. */
+static __attribute__((noinline)) bool is_legal_variant(const Board *b, Move m) {
+    if (b->variant != VAR_CRAZYHOUSE) return in_legal_list(b, m);
+    if (move_is_drop(m)) return zh_drop_legal(b, m);
+    return is_legal_chess(b, m);
 }
 
 bool movegen_is_legal_noisy(const Board *b, Move m) {

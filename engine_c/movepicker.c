@@ -214,8 +214,9 @@ static void pick_refutations(MovePicker *p) {
         if (m == MOVE_NONE || m == p->tt_move) continue;
         bool seen = false;
         for (int j = 0; j < p->refute_count; j++) seen |= p->refute[j] == m;
+        if (seen || !movegen_is_legal(b, m)) continue;
         /* (a crazyhouse queen drop is quiet: mp_is_noisy takes it for a promotion) */
-        if (seen || (mp_is_noisy(b, m) && !move_is_drop(m)) || !movegen_is_legal(b, m)) continue;
+        if (mp_is_noisy(b, m) && !move_is_drop(m)) continue;
         p->refute[p->refute_count] = m;
         p->refute_score[p->refute_count++] = score[k];
     }

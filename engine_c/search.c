@@ -123,6 +123,10 @@ static int qsearch_std(SearchThread *t, int alpha, int beta, int ply);
 static int qsearch_var(SearchThread *t, int alpha, int beta, int ply);
 #define NEGAMAX(var) ((var) ? negamax_var : negamax_std)
 #define QSEARCH(var) ((var) ? qsearch_var : qsearch_std)
+/* The main search's call into the quiescence search: in the variant copy,
+ * its first ply (where three-check adds the quiet checks). */
+static int qsearch_var_first(SearchThread *t, int alpha, int beta, int ply);
+#define QSEARCH_ENTRY(var) ((var) ? qsearch_var_first : qsearch_std)
 
 /* The score of a game a variant rule has ended (movegen_variant_end), for
  * the side to move at `ply`: won, lost or drawn, won and lost as mates are. */
@@ -172,6 +176,21 @@ static inline bool check_ext_usable(const Board *b, Move m) {
  * variant copy's picker generates the whole list at once.) */
 static inline bool antichess_forced_capture(const MovePicker *p, const Board *b) {
     return b->variant == VAR_ANTICHESS && p->list.count == 1 && mp_is_capture(b, p->list.moves[0]);
+}
+
+/* Crazyhouse: the quiets tried with the drops moved to the end (order
+ * aside); returns how many are board moves. hist_update_quiets rewards or
+ * punishes those (and sets the killers and countermove, a drop's too);
+ * hist_update_drops the drops, by their man. */
+static inline int variant_drops_last(Move *quiets, int count) {
+    int k = 0;
+    for (int i = 0; i < count; i++)
+        if (!move_is_drop(quiets[i])) {
+            Move m = quiets[i];
+            quiets[i] = quiets[k];
+            quiets[k++] = m;
+        }
+    return k;
 }
 
 /* mp_is_noisy, less the crazyhouse queen drops it takes for promotions. */
@@ -289,13 +308,12 @@ static void qsearch_quiet_checks(SearchThread *t, int ply, int *alpha, int beta,
     }
 }
 
-SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, const bool var) {
+SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, const bool var, const bool first) {
     Board *b = &t->board;
     count_node(t);
     if (stopped(t)) return 0;
     if (ply > t->seldepth) t->seldepth = ply;
     t->pv_len[ply] = 0;
-    if (var) t->stack[ply].qs_plies = ply > 0 ? t->stack[ply - 1].qs_plies + 1 : 1;
 
     if (var && movegen_variant_end(b)) return variant_end_score(b, ply);
     if (board_is_repetition(b, t->root_ply) || rules_is_draw_50(b) || board_insufficient_material(b))
@@ -361,7 +379,7 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
             }
         }
     }
-    if (var && !in_check && best < beta && threecheck_qs_checks(b, t->stack[ply].qs_plies)) {
+    if (var && !in_check && best < beta && threecheck_qs_checks(b, first)) {
         qsearch_quiet_checks(t, ply, &alpha, beta, &best, &best_move);
         if (stopped(t)) return 0;
     }
@@ -372,10 +390,13 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
 }
 
 static int qsearch_std(SearchThread *t, int alpha, int beta, int ply) {
-    return qsearch_impl(t, alpha, beta, ply, false);
+    return qsearch_impl(t, alpha, beta, ply, false, false);
 }
 static __attribute__((noinline)) int qsearch_var(SearchThread *t, int alpha, int beta, int ply) {
-    return qsearch_impl(t, alpha, beta, ply, true);
+    return qsearch_impl(t, alpha, beta, ply, true, false);
+}
+static __attribute__((noinline)) int qsearch_var_first(SearchThread *t, int alpha, int beta, int ply) {
+    return qsearch_impl(t, alpha, beta, ply, true, true);
 }
 
 /* ---------- main search ----------
@@ -639,14 +660,13 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     Board *b = &t->board;
     bool in_check = board_in_check(b);
 
-    if (depth <= 0 && !in_check) return QSEARCH(var)(t, alpha, beta, ply);
+    if (depth <= 0 && !in_check) return QSEARCH_ENTRY(var)(t, alpha, beta, ply);
     if (depth < 0) depth = 0;
 
     count_node(t);
     if (stopped(t)) return 0;
     if (ply > t->seldepth) t->seldepth = ply;
     t->pv_len[ply] = 0;
-    if (var) t->stack[ply].qs_plies = 0;
 
     Node n = {.alpha = alpha, .beta = beta, .depth = depth, .ply = ply, .pv_node = beta - alpha > 1,
               .root = ply == 0, .in_check = in_check, .cut_node = cut_node,
@@ -695,8 +715,10 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
 
     if (n.moves == 0) return no_move_searched(t, &n, &p, var);
     if (n.best >= n.beta && n.best_move != MOVE_NONE && !is_noisy(b, n.best_move, var)) {
-        if (var) hist_update_quiets_variant(&t->hist, &hn, b, depth, n.best_move, quiets, n.quiets_tried);
-        else hist_update_quiets(&t->hist, &hn, b, depth, n.best_move, quiets, n.quiets_tried);
+        int board_quiets = var ? variant_drops_last(quiets, n.quiets_tried) : n.quiets_tried;
+        hist_update_quiets(&t->hist, &hn, b, depth, n.best_move, quiets, board_quiets);
+        if (var && board_quiets < n.quiets_tried)
+            hist_update_drops(&t->hist, &hn, b, depth, n.best_move, quiets + board_quiets, n.quiets_tried - board_quiets);
     }
     if (!n.excluded) store_node(t, &n, var);
     return n.best;

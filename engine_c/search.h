@@ -33,7 +33,6 @@ typedef struct {
     ContHist *cont;   /* cont[piece][to] of this move; cont[0][0] for none/null */
     Move excluded;    /* singular-extension search: the TT move left out here */
     int doubles;      /* double extensions on the line to this ply */
-    int qs_plies;     /* variants: quiescence plies down to this one (0: a main-search node) */
 } SearchStack;
 
 typedef struct SearchShared SearchShared;

@@ -22,10 +22,11 @@ static inline int variant_margin(const Board *b, int margin) {
 }
 
 /* Three-check: does the quiescence search at this node add the quiet
- * checks (after the captures)? At its first ply, and at any ply where a
- * check wins the game (one left to give). qs_plies: 1 at the first. */
-static inline bool threecheck_qs_checks(const Board *b, int qs_plies) {
-    return b->variant == VAR_THREECHECK && (qs_plies <= 1 || b->checks_left[b->side] == 1);
+ * checks (after the captures)? At its first ply (`first`: called by the
+ * main search), and at any ply where a check wins the game (one left to
+ * give). */
+static inline bool threecheck_qs_checks(const Board *b, bool first) {
+    return b->variant == VAR_THREECHECK && (first || b->checks_left[b->side] == 1);
 }
 
 #endif
