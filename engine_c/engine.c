@@ -17,7 +17,8 @@ _Static_assert((int)PB_ENGINE_MAX_MULTIPV == (int)SEARCH_MAX_MULTIPV, "one Multi
 
 
 static SearchThread *alloc_threads(int n) {
-    /* SearchThread holds a Board and PV table (~120 KB): heap, not stack;
+    /* SearchThread holds a Board, the PV table and its History (~4.7 MiB in
+     * all, History ~4.4 MiB; history.h): heap, not stack;
      * 64-byte aligned for its NNUE accumulators (vector loads). */
     size_t size = ((size_t)n * sizeof(SearchThread) + 63) / 64 * 64;
     SearchThread *t = aligned_alloc(64, size);

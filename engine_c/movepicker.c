@@ -6,8 +6,8 @@
  * index of maximal score among those left, swap it with `next`):
  *
  * Lazy SEE. A capture (or queen promotion) whose SEE is not known yet
- * carries the score it has if the SEE is good, MVV-LVA + SC_GOOD_CAP,
- * which is >= its true score (a losing one scores MVV-LVA + SC_BAD_CAP).
+ * carries the score it has if the SEE is good, its noisy score + SC_GOOD_CAP,
+ * which is >= its true score (a losing one scores it + SC_BAD_CAP).
  * So every entry's provisional score is >= its true score, and equal for
  * every resolved entry. mp_next scans for the first index of maximal
  * provisional score. If that entry is resolved (or its SEE turns out good,
@@ -31,14 +31,26 @@
 #include "see.h"
 
 /* Quiet moves score a sum of three history entries: far from both capture
- * ranges (and below SC_COUNTER), so a score tells a capture from a quiet move. */
+ * ranges (and below SC_COUNTER), so a score tells a capture from a quiet move;
+ * a capture's offset (noisy_score) stays inside +-MP_NOISY_SPAN. */
+enum { MP_NOISY_SPAN = MP_MVV_SCALE * 2 * 900 + HIST_GRAVITY / MP_CAPHIST_DIV };
 _Static_assert(3 * HIST_GRAVITY < SC_COUNTER && 3 * HIST_GRAVITY < -(SC_BAD_CAP / 2) &&
-                   SC_BAD_CAP + 16 * 2 * 900 < SC_BAD_CAP / 2,
+                   SC_BAD_CAP + MP_NOISY_SPAN < SC_BAD_CAP / 2 && SC_GOOD_CAP - MP_NOISY_SPAN > SC_KILLER1 &&
+                   SC_GOOD_CAP + MP_NOISY_SPAN < SC_TT,
                "quiet and capture score ranges must not meet");
 _Static_assert(SC_GOOD_CAP + 16 * SEE_ATOMIC_WIN < SC_TT && SC_BAD_CAP + 16 * 10000 < SC_BAD_CAP / 2,
                "atomic_scores' ranges must stay inside the capture ranges");
 
 const int MpMvvValue[8] = {0, 100, 300, 310, 500, 900, 0, 0};
+
+/* A capture's or queen promotion's order: the victim's value (MVV; a
+ * promotion adds a queen's) plus what capture history learned of this man
+ * taking this victim on this square, which stands in for LVA and more. */
+static inline int noisy_score(const Board *b, const History *h, Move m) {
+    int victim = mp_is_capture(b, m) ? MpMvvValue[mp_captured_type(b, m)] : 0;
+    if (move_kind(m) == MOVE_PROMO) victim += MpMvvValue[QUEEN];
+    return victim * MP_MVV_SCALE + hist_capture_score(h, b, m) / MP_CAPHIST_DIV;
+}
 
 static inline void swap_to_next(MovePicker *p, int i) {
     int n = p->next;
@@ -81,15 +93,12 @@ static void score_moves(MovePicker *p) {
             noisy += mp_is_noisy(b, m);
         } else if (mp_is_noisy(b, m)) {
             noisy++;
-            int victim = mp_is_capture(b, m) ? MpMvvValue[mp_captured_type(b, m)] : 0;
-            if (move_kind(m) == MOVE_PROMO) victim += MpMvvValue[QUEEN];
-            int attacker = piece_type(board_piece_on(b, move_from(m)));
-            s = victim * 16 - attacker + SC_GOOD_CAP;
+            s = noisy_score(b, h, m) + SC_GOOD_CAP;
             p->see_pending[i] = 1;
         } else if (m == k1) s = SC_KILLER1;
         else if (m == k2) s = SC_KILLER2;
         else if (m == cm) s = SC_COUNTER;
-        else s = hist_quiet_score(h, c1, c2, b->side, board_piece_on(b, move_from(m)), m);
+        else s = hist_quiet_score(h, c1, c2, b->side, hist_piece(b, m), m);
         p->scores[i] = s;
     }
     p->noisy_left = noisy;
@@ -117,7 +126,7 @@ static void atomic_scores(MovePicker *p) {
 
 /* The variants' scores, after score_moves. Atomic: atomic_scores.
  * Antichess: SEE cannot judge its forced captures, so every capture keeps
- * its MVV-LVA score as a good one. Crazyhouse: a queen drop (which
+ * its noisy score as a good one. Crazyhouse: a queen drop (which
  * mp_is_noisy takes for a queen promotion) is scored as the quiet move it
  * is. */
 static __attribute__((noinline)) void variant_scores(MovePicker *p) {
@@ -140,7 +149,7 @@ static __attribute__((noinline)) void variant_scores(MovePicker *p) {
             /* A drop's history is its man's (history.h), not the empty from square's. */
             p->scores[i] = m == h->killers[n->ply][0] ? SC_KILLER1 : m == h->killers[n->ply][1] ? SC_KILLER2
                          : n->counter && m == *n->counter ? SC_COUNTER
-                         : hist_quiet_score_variant(h, n->cont1, n->cont2, b, m);
+                         : hist_quiet_score(h, n->cont1, n->cont2, b->side, hist_piece(b, m), m);
         }
     }
 }
@@ -155,12 +164,6 @@ static void generate(MovePicker *p) {
 }
 
 /* ---------- staged: standard chess's main search ---------- */
-
-static inline int mvv_lva(const Board *b, Move m) {
-    int victim = mp_is_capture(b, m) ? MpMvvValue[mp_captured_type(b, m)] : 0;
-    if (move_kind(m) == MOVE_PROMO) victim += MpMvvValue[QUEEN];
-    return victim * 16 - piece_type(board_piece_on(b, move_from(m)));
-}
 
 /* Drop entry i (a move already handed out in an earlier stage). */
 static inline void drop_entry(MovePicker *p, int i) {
@@ -193,7 +196,7 @@ static void gen_noisy(MovePicker *p) {
     movegen_legal(b, &p->list, GEN_NOISY);
     for (int i = 0; i < p->list.count;) {
         if (p->list.moves[i] == p->tt_move) { drop_entry(p, i); continue; }
-        p->scores[i] = mvv_lva(b, p->list.moves[i]);
+        p->scores[i] = noisy_score(b, p->hist, p->list.moves[i]);
         i++;
     }
     p->noisy_end = p->list.count;
@@ -223,16 +226,6 @@ static void pick_refutations(MovePicker *p) {
     p->next = 0;
 }
 
-/* Crazyhouse: the drops of the quiet list scored by their man's history
- * (history.h), not the empty from square's. */
-static __attribute__((noinline)) void score_drops(MovePicker *p) {
-    const Board *b = p->board;
-    const ContHist *c1 = p->node->cont1, *c2 = p->node->cont2;
-    for (int i = p->noisy_end; i < p->list.count; i++)
-        if (move_is_drop(p->list.moves[i]))
-            p->scores[i] = hist_quiet_score_variant(p->hist, c1, c2, b, p->list.moves[i]);
-}
-
 static void gen_quiet(MovePicker *p) {
     const Board *b = p->board;
     const History *h = p->hist;
@@ -244,11 +237,10 @@ static void gen_quiet(MovePicker *p) {
         bool sent = m == p->tt_move;
         for (int j = 0; j < p->refute_count; j++) sent |= p->refute[j] == m;
         if (sent) { drop_entry(p, i); continue; }
-        p->scores[i] = hist_quiet_score(h, c1, c2, b->side, board_piece_on(b, move_from(m)), m);
+        p->scores[i] = hist_quiet_score(h, c1, c2, b->side, hist_piece(b, m), m);
         i++;
     }
     p->next = p->noisy_end;
-    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) score_drops(p);
 }
 
 static Move next_staged(MovePicker *p, int *score) {

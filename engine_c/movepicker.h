@@ -11,7 +11,7 @@
  *   MP_MAIN_TT      the TT move, checked with movegen_is_legal, before any
  *                   move is generated;
  *   MP_GOOD_NOISY   captures and queen promotions (GEN_NOISY), best
- *                   MVV-LVA first; one whose static exchange loses is set
+ *                   MVV + capture history first; one whose static exchange loses is set
  *                   aside at the front of the list [0, bad_end);
  *   MP_REFUTE       the two killers and the countermove, each checked legal
  *                   and quiet;
@@ -36,9 +36,9 @@
 #include "history.h"
 
 /* Move scores. Their ranges do not overlap: a good capture or queen
- * promotion scores SC_GOOD_CAP + MVV-LVA (< SC_TT), killers and the
+ * promotion scores SC_GOOD_CAP + MVV + capture history (< SC_TT), killers and the
  * countermove sit just below, quiet moves score their history sum (far
- * inside +-SC_COUNTER) and losing captures SC_BAD_CAP + MVV-LVA. The search
+ * inside +-SC_COUNTER) and losing captures SC_BAD_CAP + the same. The search
  * reads them back: SC_TT, SC_GOOD_CAP and SC_COUNTER are its thresholds. */
 enum { SC_TT = 30000000, SC_GOOD_CAP = 20000000, SC_KILLER1 = 19000000, SC_KILLER2 = 18999999,
        SC_COUNTER = 18000000, SC_BAD_CAP = -20000000 };
@@ -50,7 +50,7 @@ enum {
 };
 enum { MP_TT_SENT = -2 };
 
-/* Victim values of the MVV-LVA score (by piece type); qsearch's delta
+/* Victim values of the capture order (MVV) (by piece type); qsearch's delta
  * pruning uses them too. */
 extern const int MpMvvValue[8];
 
@@ -104,8 +104,10 @@ void mp_init_main(MovePicker *p, const Board *b, const History *h, const HistNod
 /* qsearch: captures and queen promotions, or every move when in check (n
  * may be NULL when not in check: no quiet move is scored then). The
  * TT move (if legal and of that kind) comes first without generation: a
- * quiescence subtree writes no history, killer or countermove, so the list
- * scored after it is the one that would have been scored before. */
+ * quiescence subtree writes no history, killer or countermove, so in
+ * qsearch the list scored after it is the one that would have been scored
+ * before. ProbCut's list may differ (it searches the TT capture with a
+ * negamax, which writes capture history): the order only, harmlessly. */
 void mp_init_qsearch(MovePicker *p, const Board *b, const History *h, const HistNode *n, Move tt_move,
                      bool in_check);
 /* Next move, or MOVE_NONE. Writes its score to *score: SC_TT, a capture's

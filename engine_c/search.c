@@ -160,11 +160,6 @@ static inline bool null_move_usable(const Board *b, bool var) {
     return !var || b->variant != VAR_ANTICHESS;
 }
 
-/* The man that makes m (a crazyhouse drop: the dropped one). */
-static inline int moved_piece(const Board *b, Move m, bool var) {
-    return var ? hist_moved_piece(b, m) : board_piece_on(b, move_from(m));
-}
-
 /* May m, if it gives check, be extended for it? In crazyhouse, drops make
  * checks cheap: only a check whose man is not simply lost (SEE >= 0). */
 static inline bool check_ext_usable(const Board *b, Move m) {
@@ -176,21 +171,6 @@ static inline bool check_ext_usable(const Board *b, Move m) {
  * variant copy's picker generates the whole list at once.) */
 static inline bool antichess_forced_capture(const MovePicker *p, const Board *b) {
     return b->variant == VAR_ANTICHESS && p->list.count == 1 && mp_is_capture(b, p->list.moves[0]);
-}
-
-/* Crazyhouse: the quiets tried with the drops moved to the end (order
- * aside); returns how many are board moves. hist_update_quiets rewards or
- * punishes those (and sets the killers and countermove, a drop's too);
- * hist_update_drops the drops, by their man. */
-static inline int variant_drops_last(Move *quiets, int count) {
-    int k = 0;
-    for (int i = 0; i < count; i++)
-        if (!move_is_drop(quiets[i])) {
-            Move m = quiets[i];
-            quiets[i] = quiets[k];
-            quiets[k++] = m;
-        }
-    return k;
 }
 
 /* mp_is_noisy, less the crazyhouse queen drops it takes for promotions. */
@@ -210,10 +190,24 @@ SEARCH_BODY int evaluate(SearchThread *t, int ply, bool var) {
     return clamp_eval(nnue_evaluate(net, t->nnue, ply, &t->board));
 }
 
-/* The static eval corrected by what searches of positions with the same
- * pawns found it to be off by (a per-thread running average). */
-static inline int corrected_eval(SearchThread *t, int raw) {
-    return clamp_eval(raw + hist_correction(&t->hist, &t->board));
+/* The correction-history entries of the thread's board at `ply`: its
+ * pieces' keys and the two moves before it (SearchStack: piece x 64 + to;
+ * 0 for none, before the root, or a null move). */
+static inline int corr_move(const SearchThread *t, int ply, int back) {
+    if (ply < back) return 0;
+    const SearchStack *s = &t->stack[ply - back];
+    return s->move == MOVE_NONE || s->move == MOVE_NULL ? 0 : s->piece * 64 + move_to(s->move);
+}
+static inline CorrSlots corr_slots(SearchThread *t, int ply) {
+    return hist_corr_slots(&t->hist, &t->board, corr_move(t, ply, 2), corr_move(t, ply, 1));
+}
+
+/* The static eval corrected by what searches found it to be off by in
+ * positions with the same pawns, the same other men of one color, ..., or
+ * reached by the same two moves (a per-thread running average per table;
+ * c: the position's entries, corr_slots). */
+static inline int corrected_eval(int raw, const CorrSlots *c) {
+    return clamp_eval(raw + hist_correction(c));
 }
 
 /* The history tables as seen from the node at `ply`: the continuation rows
@@ -292,7 +286,7 @@ static void qsearch_quiet_checks(SearchThread *t, int ply, int *alpha, int beta,
     for (int i = 0; i < list.count; i++) {
         Move m = list.moves[i];
         if (!see_ge_variant(b, m, 0) || !gives_check_slow(b, m)) continue;
-        stack_push(t, ply, m, moved_piece(b, m, true));
+        stack_push(t, ply, m, hist_piece(b, m));
         if (!make_move(t, ply, m, true)) continue;
         int score = -qsearch_var(t, -beta, -*alpha, ply + 1);
         board_unmake_move(b);
@@ -333,7 +327,8 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
     int best = -SCORE_INF, stand = SCORE_NONE, raw_eval = SCORE_NONE;
     if (!in_check) {
         raw_eval = found && hit.eval != SCORE_NONE ? hit.eval : evaluate(t, ply, var);
-        stand = corrected_eval(t, raw_eval);
+        CorrSlots corr = corr_slots(t, ply);
+        stand = corrected_eval(raw_eval, &corr);
         best = stand;
         if (tt_score_ok && tt_refines(&hit, stand)) best = hit.score;
         if (best >= beta) return best;
@@ -365,7 +360,7 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
         /* Most captures here are pruned above, so the prefetch waits for
          * them; the child's TT bucket still loads during make_move. */
         tt_prefetch(t->sh->tt, board_key_after(b, m));
-        stack_push(t, ply, m, moved_piece(b, m, var));
+        stack_push(t, ply, m, hist_piece(b, m));
         if (!make_move(t, ply, m, var)) continue;
         int score = -QSEARCH(var)(t, -beta, -alpha, ply + 1);
         board_unmake_move(b);
@@ -416,10 +411,11 @@ typedef struct {
     Move tt_move;
     bool tt_score_ok;     /* the TT entry's score may be used (not near a fifty-move draw) */
     int eval, raw_eval;   /* corrected and raw static eval; SCORE_NONE in check */
+    CorrSlots corr;       /* the correction-history entries (set with a raw eval) */
     int adj_eval;         /* the eval, or the TT score where its bound refines it */
     bool improving;
     int base_doubles;     /* double extensions on the line to this node */
-    int best, moves, quiets_tried;
+    int best, moves, quiets_tried, caps_tried;
     Move best_move;
     bool no_check_ext;    /* variants: the move in hand gets no check extension */
     bool forced_ext;      /* variants: the node's one legal move is forced: extend it */
@@ -466,7 +462,8 @@ SEARCH_BODY void static_eval(SearchThread *t, Node *n, const TTHit *hit, bool fo
         n->eval = n->raw_eval = SCORE_NONE;
     } else {
         n->raw_eval = found && hit->eval != SCORE_NONE ? hit->eval : evaluate(t, ply, var);
-        n->eval = corrected_eval(t, n->raw_eval);
+        n->corr = corr_slots(t, ply);
+        n->eval = corrected_eval(n->raw_eval, &n->corr);
     }
     t->stack[ply].eval = n->eval;
     n->base_doubles = ply > 0 ? t->stack[ply - 1].doubles : 0;
@@ -512,6 +509,54 @@ SEARCH_BODY bool null_move_prunes(SearchThread *t, const Node *n, bool var, int 
     return s >= beta;
 }
 
+/* ProbCut: a capture that wins enough material to stay above beta + margin
+ * in a quiescence search, and then in a search PROBCUT_REDUCTION plies
+ * shallower, makes this node fail high. True with the node's score if so
+ * (or 0 when the search was stopped). Not inlined: its picker would
+ * otherwise take stack space in every node's frame. */
+static __attribute__((noinline)) bool probcut_prunes(SearchThread *t, const Node *n, const TTHit *hit, bool var,
+                                                     int *score) {
+    Board *b = &t->board;
+    int ply = n->ply, depth = n->depth, pc_beta = n->beta + PROBCUT_MARGIN;
+    /* Not in antichess (SEE cannot judge its captures, see_usable) nor, as
+     * issue 50 left it, in atomic: its explosion-aware SEE (see_ge_variant)
+     * would serve, but ProbCut there is not yet judged by games. */
+    if (!(depth >= PROBCUT_MIN_DEPTH && n->beta > -MATE_IN_MAX && pc_beta < MATE_IN_MAX && see_usable(b, var) &&
+          !(var && b->variant == VAR_ATOMIC)))
+        return false;
+    /* A TT entry of nearly this depth scored below pc_beta: ProbCut is
+     * unlikely to succeed (the usual bound-less test, as Stockfish's; only
+     * an upper or exact bound would say this node stays below). */
+    if (n->tt_score_ok && hit->depth >= depth - PROBCUT_REDUCTION + 1 && hit->score < pc_beta) return false;
+    /* The child is searched at pc_depth: at least 1, else the second search
+     * would repeat the quiescence search; the TT answer is one ply more. */
+    int pc_depth = depth - PROBCUT_REDUCTION;
+    int see_margin = pc_beta - n->eval;   /* the material a capture must win */
+    MovePicker p;
+    /* (movegen_is_legal_noisy takes a crazyhouse queen drop for a promotion) */
+    Move tt = var && move_is_drop(n->tt_move) ? MOVE_NONE : n->tt_move;
+    mp_init_qsearch(&p, b, &t->hist, NULL, tt, false);
+    Move m;
+    int sc;
+    while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
+        if (!is_noisy(b, m, var) || !search_see_ge(b, m, see_margin, var)) continue;
+        tt_prefetch(t->sh->tt, board_key_after(b, m));
+        stack_push(t, ply, m, hist_piece(b, m));
+        if (!make_move(t, ply, m, var)) continue;
+        int s = -QSEARCH(var)(t, -pc_beta, -pc_beta + 1, ply + 1);
+        if (s >= pc_beta && pc_depth >= 1 && !stopped(t))
+            s = -NEGAMAX(var)(t, -pc_beta, -pc_beta + 1, pc_depth, ply + 1, !n->cut_node);
+        board_unmake_move(b);
+        if (stopped(t)) { *score = 0; return true; }
+        if (s >= pc_beta) {
+            tt_store(t->sh->tt, b->key, ply, m, s, n->raw_eval, pc_depth >= 1 ? pc_depth + 1 : 1, BOUND_LOWER);
+            *score = s;
+            return true;
+        }
+    }
+    return false;
+}
+
 /* MultiPV: is m the move of one of the lines already searched at this depth? */
 static bool root_excluded(const SearchThread *t, Move m) {
     for (int i = 0; i < t->root_excl; i++)
@@ -529,9 +574,10 @@ SEARCH_BODY bool skip_quiets(SearchThread *t, MovePicker *p, Move m, bool var) {
 }
 
 /* Move pruning once we have a non-losing line: late move pruning and
- * futility pruning of quiet moves (which skip the quiets left), SEE pruning
- * of quiet and noisy ones; at the root, only the moves of earlier MultiPV
- * lines are left out. True if the move is not searched. */
+ * futility pruning of quiet moves (which skip the quiets left), history
+ * pruning of single quiet moves, SEE pruning of quiet and noisy ones; at the
+ * root, only the moves of earlier MultiPV lines are left out. True if the
+ * move is not searched. */
 SEARCH_BODY bool prune_move(SearchThread *t, const Node *n, MovePicker *p, Move m, int sc, bool noisy, bool var) {
     const Board *b = &t->board;
     int depth = n->depth;
@@ -544,19 +590,30 @@ SEARCH_BODY bool prune_move(SearchThread *t, const Node *n, MovePicker *p, Move 
     if (var) fut = variant_margin(b, fut);
     if (!n->in_check && depth <= FUT_MAX_DEPTH && n->eval != SCORE_NONE &&
         n->eval + fut <= n->alpha && sc < SC_COUNTER) return skip_quiets(t, p, m, var);
+    /* History pruning: a quiet move whose history (butterfly and both
+     * continuation rows, its picker score) has gone this bad is not worth a
+     * shallow search. Not in three-check, where a quiet check can win
+     * (and whether a move checks is known only once it is made). */
+    if (!n->pv_node && !n->in_check && depth <= HP_MAX_DEPTH && sc < -HP_MARGIN * depth &&
+        !(var && b->variant == VAR_THREECHECK))
+        return true;
     return depth <= SEE_MAX_DEPTH && see_usable(b, var) && !search_see_ge(b, m, -SEE_QUIET_PER_PLY * depth, var);
 }
 
 /* Singular extension: if every other move fails well below the TT score,
  * the TT move is the only good one here: search it deeper (*ext 1, or 2
  * when far below). If the others reach beta too, this node fails high
- * (multi-cut). True, with the node's score, if the node ends here (a
- * multi-cut, or 0 when the search was stopped). */
+ * (multi-cut); if they only reach singular beta, the TT move is searched
+ * shallower (*ext -2 or -1). True, with the node's score, if the node ends
+ * here (a multi-cut, or 0 when the search was stopped). */
 SEARCH_BODY bool singular_extension(SearchThread *t, const Node *n, const TTHit *hit, Move m, bool var,
                                     int *ext, int *score) {
     int depth = n->depth, ply = n->ply;
     *ext = 0;
-    if (!(!n->root && m == n->tt_move && !n->excluded && depth >= SE_MIN_DEPTH &&
+    /* Only a TT score that may be used (tt_score_ok: not near a fifty-move
+     * draw, as for RFP and ProbCut) builds singular beta and picks the
+     * negative extension. */
+    if (!(!n->root && m == n->tt_move && !n->excluded && n->tt_score_ok && depth >= SE_MIN_DEPTH &&
           hit->depth >= depth - SE_TT_DEPTH_SLACK && (hit->bound & BOUND_LOWER) &&
           hit->score > -MATE_IN_MAX && hit->score < MATE_IN_MAX && ply < CHECK_EXT_MAX_PLY))
         return false;
@@ -570,21 +627,40 @@ SEARCH_BODY bool singular_extension(SearchThread *t, const Node *n, const TTHit 
         *ext = !n->pv_node && s < s_beta - SE_DOUBLE_MARGIN && n->base_doubles < SE_MAX_DOUBLES ? 2 : 1;
         return false;
     }
-    *score = s_beta;
-    return s_beta >= n->beta;
+    /* Multi-cut: another move reaches singular beta, and that is above beta. */
+    if (s_beta >= n->beta) { *score = s_beta; return true; }
+    /* Negative extension: the TT move is not the only good move, and its
+     * score (>= beta) or the node's kind (a cut node) says a cutoff will
+     * come without it searched at full depth. */
+    *ext = hit->score >= n->beta ? -2 : n->cut_node ? -1 : 0;
+    return false;
 }
 
-/* Late move reductions: how much shallower a quiet move searched late is
- * first searched (with a null window). */
-static inline int lmr_reduction(const Node *n, int sc, bool noisy, bool gives_check, int new_depth) {
+/* Late move reductions: how much shallower a move searched late is first
+ * searched (with a null window). A capture or queen promotion is reduced
+ * only by its capture history (cap_hist): 1 ply at 0, none from
+ * CAP_LMR_HIST_DIV up, up to 3 plies for a poor one. */
+static inline int lmr_reduction(const Node *n, int sc, bool noisy, int cap_hist, bool gives_check, int new_depth) {
     int depth = n->depth, moves = n->moves;
-    if (depth < LMR_MIN_DEPTH || noisy || moves <= 1 + n->pv_node) return 0;
-    int r = Reductions[depth < 64 ? depth : 63][moves < 64 ? moves : 63];
+    if (depth < LMR_MIN_DEPTH || moves <= 1 + n->pv_node) return 0;
+    int r;
+    if (noisy) {
+        r = 1 - cap_hist / CAP_LMR_HIST_DIV;
+        r = r > 3 ? 3 : r;
+        r -= gives_check + n->pv_node;
+        if (r < 0) r = 0;
+        if (r > new_depth - 1) r = new_depth - 1 > 0 ? new_depth - 1 : 0;
+        return r;
+    }
+    r = Reductions[depth < 64 ? depth : 63][moves < 64 ? moves : 63];
     r -= n->pv_node;
     r += !n->improving;
     r += n->cut_node;
     if (sc >= SC_COUNTER) r--;  /* killers and countermove */
-    else r -= sc / LMR_HISTORY_DIVISOR;       /* history + continuation history */
+    else {
+        int h = sc / LMR_HISTORY_DIVISOR;     /* history + continuation history, at most 2 plies */
+        r -= h > 2 ? 2 : h < -2 ? -2 : h;
+    }
     if (gives_check) r--;
     if (r < 0) r = 0;
     if (r > new_depth - 1) r = new_depth - 1 > 0 ? new_depth - 1 : 0;
@@ -594,21 +670,35 @@ static inline int lmr_reduction(const Node *n, int sc, bool noisy, bool gives_ch
 /* Principal variation search of the move just made, extended by se_ext or
  * for giving check: the first move with the whole window, the others with a
  * null window (reduced first), searched again when they beat alpha. */
-SEARCH_BODY int search_move(SearchThread *t, const Node *n, int se_ext, int sc, bool noisy, bool var) {
+SEARCH_BODY int search_move(SearchThread *t, const Node *n, int se_ext, int sc, bool noisy, int cap_hist,
+                            bool var) {
     int alpha = n->alpha, beta = n->beta, ply = n->ply;
     bool gives_check = board_in_check(&t->board);
-    /* (A forced move's extension does not add to a singular one.) */
-    int ext = se_ext ? se_ext
-            : ((gives_check && !(var && n->no_check_ext)) || (var && n->forced_ext)) && ply < CHECK_EXT_MAX_PLY ? 1 : 0;
+    /* A singular extension replaces the check extension (and a variant's
+     * forced-move extension, which counts as one); a negative one does not
+     * (the check still earns its ply). */
+    int check_ext = ((gives_check && !(var && n->no_check_ext)) || (var && n->forced_ext)) && ply < CHECK_EXT_MAX_PLY;
+    int ext = se_ext > 0 ? se_ext : se_ext + check_ext;
     int new_depth = n->depth - 1 + ext;
     /* Node types as in Stockfish: the first child of a cut node is an
      * expected all node and vice versa; PV children are neither. */
     if (n->moves == 1) return -NEGAMAX(var)(t, -beta, -alpha, new_depth, ply + 1, !n->pv_node && !n->cut_node);
-    int r = lmr_reduction(n, sc, noisy, gives_check, new_depth);
-    int score = -NEGAMAX(var)(t, -alpha - 1, -alpha, new_depth - r, ply + 1, true);
+    int r = lmr_reduction(n, sc, noisy, cap_hist, gives_check, new_depth);
+    int reduced = new_depth - r;
+    int score = -NEGAMAX(var)(t, -alpha - 1, -alpha, reduced, ply + 1, true);
     /* No re-search once stopped: the 0 a stopped child returns means nothing. */
-    if (score > alpha && r > 0 && !stopped(t))
-        score = -NEGAMAX(var)(t, -alpha - 1, -alpha, new_depth, ply + 1, !n->cut_node);
+    if (score > alpha && r > 0 && !stopped(t)) {
+        /* The reduced search beat alpha: search again at full depth, one ply
+         * deeper if it beat the best so far by far, one shallower if barely
+         * (and not again at all if that is no deeper than the first). The
+         * deeper ply never takes the child past this node's depth: with the
+         * check extension it would, and a line of checks would then grow
+         * deeper at every ply (three-check). */
+        new_depth += (score > n->best + LMR_DEEPER_MARGIN && new_depth < n->depth) -
+                     (score < n->best + LMR_SHALLOWER_MARGIN);
+        if (new_depth > reduced)
+            score = -NEGAMAX(var)(t, -alpha - 1, -alpha, new_depth, ply + 1, !n->cut_node);
+    }
     if (score > alpha && n->pv_node && !stopped(t))
         score = -NEGAMAX(var)(t, -beta, -alpha, new_depth, ply + 1, false);
     return score;
@@ -628,6 +718,24 @@ SEARCH_BODY bool update_best(SearchThread *t, Node *n, Move m, int score) {
     t->pv_len[ply] = t->pv_len[ply + 1] + 1;
     if (n->root) { t->root_best = m; t->root_score = score; }
     return score >= n->beta;
+}
+
+/* The root: count the nodes just searched under root move m (its slot in
+ * the root's move list) for the time manager's node share. */
+static void root_add_nodes(SearchThread *t, Move m, uint64_t nodes) {
+    for (int i = 0; i < t->root_moves.count; i++)
+        if (t->root_moves.moves[i] == m) { t->root_nodes[i] += nodes; return; }
+}
+
+/* The best root move's share of the nodes searched under the root's moves
+ * so far in this search; -1 before any. */
+static double root_best_share(const SearchThread *t) {
+    uint64_t total = 0, best = 0;
+    for (int i = 0; i < t->root_moves.count; i++) {
+        total += t->root_nodes[i];
+        if (t->root_moves.moves[i] == t->root_best) best = t->root_nodes[i];
+    }
+    return total ? (double)best / (double)total : -1.0;
 }
 
 /* The score of a node that searched no move. */
@@ -651,7 +759,7 @@ SEARCH_BODY void store_node(SearchThread *t, const Node *n, bool var) {
     if (!n->in_check && (n->best_move == MOVE_NONE || !is_noisy(b, n->best_move, var)) &&
         !(bound == BOUND_LOWER && best <= eval) && !(bound == BOUND_UPPER && best >= eval) &&
         best > -MATE_IN_MAX && best < MATE_IN_MAX)
-        hist_update_correction(&t->hist, b, n->depth, best - eval);
+        hist_update_correction(&n->corr, n->depth, best - eval);
     tt_store(t->sh->tt, b->key, n->ply, n->best_move, best, n->raw_eval, n->depth, bound);
 }
 
@@ -678,9 +786,17 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     bool found;
     if (probe_tt(t, &n, &hit, &found)) return hit.score;
     static_eval(t, &n, &hit, found, var);
+    /* Internal iterative reduction: no TT move where one is expected (a PV
+     * or cut node, deep enough): this node was not searched before, or its
+     * move failed; search it a ply shallower, which is cheap and fills the
+     * TT for the next iteration. */
+    if (!n.root && !in_check && !n.excluded && n.depth >= IIR_MIN_DEPTH && n.tt_move == MOVE_NONE &&
+        (n.pv_node || n.cut_node))
+        n.depth--;
     if (!n.pv_node && !in_check && !n.excluded) {
         if (reverse_futility_prunes(&n) && (!var || variant_rfp_prunes(b, &n))) return n.adj_eval;
         if (null_move_prunes(t, &n, var, &score)) return score;
+        if (probcut_prunes(t, &n, &hit, var, &score)) return score;
     }
 
     MovePicker p;
@@ -689,7 +805,7 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     /* (Not past twice the iteration's depth: chains of forced captures.) */
     if (var) n.forced_ext = antichess_forced_capture(&p, b) && ply < 2 * (t->completed_depth + 1);
     n.old_alpha = n.alpha;
-    Move quiets[MAX_MOVES], m;
+    Move quiets[MAX_MOVES], caps[HIST_MAX_CAPS_TRIED], m;
     int sc;
     while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
         if (m == n.excluded) continue;
@@ -702,23 +818,29 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
         if (singular_extension(t, &n, &hit, m, var, &se_ext, &score)) return score;
 
         if (var) n.no_check_ext = !check_ext_usable(b, m);
+        int cap_hist = noisy ? hist_capture_score(&t->hist, b, m) : 0;   /* read before the move is made */
         t->stack[ply].doubles = n.base_doubles + (se_ext == 2);  /* for this move's subtree */
-        stack_push(t, ply, m, moved_piece(b, m, var));
+        stack_push(t, ply, m, hist_piece(b, m));
         if (!make_move(t, ply, m, var)) continue;
         n.moves++;
         if (!noisy && n.quiets_tried < MAX_MOVES) quiets[n.quiets_tried++] = m;
-        score = search_move(t, &n, se_ext, sc, noisy, var);
+        else if (noisy && n.caps_tried < HIST_MAX_CAPS_TRIED) caps[n.caps_tried++] = m;
+        uint64_t nodes_before = n.root ? atomic_load_explicit(&t->nodes, memory_order_relaxed) : 0;
+        score = search_move(t, &n, se_ext, sc, noisy, cap_hist, var);
+        if (n.root) root_add_nodes(t, m, atomic_load_explicit(&t->nodes, memory_order_relaxed) - nodes_before);
         board_unmake_move(b);
         if (stopped(t)) return 0;
         if (update_best(t, &n, m, score)) break;
     }
 
     if (n.moves == 0) return no_move_searched(t, &n, &p, var);
-    if (n.best >= n.beta && n.best_move != MOVE_NONE && !is_noisy(b, n.best_move, var)) {
-        int board_quiets = var ? variant_drops_last(quiets, n.quiets_tried) : n.quiets_tried;
-        hist_update_quiets(&t->hist, &hn, b, depth, n.best_move, quiets, board_quiets);
-        if (var && board_quiets < n.quiets_tried)
-            hist_update_drops(&t->hist, &hn, b, depth, n.best_move, quiets + board_quiets, n.quiets_tried - board_quiets);
+    /* A cutoff teaches the history: the quiet tables when a quiet move cut
+     * off, the capture table always (its moves' bonus or malus). */
+    if (n.best >= n.beta && n.best_move != MOVE_NONE) {
+        bool best_noisy = is_noisy(b, n.best_move, var);
+        if (!best_noisy)
+            hist_update_quiets(&t->hist, &hn, b, n.depth, n.best_move, quiets, n.quiets_tried);
+        hist_update_captures(&t->hist, b, n.depth, best_noisy ? n.best_move : MOVE_NONE, caps, n.caps_tried);
     }
     if (!n.excluded) store_node(t, &n, var);
     return n.best;
@@ -853,19 +975,20 @@ static void iterate(SearchThread *t) {
 
     /* A legal move before anything is searched, so a stop at any moment still
      * answers with a legal move: the TT move if legal, else the first one. */
-    MoveList root_moves;
-    root_moves.count = 0;
-    movegen_legal(b, &root_moves, GEN_ALL);
+    MoveList *root_moves = &t->root_moves;
+    root_moves->count = 0;
+    movegen_legal(b, root_moves, GEN_ALL);
+    memset(t->root_nodes, 0, sizeof t->root_nodes);
     t->root_best = MOVE_NONE;
     for (int k = 0; t->id == 0 && k < sh->multipv; k++) sh->lines[k].depth = 0;
     int multipv = t->id == 0 ? sh->multipv : 1;
-    if (multipv > root_moves.count) multipv = root_moves.count;
-    if (root_moves.count == 0) return;
+    if (multipv > root_moves->count) multipv = root_moves->count;
+    if (root_moves->count == 0) return;
     TTHit hit;
     if (tt_probe(sh->tt, b->key, 0, &hit) && hit.move && movegen_is_legal(b, hit.move))
         t->root_best = hit.move;
     else
-        t->root_best = root_moves.moves[0];
+        t->root_best = root_moves->moves[0];
     t->best_pv[0] = t->root_best;
     t->best_pv_len = 1;
 
@@ -914,8 +1037,9 @@ static void iterate(SearchThread *t) {
          * (the next one costs about what all before it did). */
         if (sh->iter_nodes && search_nodes(sh) >= sh->iter_nodes) break;
         if (sync_ponder(sh) || sh->infinite) continue;
-        if (root_moves.count == 1 && sh->tm.limited && depth >= SINGLE_REPLY_DEPTH) break;
-        if (tm_should_stop_iter(&sh->tm, stable, depth > 1 ? drop : 0)) break;
+        if (root_moves->count == 1 && sh->tm.limited && depth >= SINGLE_REPLY_DEPTH) break;
+        double share = multipv == 1 ? root_best_share(t) : -1.0;
+        if (tm_should_stop_iter(&sh->tm, stable, depth > 1 ? drop : 0, share)) break;
         if (score >= MATE_IN_MAX && MATE - score <= depth && sh->tm.limited) break;
     }
     /* A partial iteration's move (above) is line 0 too. */

@@ -4,8 +4,9 @@
  * limits, the stop/ponder atomics, the time manager owned by the main
  * thread); SearchThread is private to one thread: its own Board copy, node
  * counter (written only by its owner, read relaxed by the main thread),
- * its heuristic tables (History: killers, butterfly, countermove and
- * continuation history, eval correction; history.h), the triangular PV table, a per-ply
+ * its heuristic tables (History: killers, butterfly and drop history,
+ * countermove, continuation and capture history, the eval-correction
+ * tables; history.h), the triangular PV table, a per-ply
  * stack and, when the NNUE evaluates, one accumulator per ply (nnue.h).
  * Lazy SMP: every thread runs the same iterative deepening on the same root
  * and they cooperate only through the TT; thread 0 decides time and result.
@@ -44,7 +45,7 @@ typedef struct SearchThread {
     int root_ply;
     _Atomic uint64_t nodes;
     int seldepth;
-    History hist;          /* 2.2 MB (history.h): why SearchThread lives on the heap */
+    History hist;          /* 4.4 MB (history.h): why SearchThread lives on the heap */
     Move pv[MAX_PLY + 1][MAX_PLY + 1];
     int pv_len[MAX_PLY + 1];
     SearchStack stack[MAX_PLY + 8];
@@ -58,6 +59,9 @@ typedef struct SearchThread {
     int best_score;
     int best_bound;
     int root_excl;        /* MultiPV: the root skips the moves of lines[0..root_excl) */
+    MoveList root_moves;  /* the root's legal moves, for this search */
+    uint64_t root_nodes[MAX_MOVES]; /* nodes searched under root_moves.moves[i], this search;
+                                       by slot, not from/to (drops and promotions differ) */
     pthread_t handle;
 } SearchThread;
 

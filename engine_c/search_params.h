@@ -66,7 +66,7 @@ enum {
 
 /* ---- extensions */
 enum {
-    SE_MIN_DEPTH = 8,         /* singular extension of the TT move from this depth */
+    SE_MIN_DEPTH = 6,         /* singular extension of the TT move from this depth */
     SE_TT_DEPTH_SLACK = 3,    /* ... when its entry is from at least depth - this */
     SE_MARGIN_PER_PLY = 2,    /* singular beta = TT score - this * depth */
     SE_DOUBLE_MARGIN = 20,    /* a non-PV move this far below singular beta: extend 2 */
@@ -74,20 +74,30 @@ enum {
 };
 #define CHECK_EXT_MAX_PLY (2 * MAX_PLY / 3)   /* check extension only below this ply */
 
-/* ---- history heuristics */
+/* ---- history heuristics (the bonus's constants are tunables) */
 enum {
     HIST_GRAVITY = 16384,     /* history entries saturate at +-this */
-    HIST_BONUS_MAX = 1200,    /* bonus = min(depth * depth, max) * scale */
-    HIST_BONUS_SCALE = 8
+    HIST_MAX_CAPS_TRIED = 32, /* captures a node remembers for the capture-history malus */
+    /* capture order (movepicker.c): victim value x MP_MVV_SCALE + capture
+     * history / MP_CAPHIST_DIV, so a history at its bound moves a capture
+     * about one victim class (a pawn is 1600, a queen 14400) */
+    MP_MVV_SCALE = 16,
+    MP_CAPHIST_DIV = 4
 };
 
-/* ---- static-eval correction history (per thread, indexed by pawn key):
- * entries are cp x CORR_GRAIN; a node's update weighs min(d*d + 2d + 1,
- * CORR_WEIGHT_MAX) / CORR_WEIGHT_SCALE of its (score - static eval) in. */
+/* ---- static-eval correction history (per thread; history.h): CORR_TABLES
+ * tables, each indexed by the side to move and a key of part of the
+ * position; entries are cp x CORR_GRAIN, the correction is their sum; a
+ * node's update weighs min(d*d + 2d + 1, CORR_WEIGHT_MAX) / CORR_WEIGHT_SCALE
+ * of its (score - corrected eval) into each. */
 enum {
-    CORR_SIZE = 16384,        /* entries per side; a power of two */
+    CORR_TABLES = 6,          /* pawns, white's and black's other men, minor, major,
+                                 the two previous moves */
+    CORR_BITS = 14,
+    CORR_SIZE = 1 << CORR_BITS, /* entries per side (hist_corr_index: the top CORR_BITS of a key) */
     CORR_GRAIN = 256,
-    CORR_MAX = 64 * CORR_GRAIN,   /* at most +-64 cp of correction */
+    CORR_MAX = 64 * CORR_GRAIN,   /* +-64 cp per table: CORR_TABLES x that (+-384 cp) in all,
+                                     before clamp_eval */
     CORR_WEIGHT_SCALE = 1024,
     CORR_WEIGHT_MAX = 128
 };
@@ -97,10 +107,16 @@ _Static_assert((LIMIT_CHECK_INTERVAL & (LIMIT_CHECK_INTERVAL - 1)) == 0,
                "LIMIT_CHECK_INTERVAL is used as a bit mask");
 _Static_assert(CHECK_EXT_MAX_PLY < MAX_PLY, "extensions must stop before MAX_PLY");
 _Static_assert(MAX_PLY <= 255, "TT entries store the depth in 8 bits");
-_Static_assert(HIST_BONUS_MAX * HIST_BONUS_SCALE <= HIST_GRAVITY,
-               "a history bonus must not exceed the gravity bound");
+#ifndef PB_TUNE   /* (a tuning build keeps within the tunable's range, far below) */
+_Static_assert((int)HIST_BONUS_MAX <= (int)HIST_GRAVITY, "a history bonus must not exceed the gravity bound");
+#endif
 _Static_assert(HIST_GRAVITY <= 32767, "history entries are int16_t");
 _Static_assert((CORR_SIZE & (CORR_SIZE - 1)) == 0, "CORR_SIZE is used as a bit mask");
 _Static_assert(CORR_MAX <= 32767, "correction entries are int16_t");
+/* Each table steps by w/scale of the residual error, so the tables' sum moves
+ * by (tables + 1) x w/scale of its distance from its settling point: above 1
+ * it would overshoot and swing. */
+_Static_assert((CORR_TABLES + 1) * CORR_WEIGHT_MAX <= CORR_WEIGHT_SCALE,
+               "the correction tables together must not overshoot");
 
 #endif

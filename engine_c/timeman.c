@@ -1,4 +1,4 @@
-/* timeman.c — soft/hard budgets from the clock, stability scaling. */
+/* timeman.c — soft/hard budgets from the clock, stability and node-share scaling. */
 #include "timeman.h"
 #include <time.h>
 
@@ -93,8 +93,7 @@ int64_t tm_elapsed_ms(const TimeMan *tm) { return (tm_now_us() - tm->start_us) /
 
 int64_t tm_thought_ms(const TimeMan *tm) { return tm_elapsed_ms(tm) + tm->credit_ms; }
 
-bool tm_should_stop_iter(const TimeMan *tm, int stable, int score_drop) {
-    if (!tm->limited || tm->fixed) return false;
+double tm_iter_scale(int stable, int score_drop, double node_share) {
     /* A best move that keeps changing, or a falling score, earns more time;
      * a move that has been best for many iterations earns less. */
     double scale = 1.0;
@@ -104,7 +103,18 @@ bool tm_should_stop_iter(const TimeMan *tm, int stable, int score_drop) {
     else if (stable >= 4) scale = 0.8;
     if (score_drop > 40) scale *= 1.4;
     else if (score_drop > 15) scale *= 1.15;
-    double budget = (double)tm->soft_ms * scale;
+    if (node_share >= 0.0) {
+        double f = (TM_NODE_BASE_X100 / 100.0 - node_share) * (TM_NODE_SCALE_X100 / 100.0);
+        if (f > TM_NODE_MAX_X100 / 100.0) f = TM_NODE_MAX_X100 / 100.0;
+        scale *= f;
+    }
+    /* Clamped, so an iteration that starts can finish before the hard limit. */
+    return scale > TM_SCALE_MAX_X100 / 100.0 ? TM_SCALE_MAX_X100 / 100.0 : scale;
+}
+
+bool tm_should_stop_iter(const TimeMan *tm, int stable, int score_drop, double node_share) {
+    if (!tm->limited || tm->fixed) return false;
+    double budget = (double)tm->soft_ms * tm_iter_scale(stable, score_drop, node_share);
     if (budget > (double)tm->hard_ms) budget = (double)tm->hard_ms;
     /* Starting an iteration we cannot finish wastes the time: the next one
      * typically takes ~2x the previous, so stop once half the budget is gone. */

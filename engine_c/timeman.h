@@ -3,7 +3,8 @@
  * Data: TimeMan holds the monotonic start time of our clock, the time
  * credited from pondering, and two budgets in ms, both compared with the
  * time thought on the move (our clock plus the credit): `soft` (do not start
- * another iteration past it, scaled by best-move stability) and `hard` (abort
+ * another iteration past it, scaled by best-move stability, score drop and
+ * the best move's node share) and `hard` (abort
  * the running iteration: never exceeded, and always below the remaining
  * clock minus the move overhead). A budget of 0 means "no time limit"
  * (depth/nodes/infinite searches).
@@ -23,9 +24,21 @@ enum { TM_INC_MOVES_TO_GO = 15 };
  * budget and, with an increment, 1/TM_HARD_CLOCK_DIV of the usable clock plus
  * the increment. It was min(clock/3 + inc, 5 x soft): 3.35 s of a 10+0.1
  * clock on one move, 4.6 x soft. An iteration may only start before 0.55 x
- * 2.24 x soft (tm_should_stop_iter's largest scale) and takes ~2x the one
- * before: 3 x soft lets it finish. */
+ * TM_SCALE_MAX (2.24) x soft (tm_iter_scale's product is clamped there) and
+ * takes ~2x the one before: 3 x soft lets it finish. */
 enum { TM_HARD_SOFT_MAX = 3, TM_HARD_CLOCK_DIV = 4 };
+/* The largest soft-budget scale, in hundredths: stability (up to 1.6) x
+ * score drop (up to 1.4) x node share (up to 1.5) could reach 3.36, and an
+ * iteration started at 0.55 x that would end past the hard limit. 2.24 is
+ * the two older scales' largest product. */
+enum { TM_SCALE_MAX_X100 = 224 };
+/* The best move's share of the root's nodes (so far in this search), 0..1,
+ * scales the soft budget by (base - share) x scale, in hundredths, at most
+ * max: a move that took nearly all the nodes is clear (stop sooner), one
+ * that took few was contested by the others (think longer). The form is
+ * Patricia's ((1.5 - share) x 1.75 there). With share 1 the budget is
+ * 0.675x (the least), 0.9 0.81x, 0.5 1.35x, and 1.5x from ~0.39 down. */
+enum { TM_NODE_BASE_X100 = 150, TM_NODE_SCALE_X100 = 135, TM_NODE_MAX_X100 = 150 };
 /* Without an increment, plan (clock - overhead) / these per move ... */
 enum { TM_NOINC_SOFT_DIV = 40, TM_NOINC_HARD_DIV = 20 };
 /* ... but in sudden death without an increment every move still to come
@@ -74,8 +87,13 @@ int64_t tm_elapsed_ms(const TimeMan *tm);
 int64_t tm_thought_ms(const TimeMan *tm);
 /* Should iterative deepening stop after a completed iteration?
  * stable = iterations in a row with the same best move; score_drop = cp lost
- * versus the previous iteration (positive = worse). */
-bool tm_should_stop_iter(const TimeMan *tm, int stable, int score_drop);
+ * versus the previous iteration (positive = worse); node_share = the best
+ * move's share of the nodes searched under the root's moves, 0..1, or
+ * negative when it does not apply (MultiPV: each line gets its own search,
+ * so the share tells nothing of how clear the best move is). */
+bool tm_should_stop_iter(const TimeMan *tm, int stable, int score_drop, double node_share);
+/* The soft budget's scale for those (a pure function; at most TM_SCALE_MAX_X100 / 100). */
+double tm_iter_scale(int stable, int score_drop, double node_share);
 bool tm_hard_expired(const TimeMan *tm);
 
 #endif

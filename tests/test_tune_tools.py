@@ -316,3 +316,88 @@ def test_net_gauntlet_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
         assert proc.returncode == 2 and why in proc.stderr, proc.stderr
         assert len(proc.stderr.splitlines()) == 1
     assert not (tmp_path / "o.pgn").exists()
+
+
+def test_sprt_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
+    """tools/tune/sprt.sh names what is wrong before it builds or plays anything."""
+    script = str(ROOT / "tools/tune/sprt.sh")
+    fake = tmp_path / "fastchess"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    book = tmp_path / "openings.pgn"
+    book.write_text("")
+    tools = {"FASTCHESS": str(fake), "BOOK": str(book), "SPRT_WORK": str(tmp_path / "work")}
+    cases = (
+        (["only-a-name"], {}, "usage:"),
+        (["bad/name", "HEAD", "HEAD"], {}, "NAME must be"),
+        (["run", "HEAD", "HEAD"], {"FASTCHESS": str(tmp_path / "none")}, "not found"),
+        (["run", "no-such-commit", "HEAD"], {}, "no-such-commit: not a commit"),
+        (["run", "HEAD", "no-such-commit"], {}, "no-such-commit: not a commit"),
+    )
+    for args, env, why in cases:
+        proc = subprocess.run(["bash", script, *args], capture_output=True, text=True,
+                              timeout=60, cwd=tmp_path, env={**os.environ, **tools, **env})
+        assert proc.returncode == 2 and why in proc.stderr, proc.stderr
+        assert len(proc.stderr.splitlines()) == 1
+    assert not (tmp_path / "work").exists()  # nothing built
+
+
+def _variant_game(variant: str, white: str, black: str, result: str, why: str) -> str:
+    return (f'[Event "variant match {variant}"]\n[White "{white}"]\n[Black "{black}"]\n'
+            f'[Result "{result}"]\n[Termination "{why}"]\n\n{result}\n\n')
+
+
+def test_variant_pool_scores_pibot_per_variant(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    (runs / "atomic-1.pgn").write_text(
+        _variant_game("atomic", "pibot", "fsf", "1-0", "checkmate")
+        + _variant_game("atomic", "fsf", "pibot", "1-0", "pibot lost on time")
+        + _variant_game("atomic", "pibot", "fsf", "1/2-1/2", "max plies"))
+    (runs / "horde-1.pgn").write_text(
+        _variant_game("horde", "fsf", "pibot", "0-1", "fsf illegal e2e4")
+        + _variant_game("horde", "pibot", "fsf", "0-1", "fsf lost on time"))
+    (runs / "notes.txt").write_text("not a PGN")
+    script = [sys.executable, str(ROOT / "tools/tune/variant_pool.py")]
+    proc = subprocess.run([*script, str(runs)], capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    rows = {ln.split("|")[1].strip(): ln for ln in proc.stdout.splitlines()[2:]}
+    # pibot: a win, a time loss, a draw in atomic; a win as black and a loss in horde
+    assert "| 3 | +1 =1 -1 | 50.0% | +0 " in rows["atomic"] and rows["atomic"].endswith(
+        "| 1 / 0 / 0 |")
+    assert "| 2 | +1 =0 -1 | 50.0% |" in rows["horde"] and rows["horde"].endswith("| 0 / 0 / 0 |")
+    bad = tmp_path / "bad.pgn"
+    bad.write_text(_variant_game("horde", "a", "b", "1-0", "checkmate"))
+    (tmp_path / "empty").mkdir()
+    for args, why in (([str(bad)], "without a player named 'pibot'"),
+                      ([str(tmp_path / "none")], "no such directory or file"),
+                      ([str(tmp_path / "runs" / "notes.txt")], "not a PGN of games"),
+                      ([str(tmp_path / "empty")], "no games in")):
+        proc = subprocess.run([*script, *args], capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2 and why in proc.stderr, proc.stderr
+        assert len(proc.stderr.splitlines()) == 1
+
+
+def test_variant_pass_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
+    script = str(ROOT / "tools/tune/variant_pass.sh")
+    fake = tmp_path / "engine"
+    fake.write_text("#!/bin/sh\n")
+    fake.chmod(0o755)
+    ok = [str(tmp_path / "out"), str(fake), str(fake), "fsf", "10+0.1", "20", "1"]
+    cases = (
+        (ok[:5], "usage:"),
+        ([ok[0], str(tmp_path / "none"), *ok[2:], "atomic:1"], "is not an executable"),
+        ([*ok[:5], "x", ok[6], "atomic:1"], "GAMES must be"),
+        ([*ok[:6], "soon", "atomic:1"], "DEADLINE_EPOCH must be"),
+        ([*ok, "atomic"], "is not VARIANT:SEED"),
+    )
+    for args, why in cases:
+        proc = subprocess.run(["bash", script, *args], capture_output=True, text=True,
+                              timeout=60, cwd=tmp_path)
+        assert proc.returncode == 2 and why in proc.stderr, proc.stderr
+        assert len(proc.stderr.splitlines()) == 1
+    # past the deadline (epoch 1): nothing starts, nothing is written but the directory
+    proc = subprocess.run(["bash", script, *ok, "atomic:1", "horde:2"], capture_output=True,
+                          text=True, timeout=60, cwd=tmp_path)
+    assert proc.returncode == 0 and proc.stdout.count("deadline, not started") == 2, proc.stdout
+    assert list((tmp_path / "out").iterdir()) == []

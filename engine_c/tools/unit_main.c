@@ -13,6 +13,7 @@
 #include "../see.h"
 #include "../notation.h"
 #include "../search.h"
+#include "../timeman.h"
 #include "../tt.h"
 #include "../nnue.h"
 #include "../pibot_nnue_api.h"
@@ -569,6 +570,10 @@ static void picker_run(Board *b, History *h, int skip_at) {
     for (int i = 0; i < 64; i++) {
         h->butterfly[b->side][picker_rand() % 64][picker_rand() % 64] = (int16_t)(picker_rand() % 4001) - 2000;
         (*n.cont1)[picker_rand() % 16][picker_rand() % 64] = (int16_t)(picker_rand() % 4001) - 2000;
+        /* capture history over its whole range: the capture scores must stay in theirs */
+        h->capture[picker_rand() % 16][picker_rand() % 64][picker_rand() % 8] =
+            (int16_t)((int)(picker_rand() % (2 * HIST_GRAVITY + 1)) - HIST_GRAVITY);
+        h->drops[b->side][picker_rand() % 8][picker_rand() % 64] = (int16_t)(picker_rand() % 4001) - 2000;
     }
     MovePicker p;
     mp_init_main(&p, b, h, &n, pick[0]);
@@ -653,6 +658,86 @@ static void check_picker(void) {
     if (!failure) picker_variants();
 }
 
+/* ---- correction-history keys: every man's square reaches its slot ---- */
+
+/* Each pair differs by one man moved (the side to move the same): the slot
+ * of table `slot` (hist_corr_slots: 1 white's other men, 2 black's, 3 the
+ * minor pieces, 4 the major ones) must differ. The last set folded into a
+ * key (black's king, black's bishops, black's queen; white's king in its
+ * own key) once lost its squares 46..63: the index took only low bits. */
+static void check_corr_keys(void) {
+    static const struct { const char *a, *b; int slot; } P[] = {
+        /* black king e8 -> g8, f8, e7, d7 */
+        {"rnbqk2r/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQK2R w - - 0 1", "rnbq2kr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQK2R w - - 0 1", 2},
+        {"rnbqk2r/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQK2R w - - 0 1", "rnbq1k1r/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQK2R w - - 0 1", 2},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnbq1bnr/pp2kppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 2},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnbq1bnr/pp1k1ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 2},
+        /* black bishops f8 -> e7, c8 -> d7 (the minor key; and black's own) */
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnbqk1nr/pp2bppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 3},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rn1qkbnr/pp1b1ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 3},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnbqk1nr/pp2bppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 2},
+        /* black queen d8 -> d7, e7, c7 (the major key; and black's own) */
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnb1kbnr/pp1q1ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 4},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnb1kbnr/pp2qppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 4},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnb1kbnr/ppq2ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 4},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnb1kbnr/pp2qppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", 2},
+        /* white likewise: king e1 -> g1, e2; bishops f1 -> e2, c1 -> d2; queen d1 -> d2 */
+        {"rnbqk2r/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQK2R w - - 0 1", "rnbqk2r/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQ2KR w - - 0 1", 1},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP2KPPP/RNBQ1BNR w - - 0 1", 1},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP2BPPP/RNBQK1NR w - - 0 1", 3},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP1B1PPP/RN1QKBNR w - - 0 1", 3},
+        {"rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP3PPP/RNBQKBNR w - - 0 1", "rnbqkbnr/pp3ppp/8/2ppp3/2PPP3/8/PP1Q1PPP/RNB1KBNR w - - 0 1", 4},
+        /* white's king on the high squares (the last of white's own key) */
+        {"8/6K1/8/8/8/8/8/k7 w - - 0 1", "7K/8/8/8/8/8/8/k7 w - - 0 1", 1},
+        {"8/6K1/8/8/8/8/8/k7 w - - 0 1", "8/7K/8/8/8/8/8/k7 w - - 0 1", 1},
+        {"8/8/6K1/8/8/8/8/k7 w - - 0 1", "8/8/7K/8/8/8/8/k7 w - - 0 1", 1},
+        /* black's king in a bare ending: g8, h7, f6 */
+        {"6k1/8/8/8/8/8/8/K7 b - - 0 1", "8/7k/8/8/8/8/8/K7 b - - 0 1", 2},
+        {"6k1/8/8/8/8/8/8/K7 b - - 0 1", "8/8/5k2/8/8/8/8/K7 b - - 0 1", 2},
+    };
+    static History h;
+    static Board a, b;
+    char err[128];
+    for (size_t i = 0; i < sizeof P / sizeof P[0]; i++) {
+        CHECK(board_set_fen(&a, P[i].a, false, err, sizeof err) == PB_OK);
+        CHECK(board_set_fen(&b, P[i].b, false, err, sizeof err) == PB_OK);
+        CorrSlots sa = hist_corr_slots(&h, &a, 0, 0), sb = hist_corr_slots(&h, &b, 0, 0);
+        if (sa.e[P[i].slot] == sb.e[P[i].slot]) {
+            static char why[160];
+            snprintf(why, sizeof why, "pair %d: a man moved, the same slot of table %d", (int)i, P[i].slot);
+            failure = why;
+            return;
+        }
+    }
+}
+
+/* ---- time manager: the soft budget's scale stays within its clamp ---- */
+
+static bool near(double a, double b) { return a - b < 1e-9 && b - a < 1e-9; }
+
+static void check_timeman_scale(void) {
+    const double max = TM_SCALE_MAX_X100 / 100.0;
+    CHECK(near(tm_iter_scale(0, 50, -1.0), 1.6 * 1.4));       /* no node share: the old largest */
+    CHECK(near(tm_iter_scale(0, 50, 0.0), max));              /* 1.6 x 1.4 x 1.5 = 3.36, clamped */
+    CHECK(near(tm_iter_scale(2, 0, 0.5), 1.35));
+    CHECK(near(tm_iter_scale(6, 0, 1.0), 0.6 * 0.675));       /* a share of 1: the node share's least */
+    CHECK(near(tm_iter_scale(1, 20, 0.9), 1.25 * 1.15 * 0.81));
+    for (int stable = 0; stable <= 8; stable++)
+        for (int drop = -20; drop <= 60; drop += 10)
+            for (int i = -1; i <= 20; i++) {
+                double v = tm_iter_scale(stable, drop, i / 20.0);
+                CHECK(v > 0.0 && v <= max + 1e-9);
+            }
+    /* soft 1000 ms, hard 3000: the largest scale stops at 0.55 x 2240 ms
+     * (unclamped it was 0.55 x the hard limit, 1650 ms, too late to finish). */
+    TimeMan tm = {.start_us = tm_now_us(), .soft_ms = 1000, .hard_ms = 3000, .limited = true};
+    tm.credit_ms = 1150;
+    CHECK(!tm_should_stop_iter(&tm, 0, 50, 0.0));
+    tm.start_us = tm_now_us();
+    tm.credit_ms = 1300;
+    CHECK(tm_should_stop_iter(&tm, 0, 50, 0.0));
+}
+
 /* ---- registry ---- */
 
 typedef struct {
@@ -674,6 +759,8 @@ static const Check CHECKS[] = {
     {"key_after", check_key_after},
     {"is_legal", check_is_legal},
     {"picker", check_picker},
+    {"corr_keys", check_corr_keys},
+    {"timeman_scale", check_timeman_scale},
 };
 
 int main(int argc, char **argv) {
