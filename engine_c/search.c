@@ -275,6 +275,27 @@ static inline bool gives_check_slow(Board *b, Move m) {
     return check;
 }
 
+/* Three-check with one check left to give: does any legal move check? It
+ * wins the game at once, whatever it loses (so neither SEE nor a quiet
+ * move's pruning may hide it). Out of line: a rare case. */
+static __attribute__((noinline)) bool threecheck_wins_in_one(Board *b) {
+    MoveList list;
+    list.count = 0;
+    movegen_legal(b, &list, GEN_ALL);
+    for (int i = 0; i < list.count; i++)
+        if (gives_check_slow(b, list.moves[i])) return true;
+    return false;
+}
+
+/* The variant copy's early end of a node that is won in one (the side to
+ * move gives its third check): true, with the score the child's end would
+ * give it (variant_end_score at ply + 1). */
+static inline bool variant_wins_in_one(Board *b, int ply, int *score) {
+    if (b->variant != VAR_THREECHECK || b->checks_left[b->side] != 1 || !threecheck_wins_in_one(b)) return false;
+    *score = MATE - (ply + 1);
+    return true;
+}
+
 /* Three-check's quiet checks in the quiescence search (variant copy, after
  * the captures failed to reach beta): every quiet move that gives check
  * and passes SEE, searched as the captures are. */
@@ -316,6 +337,8 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
      * (capturing) moves are all searched, as evasions are in check. */
     bool in_check = board_in_check(b) || (var && b->variant == VAR_ANTICHESS && movegen_must_capture(b));
     if (ply >= MAX_PLY - 1) return in_check ? 0 : evaluate(t, ply, var);
+    int won;
+    if (var && variant_wins_in_one(b, ply, &won)) return won;
 
     TTHit hit;
     bool found = tt_probe(t->sh->tt, b->key, ply, &hit);
@@ -432,6 +455,7 @@ SEARCH_BODY bool early_exit(SearchThread *t, Node *n, bool var, int *score) {
     if (board_is_repetition(b, t->root_ply) || rules_is_draw_50(b) || board_insufficient_material(b))
         return true;
     if (ply >= MAX_PLY - 1) { *score = n->in_check ? 0 : evaluate(t, ply, var); return true; }
+    if (var && variant_wins_in_one(b, ply, score)) return true;
     n->alpha = n->alpha > -MATE + ply ? n->alpha : -MATE + ply;
     n->beta = n->beta < MATE - ply - 1 ? n->beta : MATE - ply - 1;
     *score = n->alpha;

@@ -23,10 +23,10 @@ static inline int variant_margin(const Board *b, int margin) {
 
 /* Three-check: does the quiescence search at this node add the quiet
  * checks (after the captures)? At its first ply (`first`: called by the
- * main search), and at any ply where a check wins the game (one left to
- * give). */
+ * main search) only. (With one check left to give, a check wins the game:
+ * the search ends such a node before, variant_wins_in_one in search.c.) */
 static inline bool threecheck_qs_checks(const Board *b, bool first) {
-    return b->variant == VAR_THREECHECK && (first || b->checks_left[b->side] == 1);
+    return b->variant == VAR_THREECHECK && first;
 }
 
 #endif
