@@ -262,6 +262,9 @@ static int rk_race(int dw, int db, int stm) {
 static const int RkValue[8] = {0, 0, VE_RK_KNIGHT, VE_RK_BISHOP, VE_RK_ROOK, VE_RK_QUEEN, 0, 0};
 
 static int eval_racingkings(const Board *b) {
+    /* White's king is home and the game goes on (race_over): Black is to
+     * move and can follow, which draws (not following loses). Exact. */
+    if (board_pieces(b, WHITE, KING) & RANK_8_BB) return 0;
     static const int rank_bonus[8] = VE_RK_RANK_INIT;
     int s[2] = {0, 0};
     Bitboard att[2] = {attacks_by(b, WHITE, true), attacks_by(b, BLACK, true)};

@@ -121,6 +121,19 @@ def test_threecheck_sees_the_last_check_that_loses_material(engine: Engine, dept
     assert res.mate == 1, res
 
 
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_racingkings_black_following_is_a_draw(engine: Engine, depth: int) -> None:
+    """Both kings one step from the eighth rank, White to move: White
+    arrives, Black follows, a draw. The eval once scored White's arrival as
+    Black's win in one (review-s51, finding 2)."""
+    engine.new_game()
+    engine.set_position("8/4K1k1/8/8/8/8/8/8 w - - 0 1", [], variant="racingkings")
+    res = engine.search(SearchLimits(depth=depth))
+    assert res.mate is None and abs(res.score_cp) <= 50, res
+    engine.set_position("4K3/6k1/8/8/8/8/8/8 b - - 0 1", [], variant="racingkings")
+    assert engine.evaluate() == 0
+
+
 # Games that are over: no move, no crash; 1 the side to move has won, -1 lost, 0 drawn.
 FINISHED = [
     ("kingofthehill", "rnbqkbnr/pppppppp/8/8/4K3/8/PPPPPPPP/RNBQ1BNR b kq - 0 1", -1),
