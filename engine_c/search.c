@@ -345,6 +345,12 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
     /* As in negamax: the key ignores the fifty-move counter, so near a
      * fifty-move draw a stored score may be a win that can no longer be had. */
     bool tt_score_ok = found && b->rule50 < TT_CUT_MAX_RULE50;
+    /* Three-check's first ply searches the quiet checks too, deeper plies
+     * do not, and both store at depth 0: here only a lower bound (more
+     * moves only raise it) or a main-search entry (depth > 0, every move)
+     * may be used. */
+    if (tt_score_ok && var && first && b->variant == VAR_THREECHECK && hit.depth <= 0 && hit.bound != BOUND_LOWER)
+        tt_score_ok = false;
     if (tt_score_ok && tt_bound_cuts(&hit, alpha, beta)) return hit.score;
 
     int best = -SCORE_INF, stand = SCORE_NONE, raw_eval = SCORE_NONE;
