@@ -297,14 +297,15 @@ static int eval_racingkings(const Board *b) {
 
 static const int HordeValue[8] = {0, 100, 320, 330, 500, 950, 0, 0};
 
-/* Black's way through the pawn wall: 0 if its queen already reaches White's
- * first rank, 1 if another man does, else the fewest pawns (both sides')
- * on a file. The closer, the more the wall's pawns are worth to Black: a
- * piece through it attacks pawns from behind. */
+/* Black's way through the pawn wall, d: 0 if its queen already reaches
+ * White's first rank, 1 if another man does, else 2 + the fewest pawns
+ * (both sides') on a file (an open file is a step short of a man through).
+ * The closer, the more the wall's pawns are worth to Black: a piece
+ * through it attacks pawns from behind. */
 static int horde_breakthrough(const Board *b) {
     Bitboard white = b->by_color[WHITE];
     if (!white || board_pieces(b, WHITE, KING)) return 0;   /* not the horde */
-    int dist = 8;
+    int dist = 2 + 8;
     Bitboard queens = board_pieces(b, BLACK, QUEEN), occ = b->by_type[0], q = queens;
     Bitboard qatt = 0;
     while (q) qatt |= queen_attacks(pop_lsb(&q), occ);
@@ -312,7 +313,7 @@ static int horde_breakthrough(const Board *b) {
     else if (attacks_by(b, BLACK, true) & RANK_1_BB) dist = 1;
     else
         for (int f = 0; f < 8; f++) {
-            int n = popcount(b->by_type[PAWN] & (FILE_A_BB << f));
+            int n = 2 + popcount(b->by_type[PAWN] & (FILE_A_BB << f));
             if (n < dist) dist = n;
         }
     int pawns = popcount(board_pieces(b, WHITE, PAWN));

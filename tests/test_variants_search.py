@@ -134,6 +134,19 @@ def test_racingkings_black_following_is_a_draw(engine: Engine, depth: int) -> No
     assert engine.evaluate() == 0
 
 
+def test_horde_open_file_is_not_a_breakthrough(engine: Engine) -> None:
+    """An open a-file that no black man uses is not yet a way through the
+    wall: Black's extra a7 pawn (closing it) must not make Black's eval
+    worse. The breakthrough term once scored an open file as a queen
+    already behind the wall (review-s51, finding 4)."""
+    open_file = "1nbqkbnr/1ppppppp/8/2P2PP1/1PPPPPPP/1PPPPPPP/1PPPPPPP/1PPPPPPP b k - 0 1"
+    closed = "1nbqkbnr/pppppppp/8/2P2PP1/1PPPPPPP/1PPPPPPP/1PPPPPPP/1PPPPPPP b k - 0 1"
+    engine.set_position(open_file, [], variant="horde")
+    e_open = engine.evaluate()
+    engine.set_position(closed, [], variant="horde")
+    assert engine.evaluate() > e_open
+
+
 # Games that are over: no move, no crash; 1 the side to move has won, -1 lost, 0 drawn.
 FINISHED = [
     ("kingofthehill", "rnbqkbnr/pppppppp/8/8/4K3/8/PPPPPPPP/RNBQ1BNR b kq - 0 1", -1),
