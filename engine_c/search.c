@@ -160,10 +160,31 @@ static inline bool null_move_usable(const Board *b, bool var) {
     return !var || b->variant != VAR_ANTICHESS;
 }
 
+/* Could m give check? A cheap superset, before the move is made: a man
+ * (dropped or moved) that attacks the enemy king from its target, a move
+ * off a line through that king (a discovered check), any special move. */
+static inline bool may_give_check(const Board *b, Move m) {
+    int ksq = board_king_sq(b, !b->side), to = move_to(m), t;
+    Bitboard occ = b->by_type[0];
+    if (move_is_drop(m)) {
+        t = move_drop_type(m);
+    } else {
+        int from = move_from(m);
+        if (move_kind(m) != MOVE_NORMAL || line_bb(from, ksq)) return true;
+        t = piece_type(board_piece_on(b, from));
+        occ ^= sq_bb(from);
+    }
+    Bitboard a = t == PAWN ? PawnAttacks[b->side][to] : t == KNIGHT ? KnightAttacks[to]
+               : t == BISHOP ? bishop_attacks(to, occ) : t == ROOK ? rook_attacks(to, occ)
+               : t == QUEEN ? queen_attacks(to, occ) : 0;
+    return (a & sq_bb(ksq)) != 0;
+}
+
 /* May m, if it gives check, be extended for it? In crazyhouse, drops make
- * checks cheap: only a check whose man is not simply lost (SEE >= 0). */
+ * checks cheap: only a check whose man is not simply lost (SEE >= 0). The
+ * SEE runs only for a move that may check (the answer matters for no other). */
 static inline bool check_ext_usable(const Board *b, Move m) {
-    return b->variant != VAR_CRAZYHOUSE || see_ge_variant(b, m, 0);
+    return b->variant != VAR_CRAZYHOUSE || !may_give_check(b, m) || see_ge_variant(b, m, 0);
 }
 
 /* Antichess: is the node's one legal move a capture (the only capture
