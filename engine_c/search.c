@@ -288,7 +288,8 @@ static inline bool atomic_delta_prunes(const Board *b, Move m, int stand, int al
     return true;
 }
 
-/* Does m give check? (Made and taken back: for the variants' rare uses.) */
+/* Does m give check? (Made and taken back: for the variants' rare uses,
+ * after may_give_check, which rules out most moves cheaply.) */
 static inline bool gives_check_slow(Board *b, Move m) {
     if (!board_make_move(b, m)) return false;
     bool check = board_in_check(b);
@@ -304,7 +305,7 @@ static __attribute__((noinline)) bool threecheck_wins_in_one(Board *b) {
     list.count = 0;
     movegen_legal(b, &list, GEN_ALL);
     for (int i = 0; i < list.count; i++)
-        if (gives_check_slow(b, list.moves[i])) return true;
+        if (may_give_check(b, list.moves[i]) && gives_check_slow(b, list.moves[i])) return true;
     return false;
 }
 
@@ -327,7 +328,7 @@ static void qsearch_quiet_checks(SearchThread *t, int ply, int *alpha, int beta,
     movegen_legal(b, &list, GEN_QUIET);
     for (int i = 0; i < list.count; i++) {
         Move m = list.moves[i];
-        if (!see_ge_variant(b, m, 0) || !gives_check_slow(b, m)) continue;
+        if (!may_give_check(b, m) || !see_ge_variant(b, m, 0) || !gives_check_slow(b, m)) continue;
         stack_push(t, ply, m, hist_piece(b, m));
         if (!make_move(t, ply, m, true)) continue;
         int score = -qsearch_var(t, -beta, -*alpha, ply + 1);
@@ -619,7 +620,7 @@ static bool root_excluded(const SearchThread *t, Move m) {
  * skipped with it, except in three-check, where a quiet check is a third
  * of the game: there only m is pruned, unless it gives check. */
 SEARCH_BODY bool skip_quiets(SearchThread *t, MovePicker *p, Move m, bool var) {
-    if (var && t->board.variant == VAR_THREECHECK) return !gives_check_slow(&t->board, m);
+    if (var && t->board.variant == VAR_THREECHECK) return !may_give_check(&t->board, m) || !gives_check_slow(&t->board, m);
     mp_skip_quiets(p);
     return true;
 }
