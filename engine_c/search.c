@@ -188,8 +188,8 @@ static inline bool check_ext_usable(const Board *b, Move m) {
 }
 
 /* Antichess: is the node's one legal move a capture (the only capture
- * there is, so forced)? Such lines are searched a ply deeper. (The
- * variant copy's picker generates the whole list at once.) */
+ * there is, so forced)? Such lines are searched a ply deeper.
+ * (Antichess's picker, one list, has generated every move at init.) */
 static inline bool antichess_forced_capture(const MovePicker *p, const Board *b) {
     return b->variant == VAR_ANTICHESS && p->list.count == 1 && mp_is_capture(b, p->list.moves[0]);
 }
