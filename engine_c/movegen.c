@@ -184,9 +184,21 @@ static bool in_legal_list(const Board *b, Move m) {
 /* The search asks this of every TT move, so it does not generate: it applies
  * the generator's own rules to the one move (tests/test_engine_unit.py checks
  * it against in_legal_list for every 16-bit move in many positions). */
-bool movegen_is_legal(const Board *b, Move m) {
-    if (m == MOVE_NONE || m == MOVE_NULL) return false;
-    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) return in_legal_list(b, m);
+/* Crazyhouse: is the drop m legal? A man in hand, an empty target (a pawn
+ * not on the first or last rank), in check only between the king and a
+ * lone checker (gen_drops' rules). */
+static bool zh_drop_legal(const Board *b, Move m) {
+    int to = move_to(m), t = move_drop_type(m), us = b->side;
+    if (m != move_make_drop(to, t) || !b->pocket[us][t] || b->squares[to]) return false;
+    if (t == PAWN && ((RANK_1_BB | RANK_8_BB) & sq_bb(to))) return false;
+    if (!b->checkers) return true;
+    return !more_than_one(b->checkers) && (between_bb(board_king_sq(b, us), lsb(b->checkers)) & sq_bb(to));
+}
+
+static bool is_legal_variant(const Board *b, Move m);
+
+/* Chess's rules for a board move (standard chess, Chess960, crazyhouse). */
+static inline __attribute__((always_inline)) bool is_legal_chess(const Board *b, Move m) {
     int us = b->side, them = !us;
     int from = move_from(m), to = move_to(m), kind = move_kind(m);
     int pc = b->squares[from];
@@ -222,10 +234,24 @@ bool movegen_is_legal(const Board *b, Move m) {
     return true;
 }
 
+bool movegen_is_legal(const Board *b, Move m) {
+    if (m == MOVE_NONE || m == MOVE_NULL) return false;
+    if (__builtin_expect(b->variant != VAR_STANDARD, 0)) return is_legal_variant(b, m);
+    return is_legal_chess(b, m);
+}
+
+/* Crazyhouse's board moves are chess's: only its drops need their own
+ * test. The other variants' moves are looked up in their list. */
+static __attribute__((noinline)) bool is_legal_variant(const Board *b, Move m) {
+    if (b->variant != VAR_CRAZYHOUSE) return in_legal_list(b, m);
+    if (move_is_drop(m)) return zh_drop_legal(b, m);
+    return is_legal_chess(b, m);
+}
+
 bool movegen_is_legal_noisy(const Board *b, Move m) {
     if (!movegen_is_legal(b, m)) return false;
     /* GEN_NOISY: captures and queen promotions; a capturing under-promotion
      * is not one of them (mg_add_promos). */
-    if (move_kind(m) == MOVE_PROMO) return move_promo(m) == QUEEN;
+    if (move_kind(m) == MOVE_PROMO) return move_promo(m) == QUEEN && !move_is_drop(m);  /* a queen drop is quiet */
     return move_kind(m) == MOVE_EP || (move_kind(m) == MOVE_NORMAL && b->squares[move_to(m)]);
 }

@@ -38,6 +38,8 @@ _Static_assert(3 * HIST_GRAVITY < SC_COUNTER && 3 * HIST_GRAVITY < -(SC_BAD_CAP 
                    SC_BAD_CAP + MP_NOISY_SPAN < SC_BAD_CAP / 2 && SC_GOOD_CAP - MP_NOISY_SPAN > SC_KILLER1 &&
                    SC_GOOD_CAP + MP_NOISY_SPAN < SC_TT,
                "quiet and capture score ranges must not meet");
+_Static_assert(SC_GOOD_CAP + 16 * SEE_ATOMIC_WIN < SC_TT && SC_BAD_CAP + 16 * 10000 < SC_BAD_CAP / 2,
+               "atomic_scores' ranges must stay inside the capture ranges");
 
 const int MpMvvValue[8] = {0, 100, 300, 310, 500, 900, 0, 0};
 
@@ -109,24 +111,42 @@ static void tt_move_first(MovePicker *p) {
     p->noisy_left -= mp_is_noisy(p->board, p->tt_move);
 }
 
-/* The variants' scores, after score_moves. Atomic and antichess: SEE
- * cannot judge their captures (explosions, forced captures), so every
- * capture keeps its noisy score as a good one. Crazyhouse: a queen drop
- * (which mp_is_noisy takes for a queen promotion) is scored as the quiet
- * move it is. */
+/* Atomic: a capture (or queen promotion) ordered by what its explosion
+ * wins (see_atomic_gain), the enemy king's first; one that loses material
+ * is a bad capture (the quiescence search leaves it out). */
+static void atomic_scores(MovePicker *p) {
+    for (int i = 0; i < p->list.count; i++) {
+        if (!p->see_pending[i]) continue;
+        p->see_pending[i] = 0;
+        int g = see_atomic_gain(p->board, p->list.moves[i]);
+        g = g < -9999 ? -9999 : g;
+        p->scores[i] = g >= 0 ? SC_GOOD_CAP + 16 * g : SC_BAD_CAP + 16 * (g + 10000);
+    }
+}
+
+/* The variants' scores, after score_moves. Atomic: atomic_scores.
+ * Antichess: SEE cannot judge its forced captures, so every capture keeps
+ * its noisy score as a good one. Crazyhouse: a queen drop (which
+ * mp_is_noisy takes for a queen promotion) is scored as the quiet move it
+ * is. */
 static __attribute__((noinline)) void variant_scores(MovePicker *p) {
     const Board *b = p->board;
-    if (b->variant == VAR_ATOMIC || b->variant == VAR_ANTICHESS) {
+    if (b->variant == VAR_ATOMIC) {
+        atomic_scores(p);
+    } else if (b->variant == VAR_ANTICHESS) {
         for (int i = 0; i < p->list.count; i++) p->see_pending[i] = 0;
     } else if (b->variant == VAR_CRAZYHOUSE) {
         const History *h = p->hist;
         const HistNode *n = p->node;
         for (int i = 0; i < p->list.count; i++) {
             Move m = p->list.moves[i];
-            if (!move_is_drop(m) || !p->see_pending[i]) continue;
-            p->see_pending[i] = 0;
-            p->noisy_left--;
+            if (!move_is_drop(m) || m == p->tt_move) continue;
+            if (p->see_pending[i]) {   /* a queen drop, scored as a promotion */
+                p->see_pending[i] = 0;
+                p->noisy_left--;
+            }
             if (!n) { p->scores[i] = 0; continue; }
+            /* A drop's history is its man's (history.h), not the empty from square's. */
             p->scores[i] = m == h->killers[n->ply][0] ? SC_KILLER1 : m == h->killers[n->ply][1] ? SC_KILLER2
                          : n->counter && m == *n->counter ? SC_COUNTER
                          : hist_quiet_score(h, n->cont1, n->cont2, b->side, hist_piece(b, m), m);
@@ -197,7 +217,9 @@ static void pick_refutations(MovePicker *p) {
         if (m == MOVE_NONE || m == p->tt_move) continue;
         bool seen = false;
         for (int j = 0; j < p->refute_count; j++) seen |= p->refute[j] == m;
-        if (seen || mp_is_noisy(b, m) || !movegen_is_legal(b, m)) continue;
+        if (seen || !movegen_is_legal(b, m)) continue;
+        /* (a crazyhouse queen drop is quiet: mp_is_noisy takes it for a promotion) */
+        if (mp_is_noisy(b, m) && !move_is_drop(m)) continue;
         p->refute[p->refute_count] = m;
         p->refute_score[p->refute_count++] = score[k];
     }
@@ -285,7 +307,8 @@ void mp_init_main(MovePicker *p, const Board *b, const History *h, const HistNod
     p->gen = GEN_ALL;
     p->handed = 0;
     p->skip_quiets = false;
-    if (b->variant == VAR_STANDARD) {
+    /* Crazyhouse too: its legality test of a killer or drop does not generate. */
+    if (b->variant == VAR_STANDARD || b->variant == VAR_CRAZYHOUSE) {
         p->tt_move = movegen_is_legal(b, tt_move) ? tt_move : MOVE_NONE;
         p->stage = MP_MAIN_TT;
         return;

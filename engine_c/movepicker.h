@@ -6,7 +6,7 @@
  * flag per move, kept in parallel arrays that are swapped together, and
  * `next`, the cursor of the stage in hand.
  *
- * Standard chess's main search (mp_init_main) generates in steps, so a
+ * Standard chess's and crazyhouse's main search (mp_init_main) generates in steps, so a
  * cutoff early in the list saves the generation and scoring of the rest:
  *   MP_MAIN_TT      the TT move, checked with movegen_is_legal, before any
  *                   move is generated;
@@ -21,7 +21,9 @@
  *   MP_BAD_NOISY    the captures set aside, in the order they were found.
  * mp_skip_quiets ends the two quiet stages (the quiet list is then never
  * generated if it was not yet).
- * qsearch, and every node of a variant, generate their list at once
+ * (Crazyhouse's drops come with the quiet moves, scored by the dropped
+ * man's history; a queen drop is never a noisy move or a bad capture.)
+ * qsearch, and every node of the other variants, generate their list at once
  * (MP_STAGE_PICK, after an optional MP_STAGE_TT in qsearch): a lazy
  * selection sort in which a capture's static exchange is computed only
  * when the capture could be the next pick; movepicker.c says why that order
@@ -94,8 +96,9 @@ static inline int mp_captured_type(const Board *b, Move m) {
     return move_kind(m) == MOVE_EP ? PAWN : piece_type(board_piece_on(b, move_to(m)));
 }
 
-/* negamax: staged in standard chess, one list in a variant (whose legality
- * test of a killer would generate the whole list anyway). tt_move may be
+/* negamax: staged in standard chess and crazyhouse, one list in the other
+ * variants (whose legality test of a killer would generate the whole list
+ * anyway). tt_move may be
  * any move: an illegal one is never handed out. */
 void mp_init_main(MovePicker *p, const Board *b, const History *h, const HistNode *n, Move tt_move);
 /* qsearch: captures and queen promotions, or every move when in check (n

@@ -12,6 +12,7 @@
 #include "see.h"
 #include "tt.h"
 #include "variant_eval.h"
+#include "variant_search.h"
 
 #include <math.h>
 #include <string.h>
@@ -122,6 +123,10 @@ static int qsearch_std(SearchThread *t, int alpha, int beta, int ply);
 static int qsearch_var(SearchThread *t, int alpha, int beta, int ply);
 #define NEGAMAX(var) ((var) ? negamax_var : negamax_std)
 #define QSEARCH(var) ((var) ? qsearch_var : qsearch_std)
+/* The main search's call into the quiescence search: in the variant copy,
+ * its first ply (where three-check adds the quiet checks). */
+static int qsearch_var_first(SearchThread *t, int alpha, int beta, int ply);
+#define QSEARCH_ENTRY(var) ((var) ? qsearch_var_first : qsearch_std)
 
 /* The score of a game a variant rule has ended (movegen_variant_end), for
  * the side to move at `ply`: won, lost or drawn, won and lost as mates are. */
@@ -137,17 +142,56 @@ static inline int no_moves_score(const Board *b, int ply, bool var) {
     return board_in_check(b) ? -MATE + ply : 0;
 }
 
-/* Can SEE judge this position's exchanges? Not atomic's (a capture blows up
- * the capturer and its neighbours) nor antichess's (captures are forced and
- * losing material is the aim). */
+/* Can SEE judge this position's exchanges? Not antichess's (captures are
+ * forced and losing material is the aim). Atomic's and crazyhouse's drops
+ * have their own (see_ge_variant). */
 static inline bool see_usable(const Board *b, bool var) {
-    return !var || (b->variant != VAR_ATOMIC && b->variant != VAR_ANTICHESS);
+    return !var || b->variant != VAR_ANTICHESS;
+}
+
+/* SEE in the copy of the search at hand. */
+static inline bool search_see_ge(const Board *b, Move m, int threshold, bool var) {
+    return var ? see_ge_variant(b, m, threshold) : see_ge(b, m, threshold);
 }
 
 /* Null move: not in antichess, where being made to move (and capture) is
  * the whole game. */
 static inline bool null_move_usable(const Board *b, bool var) {
     return !var || b->variant != VAR_ANTICHESS;
+}
+
+/* Could m give check? A cheap superset, before the move is made: a man
+ * (dropped or moved) that attacks the enemy king from its target, a move
+ * off a line through that king (a discovered check), any special move. */
+static inline bool may_give_check(const Board *b, Move m) {
+    int ksq = board_king_sq(b, !b->side), to = move_to(m), t;
+    Bitboard occ = b->by_type[0];
+    if (move_is_drop(m)) {
+        t = move_drop_type(m);
+    } else {
+        int from = move_from(m);
+        if (move_kind(m) != MOVE_NORMAL || line_bb(from, ksq)) return true;
+        t = piece_type(board_piece_on(b, from));
+        occ ^= sq_bb(from);
+    }
+    Bitboard a = t == PAWN ? PawnAttacks[b->side][to] : t == KNIGHT ? KnightAttacks[to]
+               : t == BISHOP ? bishop_attacks(to, occ) : t == ROOK ? rook_attacks(to, occ)
+               : t == QUEEN ? queen_attacks(to, occ) : 0;
+    return (a & sq_bb(ksq)) != 0;
+}
+
+/* May m, if it gives check, be extended for it? In crazyhouse, drops make
+ * checks cheap: only a check whose man is not simply lost (SEE >= 0). The
+ * SEE runs only for a move that may check (the answer matters for no other). */
+static inline bool check_ext_usable(const Board *b, Move m) {
+    return b->variant != VAR_CRAZYHOUSE || !may_give_check(b, m) || see_ge_variant(b, m, 0);
+}
+
+/* Antichess: is the node's one legal move a capture (the only capture
+ * there is, so forced)? Such lines are searched a ply deeper.
+ * (Antichess's picker, one list, has generated every move at init.) */
+static inline bool antichess_forced_capture(const MovePicker *p, const Board *b) {
+    return b->variant == VAR_ANTICHESS && p->list.count == 1 && mp_is_capture(b, p->list.moves[0]);
 }
 
 /* mp_is_noisy, less the crazyhouse queen drops it takes for promotions. */
@@ -230,7 +274,78 @@ SEARCH_BODY bool make_move(SearchThread *t, int ply, Move m, bool var) {
 
 /* ---------- quiescence ---------- */
 
-SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, const bool var) {
+/* Atomic delta pruning: skip the capture m when even what its explosion
+ * wins leaves the stand-pat score below alpha. A capture that blows up the
+ * enemy king is never skipped (whatever alpha is, a mate score included);
+ * a skipped one raises *best to its optimistic score, so the upper bound
+ * stored for the node covers it. */
+static inline bool atomic_delta_prunes(const Board *b, Move m, int stand, int alpha, int *best) {
+    int gain = see_atomic_gain(b, m);
+    if (gain >= SEE_ATOMIC_WIN) return false;
+    int optimistic = stand + gain + QS_DELTA_MARGIN;
+    if (optimistic > alpha) return false;
+    if (optimistic > *best) *best = optimistic;
+    return true;
+}
+
+/* Does m give check? (Made and taken back: for the variants' rare uses,
+ * after may_give_check, which rules out most moves cheaply.) */
+static inline bool gives_check_slow(Board *b, Move m) {
+    if (!board_make_move(b, m)) return false;
+    bool check = board_in_check(b);
+    board_unmake_move(b);
+    return check;
+}
+
+/* Three-check with one check left to give: does any legal move check? It
+ * wins the game at once, whatever it loses (so neither SEE nor a quiet
+ * move's pruning may hide it). Out of line: a rare case. */
+static __attribute__((noinline)) bool threecheck_wins_in_one(Board *b) {
+    MoveList list;
+    list.count = 0;
+    movegen_legal(b, &list, GEN_ALL);
+    for (int i = 0; i < list.count; i++)
+        if (may_give_check(b, list.moves[i]) && gives_check_slow(b, list.moves[i])) return true;
+    return false;
+}
+
+/* The variant copy's early end of a node that is won in one (the side to
+ * move gives its third check): true, with the score the child's end would
+ * give it (variant_end_score at ply + 1). */
+static inline bool variant_wins_in_one(Board *b, int ply, int *score) {
+    if (b->variant != VAR_THREECHECK || b->checks_left[b->side] != 1 || !threecheck_wins_in_one(b)) return false;
+    *score = MATE - (ply + 1);
+    return true;
+}
+
+/* Three-check's quiet checks in the quiescence search (variant copy, after
+ * the captures failed to reach beta): every quiet move that gives check
+ * and passes SEE, searched as the captures are. */
+static void qsearch_quiet_checks(SearchThread *t, int ply, int *alpha, int beta, int *best, Move *best_move) {
+    Board *b = &t->board;
+    MoveList list;
+    list.count = 0;
+    movegen_legal(b, &list, GEN_QUIET);
+    for (int i = 0; i < list.count; i++) {
+        Move m = list.moves[i];
+        if (!may_give_check(b, m) || !see_ge_variant(b, m, 0) || !gives_check_slow(b, m)) continue;
+        stack_push(t, ply, m, hist_piece(b, m));
+        if (!make_move(t, ply, m, true)) continue;
+        int score = -qsearch_var(t, -beta, -*alpha, ply + 1);
+        board_unmake_move(b);
+        if (stopped(t)) return;
+        if (score > *best) {
+            *best = score;
+            if (score > *alpha) {
+                *best_move = m;
+                *alpha = score;
+                if (score >= beta) return;
+            }
+        }
+    }
+}
+
+SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, const bool var, const bool first) {
     Board *b = &t->board;
     count_node(t);
     if (stopped(t)) return 0;
@@ -244,12 +359,20 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
      * (capturing) moves are all searched, as evasions are in check. */
     bool in_check = board_in_check(b) || (var && b->variant == VAR_ANTICHESS && movegen_must_capture(b));
     if (ply >= MAX_PLY - 1) return in_check ? 0 : evaluate(t, ply, var);
+    int won;
+    if (var && variant_wins_in_one(b, ply, &won)) return won;
 
     TTHit hit;
     bool found = tt_probe(t->sh->tt, b->key, ply, &hit);
     /* As in negamax: the key ignores the fifty-move counter, so near a
      * fifty-move draw a stored score may be a win that can no longer be had. */
     bool tt_score_ok = found && b->rule50 < TT_CUT_MAX_RULE50;
+    /* Three-check's first ply searches the quiet checks too, deeper plies
+     * do not, and both store at depth 0: here only a lower bound (more
+     * moves only raise it) or a main-search entry (depth > 0, every move)
+     * may be used. */
+    if (tt_score_ok && var && first && b->variant == VAR_THREECHECK && hit.depth <= 0 && hit.bound != BOUND_LOWER)
+        tt_score_ok = false;
     if (tt_score_ok && tt_bound_cuts(&hit, alpha, beta)) return hit.score;
 
     int best = -SCORE_INF, stand = SCORE_NONE, raw_eval = SCORE_NONE;
@@ -277,11 +400,13 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
             /* Losing captures cannot raise a quiet stand-pat score. */
             /* Scores only fall from here: every move left is one too. */
             if (sc < SC_GOOD_CAP - QS_BAD_CAPTURE_SLACK && sc != SC_TT) break;
-            if (sc == SC_TT && see_usable(b, var) && !see_ge(b, m, 0)) continue;
+            if (sc == SC_TT && see_usable(b, var) && !search_see_ge(b, m, 0, var)) continue;
             /* Delta pruning: even winning the piece leaves us far below alpha
-             * (an atomic capture takes more than the piece). */
-            if (move_kind(m) != MOVE_PROMO && (!var || b->variant != VAR_ATOMIC) &&
-                stand + MpMvvValue[mp_captured_type(b, m)] + QS_DELTA_MARGIN <= alpha) continue;
+             * (atomic: what the explosion wins, never the enemy king's). */
+            if (var && b->variant == VAR_ATOMIC) {
+                if (atomic_delta_prunes(b, m, stand, alpha, &best)) continue;
+            } else if (move_kind(m) != MOVE_PROMO &&
+                       stand + MpMvvValue[mp_captured_type(b, m)] + QS_DELTA_MARGIN <= alpha) continue;
         }
         /* Most captures here are pruned above, so the prefetch waits for
          * them; the child's TT bucket still loads during make_move. */
@@ -300,6 +425,10 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
             }
         }
     }
+    if (var && !in_check && best < beta && threecheck_qs_checks(b, first)) {
+        qsearch_quiet_checks(t, ply, &alpha, beta, &best, &best_move);
+        if (stopped(t)) return 0;
+    }
     if (in_check && legal == 0) return var ? no_moves_score(b, ply, var) : -MATE + ply;
     int bound = best >= beta ? BOUND_LOWER : alpha > old_alpha ? BOUND_EXACT : BOUND_UPPER;
     tt_store(t->sh->tt, b->key, ply, best_move, best, raw_eval, 0, bound);
@@ -307,10 +436,13 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
 }
 
 static int qsearch_std(SearchThread *t, int alpha, int beta, int ply) {
-    return qsearch_impl(t, alpha, beta, ply, false);
+    return qsearch_impl(t, alpha, beta, ply, false, false);
 }
 static __attribute__((noinline)) int qsearch_var(SearchThread *t, int alpha, int beta, int ply) {
-    return qsearch_impl(t, alpha, beta, ply, true);
+    return qsearch_impl(t, alpha, beta, ply, true, false);
+}
+static __attribute__((noinline)) int qsearch_var_first(SearchThread *t, int alpha, int beta, int ply) {
+    return qsearch_impl(t, alpha, beta, ply, true, true);
 }
 
 /* ---------- main search ----------
@@ -336,6 +468,8 @@ typedef struct {
     int base_doubles;     /* double extensions on the line to this node */
     int best, moves, quiets_tried, caps_tried;
     Move best_move;
+    bool no_check_ext;    /* variants: the move in hand gets no check extension */
+    bool forced_ext;      /* variants: the node's one legal move is forced: extend it */
 } Node;
 
 /* Early exits of a non-root node: a variant's end, a draw, the ply limit,
@@ -349,6 +483,7 @@ SEARCH_BODY bool early_exit(SearchThread *t, Node *n, bool var, int *score) {
     if (board_is_repetition(b, t->root_ply) || rules_is_draw_50(b) || board_insufficient_material(b))
         return true;
     if (ply >= MAX_PLY - 1) { *score = n->in_check ? 0 : evaluate(t, ply, var); return true; }
+    if (var && variant_wins_in_one(b, ply, score)) return true;
     n->alpha = n->alpha > -MATE + ply ? n->alpha : -MATE + ply;
     n->beta = n->beta < MATE - ply - 1 ? n->beta : MATE - ply - 1;
     *score = n->alpha;
@@ -399,6 +534,12 @@ static inline bool reverse_futility_prunes(const Node *n) {
            n->adj_eval < MATE_IN_MAX;
 }
 
+/* The variant copy's second look at a reverse futility cut: with its
+ * variant's margin (variant_margin). */
+static inline bool variant_rfp_prunes(const Board *b, const Node *n) {
+    return n->adj_eval - variant_margin(b, RFP_MARGIN * (n->depth - n->improving)) >= n->beta;
+}
+
 /* Null move pruning: give the opponent a free move; if a reduced search
  * still reaches beta, this node fails high. True with the node's score if
  * so (or 0 when the search was stopped). */
@@ -429,8 +570,11 @@ static __attribute__((noinline)) bool probcut_prunes(SearchThread *t, const Node
                                                      int *score) {
     Board *b = &t->board;
     int ply = n->ply, depth = n->depth, pc_beta = n->beta + PROBCUT_MARGIN;
-    /* SEE cannot judge atomic's or antichess's captures (see_usable). */
-    if (!(depth >= PROBCUT_MIN_DEPTH && n->beta > -MATE_IN_MAX && pc_beta < MATE_IN_MAX && see_usable(b, var)))
+    /* Not in antichess (SEE cannot judge its captures, see_usable) nor, as
+     * issue 50 left it, in atomic: its explosion-aware SEE (see_ge_variant)
+     * would serve, but ProbCut there is not yet judged by games. */
+    if (!(depth >= PROBCUT_MIN_DEPTH && n->beta > -MATE_IN_MAX && pc_beta < MATE_IN_MAX && see_usable(b, var) &&
+          !(var && b->variant == VAR_ATOMIC)))
         return false;
     /* A TT entry of nearly this depth scored below pc_beta: ProbCut is
      * unlikely to succeed (the usual bound-less test, as Stockfish's; only
@@ -447,7 +591,7 @@ static __attribute__((noinline)) bool probcut_prunes(SearchThread *t, const Node
     Move m;
     int sc;
     while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
-        if (!is_noisy(b, m, var) || !see_ge(b, m, see_margin)) continue;
+        if (!is_noisy(b, m, var) || !search_see_ge(b, m, see_margin, var)) continue;
         tt_prefetch(t->sh->tt, board_key_after(b, m));
         stack_push(t, ply, m, hist_piece(b, m));
         if (!make_move(t, ply, m, var)) continue;
@@ -472,6 +616,15 @@ static bool root_excluded(const SearchThread *t, Move m) {
     return false;
 }
 
+/* Late move or futility pruning of the quiet move m: the quiets left are
+ * skipped with it, except in three-check, where a quiet check is a third
+ * of the game: there only m is pruned, unless it gives check. */
+SEARCH_BODY bool skip_quiets(SearchThread *t, MovePicker *p, Move m, bool var) {
+    if (var && t->board.variant == VAR_THREECHECK) return !may_give_check(&t->board, m) || !gives_check_slow(&t->board, m);
+    mp_skip_quiets(p);
+    return true;
+}
+
 /* Move pruning once we have a non-losing line: late move pruning and
  * futility pruning of quiet moves (which skip the quiets left), history
  * pruning of single quiet moves, SEE pruning of quiet and noisy ones; at the
@@ -482,11 +635,13 @@ SEARCH_BODY bool prune_move(SearchThread *t, const Node *n, MovePicker *p, Move 
     int depth = n->depth;
     if (n->root) return t->root_excl && root_excluded(t, m);   /* MultiPV: an earlier line's move */
     if (n->best <= -MATE_IN_MAX || !has_non_pawn_material(b, b->side)) return false;
-    if (noisy) return depth <= SEE_MAX_DEPTH && see_usable(b, var) && !see_ge(b, m, -SEE_NOISY_PER_PLY * depth);
+    if (noisy) return depth <= SEE_MAX_DEPTH && see_usable(b, var) && !search_see_ge(b, m, -SEE_NOISY_PER_PLY * depth, var);
     int lmp = (LMP_BASE + depth * depth) / (2 - n->improving);
-    if (depth <= LMP_MAX_DEPTH && n->quiets_tried >= lmp) { mp_skip_quiets(p); return true; }
+    if (depth <= LMP_MAX_DEPTH && n->quiets_tried >= lmp) return skip_quiets(t, p, m, var);
+    int fut = FUT_BASE + FUT_PER_PLY * depth;
+    if (var) fut = variant_margin(b, fut);
     if (!n->in_check && depth <= FUT_MAX_DEPTH && n->eval != SCORE_NONE &&
-        n->eval + FUT_BASE + FUT_PER_PLY * depth <= n->alpha && sc < SC_COUNTER) { mp_skip_quiets(p); return true; }
+        n->eval + fut <= n->alpha && sc < SC_COUNTER) return skip_quiets(t, p, m, var);
     /* History pruning: a quiet move whose history (butterfly and both
      * continuation rows, its picker score) has gone this bad is not worth a
      * shallow search. Not in three-check, where a quiet check can win
@@ -494,7 +649,7 @@ SEARCH_BODY bool prune_move(SearchThread *t, const Node *n, MovePicker *p, Move 
     if (!n->pv_node && !n->in_check && depth <= HP_MAX_DEPTH && sc < -HP_MARGIN * depth &&
         !(var && b->variant == VAR_THREECHECK))
         return true;
-    return depth <= SEE_MAX_DEPTH && see_usable(b, var) && !see_ge(b, m, -SEE_QUIET_PER_PLY * depth);
+    return depth <= SEE_MAX_DEPTH && see_usable(b, var) && !search_see_ge(b, m, -SEE_QUIET_PER_PLY * depth, var);
 }
 
 /* Singular extension: if every other move fails well below the TT score,
@@ -571,9 +726,10 @@ SEARCH_BODY int search_move(SearchThread *t, const Node *n, int se_ext, int sc, 
                             bool var) {
     int alpha = n->alpha, beta = n->beta, ply = n->ply;
     bool gives_check = board_in_check(&t->board);
-    /* A singular extension replaces the check extension; a negative one
-     * does not (the check still earns its ply). */
-    int check_ext = gives_check && ply < CHECK_EXT_MAX_PLY;
+    /* A singular extension replaces the check extension (and a variant's
+     * forced-move extension, which counts as one); a negative one does not
+     * (the check still earns its ply). */
+    int check_ext = ((gives_check && !(var && n->no_check_ext)) || (var && n->forced_ext)) && ply < CHECK_EXT_MAX_PLY;
     int ext = se_ext > 0 ? se_ext : se_ext + check_ext;
     int new_depth = n->depth - 1 + ext;
     /* Node types as in Stockfish: the first child of a cut node is an
@@ -664,7 +820,7 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     Board *b = &t->board;
     bool in_check = board_in_check(b);
 
-    if (depth <= 0 && !in_check) return QSEARCH(var)(t, alpha, beta, ply);
+    if (depth <= 0 && !in_check) return QSEARCH_ENTRY(var)(t, alpha, beta, ply);
     if (depth < 0) depth = 0;
 
     count_node(t);
@@ -690,7 +846,7 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
         (n.pv_node || n.cut_node))
         n.depth--;
     if (!n.pv_node && !in_check && !n.excluded) {
-        if (reverse_futility_prunes(&n)) return n.adj_eval;
+        if (reverse_futility_prunes(&n) && (!var || variant_rfp_prunes(b, &n))) return n.adj_eval;
         if (null_move_prunes(t, &n, var, &score)) return score;
         if (probcut_prunes(t, &n, &hit, var, &score)) return score;
     }
@@ -698,6 +854,8 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     MovePicker p;
     HistNode hn = hist_node(t, ply);
     mp_init_main(&p, b, &t->hist, &hn, n.tt_move);
+    /* (Not past twice the iteration's depth: chains of forced captures.) */
+    if (var) n.forced_ext = antichess_forced_capture(&p, b) && ply < 2 * (t->completed_depth + 1);
     n.old_alpha = n.alpha;
     Move quiets[MAX_MOVES], caps[HIST_MAX_CAPS_TRIED], m;
     int sc;
@@ -711,6 +869,7 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
         int se_ext;
         if (singular_extension(t, &n, &hit, m, var, &se_ext, &score)) return score;
 
+        if (var) n.no_check_ext = !check_ext_usable(b, m);
         int cap_hist = noisy ? hist_capture_score(&t->hist, b, m) : 0;   /* read before the move is made */
         t->stack[ply].doubles = n.base_doubles + (se_ext == 2);  /* for this move's subtree */
         stack_push(t, ply, m, hist_piece(b, m));

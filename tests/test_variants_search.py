@@ -104,6 +104,49 @@ def test_antichess_capture_is_forced(engine: Engine) -> None:
     assert res.bestmove == "f1b5", res
 
 
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_threecheck_sees_the_last_check_that_loses_material(engine: Engine, depth: int) -> None:
+    """White has one check left: after ...Rf2, d5-d6 (a pawn that e7 takes)
+    uncovers Ba2's check, the third. Its SEE is bad, but it wins the game:
+    Black must not allow it at any depth, and from the position after
+    ...Rf2 White finds it (review-s51, finding 1)."""
+    engine.new_game()
+    engine.set_position("5rkr/4p1pp/8/3PN3/8/6PK/B7/8 b - - 1+3 0 1", [], variant="3check")
+    res = engine.search(SearchLimits(depth=depth))
+    assert res.bestmove != "f8f2", res
+    assert res.mate is None or res.mate > 0, res
+    engine.new_game()
+    engine.set_position("6kr/4p1pp/8/3PN3/8/6PK/B4r2/8 w - - 1+3 0 2", [], variant="3check")
+    res = engine.search(SearchLimits(depth=depth))
+    assert res.mate == 1, res
+
+
+@pytest.mark.parametrize("depth", [1, 2, 3])
+def test_racingkings_black_following_is_a_draw(engine: Engine, depth: int) -> None:
+    """Both kings one step from the eighth rank, White to move: White
+    arrives, Black follows, a draw. The eval once scored White's arrival as
+    Black's win in one (review-s51, finding 2)."""
+    engine.new_game()
+    engine.set_position("8/4K1k1/8/8/8/8/8/8 w - - 0 1", [], variant="racingkings")
+    res = engine.search(SearchLimits(depth=depth))
+    assert res.mate is None and abs(res.score_cp) <= 50, res
+    engine.set_position("4K3/6k1/8/8/8/8/8/8 b - - 0 1", [], variant="racingkings")
+    assert engine.evaluate() == 0
+
+
+def test_horde_open_file_is_not_a_breakthrough(engine: Engine) -> None:
+    """An open a-file that no black man uses is not yet a way through the
+    wall: Black's extra a7 pawn (closing it) must not make Black's eval
+    worse. The breakthrough term once scored an open file as a queen
+    already behind the wall (review-s51, finding 4)."""
+    open_file = "1nbqkbnr/1ppppppp/8/2P2PP1/1PPPPPPP/1PPPPPPP/1PPPPPPP/1PPPPPPP b k - 0 1"
+    closed = "1nbqkbnr/pppppppp/8/2P2PP1/1PPPPPPP/1PPPPPPP/1PPPPPPP/1PPPPPPP b k - 0 1"
+    engine.set_position(open_file, [], variant="horde")
+    e_open = engine.evaluate()
+    engine.set_position(closed, [], variant="horde")
+    assert engine.evaluate() > e_open
+
+
 # Games that are over: no move, no crash; 1 the side to move has won, -1 lost, 0 drawn.
 FINISHED = [
     ("kingofthehill", "rnbqkbnr/pppppppp/8/8/4K3/8/PPPPPPPP/RNBQ1BNR b kq - 0 1", -1),

@@ -1,6 +1,6 @@
 /* search_main.c — standalone search driver (bench/debug without Python).
  *   search_main go DEPTH [FEN]        search to DEPTH, print info + bestmove
- *   search_main movetime MS [FEN]     search for MS milliseconds
+ *   search_main movetime MS [FEN]     search for MS milliseconds (FEN: or "VARIANT: FEN")
  *   search_main bench DEPTH FILE [nnue]  one FEN per line; total nodes (as pibot bench),
  *                                     with the hand-crafted eval or the embedded NNUE;
  *                                     "VARIANT: FEN" searches a variant's position
@@ -56,7 +56,10 @@ int main(int argc, char **argv) {
         pb_engine_free(e);
         return 0;
     }
-    if (argc > 3 && pb_engine_set_position(e, argv[3], "", 0, msg, sizeof msg)) {
+    /* "VARIANT: FEN" as in a bench file searches a variant's position */
+    char *fen = argc > 3 ? argv[3] : NULL, *variant = NULL, *colon = fen ? strchr(fen, ':') : NULL;
+    if (colon) { *colon = '\0'; variant = fen; fen = colon + 1 + (colon[1] == ' '); }
+    if (fen && pb_engine_set_variant_position(e, variant, fen, "", 0, msg, sizeof msg)) {
         fprintf(stderr, "bad FEN: %s\n", msg);
         return 2;
     }

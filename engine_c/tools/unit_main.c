@@ -502,8 +502,39 @@ static void is_legal_at(Board *b, int ply) {
     }
 }
 
+/* Crazyhouse's drops have their own legality test: random games from
+ * positions with men in hand (and in check). */
+static void is_legal_crazyhouse(void) {
+    static const char *F[] = {
+        "r3k2r/ppp2ppp/8/8/8/8/PPP2PPP/R3K2R[QRBNPqrbnp] w KQkq - 0 1",
+        "r1b1kbnr/pppp1ppp/8/4p3/6Pq/8/PPPPP2P/RNBQKBNR[Pn] w KQkq - 1 3",
+        "4k3/8/8/8/8/8/8/R3K2R[NNPPbbpp] b KQ - 0 1",
+    };
+    static Board b;
+    uint64_t seed = 12345;
+    for (size_t f = 0; f < sizeof F / sizeof F[0] && !failure; f++) {
+        char err[128];
+        if (board_set_fen_variant(&b, F[f], VAR_CRAZYHOUSE, false, err, sizeof err) != PB_OK) {
+            failure = "a crazyhouse FEN does not parse";
+            return;
+        }
+        for (int ply = 0; ply < 24 && !failure; ply++) {
+            if (ply % 3 == 0) is_legal_at(&b, 0);
+            MoveList list;
+            list.count = 0;
+            movegen_legal(&b, &list, GEN_ALL);
+            if (list.count == 0) break;
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            board_make_move(&b, list.moves[(seed >> 33) % (uint64_t)list.count]);
+        }
+    }
+}
+
 /* The move picker trusts movegen_is_legal(_noisy) for TT moves, garbage included. */
-static void check_is_legal(void) { walk_positions(is_legal_at); }
+static void check_is_legal(void) {
+    walk_positions(is_legal_at);
+    if (!failure) is_legal_crazyhouse();
+}
 
 /* ---- move picker: every legal move once, in falling score order ---- */
 
@@ -579,7 +610,8 @@ static void picker_run(Board *b, History *h, int skip_at) {
         if (!skipped) { failure = "a legal move never came out of the picker"; return; }
         /* Skipped: only quiet moves (or, staged, quiet-stage under-promotions) may be missing. */
         Move q = all.moves[i];
-        bool quiet_stage = b->variant == VAR_STANDARD && move_kind(q) == MOVE_PROMO && move_promo(q) != QUEEN;
+        bool staged = b->variant == VAR_STANDARD || b->variant == VAR_CRAZYHOUSE;
+        bool quiet_stage = staged && move_kind(q) == MOVE_PROMO && move_promo(q) != QUEEN;
         bool noisy = mp_is_noisy(b, q) && !move_is_drop(q);
         if (noisy && !quiet_stage) { failure = "mp_skip_quiets lost a capture"; return; }
     }
@@ -591,7 +623,8 @@ static void picker_at(Board *b, int ply) {
     for (int r = 0; r < 6 && !failure; r++) picker_run(b, &h, r < 3 ? -1 : 1 + (int)(picker_rand() % 6));
 }
 
-/* The variants use the one-list picker; a few random games of each. */
+/* The variants but crazyhouse use the one-list picker (crazyhouse the
+ * staged one); a few random games of each. */
 static void picker_variants(void) {
     static const struct { int variant; const char *fen; } F[] = {
         {VAR_CRAZYHOUSE, "r1bqk2r/ppp2ppp/2n2n2/2b1p3/2B1P3/2N2N2/PPP2PPP/R1BQK2R[Pp] w KQkq - 0 5"},
