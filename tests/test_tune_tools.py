@@ -340,6 +340,13 @@ def test_sprt_refuses_bad_input_in_one_line(tmp_path: Path) -> None:
         assert proc.returncode == 2 and why in proc.stderr, proc.stderr
         assert len(proc.stderr.splitlines()) == 1
     assert not (tmp_path / "work").exists()  # nothing built
+    build = str(ROOT / "tools/tune/build_commit.sh")
+    for args, why in (([], "usage:"), (["no-such-commit"], "no-such-commit: not a commit")):
+        proc = subprocess.run(["bash", build, *args], capture_output=True, text=True,
+                              timeout=60, cwd=tmp_path, env={**os.environ, **tools})
+        assert proc.returncode == 2 and why in proc.stderr, proc.stderr
+        assert len(proc.stderr.splitlines()) == 1
+    assert not (tmp_path / "work").exists()
 
 
 def _variant_game(variant: str, white: str, black: str, result: str, why: str) -> str:

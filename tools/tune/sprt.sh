@@ -8,7 +8,7 @@
 # usage: tools/tune/sprt.sh NAME NEW BASE [DEADLINE_EPOCH]
 #   NAME      the run: its state lives in docs/matches/sprt/NAME/
 #   NEW BASE  commits (any name git knows); each is built once into
-#             $SPRT_WORK/bin-<hash>/pibot-uci (default ../sprt) from its own tree
+#             $SPRT_WORK/bin-<hash>/pibot-uci (default ../sprt; build_commit.sh)
 #   DEADLINE  seconds since the epoch: the run is stopped with SIGINT then and
 #             its state saved; without it, it runs to its verdict
 # env: TC (8+0.08), ELO0 ELO1 (0 10, fastchess's normalized Elo), HASH (64),
@@ -30,23 +30,13 @@ done
 NEW=$(git -C "$ROOT" rev-parse -q --short=7 --verify "$2^{commit}" 2>/dev/null) || { echo "$0: $2: not a commit" >&2; exit 2; }
 BASE=$(git -C "$ROOT" rev-parse -q --short=7 --verify "$3^{commit}" 2>/dev/null) || { echo "$0: $3: not a commit" >&2; exit 2; }
 
-# build C: the package as of commit C, its engine behind a UCI command
-build() {
-    local c=$1 src=$WORK/src-$1 bin=$WORK/bin-$1
-    [ -x "$bin/pibot-uci" ] && return 0
-    echo "sprt: building $c into $bin"
-    rm -rf "$src" && mkdir -p "$src"
-    git -C "$ROOT" archive "$c" | tar -x -C "$src"
-    (cd "$src" && sh tools/tune/build_variant.sh "$bin" engine_c/evalparams.h) > "$WORK/build-$c.log" 2>&1 || {
-        echo "$0: building $c failed: $WORK/build-$c.log" >&2; exit 1; }
-}
 mkdir -p "$WORK/$NAME" "$STATE"
 if [ -f "$STATE/run.txt" ] && ! grep -qx "new $NEW" "$STATE/run.txt"; then
     echo "$0: docs/matches/sprt/$NAME is a run of $(head -1 "$STATE/run.txt"), not new $NEW: choose another NAME" >&2
     exit 2
 fi
-build "$NEW"
-build "$BASE"
+NEW_CMD=$("$ROOT/tools/tune/build_commit.sh" "$NEW")
+BASE_CMD=$("$ROOT/tools/tune/build_commit.sh" "$BASE")
 
 cd "$WORK/$NAME"
 if [ -f "$STATE/config.json" ]; then
@@ -54,8 +44,8 @@ if [ -f "$STATE/config.json" ]; then
     cp "$STATE/config.json" config.json
     args=(-config file=config.json)
 else
-    args=(-engine "cmd=$WORK/bin-$NEW/pibot-uci" name="new-$NEW"
-          -engine "cmd=$WORK/bin-$BASE/pibot-uci" name="base-$BASE"
+    args=(-engine "cmd=$NEW_CMD" name="new-$NEW"
+          -engine "cmd=$BASE_CMD" name="base-$BASE"
           -each "tc=${TC:-8+0.08}" "option.Hash=${HASH:-64}" option.Threads=1
           -openings "file=$BOOK" format=pgn order=random
           -games 2 -repeat -rounds 20000 -concurrency "${CONCURRENCY:-2}"
