@@ -584,22 +584,8 @@ static int write_variant_header(const char *path, const int *w, int variant, con
 
 static int tune_variant(char **data, int ndata, const char *out, int variant, int epochs, double kfix,
                         long limit, const char *freeze, int step, bool keep_last) {
-    VarData d = {.variant = variant, .b = malloc(sizeof(Board))};
-    long seen = 0;
-    int rc = d.b ? 0 : -1;
-    if (rc) fprintf(stderr, "tune: out of memory\n");
-    for (int i = 0; i < ndata && !rc && (limit <= 0 || seen < limit); i++)
-        rc = each_record(data[i], limit, &seen, load_var_one, &d);
-    if (rc) return 1;
-    long nval = 0;
-    for (int i = 0; i < d.n; i++) nval += d.val[i];
-    if (d.n < 100 || nval == 0) {
-        fprintf(stderr, "tune: %d positions, %ld of them held out (games 9 mod 10): generate "
-                        "more games first\n", d.n, nval);
-        return 1;
-    }
     /* the variant's weights the search may move: its group, less the
-     * untuned fields and --freeze's */
+     * untuned fields and --freeze's (checked before the data is read) */
     VariantParams w = VariantDefaultParams;
     int *wi = (int *)&w;
     int idx[VARIANT_NPARAMS], nidx = 0;
@@ -624,6 +610,20 @@ static int tune_variant(char **data, int ndata, const char *out, int variant, in
         if (p->variant != variant || !p->tuned) continue;
         for (int i = 0; i < p->count; i++)
             if (!frozen[p->offset + i]) idx[nidx++] = p->offset + i;
+    }
+    VarData d = {.variant = variant, .b = malloc(sizeof(Board))};
+    long seen = 0;
+    int rc = d.b ? 0 : -1;
+    if (rc) fprintf(stderr, "tune: out of memory\n");
+    for (int i = 0; i < ndata && !rc && (limit <= 0 || seen < limit); i++)
+        rc = each_record(data[i], limit, &seen, load_var_one, &d);
+    if (rc) return 1;
+    long nval = 0;
+    for (int i = 0; i < d.n; i++) nval += d.val[i];
+    if (d.n < 100 || nval == 0) {
+        fprintf(stderr, "tune: %d positions, %ld of them held out (games 9 mod 10): generate "
+                        "more games first\n", d.n, nval);
+        return 1;
     }
     int *ev = malloc((size_t)d.n * sizeof(int));
     if (!ev) {
