@@ -1,8 +1,12 @@
 /* variant_eval.c — the hand-crafted evaluation of the variants (variant_eval.h). */
 #include "variant_eval.h"
+
+#include <stddef.h>
+
 #include "attacks.h"
 #include "bitboard.h"
 #include "eval.h"
+#include "variant_params.h"
 
 static const Bitboard CenterBB = 0x0000001818000000ULL;   /* d4 e4 d5 e5 */
 
@@ -78,15 +82,7 @@ static int safe_path(const Board *b, int c, Bitboard their_att, Bitboard blocked
 
 /* ---- king of the hill ---- */
 
-static int koth_dist_bonus(int d) {
-    switch (d) {
-    case 1: return VE_KOTH_DIST_1;
-    case 2: return VE_KOTH_DIST_2;
-    case 3: return VE_KOTH_DIST_3;
-    case 4: return VE_KOTH_DIST_4;
-    default: return 0;
-    }
-}
+static int koth_dist_bonus(const VariantParams *p, int d) { return d >= 1 && d <= 4 ? p->koth_dist[d] : 0; }
 
 /* Can c's king step onto a centre square now (empty or enemy, not attacked)? */
 static bool koth_step_free(const Board *b, int c, Bitboard their_att) {
@@ -94,7 +90,7 @@ static bool koth_step_free(const Board *b, int c, Bitboard their_att) {
     return (KingAttacks[k] & CenterBB & ~b->by_color[c] & ~their_att) != 0;
 }
 
-static int eval_koth(const Board *b) {
+static int eval_koth(const Board *b, const VariantParams *p) {
     int v = eval_evaluate(b);   /* side to move's view */
     int us = b->side, them = !us;
     Bitboard att[2] = {attacks_by(b, WHITE, true), attacks_by(b, BLACK, true)};
@@ -102,16 +98,16 @@ static int eval_koth(const Board *b) {
      * attack (own pawns block, own pieces can step aside). */
     int d_us = safe_path(b, us, att[them], board_pieces(b, us, PAWN), CenterBB, 4);
     int d_them = safe_path(b, them, att[us], board_pieces(b, them, PAWN), CenterBB, 4);
-    v += koth_dist_bonus(d_us) - koth_dist_bonus(d_them);
-    if (d_us == 1 && !b->checkers && koth_step_free(b, us, att[them])) return v + VE_WIN_IN_ONE;
-    if (d_them == 1 && koth_step_free(b, them, att[us])) v -= VE_THREAT_TO_WIN;
+    v += koth_dist_bonus(p, d_us) - koth_dist_bonus(p, d_them);
+    if (d_us == 1 && !b->checkers && koth_step_free(b, us, att[them])) return v + p->koth_win_in_one;
+    if (d_them == 1 && koth_step_free(b, them, att[us])) v -= p->koth_threat_to_win;
     return v;
 }
 
 /* ---- three-check ---- */
 
-static int checks_given_bonus(int left) {
-    return left == 2 ? VE_3CHECK_GIVEN_1 : left <= 1 ? VE_3CHECK_GIVEN_2 : 0;
+static int checks_given_bonus(const VariantParams *p, int left) {
+    return left == 2 ? p->threecheck_given_1 : left <= 1 ? p->threecheck_given_2 : 0;
 }
 
 /* Squares from which c can check the enemy king with a move of a piece
@@ -128,10 +124,10 @@ static int ready_checks(const Board *b, int c, Bitboard defended, int *safe) {
     return n;
 }
 
-static int eval_threecheck(const Board *b) {
+static int eval_threecheck(const Board *b, const VariantParams *p) {
     int v = eval_evaluate(b);
     int us = b->side, them = !us;
-    v += checks_given_bonus(b->checks_left[us]) - checks_given_bonus(b->checks_left[them]);
+    v += checks_given_bonus(p, b->checks_left[us]) - checks_given_bonus(p, b->checks_left[them]);
     Bitboard att[2] = {attacks_by(b, WHITE, false), attacks_by(b, BLACK, false)};
     Bitboard guard[2] = {att[WHITE] | KingAttacks[board_king_sq(b, WHITE)],
                          att[BLACK] | KingAttacks[board_king_sq(b, BLACK)]};
@@ -142,45 +138,36 @@ static int eval_threecheck(const Board *b) {
      * checker) and the attacks on the king's zone (king danger) grow with
      * the checks already given. */
     int given_us = 4 - b->checks_left[us], given_them = 4 - b->checks_left[them];
-    v += VE_3CHECK_READY * (ready_us * given_us - ready_them * given_them);
-    v += VE_3CHECK_SAFE_CHECK * (safe_us * given_us - safe_them * given_them);
-    v += VE_3CHECK_KING_ZONE * (popcount(KingAttacks[board_king_sq(b, them)] & att[us]) * given_us -
-                                popcount(KingAttacks[board_king_sq(b, us)] & att[them]) * given_them);
-    if (b->checks_left[us] == 1 && ready_us && !b->checkers) return v + VE_WIN_IN_ONE;
-    if (b->checks_left[them] == 1 && ready_them) v -= VE_THREAT_TO_WIN;
+    v += p->threecheck_ready * (ready_us * given_us - ready_them * given_them);
+    v += p->threecheck_safe_check * (safe_us * given_us - safe_them * given_them);
+    v += p->threecheck_king_zone * (popcount(KingAttacks[board_king_sq(b, them)] & att[us]) * given_us -
+                                    popcount(KingAttacks[board_king_sq(b, us)] & att[them]) * given_them);
+    if (b->checks_left[us] == 1 && ready_us && !b->checkers) return v + p->threecheck_win_in_one;
+    if (b->checks_left[them] == 1 && ready_them) v -= p->threecheck_threat_to_win;
     return v;
 }
 
 /* ---- crazyhouse ---- */
 
-static const int ZhHand[8] = {0, VE_ZH_HAND_PAWN, VE_ZH_HAND_KNIGHT, VE_ZH_HAND_BISHOP, VE_ZH_HAND_ROOK,
-                              VE_ZH_HAND_QUEEN, 0, 0};
-
-/* King-attack weight of a man in the enemy's hand, and the danger units of
- * a drop of it that checks safely. */
-static const int ZhHandAttack[8] = {0, 1, 2, 2, 3, 4, 0, 0};
-static const int ZhSafeDropCheck[8] = {0, VE_ZH_SAFE_CHECK_PAWN, VE_ZH_SAFE_CHECK_KNIGHT, VE_ZH_SAFE_CHECK_BISHOP,
-                                       VE_ZH_SAFE_CHECK_ROOK, VE_ZH_SAFE_CHECK_QUEEN, 0, 0};
-
 /* Danger to c's king: the enemy's attacks on and the empty squares of its
  * zone, and the enemy's safe drop checks, times what the enemy can drop
- * (ZhHandAttack). A drop check is safe on a square none of c's men (the
+ * (crazyhouse_hand_attack). A drop check is safe on a square none of c's men (the
  * king aside) guards; next to the king only if the enemy supports it (else
  * the king takes the checker). `our_att`, `their_att`: without kings. */
-static int zh_king_danger(const Board *b, int c, Bitboard our_att, Bitboard their_att) {
+static int zh_king_danger(const Board *b, const VariantParams *p, int c, Bitboard our_att, Bitboard their_att) {
     int k = board_king_sq(b, c), them = !c;
     Bitboard zone = KingAttacks[k], empty = ~b->by_type[0];
-    int units = VE_ZH_ZONE_ATTACKED * popcount(zone & their_att) + VE_ZH_ZONE_EMPTY * popcount(zone & empty);
+    int units = p->crazyhouse_zone_attacked * popcount(zone & their_att) + p->crazyhouse_zone_empty * popcount(zone & empty);
     int hand = 0;
     for (int t = PAWN; t < KING; t++) {
         if (!b->pocket[them][t]) continue;
-        hand += b->pocket[them][t] * ZhHandAttack[t];
+        hand += b->pocket[them][t] * p->crazyhouse_hand_attack[t];
         Bitboard checks = check_squares(b, t, k, them) & empty;
         if (t == PAWN) checks &= ~(RANK_1_BB | RANK_8_BB);
-        if (checks & ~our_att & (~zone | their_att)) units += ZhSafeDropCheck[t];
+        if (checks & ~our_att & (~zone | their_att)) units += p->crazyhouse_safe_check[t];
     }
-    int d = units * (hand + 1) * VE_ZH_DANGER_MUL / 2;
-    return d > VE_ZH_DANGER_MAX ? VE_ZH_DANGER_MAX : d;
+    int d = units * (hand + 1) * p->crazyhouse_danger_mul / 2;
+    return d > p->crazyhouse_danger_max ? p->crazyhouse_danger_max : d;
 }
 
 /* Drop mobility: the empty squares of the enemy's half it does not attack,
@@ -192,13 +179,13 @@ static int zh_drop_squares(const Board *b, int c, Bitboard their_att) {
     return popcount(half & ~b->by_type[0] & ~their_att);
 }
 
-static int eval_crazyhouse(const Board *b) {
+static int eval_crazyhouse(const Board *b, const VariantParams *p) {
     int v = eval_evaluate(b);
     int us = b->side, them = !us;
-    for (int t = PAWN; t < KING; t++) v += ZhHand[t] * (b->pocket[us][t] - b->pocket[them][t]);
+    for (int t = PAWN; t < KING; t++) v += p->crazyhouse_hand[t] * (b->pocket[us][t] - b->pocket[them][t]);
     Bitboard att_us = attacks_by(b, us, false), att_them = attacks_by(b, them, false);
-    v += zh_king_danger(b, them, att_them, att_us) - zh_king_danger(b, us, att_us, att_them);
-    v += VE_ZH_DROP_SQUARE * (zh_drop_squares(b, us, att_them) - zh_drop_squares(b, them, att_us));
+    v += zh_king_danger(b, p, them, att_them, att_us) - zh_king_danger(b, p, us, att_us, att_them);
+    v += p->crazyhouse_drop_square * (zh_drop_squares(b, us, att_them) - zh_drop_squares(b, them, att_us));
     return v;
 }
 
@@ -216,34 +203,32 @@ static bool atomic_threat(const Board *b, int c, Bitboard att_nonking) {
     return targets != 0;
 }
 
-static int eval_atomic(const Board *b) {
+static int eval_atomic(const Board *b, const VariantParams *p) {
     int v = eval_evaluate(b);
     int us = b->side, them = !us;
     Bitboard att_us = attacks_by(b, us, false), att_them = attacks_by(b, them, false);
     int ku = board_king_sq(b, us), kt = board_king_sq(b, them);
-    if (KingAttacks[ku] & sq_bb(kt)) return v + (b->checkers ? 0 : VE_ATOMIC_KINGS_TOUCH / 4);
-    v -= VE_ATOMIC_NEXT_TO_KING * (popcount(KingAttacks[ku] & b->by_color[us] & ~b->by_type[PAWN]) -
+    if (KingAttacks[ku] & sq_bb(kt)) return v + (b->checkers ? 0 : p->atomic_kings_touch);
+    v -= p->atomic_next_to_king * (popcount(KingAttacks[ku] & b->by_color[us] & ~b->by_type[PAWN]) -
                                    popcount(KingAttacks[kt] & b->by_color[them] & ~b->by_type[PAWN]));
-    if (!b->checkers && atomic_threat(b, us, att_us)) return v + VE_WIN_IN_ONE;
-    if (atomic_threat(b, them, att_them)) v -= VE_THREAT_TO_WIN;
+    if (!b->checkers && atomic_threat(b, us, att_us)) return v + p->atomic_win_in_one;
+    if (atomic_threat(b, them, att_them)) v -= p->atomic_threat_to_win;
     return v;
 }
 
 /* ---- antichess ---- */
 
-static const int AcValue[8] = {0, VE_AC_PAWN, VE_AC_KNIGHT, VE_AC_BISHOP, VE_AC_ROOK, VE_AC_QUEEN, VE_AC_KING, 0};
-
-static int eval_antichess(const Board *b) {
+static int eval_antichess(const Board *b, const VariantParams *p) {
     int s[2] = {0, 0};
     Bitboard att[2] = {attacks_by(b, WHITE, true), attacks_by(b, BLACK, true)};
     for (int c = WHITE; c <= BLACK; c++) {
-        for (int t = PAWN; t <= KING; t++) s[c] -= AcValue[t] * popcount(board_pieces(b, c, t));
-        s[c] += VE_AC_MOBILITY * popcount(att[c] & ~b->by_color[c]);
+        for (int t = PAWN; t <= KING; t++) s[c] -= p->antichess_value[t] * popcount(board_pieces(b, c, t));
+        s[c] += p->antichess_mobility * popcount(att[c] & ~b->by_color[c]);
         /* the other side must take what it attacks: men of ours it attacks
          * are men it will have to remove for us */
-        s[c] += VE_AC_ATTACKED * popcount(b->by_color[c] & att[!c]);
+        s[c] += p->antichess_attacked * popcount(b->by_color[c] & att[!c]);
     }
-    return for_side(b, s[WHITE] - s[BLACK]) + VE_TEMPO;
+    return for_side(b, s[WHITE] - s[BLACK]) + p->antichess_tempo;
 }
 
 /* ---- racing kings ---- */
@@ -259,26 +244,23 @@ static int rk_race(int dw, int db, int stm) {
     return db <= dw ? -1 : db == dw + 1 ? 0 : 1;
 }
 
-static const int RkValue[8] = {0, 0, VE_RK_KNIGHT, VE_RK_BISHOP, VE_RK_ROOK, VE_RK_QUEEN, 0, 0};
-
-static int eval_racingkings(const Board *b) {
+static int eval_racingkings(const Board *b, const VariantParams *p) {
     /* White's king is home and the game goes on (race_over): Black is to
      * move and can follow, which draws (not following loses). Exact. */
     if (board_pieces(b, WHITE, KING) & RANK_8_BB) return 0;
-    static const int rank_bonus[8] = VE_RK_RANK_INIT;
     int s[2] = {0, 0};
     Bitboard att[2] = {attacks_by(b, WHITE, true), attacks_by(b, BLACK, true)};
     for (int c = WHITE; c <= BLACK; c++) {
-        for (int t = KNIGHT; t <= QUEEN; t++) s[c] += RkValue[t] * popcount(board_pieces(b, c, t));
+        for (int t = KNIGHT; t <= QUEEN; t++) s[c] += p->racingkings_value[t] * popcount(board_pieces(b, c, t));
         int k = board_king_sq(b, c), r = sq_rank(k);
-        s[c] += rank_bonus[r];
+        s[c] += p->racingkings_rank[r];
         if (r < 7) {
             Bitboard ahead = KingAttacks[k] & (RANK_1_BB << (8 * (r + 1)));
             int free = popcount(ahead & ~att[!c] & ~b->by_color[c]);
-            s[c] += free ? VE_RK_FREE_STEP * free : -VE_RK_BLOCKED;
+            s[c] += free ? p->racingkings_free_step * free : -p->racingkings_blocked;
         }
     }
-    int v = for_side(b, s[WHITE] - s[BLACK]) + VE_TEMPO;
+    int v = for_side(b, s[WHITE] - s[BLACK]) + p->racingkings_tempo;
     /* The race: each king's safe path to the eighth rank (rk_race); the
      * winner's side gets more the shorter its path, a win in one when it
      * is to move and one step away. */
@@ -288,21 +270,18 @@ static int eval_racingkings(const Board *b) {
     if (r == 0) return dw <= 2 ? v / 4 : v;   /* black follows white: a draw */
     int winner = r > 0 ? WHITE : BLACK, dwin = r > 0 ? dw : db;
     if (dwin > 4) return v;
-    if (dwin == 1 && winner == b->side) return v + VE_WIN_IN_ONE;
-    static const int race[5] = {0, VE_THREAT_TO_WIN, VE_RK_RACE_2, VE_RK_RACE_3, VE_RK_RACE_4};
-    return v + (winner == b->side ? race[dwin] : -race[dwin]);
+    if (dwin == 1 && winner == b->side) return v + p->racingkings_win_in_one;
+    return v + (winner == b->side ? p->racingkings_race[dwin] : -p->racingkings_race[dwin]);
 }
 
 /* ---- horde ---- */
-
-static const int HordeValue[8] = {0, 100, 320, 330, 500, 950, 0, 0};
 
 /* Black's way through the pawn wall, d: 0 if its queen already reaches
  * White's first rank, 1 if another man does, else 2 + the fewest pawns
  * (both sides') on a file (an open file is a step short of a man through).
  * The closer, the more the wall's pawns are worth to Black: a piece
  * through it attacks pawns from behind. */
-static int horde_breakthrough(const Board *b) {
+static int horde_breakthrough(const Board *b, const VariantParams *p) {
     Bitboard white = b->by_color[WHITE];
     if (!white || board_pieces(b, WHITE, KING)) return 0;   /* not the horde */
     int dist = 2 + 8;
@@ -317,46 +296,98 @@ static int horde_breakthrough(const Board *b) {
             if (n < dist) dist = n;
         }
     int pawns = popcount(board_pieces(b, WHITE, PAWN));
-    return VE_HORDE_BREAKTHROUGH * pawns / (1 + dist * dist) / (queens ? 2 : 4);
+    return p->horde_breakthrough * pawns / (1 + dist * dist) / (queens ? 2 : 4);
 }
 
-static int eval_horde(const Board *b) {
-    static const int advance[8] = VE_HORDE_ADVANCE_INIT;
+static int eval_horde(const Board *b, const VariantParams *p) {
+    const int *advance = p->horde_advance;
     int s[2] = {0, 0};
     Bitboard wp = board_pieces(b, WHITE, PAWN), wpa = pawn_attacks_bb(WHITE, wp);
     Bitboard bb = wp;
     while (bb) {
         int sq = pop_lsb(&bb), f = sq_file(sq);
-        s[WHITE] += VE_HORDE_PAWN + advance[sq_rank(sq)];
-        if (wpa & sq_bb(sq)) s[WHITE] += VE_HORDE_SUPPORTED;
+        s[WHITE] += p->horde_pawn + advance[sq_rank(sq)];
+        if (wpa & sq_bb(sq)) s[WHITE] += p->horde_supported;
         Bitboard files = (f > 0 ? FILE_A_BB << (f - 1) : 0) | (f < 7 ? FILE_A_BB << (f + 1) : 0);
-        if (!(files & wp)) s[WHITE] -= VE_HORDE_ISOLATED;
+        if (!(files & wp)) s[WHITE] -= p->horde_isolated;
     }
     for (int c = WHITE; c <= BLACK; c++) {
         for (int t = KNIGHT; t <= QUEEN; t++) {
             Bitboard pcs = board_pieces(b, c, t);
-            s[c] += HordeValue[t] * popcount(pcs);
-            s[c] += VE_HORDE_PIECE_MOBILITY * popcount(piece_targets(b, c, t));
+            s[c] += p->horde_value[t] * popcount(pcs);
+            s[c] += p->horde_piece_mobility * popcount(piece_targets(b, c, t));
         }
     }
     Bitboard bp = board_pieces(b, BLACK, PAWN);
     while (bp) {
         int sq = pop_lsb(&bp);
-        s[BLACK] += HordeValue[PAWN] + advance[relative_rank(BLACK, sq)];
+        s[BLACK] += p->horde_value[PAWN] + advance[relative_rank(BLACK, sq)];
     }
-    s[BLACK] += horde_breakthrough(b);
-    return for_side(b, s[WHITE] - s[BLACK]) + VE_TEMPO;
+    s[BLACK] += horde_breakthrough(b, p);
+    return for_side(b, s[WHITE] - s[BLACK]) + p->horde_tempo;
 }
 
-int variant_eval(const Board *b) {
+int variant_eval_with(const Board *b, const VariantParams *p) {
     switch (b->variant) {
-    case VAR_KOTH: return eval_koth(b);
-    case VAR_THREECHECK: return eval_threecheck(b);
-    case VAR_CRAZYHOUSE: return eval_crazyhouse(b);
-    case VAR_ATOMIC: return eval_atomic(b);
-    case VAR_ANTICHESS: return eval_antichess(b);
-    case VAR_RACINGKINGS: return eval_racingkings(b);
-    case VAR_HORDE: return eval_horde(b);
+    case VAR_KOTH: return eval_koth(b, p);
+    case VAR_THREECHECK: return eval_threecheck(b, p);
+    case VAR_CRAZYHOUSE: return eval_crazyhouse(b, p);
+    case VAR_ATOMIC: return eval_atomic(b, p);
+    case VAR_ANTICHESS: return eval_antichess(b, p);
+    case VAR_RACINGKINGS: return eval_racingkings(b, p);
+    case VAR_HORDE: return eval_horde(b, p);
     default: return eval_evaluate(b);
     }
 }
+
+int variant_eval(const Board *b) { return variant_eval_with(b, &VariantDefaultParams); }
+
+#define VPARAM(field, var, tuned)                                                             \
+    { #field, var, (int)(offsetof(VariantParams, field) / sizeof(int)),                         \
+      (int)(sizeof(((VariantParams *)0)->field) / sizeof(int)), tuned }
+
+/* In the header's order; the tuner writes them so (tools/tune.c). */
+const VariantParamInfo VariantParamTable[] = {
+    VPARAM(koth_dist, VAR_KOTH, true),
+    VPARAM(koth_win_in_one, VAR_KOTH, false),
+    VPARAM(koth_threat_to_win, VAR_KOTH, true),
+    VPARAM(threecheck_given_1, VAR_THREECHECK, true),
+    VPARAM(threecheck_given_2, VAR_THREECHECK, true),
+    VPARAM(threecheck_ready, VAR_THREECHECK, true),
+    VPARAM(threecheck_safe_check, VAR_THREECHECK, true),
+    VPARAM(threecheck_king_zone, VAR_THREECHECK, true),
+    VPARAM(threecheck_win_in_one, VAR_THREECHECK, false),
+    VPARAM(threecheck_threat_to_win, VAR_THREECHECK, true),
+    VPARAM(crazyhouse_hand, VAR_CRAZYHOUSE, true),
+    VPARAM(crazyhouse_hand_attack, VAR_CRAZYHOUSE, true),
+    VPARAM(crazyhouse_safe_check, VAR_CRAZYHOUSE, true),
+    VPARAM(crazyhouse_zone_attacked, VAR_CRAZYHOUSE, true),
+    VPARAM(crazyhouse_zone_empty, VAR_CRAZYHOUSE, true),
+    VPARAM(crazyhouse_danger_mul, VAR_CRAZYHOUSE, true),
+    VPARAM(crazyhouse_danger_max, VAR_CRAZYHOUSE, true),
+    VPARAM(crazyhouse_drop_square, VAR_CRAZYHOUSE, true),
+    VPARAM(atomic_next_to_king, VAR_ATOMIC, true),
+    VPARAM(atomic_kings_touch, VAR_ATOMIC, true),
+    VPARAM(atomic_win_in_one, VAR_ATOMIC, false),
+    VPARAM(atomic_threat_to_win, VAR_ATOMIC, true),
+    VPARAM(antichess_value, VAR_ANTICHESS, true),
+    VPARAM(antichess_mobility, VAR_ANTICHESS, true),
+    VPARAM(antichess_attacked, VAR_ANTICHESS, true),
+    VPARAM(antichess_tempo, VAR_ANTICHESS, true),
+    VPARAM(racingkings_value, VAR_RACINGKINGS, true),
+    VPARAM(racingkings_rank, VAR_RACINGKINGS, true),
+    VPARAM(racingkings_free_step, VAR_RACINGKINGS, true),
+    VPARAM(racingkings_blocked, VAR_RACINGKINGS, true),
+    VPARAM(racingkings_race, VAR_RACINGKINGS, true),
+    VPARAM(racingkings_win_in_one, VAR_RACINGKINGS, false),
+    VPARAM(racingkings_tempo, VAR_RACINGKINGS, true),
+    VPARAM(horde_value, VAR_HORDE, true),
+    VPARAM(horde_pawn, VAR_HORDE, true),
+    VPARAM(horde_supported, VAR_HORDE, true),
+    VPARAM(horde_isolated, VAR_HORDE, true),
+    VPARAM(horde_advance, VAR_HORDE, true),
+    VPARAM(horde_piece_mobility, VAR_HORDE, true),
+    VPARAM(horde_breakthrough, VAR_HORDE, true),
+    VPARAM(horde_tempo, VAR_HORDE, true),
+};
+const int VariantParamTableCount = (int)(sizeof VariantParamTable / sizeof VariantParamTable[0]);

@@ -128,6 +128,84 @@ def test_tuner_bad_input_is_one_line(datagen: Path, tuner: Path,  # noqa: F811
     assert len(proc.stdout.splitlines()) == 2 and "ignoring a torn last record" in proc.stderr
 
 
+def _groups(header: str) -> dict[str, str]:
+    """A variant_params.h's lines by variant group ("    /* NAME: note */" starts one)."""
+    groups: dict[str, str] = {}
+    name = ""
+    for line in header.splitlines():
+        start = re.match(r"^    /\* (\w+): ", line)
+        if start:
+            name = start.group(1)
+        if name and line.startswith("    "):
+            groups[name] = groups.get(name, "") + line + "\n"
+    return groups
+
+
+def test_tuner_tunes_one_variants_weights(datagen: Path, tuner: Path,  # noqa: F811
+                                          tmp_path: Path) -> None:
+    # Crazyhouse self-play with its hand-crafted eval, one thread, 10 games (game 9 held
+    # out): a few hundred positions. Two passes of the local search, the last kept.
+    data = tmp_path / "zh.bin"
+    run(datagen, data, "--variant", "crazyhouse", "--eval", "hce", "--nodes", 200,
+        "--games", 10, "--random-plies", 8, "--threads", 1)
+    header = tmp_path / "variant_params.h"
+    start = (ENGINE / "variant_params.h").read_text()
+    header.write_text(start)
+    proc = run(tuner, "--variant", "crazyhouse", data, "--out", header, "--epochs", 2,
+               "--keep-last", 1)
+    n = len(posdata.open_records(data)[1])
+    assert f"variant crazyhouse: positions {n} " in proc.stderr, proc.stderr
+    assert _mse(proc.stderr, "epoch 2 ") < _mse(proc.stderr, r"K = [0-9.]+ ")
+    text = header.read_text()
+    before, after = _groups(start), _groups(text)
+    # the same fields, in the same layout; only crazyhouse's group differs
+    assert re.findall(r"^    \.(\w+) =", text, re.M) == re.findall(r"^    \.(\w+) =", start, re.M)
+    assert set(before) == set(after) == {"kingofthehill", "3check", "crazyhouse", "atomic",
+                                         "antichess", "racingkings", "horde"}
+    assert [v for v in before if before[v] != after[v]] == ["crazyhouse"]
+    assert f"crazyhouse: tuned on {n} positions (zh.bin)" in text
+    assert text.splitlines()[:5] == start.splitlines()[:5]
+
+
+def test_tuner_reads_variant_records_and_refuses_others_in_one_line(
+        datagen: Path, tuner: Path, tmp_path: Path) -> None:  # noqa: F811
+    # The decoding of version-2 records: pockets, promoted marks, checks left, the horde.
+    cases = {
+        "crazyhouse": ["r1bqk2r/ppp2ppp/2n2n2/3p4/1b6/2N2N2/PPP2PPP/R1BQKB1R[Pp] w KQkq - 0 6",
+                       "r1bQ~k2r/ppp2ppp/2n2n2/3p4/1b2P3/2N2N2/PPP2PPP/R1B1KB1R[p] b KQq - 0 9"],
+        "3check": ["r1bqkb1r/ppp2ppp/2np1n2/4p3/2B1P3/2N2N2/PPPP1PPP/R1BQK2R w KQkq - 3+2 0 5"],
+        "horde": ["rnbqkbnr/pppppppp/8/1PP2PP1/PPPPPPPP/PPPPPPPP/PPPPPPPP/PPPPPPPP w kq - 0 1"],
+    }
+    for variant, fens in cases.items():
+        src, packed = tmp_path / f"{variant}.fens", tmp_path / f"{variant}.bin"
+        src.write_text("\n".join(fens) + "\n")
+        run(datagen, "--pack", src, packed, "--variant", variant)
+        lines = run(tuner, "--fens", packed).stdout.splitlines()
+        assert [line.split(" | ")[0] for line in lines] == fens
+    std, zh = tmp_path / "std.bin", tmp_path / "crazyhouse.bin"
+    run(datagen, std, "--openings", OPENINGS, "--games", 2, "--nodes", 200, "--threads", 1)
+    mixed = tmp_path / "mixed.bin"
+    raw = bytearray(zh.read_bytes())
+    raw[64 + 64 + 48] = 6   # the second record says atomic
+    mixed.write_bytes(bytes(raw))
+    out = tmp_path / "o.h"
+    bad = [
+        (("--variant", "crazyhouse", std), 1, "standard-chess records; --variant crazyhouse"),
+        (("--variant", "chess", zh), 2, "--variant chess: not a variant"),
+        (("--variant", "nosuch", zh), 2, "--variant nosuch: not a variant"),
+        (("--variant", "atomic", zh), 1, "records of crazyhouse, not atomic"),
+        ((zh,), 1, "tune them with --variant crazyhouse"),
+        (("--variant", "crazyhouse", mixed), 1, "record 1 is of atomic, not crazyhouse"),
+        (("--variant", "crazyhouse", zh, "--freeze", "horde_pawn"), 2, "unknown weight"),
+        ((std, "--step", 2), 2, "--step is for --variant"),
+    ]
+    for args, code, msg in bad:
+        proc = run(tuner, *args, "--out", out, ok=False)
+        assert proc.returncode == code and msg in proc.stderr, (args, proc.stderr)
+        assert proc.stderr.count("\n") == 1, proc.stderr
+    assert not out.exists()
+
+
 def test_build_variant_makes_a_working_uci_engine(tmp_path: Path) -> None:
     # The engine embeds the NNUE net (engine_c/nnue_embed.c), so a copy of
     # the sources without engine_c/nets/ cannot build: the script must copy it.

@@ -1,4 +1,6 @@
-/* tune.c — Texel tuner for the evaluation weights (EvalParams).
+/* tune.c — Texel tuner for the evaluation weights (EvalParams), and with
+ * --variant NAME for one variant's weights (VariantParams, variant_eval.h;
+ * the local search of tune_variant below, on datagen --variant's records).
  *
  * Reads the position records of engine_c/tools/datagen.c (one or more files,
  * e.g. the chunks of tools/nnue/datastore.py; the format is documented at the
@@ -23,6 +25,8 @@
  * usage: tune DATA... --out HEADER [--epochs N] [--lr X] [--limit N] [--k K] [--l2 X]
  *            [--freeze name,name,...]   (EvalParams fields kept as they are)
  *            [--keep-last 1]
+ *        tune --variant NAME DATA... --out HEADER [--epochs N] [--step N] [--limit N] [--k K]
+ *            [--freeze name,...] [--keep-last 1]   (HEADER: a variant_params.h)
  *        tune --fens DATA...   (each record as "<FEN> | <result>", for checks)
  */
 #include <errno.h>
@@ -32,6 +36,8 @@
 #include <string.h>
 
 #include "../eval.h"
+#include "../variant.h"
+#include "../variant_eval.h"
 
 typedef struct {
     int16_t idx;
@@ -65,7 +71,15 @@ static double lin_eval(const Pos *p, const Entry *ent, double (*w)[2]) {
     return mg * p->phase_mg + eg * p->phase_eg;
 }
 
-enum { REC_SIZE = 32, HEADER_SIZE = 32, REC_VERSION = 1, VAL_EVERY = 10 };
+enum {
+    REC_SIZE = 32, HEADER_SIZE = 32, REC_VERSION = 1,               /* standard chess */
+    REC_SIZE_VAR = 64, HEADER_SIZE_VAR = 64, REC_VERSION_VAR = 2,   /* a variant (datagen --variant) */
+    VAL_EVERY = 10
+};
+
+/* The records the run reads: VAR_STANDARD (version 1) unless --variant NAME;
+ * -1 (--fens): any file, each read as its header says. */
+static int want_variant = VAR_STANDARD;
 static const char MAGIC[8] = {'P', 'I', 'B', 'O', 'T', 'P', 'O', 'S'};
 
 static uint32_t le32(const uint8_t *p) {
@@ -77,18 +91,23 @@ static uint32_t le32(const uint8_t *p) {
  * K/Q/k/q for a corner rook beside an e-file king, else the rook's file
  * (Shredder-FEN), and then *chess960 is set: the parser accepts those only in
  * Chess960 mode. */
-static bool record_fen(const uint8_t *r, char *fen, size_t len, bool *chess960, int *result) {
+static bool record_fen(const uint8_t *r, int variant, char *fen, size_t len, bool *chess960, int *result) {
     uint64_t occ = 0;
     for (int i = 7; i >= 0; i--) occ = occ << 8 | r[i];
-    if (__builtin_popcountll(occ) > 32 || r[30] > 2) return false;
+    if ((variant == VAR_STANDARD && __builtin_popcountll(occ) > 32) || r[30] > 2) return false;
     int code[64];
+    bool promoted[64] = {false};
+    uint32_t marks = 0;
+    if (variant != VAR_STANDARD) memcpy(&marks, r + 60, 4);
     int n = 0;
     for (int sq = 0; sq < 64; sq++) {
         code[sq] = -1;
         if (!(occ >> sq & 1)) continue;
-        int c = r[8 + n / 2] >> (4 * (n & 1)) & 15;
+        /* pieces 1..32 in bytes 8..23, a variant's 33..64 in bytes 32..47 */
+        int c = r[(n < 32 ? 8 : 16) + n / 2] >> (4 * (n & 1)) & 15;
         if ((c & 7) == 7) return false;
         code[sq] = c;
+        promoted[sq] = n < 32 && (marks >> n & 1);
         n++;
     }
     size_t k = 0;
@@ -101,9 +120,19 @@ static bool record_fen(const uint8_t *r, char *fen, size_t len, bool *chess960, 
             empty = 0;
             char ch = "pnbrqkr"[c & 7];
             fen[k++] = c & 8 ? ch : (char)(ch - 32);
+            if (promoted[rank * 8 + file]) fen[k++] = '~';
         }
         if (empty) fen[k++] = (char)('0' + empty);
         if (rank) fen[k++] = '/';
+    }
+    if (variant == VAR_CRAZYHOUSE) {   /* the pockets, as board_get_fen writes them */
+        fen[k++] = '[';
+        for (int c = 0; c < 2; c++)
+            for (int t = 4; t >= 0; t--) {
+                if (r[49 + 5 * c + t] > 32) return false;
+                for (int i = 0; i < r[49 + 5 * c + t]; i++) fen[k++] = "PNBRQ"[t] + (char)(32 * c);
+            }
+        fen[k++] = ']';
     }
     int stm = r[24] >> 7, ep = r[24] & 127;
     if (ep > 64) return false;
@@ -132,15 +161,23 @@ static bool record_fen(const uint8_t *r, char *fen, size_t len, bool *chess960, 
     if (k == rights) fen[k++] = '-';
     fen[k] = '\0';
     unsigned fullmove = (unsigned)r[26] | (unsigned)r[27] << 8;
-    if (ep == 64) snprintf(fen + k, len - k, " - %u %u", r[25], fullmove);
-    else snprintf(fen + k, len - k, " %c%c %u %u", 'a' + ep % 8, '1' + ep / 8, r[25], fullmove);
+    char ep_field[3] = "-", checks[8] = "";
+    if (ep < 64) snprintf(ep_field, sizeof ep_field, "%c%c", 'a' + ep % 8, '1' + ep / 8);
+    if (variant == VAR_THREECHECK) {   /* checks left, as board_get_fen writes them */
+        if ((r[59] & 15) > 3 || r[59] >> 4 > 3) return false;
+        snprintf(checks, sizeof checks, " %d+%d", r[59] & 15, r[59] >> 4);
+    }
+    snprintf(fen + k, len - k, " %s%s %u %u", ep_field, checks, r[25], fullmove);
     *result = r[30];
     return true;
 }
 
 /* Opens a datagen file and checks its header; NULL (and one line on stderr
- * naming the file) if it is not one this tuner reads. *count: whole records. */
-static FILE *open_records(const char *path, long *count) {
+ * naming the file) if it is not one this run reads (want_variant): a
+ * standard-chess file (version 1) without --variant, a version 2 file of
+ * that variant with it. *count: whole records; *variant, *rec_size: the
+ * file's. */
+static FILE *open_records(const char *path, long *count, int *variant, int *rec_size) {
     FILE *f = fopen(path, "rb");
     if (!f) {
         fprintf(stderr, "tune: cannot open %s: %s\n", path, strerror(errno));
@@ -153,56 +190,84 @@ static FILE *open_records(const char *path, long *count) {
         fclose(f);
         return NULL;
     }
-    if (le32(h + 8) != REC_VERSION || le32(h + 12) != REC_SIZE) {
+    uint8_t hv[HEADER_SIZE_VAR - HEADER_SIZE];
+    bool v1 = le32(h + 8) == REC_VERSION && le32(h + 12) == REC_SIZE;
+    bool v2 = le32(h + 8) == REC_VERSION_VAR && le32(h + 12) == REC_SIZE_VAR &&
+              fread(hv, 1, sizeof hv, f) == sizeof hv && le32(hv) > VAR_STANDARD && le32(hv) < VAR_COUNT;
+    if (!v1 && !v2) {
         fprintf(stderr, "tune: %s: datagen format version %u with %u-byte records; this tuner "
-                        "reads version %d (%d bytes)\n", path, le32(h + 8), le32(h + 12),
-                REC_VERSION, REC_SIZE);
+                        "reads version %d (%d bytes) and a variant's version %d (%d bytes)\n", path,
+                le32(h + 8), le32(h + 12), REC_VERSION, REC_SIZE, REC_VERSION_VAR, REC_SIZE_VAR);
         fclose(f);
         return NULL;
     }
+    *variant = v1 ? VAR_STANDARD : (int)le32(hv);
+    *rec_size = v1 ? REC_SIZE : REC_SIZE_VAR;
+    if (want_variant >= 0 && *variant != want_variant) {
+        if (want_variant == VAR_STANDARD)
+            fprintf(stderr, "tune: %s: records of %s (datagen --variant): tune them with --variant %s\n",
+                    path, variant_name(*variant), variant_name(*variant));
+        else if (*variant == VAR_STANDARD)
+            fprintf(stderr, "tune: %s: standard-chess records; --variant %s needs the records of datagen --variant %s\n",
+                    path, variant_name(want_variant), variant_name(want_variant));
+        else
+            fprintf(stderr, "tune: %s: records of %s, not %s\n", path, variant_name(*variant),
+                    variant_name(want_variant));
+        fclose(f);
+        return NULL;
+    }
+    int header = v1 ? HEADER_SIZE : HEADER_SIZE_VAR;
     long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
-    if (size < 0 || fseek(f, HEADER_SIZE, SEEK_SET)) {
+    if (size < 0 || fseek(f, header, SEEK_SET)) {
         fprintf(stderr, "tune: cannot read %s: %s\n", path, strerror(errno));
         fclose(f);
         return NULL;
     }
-    *count = (size - HEADER_SIZE) / REC_SIZE;
-    if ((size - HEADER_SIZE) % REC_SIZE)   /* a run killed mid-write */
+    *count = (size - header) / *rec_size;
+    if ((size - header) % *rec_size)   /* a run killed mid-write */
         fprintf(stderr, "tune: %s: ignoring a torn last record (%ld bytes)\n", path,
-                (size - HEADER_SIZE) % REC_SIZE);
+                (size - header) % *rec_size);
     return f;
 }
 
-/* Calls fn(fen, chess960, result, game, ctx) for each record of path (at most
- * limit in all when limit > 0, counted by *seen); -1 after one error line. */
-typedef int (*RecordFn)(const char *fen, bool chess960, int result, int game, void *ctx);
+/* Calls fn(fen, variant, chess960, result, game, ctx) for each record of
+ * path (at most limit in all when limit > 0, counted by *seen); -1 after one
+ * error line. A variant file's records must all be of its variant. */
+typedef int (*RecordFn)(const char *fen, int variant, bool chess960, int result, int game, void *ctx);
 
 static int each_record(const char *path, long limit, long *seen, RecordFn fn, void *ctx) {
     long count;
-    FILE *f = open_records(path, &count);
+    int variant, rec_size;
+    FILE *f = open_records(path, &count, &variant, &rec_size);
     if (!f) return -1;
-    uint8_t buf[256 * REC_SIZE];
+    static uint8_t buf[256 * REC_SIZE_VAR];
     int rc = 0;
     for (long i = 0; i < count && !rc && (limit <= 0 || *seen < limit);) {
         size_t want = (size_t)(count - i < 256 ? count - i : 256);
-        if (fread(buf, REC_SIZE, want, f) != want) {
+        if (fread(buf, (size_t)rec_size, want, f) != want) {
             fprintf(stderr, "tune: cannot read %s: %s\n", path, ferror(f) ? strerror(errno)
                                                                           : "file shrank");
             rc = -1;
             break;
         }
         for (size_t j = 0; j < want && !rc && (limit <= 0 || *seen < limit); j++, i++) {
-            char fen[128];
+            char fen[256];
             bool c960;
             int result;
-            const uint8_t *r = buf + j * REC_SIZE;
-            if (!record_fen(r, fen, sizeof fen, &c960, &result)) {
+            const uint8_t *r = buf + j * (size_t)rec_size;
+            if (variant != VAR_STANDARD && r[48] != variant) {
+                fprintf(stderr, "tune: %s: record %ld is of %s, not %s as the file says\n", path, i,
+                        r[48] < VAR_COUNT ? variant_name(r[48]) : "no variant", variant_name(variant));
+                rc = -1;
+                break;
+            }
+            if (!record_fen(r, variant, fen, sizeof fen, &c960, &result)) {
                 fprintf(stderr, "tune: %s: record %ld is not a datagen position record\n",
                         path, i);
                 rc = -1;
                 break;
             }
-            rc = fn(fen, c960, result, r[31], ctx);
+            rc = fn(fen, variant, c960, result, r[31], ctx);
             if (rc) fprintf(stderr, "tune: %s: record %ld: %s\n", path, i,
                             rc == -2 ? "out of memory" : "not a legal position");
             (*seen)++;
@@ -227,7 +292,8 @@ static bool is_records(const char *path) {
     return yes;
 }
 
-static int load_one(const char *fen, bool chess960, int result, int game, void *ctx) {
+static int load_one(const char *fen, int variant, bool chess960, int result, int game, void *ctx) {
+    (void)variant;
     LoadCtx *c = ctx;
     Data *d = c->d;
     if (board_set_fen(c->b, fen, chess960, NULL, 0) != PB_OK) return -1;
@@ -283,10 +349,10 @@ static int load(char **paths, int npaths, Data *d, long limit) {
 
 /* --fens: the position as the engine's parser read it (board_get_fen), so a
  * check against another reader covers the tuner's whole decoding. */
-static int print_one(const char *fen, bool chess960, int result, int game, void *ctx) {
+static int print_one(const char *fen, int variant, bool chess960, int result, int game, void *ctx) {
     (void)game;
-    char out[128];
-    if (board_set_fen(ctx, fen, chess960, NULL, 0) != PB_OK) return -1;
+    char out[256];
+    if (board_set_fen_variant(ctx, fen, variant, chess960, NULL, 0) != PB_OK) return -1;
     board_get_fen(ctx, out, sizeof out);
     printf("%s | %s\n", out, result == 2 ? "1.0" : result == 1 ? "0.5" : "0.0");
     return 0;
@@ -388,11 +454,251 @@ static int write_header(const char *path, double (*w)[2], const char *note) {
     return fclose(f) == 0 ? 0 : -1;
 }
 
+/* ---- --variant NAME: the variant's weights (VariantParams, variant_eval.h) ----
+ *
+ * The variant eval is not linear in its weights (a capped king danger, the
+ * win-in-one returns, divisions), so instead of the gradient on a trace this
+ * is Texel's local search on the eval itself: for each of the variant's
+ * weights in turn try w + step, then w - step, and keep a change that lowers
+ * the training error; a pass that keeps none halves the step; stop at
+ * --epochs passes or when a pass at step 1 keeps none. K is fitted once, with
+ * the starting weights, and held: the standard weights (which four of the
+ * variants' evals add to) stay fixed and anchor the scale, so there is no
+ * rescale, and nothing outside the variant's group is written differently. */
+
+typedef struct {
+    char (*fen)[256];
+    float *result;
+    bool *val;
+    int n, cap;
+    int variant;
+    Board *b;
+} VarData;
+
+static int load_var_one(const char *fen, int variant, bool chess960, int result, int game, void *ctx) {
+    VarData *d = ctx;
+    if (chess960 || board_set_fen_variant(d->b, fen, variant, false, NULL, 0) != PB_OK) return -1;
+    if (d->n == d->cap) {
+        int cap = d->cap ? d->cap * 2 : 1 << 12;
+        void *f = realloc(d->fen, (size_t)cap * sizeof *d->fen), *r = f ? realloc(d->result, (size_t)cap * sizeof(float)) : NULL,
+             *v = r ? realloc(d->val, (size_t)cap * sizeof(bool)) : NULL;
+        if (f) d->fen = f;
+        if (r) d->result = r;
+        if (!v) return -2;
+        d->val = v;
+        d->cap = cap;
+    }
+    snprintf(d->fen[d->n], sizeof d->fen[0], "%s", fen);
+    d->result[d->n] = (float)(result / 2.0);
+    d->val[d->n] = game % VAL_EVERY == VAL_EVERY - 1;
+    d->n++;
+    return 0;
+}
+
+/* Every position's eval (White's view) with weights w. */
+static void var_evals(VarData *d, const VariantParams *w, int *out) {
+    for (int i = 0; i < d->n; i++) {
+        board_set_fen_variant(d->b, d->fen[i], d->variant, false, NULL, 0);
+        int v = variant_eval_with(d->b, w);
+        out[i] = d->b->side == WHITE ? v : -v;
+    }
+}
+
+static double var_mse(const VarData *d, const int *ev, double k, int want_val) {
+    double sum = 0;
+    long n = 0;
+    for (int i = 0; i < d->n; i++) {
+        if (d->val[i] != want_val) continue;
+        double e = d->result[i] - sigmoid(k, ev[i]);
+        sum += e * e;
+        n++;
+    }
+    return n ? sum / n : 0;
+}
+
+static double var_fit_k(const VarData *d, const int *ev) {
+    double lo = 0.05, hi = 5.0, g = (sqrt(5.0) - 1) / 2;
+    double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
+    double fa = var_mse(d, ev, a, 0), fb = var_mse(d, ev, b, 0);
+    for (int it = 0; it < 60; it++) {
+        if (fa < fb) { hi = b; b = a; fb = fa; a = hi - g * (hi - lo); fa = var_mse(d, ev, a, 0); }
+        else { lo = a; a = b; fa = fb; b = lo + g * (hi - lo); fb = var_mse(d, ev, b, 0); }
+    }
+    return (lo + hi) / 2;
+}
+
+/* The group notes ("    / * NAME: note * /" lines) of an existing header at
+ * path, so that rewriting one variant's group keeps the others' words. */
+static void read_notes(const char *path, char notes[VAR_COUNT][200]) {
+    for (int v = 0; v < VAR_COUNT; v++) snprintf(notes[v], sizeof notes[v], "as built");
+    FILE *f = fopen(path, "r");
+    if (!f) return;
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "    /* ", 7)) continue;
+        char *colon = strstr(line, ": "), *end = strstr(line, " */");
+        if (!colon || !end || end < colon) continue;
+        *colon = 0;
+        int v = variant_from_name(line + 7);
+        if (v <= VAR_STANDARD || v >= VAR_COUNT) continue;
+        *end = 0;
+        snprintf(notes[v], sizeof notes[v], "%s", colon + 2);
+    }
+    fclose(f);
+}
+
+static int write_variant_header(const char *path, const int *w, int variant, const char *note) {
+    char notes[VAR_COUNT][200];
+    read_notes(path, notes);
+    snprintf(notes[variant], sizeof notes[variant], "%s", note);
+    FILE *f = fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "tune: cannot write %s: %s\n", path, strerror(errno));
+        return -1;
+    }
+    fputs("/* variant_params.h — the variants' evaluation weights (VariantParams, variant_eval.h);\n"
+          " * included only by variant_eval.c. Set by hand, or written by engine_c/tools/tune.c\n"
+          " * --variant NAME (Texel-tuned, one variant's group at a time, the others copied);\n"
+          " * see docs/tuning.md \"The variants' weights\". Do not edit by hand. */\n"
+          "const VariantParams VariantDefaultParams = {\n", f);
+    int group = -1;
+    for (int t = 0; t < VariantParamTableCount; t++) {
+        const VariantParamInfo *p = &VariantParamTable[t];
+        if (p->variant != group) {
+            group = p->variant;
+            fprintf(f, "    /* %s: %s */\n", variant_name(group), notes[group]);
+        }
+        fprintf(f, "    .%s = ", p->name);
+        if (p->count == 1) {
+            fprintf(f, "%d", w[p->offset]);
+        } else {
+            fputc('{', f);
+            for (int i = 0; i < p->count; i++) fprintf(f, i ? ", %d" : "%d", w[p->offset + i]);
+            fputc('}', f);
+        }
+        fputs(",\n", f);
+    }
+    fputs("};\n", f);
+    return fclose(f) == 0 ? 0 : -1;
+}
+
+static int tune_variant(char **data, int ndata, const char *out, int variant, int epochs, double kfix,
+                        long limit, const char *freeze, int step, bool keep_last) {
+    /* the variant's weights the search may move: its group, less the
+     * untuned fields and --freeze's (checked before the data is read) */
+    VariantParams w = VariantDefaultParams;
+    int *wi = (int *)&w;
+    int idx[VARIANT_NPARAMS], nidx = 0;
+    bool frozen[VARIANT_NPARAMS] = {false};
+    for (const char *f = freeze; *f;) {
+        size_t len = strcspn(f, ",");
+        char tok[64];
+        snprintf(tok, sizeof(tok), "%.*s", (int)(len < 63 ? len : 63), f);
+        f += len + (f[len] == ',');
+        int t = 0;
+        while (t < VariantParamTableCount && (strcmp(VariantParamTable[t].name, tok) ||
+                                              VariantParamTable[t].variant != variant)) t++;
+        if (t == VariantParamTableCount) {
+            fprintf(stderr, "--freeze: unknown weight '%s' (use a VariantParams field of %s's)\n", tok,
+                    variant_name(variant));
+            return 2;
+        }
+        for (int i = 0; i < VariantParamTable[t].count; i++) frozen[VariantParamTable[t].offset + i] = true;
+    }
+    for (int t = 0; t < VariantParamTableCount; t++) {
+        const VariantParamInfo *p = &VariantParamTable[t];
+        if (p->variant != variant || !p->tuned) continue;
+        for (int i = 0; i < p->count; i++)
+            if (!frozen[p->offset + i]) idx[nidx++] = p->offset + i;
+    }
+    VarData d = {.variant = variant, .b = malloc(sizeof(Board))};
+    long seen = 0;
+    int rc = d.b ? 0 : -1;
+    if (rc) fprintf(stderr, "tune: out of memory\n");
+    for (int i = 0; i < ndata && !rc && (limit <= 0 || seen < limit); i++)
+        rc = each_record(data[i], limit, &seen, load_var_one, &d);
+    if (rc) return 1;
+    long nval = 0;
+    for (int i = 0; i < d.n; i++) nval += d.val[i];
+    if (d.n < 100 || nval == 0) {
+        fprintf(stderr, "tune: %d positions, %ld of them held out (games 9 mod 10): generate "
+                        "more games first\n", d.n, nval);
+        return 1;
+    }
+    int *ev = malloc((size_t)d.n * sizeof(int));
+    if (!ev) {
+        fprintf(stderr, "tune: out of memory\n");
+        return 1;
+    }
+    var_evals(&d, &w, ev);
+    double k = kfix > 0 ? kfix : var_fit_k(&d, ev);
+    double best = var_mse(&d, ev, k, 0), best_val = var_mse(&d, ev, k, 1);
+    fprintf(stderr, "variant %s: positions %d (%ld held out), %d weights to tune\n", variant_name(variant), d.n,
+            nval, nidx);
+    fprintf(stderr, "K = %.4f  train mse %.6f  val mse %.6f\n", k, best, best_val);
+    VariantParams best_w = w;
+    int best_epoch = 0, ep = 0, kept_total = 0;
+    for (ep = 1; ep <= epochs; ep++) {
+        int kept = 0;
+        for (int j = 0; j < nidx; j++) {
+            /* a small weight (a king-attack unit of 1) moves by at most a quarter of its start */
+            int i = idx[j], start = wi[i], base = abs(((const int *)&VariantDefaultParams)[i]);
+            int s = base / 4 < step ? (base / 4 > 1 ? base / 4 : 1) : step;
+            for (int sign = 1; sign >= -1; sign -= 2) {
+                wi[i] = start + sign * s;
+                var_evals(&d, &w, ev);
+                double e = var_mse(&d, ev, k, 0);
+                if (e < best) {
+                    best = e;
+                    kept++;
+                    break;
+                }
+                wi[i] = start;
+            }
+        }
+        kept_total += kept;
+        var_evals(&d, &w, ev);
+        double val = var_mse(&d, ev, k, 1);
+        fprintf(stderr, "epoch %d  step %d  kept %d  train mse %.6f  val mse %.6f\n", ep, step, kept, best, val);
+        /* early stopping: keep the weights with the best held-out error */
+        if (val < best_val) {
+            best_val = val;
+            best_epoch = ep;
+            best_w = w;
+        }
+        if (!kept) {
+            if (step == 1) break;
+            step /= 2;
+        }
+    }
+    fprintf(stderr, "best val mse %.6f at epoch %d (%d changes kept in all)%s\n", best_val, best_epoch, kept_total,
+            keep_last ? " (ignored: --keep-last)" : "");
+    if (keep_last) {
+        best_w = w;
+        best_epoch = ep > epochs ? epochs : ep;
+    }
+    char note[200], more[32] = "";
+    const char *name = strrchr(data[0], '/') ? strrchr(data[0], '/') + 1 : data[0];
+    if (ndata > 1) snprintf(more, sizeof more, " and %d more file(s)", ndata - 1);
+    snprintf(note, sizeof(note), "tuned on %d positions (%.60s%s), K=%.4f, epoch %d of %d", d.n, name, more, k,
+             best_epoch, ep > epochs ? epochs : ep);
+    if (write_variant_header(out, (const int *)&best_w, variant, note) != 0) return 1;
+    fprintf(stderr, "wrote %s\n", out);
+    free(ev);
+    free(d.fen);
+    free(d.result);
+    free(d.val);
+    free(d.b);
+    return 0;
+}
+
 static const char USAGE[] =
     "usage: tune DATA... --out HEADER [--epochs N] [--lr X] [--limit N] [--k K] [--l2 X]\n"
     "            [--freeze name,name,...] [--keep-last 1]\n"
+    "       tune --variant NAME DATA... --out HEADER [--epochs N] [--step N] [--limit N] [--k K]\n"
+    "            [--freeze name,name,...] [--keep-last 1]   (a variant's weights: HEADER a variant_params.h)\n"
     "       tune --fens DATA...\n"
-    "DATA: position records of engine_c/tools/datagen.c\n";
+    "DATA: position records of engine_c/tools/datagen.c (a variant's: datagen --variant NAME)\n";
 
 int main(int argc, char **argv) {
     if (argc > 1 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -402,6 +708,7 @@ int main(int argc, char **argv) {
     board_init_tables();
     if (argc > 1 && !strcmp(argv[1], "--fens")) {
         long seen = 0;
+        want_variant = -1;
         if (argc < 3) {
             fprintf(stderr, "tune: --fens needs one or more datagen files\n");
             return 2;
@@ -413,7 +720,8 @@ int main(int argc, char **argv) {
         free(b);
         return fflush(stdout) || rc ? 1 : 0;
     }
-    int epochs = 1000;
+    int epochs = -1, step = 0;   /* -1: the default, 1000 (--variant: 20 passes) */
+    const char *variant = NULL;
     double lr = 10000.0, kfix = 0, l2 = 0;
     const char *freeze = "", *out = NULL;
     bool keep_last = false;   /* write the last epoch, not the best validated one */
@@ -444,9 +752,11 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--l2")) l2 = atof(v);
         else if (!strcmp(a, "--freeze")) freeze = v;
         else if (!strcmp(a, "--keep-last")) keep_last = atoi(v) != 0;
+        else if (!strcmp(a, "--variant")) variant = v;
+        else if (!strcmp(a, "--step")) step = atoi(v);
         else {
             fprintf(stderr, "tune: unknown option %s (expected --out, --epochs, --lr, --limit, "
-                            "--k, --l2, --freeze or --keep-last)\n", a);
+                            "--k, --l2, --freeze, --keep-last, --variant or --step)\n", a);
             return 2;
         }
     }
@@ -460,6 +770,28 @@ int main(int argc, char **argv) {
         fprintf(stderr, "tune: --out %s holds datagen records: not overwriting it\n", out);
         return 2;
     }
+    if (variant) {
+        int var = variant_from_name(variant);
+        if (var <= VAR_STANDARD || !board_variant_supported(var)) {
+            fprintf(stderr, "tune: --variant %s: not a variant (kingofthehill, 3check, crazyhouse, atomic, "
+                            "antichess, racingkings, horde)\n", variant);
+            return 2;
+        }
+        if (step < 0 || epochs == 0 || epochs < -1) {
+            fprintf(stderr, "tune: --step and --epochs must be positive\n");
+            return 2;
+        }
+        want_variant = var;
+        int rc = tune_variant(data, ndata, out, var, epochs > 0 ? epochs : 20, kfix, limit, freeze,
+                              step ? step : 8, keep_last);
+        free(data);
+        return rc;
+    }
+    if (step) {
+        fprintf(stderr, "tune: --step is for --variant's local search\n");
+        return 2;
+    }
+    if (epochs < 0) epochs = 1000;
     Data d = {0};
     if (load(data, ndata, &d, limit) != 0) return 1;
     long nval = 0;

@@ -2,7 +2,7 @@
 # Build the Texel tuner against the engine core and the evaluation only, so it
 # builds even while search files change. Output: engine_c/out/tune/tune
 # (reads the position records of engine_c/tools/datagen.c, writes an
-# evalparams.h; docs/tuning.md). The data generator itself needs the whole
+# evalparams.h, or with --variant NAME a variant_params.h; docs/tuning.md). The data generator itself needs the whole
 # engine: `make -C engine_c out/auto/datagen`.
 # usage: tools/tune/build.sh
 set -eu
@@ -11,6 +11,6 @@ mkdir -p out/tune
 CC=${CC:-cc}
 CFLAGS="-std=c11 -O3 -Wall -Wextra -Wno-unused-parameter -D_GNU_SOURCE -DNDEBUG"
 # shellcheck disable=SC2086  # CC and CFLAGS are words to split
-$CC $CFLAGS -o out/tune/tune.new tools/tune.c attacks.c board.c movegen.c movegen_variant.c variant.c eval.c -lm
+$CC $CFLAGS -o out/tune/tune.new tools/tune.c attacks.c board.c movegen.c movegen_variant.c variant.c eval.c variant_eval.c -lm
 mv out/tune/tune.new out/tune/tune
 echo "built: engine_c/out/tune/tune"

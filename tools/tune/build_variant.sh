@@ -1,6 +1,8 @@
 #!/bin/sh
 # Build a private copy of the package whose engine uses another weights file
-# (and optionally another search.c, see tools/tune/ablate.py), for real-engine
+# (an evalparams.h, or a variant_params.h: a file that defines
+# VariantDefaultParams replaces the variants' weights; docs/tuning.md "The
+# variants' weights") (and optionally another search.c, see tools/tune/ablate.py), for real-engine
 # A/B matches without touching the shared tree or the installed package.
 # Writes DIR/pibot-uci, a UCI command. NET=FILE.pbnn embeds that net instead of
 # engine_c/nets/default.pbnn, built for its hidden width (a net of another width
@@ -36,7 +38,11 @@ cp -r "$ROOT/engine_c/nets" "$DIR/engine_c/"
 [ -z "$EMBED" ] || cp "$EMBED" "$DIR/engine_c/nets/default.pbnn"
 cp -r "$ROOT/bot" "$DIR/bot"
 find "$DIR/bot" -name '_engine*.so' -delete
-cp "$HDR" "$DIR/engine_c/evalparams.h"
+if grep -q 'VariantDefaultParams' "$HDR"; then
+    cp "$HDR" "$DIR/engine_c/variant_params.h"
+else
+    cp "$HDR" "$DIR/engine_c/evalparams.h"
+fi
 [ -z "$SRC" ] || cp "$SRC" "$DIR/engine_c/search.c"
 cd "$DIR"
 "$PY" - <<'PY'

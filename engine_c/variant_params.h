@@ -1,0 +1,54 @@
+/* variant_params.h — the variants' evaluation weights (VariantParams, variant_eval.h);
+ * included only by variant_eval.c. Set by hand, or written by engine_c/tools/tune.c
+ * --variant NAME (Texel-tuned, one variant's group at a time, the others copied);
+ * see docs/tuning.md "The variants' weights". Do not edit by hand. */
+const VariantParams VariantDefaultParams = {
+    /* kingofthehill: hand-set */
+    .koth_dist = {0, 180, 90, 40, 15},
+    .koth_win_in_one = 3000,
+    .koth_threat_to_win = 250,
+    /* 3check: hand-set */
+    .threecheck_given_1 = 250,
+    .threecheck_given_2 = 700,
+    .threecheck_ready = 25,
+    .threecheck_safe_check = 30,
+    .threecheck_king_zone = 20,
+    .threecheck_win_in_one = 3000,
+    .threecheck_threat_to_win = 250,
+    /* crazyhouse: hand-set */
+    .crazyhouse_hand = {0, 120, 330, 330, 450, 850},
+    .crazyhouse_hand_attack = {0, 1, 2, 2, 3, 4},
+    .crazyhouse_safe_check = {0, 2, 4, 3, 4, 6},
+    .crazyhouse_zone_attacked = 3,
+    .crazyhouse_zone_empty = 2,
+    .crazyhouse_danger_mul = 5,
+    .crazyhouse_danger_max = 1200,
+    .crazyhouse_drop_square = 2,
+    /* atomic: hand-set */
+    .atomic_next_to_king = 12,
+    .atomic_kings_touch = 10,
+    .atomic_win_in_one = 3000,
+    .atomic_threat_to_win = 250,
+    /* antichess: hand-set */
+    .antichess_value = {0, 100, 160, 180, 240, 260, 120},
+    .antichess_mobility = 4,
+    .antichess_attacked = 10,
+    .antichess_tempo = 15,
+    /* racingkings: hand-set */
+    .racingkings_value = {0, 0, 300, 320, 480, 900},
+    .racingkings_rank = {0, 25, 60, 110, 180, 280, 430, 0},
+    .racingkings_free_step = 25,
+    .racingkings_blocked = 60,
+    .racingkings_race = {0, 250, 150, 70, 30},
+    .racingkings_win_in_one = 3000,
+    .racingkings_tempo = 15,
+    /* horde: hand-set */
+    .horde_value = {0, 100, 320, 330, 500, 950},
+    .horde_pawn = 100,
+    .horde_supported = 10,
+    .horde_isolated = 15,
+    .horde_advance = {0, 0, 4, 10, 20, 40, 80, 0},
+    .horde_piece_mobility = 3,
+    .horde_breakthrough = 35,
+    .horde_tempo = 15,
+};
