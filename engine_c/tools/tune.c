@@ -371,16 +371,29 @@ static double mse(const Data *d, double k, double (*w)[2], int want_val) {
     return n ? sum / n : 0;
 }
 
-static double fit_k(const Data *d, double (*w)[2]) {
-    /* golden-section search: the error is unimodal in K */
+/* The K that minimises err(ctx, K), by golden-section search: the error is
+ * unimodal in K. */
+static double golden_k(double (*err)(const void *ctx, double k), const void *ctx) {
     double lo = 0.05, hi = 5.0, g = (sqrt(5.0) - 1) / 2;
     double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
-    double fa = mse(d, a, w, 0), fb = mse(d, b, w, 0);
+    double fa = err(ctx, a), fb = err(ctx, b);
     for (int it = 0; it < 60; it++) {
-        if (fa < fb) { hi = b; b = a; fb = fa; a = hi - g * (hi - lo); fa = mse(d, a, w, 0); }
-        else { lo = a; a = b; fa = fb; b = lo + g * (hi - lo); fb = mse(d, b, w, 0); }
+        if (fa < fb) { hi = b; b = a; fb = fa; a = hi - g * (hi - lo); fa = err(ctx, a); }
+        else { lo = a; a = b; fa = fb; b = lo + g * (hi - lo); fb = err(ctx, b); }
     }
     return (lo + hi) / 2;
+}
+
+typedef struct { const Data *d; double (*w)[2]; } FitCtx;
+
+static double fit_err(const void *ctx, double k) {
+    const FitCtx *c = ctx;
+    return mse(c->d, k, c->w, 0);
+}
+
+static double fit_k(const Data *d, double (*w)[2]) {
+    FitCtx c = {d, w};
+    return golden_k(fit_err, &c);
 }
 
 /* Sum over N, B, R, Q of material plus the mean piece-square value, mg and
@@ -516,15 +529,16 @@ static double var_mse(const VarData *d, const int *ev, double k, int want_val) {
     return n ? sum / n : 0;
 }
 
+typedef struct { const VarData *d; const int *ev; } VarFitCtx;
+
+static double var_fit_err(const void *ctx, double k) {
+    const VarFitCtx *c = ctx;
+    return var_mse(c->d, c->ev, k, 0);
+}
+
 static double var_fit_k(const VarData *d, const int *ev) {
-    double lo = 0.05, hi = 5.0, g = (sqrt(5.0) - 1) / 2;
-    double a = hi - g * (hi - lo), b = lo + g * (hi - lo);
-    double fa = var_mse(d, ev, a, 0), fb = var_mse(d, ev, b, 0);
-    for (int it = 0; it < 60; it++) {
-        if (fa < fb) { hi = b; b = a; fb = fa; a = hi - g * (hi - lo); fa = var_mse(d, ev, a, 0); }
-        else { lo = a; a = b; fa = fb; b = lo + g * (hi - lo); fb = var_mse(d, ev, b, 0); }
-    }
-    return (lo + hi) / 2;
+    VarFitCtx c = {d, ev};
+    return golden_k(var_fit_err, &c);
 }
 
 /* The group notes ("    / * NAME: note * /" lines) of an existing header at

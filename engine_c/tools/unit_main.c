@@ -444,6 +444,17 @@ static const struct { const char *fen; bool chess960; } WalkFens[] = {
 };
 enum { WALKS_PER_FEN = 4, WALK_PLIES = 30 };
 
+/* Plays a legal move drawn from *seed (an LCG); false when there is none. */
+static bool random_step(Board *b, uint64_t *seed) {
+    MoveList list;
+    list.count = 0;
+    movegen_legal(b, &list, GEN_ALL);
+    if (list.count == 0) return false;
+    *seed = *seed * 6364136223846793005ULL + 1442695040888963407ULL;
+    board_make_move(b, list.moves[(*seed >> 33) % (uint64_t)list.count]);
+    return true;
+}
+
 /* Calls fn on every position of random games from each WalkFens entry
  * (a fixed seed: the same positions every run). */
 static void walk_positions(void (*fn)(Board *b, int ply)) {
@@ -458,12 +469,7 @@ static void walk_positions(void (*fn)(Board *b, int ply)) {
             }
             for (int ply = 0; ply < WALK_PLIES && !failure; ply++) {
                 fn(&b, ply);
-                MoveList list;
-                list.count = 0;
-                movegen_legal(&b, &list, GEN_ALL);
-                if (list.count == 0) break;
-                seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-                board_make_move(&b, list.moves[(seed >> 33) % (uint64_t)list.count]);
+                if (!random_step(&b, &seed)) break;
             }
         }
     }
@@ -520,12 +526,7 @@ static void is_legal_crazyhouse(void) {
         }
         for (int ply = 0; ply < 24 && !failure; ply++) {
             if (ply % 3 == 0) is_legal_at(&b, 0);
-            MoveList list;
-            list.count = 0;
-            movegen_legal(&b, &list, GEN_ALL);
-            if (list.count == 0) break;
-            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
-            board_make_move(&b, list.moves[(seed >> 33) % (uint64_t)list.count]);
+            if (!random_step(&b, &seed)) break;
         }
     }
 }
