@@ -39,6 +39,19 @@ class Tally:
     def games(self) -> int:
         return self.wins + self.draws + self.losses
 
+    @property
+    def score(self) -> float:
+        return (self.wins + 0.5 * self.draws) / self.games
+
+    def add(self, score: float) -> None:
+        """One game: 1 a win, 0.5 a draw, 0 a loss."""
+        if score == 1.0:
+            self.wins += 1
+        elif score == 0.5:
+            self.draws += 1
+        else:
+            self.losses += 1
+
     def elo(self) -> tuple[float, float]:
         """Elo difference and half-width of its 95% interval."""
         n = self.games
@@ -126,13 +139,7 @@ def main() -> int:
             for a_white in (True, False):
                 for e in (a, b):
                     e.protocol.send_line("ucinewgame")
-                s = play(a, b, start, (limit_a, limit), a_white)
-                if s == 1.0:
-                    tally.wins += 1
-                elif s == 0.5:
-                    tally.draws += 1
-                else:
-                    tally.losses += 1
+                tally.add(play(a, b, start, (limit_a, limit), a_white))
             if (i + 1) % 10 == 0:
                 elo, err = tally.elo()
                 log.info("games %d  +%d =%d -%d  Elo %+.1f +/- %.1f", tally.games, tally.wins,

@@ -11,52 +11,27 @@ variant comes from the Event header ("variant match <variant>").
 from __future__ import annotations
 
 import argparse
-import math
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import chess.pgn
+from engine_match import Tally  # tools/tune/, beside this script
 
 PIBOT = "pibot"
 
 
 @dataclass
 class Pool:
-    wins: int = 0
-    draws: int = 0
-    losses: int = 0
+    tally: Tally = field(default_factory=Tally)
     faults: dict[str, int] = field(default_factory=dict)
 
-    @property
-    def games(self) -> int:
-        return self.wins + self.draws + self.losses
-
     def add(self, score: float, termination: str) -> None:
-        if score == 1.0:
-            self.wins += 1
-        elif score == 0.0:
-            self.losses += 1
-        else:
-            self.draws += 1
+        self.tally.add(score)
         for kind, words in (("time", "lost on time"), ("illegal", "illegal"),
                             ("failed", "failed")):
             if termination.startswith(PIBOT + " ") and words in termination:
                 self.faults[kind] = self.faults.get(kind, 0) + 1
-
-    def elo(self) -> tuple[float, float, float]:
-        """(score, Elo, half-width of the Elo's 95% interval) from pibot's side."""
-        n = self.games
-        s = (self.wins + 0.5 * self.draws) / n
-        var = (self.wins * (1 - s) ** 2 + self.draws * (0.5 - s) ** 2
-               + self.losses * s ** 2) / n
-        margin = 1.96 * math.sqrt(var / n)
-
-        def to_elo(p: float) -> float:
-            p = min(max(p, 1e-3), 1 - 1e-3)
-            return -400 * math.log10(1 / p - 1)
-
-        return s, to_elo(s), (to_elo(s + margin) - to_elo(s - margin)) / 2
 
 
 def pool(paths: list[Path]) -> dict[str, Pool]:
@@ -106,11 +81,11 @@ def main(argv: list[str] | None = None) -> int:
     out = ["| variant | games | +W =D -L | score | Elo (95%) "
            "| pibot's time losses / illegal / failed |", "|---|---|---|---|---|---|"]
     for variant in sorted(pools):
-        p = pools[variant]
-        s, elo, half = p.elo()
+        p, t = pools[variant], pools[variant].tally
+        elo, half = t.elo()
         faults = " / ".join(str(p.faults.get(k, 0)) for k in ("time", "illegal", "failed"))
-        out.append(f"| {variant} | {p.games} | +{p.wins} ={p.draws} -{p.losses} "
-                   f"| {100 * s:.1f}% | {round(elo) + 0:+d} +/- {half:.0f} | {faults} |")
+        out.append(f"| {variant} | {t.games} | +{t.wins} ={t.draws} -{t.losses} "
+                   f"| {100 * t.score:.1f}% | {round(elo) + 0:+d} +/- {half:.0f} | {faults} |")
     sys.stdout.write("\n".join(out) + "\n")
     return 0
 
