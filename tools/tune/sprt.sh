@@ -62,7 +62,8 @@ rc=0
 "${limit[@]}" "$FASTCHESS" "${args[@]}" 2>&1 | tee -a run.log || rc=$?
 # keep the state and the record in the repository
 [ -f config.json ] && cp config.json "$STATE/config.json"
-[ -f sprt.pgn ] && gzip -9c sprt.pgn > "$STATE/sprt.pgn.gz"
+# this call's games (a later session's call starts a fresh sprt.pgn)
+[ -s sprt.pgn ] && gzip -9c sprt.pgn > "$STATE/games-$(date -u +%Y%m%d-%H%M).pgn.gz" && rm sprt.pgn
 grep -E "^(Results of|Elo:|LLR:|Games:|Ptnml)" run.log | tail -5 > "$STATE/last-status.txt" || true
 printf 'new %s\nbase %s\ntc %s\nbounds [%s, %s] normalized\n' "$NEW" "$BASE" \
     "${TC:-8+0.08}" "${ELO0:-0}" "${ELO1:-10}" > "$STATE/run.txt"
