@@ -30,7 +30,7 @@ from test_service_helpers import (
 
 from bot.cli import main
 from bot.config import load_config
-from bot.emulator import Emulator, OpponentSpec
+from bot.emulator import Emulator, EmulatorUsageError, OpponentSpec
 from bot.errors import UserError
 from bot.host import status_file
 
@@ -357,3 +357,89 @@ def test_pibot_arena_join_list_leave_through_the_running_service(
         assert bot.service is not None
     assert "arena.join" in caplog.text  # the service logged the command, not its arguments
     assert code not in caplog.text
+
+
+@needs_engine
+def test_a_held_event_stream_takes_a_break_from_the_arena_then_rejoins(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # Seed 4825's fault (docs/bot.md): the event stream's re-open got a 429, so the
+    # bot could not hear the arena's next pairing (lila announces it only as
+    # gameStart there) and lost that game by noStart.  Now a stream held past a
+    # first move's grace makes the bot withdraw (a pause in lila: points kept),
+    # the game in progress plays on, and the bot rejoins once the stream is back,
+    # waiting out its pause (Pause.scala: 10 s) and a refused rejoin.
+    caplog.set_level(logging.INFO)
+    emu = Emulator(fast_emulator_config(arena_first_move_s=3.0, **ARENA_FAST)).start()
+    bot: RunningBot | None = None
+    try:
+        # Opponents who think 1 s a move and resign at their 5th: a game lasts over
+        # 5 s, so the stream goes down during one.
+        slow = [(name, 1500 + i, OpponentSpec(think_time_s=1.0, resign_after=4, seed=i))
+                for i, name in enumerate(("ann", "bob", "cid"))]
+        aid = emu.arenas.create(minutes=5, clock_limit_s=60, starts_in_s=0.5, opponents=slow)
+        # A 429 pauses the event stream's re-open 9 s: over the 8-s grace.
+        cfg = bot_config(emu.url, tmp_path, tournaments=[{"id": aid}],
+                         network={"tournament_poll_s": 0.3, "rate_limit_pause_s": 9.0})
+        bot = RunningBot(cfg, emu.token).start()
+        service = bot.service
+        assert service is not None
+
+        def mine() -> list[Any]:
+            return [g for g in emu.games() if "pibot" in (g.white, g.black)]
+
+        assert wait_until(lambda: any(not g.over for g in mine()), 20)
+        playing = next(g for g in mine() if not g.over)
+        emu.faults.inject("http_error", "GET /api/stream/event", status=429)
+        emu.faults.inject("drop_stream", "event")
+        # The first rejoin is refused for our pause: retried, never given up.
+        emu.faults.inject("http_error", f"POST /api/tournament/{aid}/join", status=400,
+                          error="Your pause is not over yet")
+        assert wait_until(lambda: any(r.status == 429 for r in
+                                      emu.traffic.requests("GET /api/stream/event")), 10)
+        time.sleep(1.0)  # the bot has heard the stream is held for 9 s
+        try:  # the game ends while the stream is held: lila would pair us at once
+            emu.opponent_action(playing.id, "resign")
+        except EmulatorUsageError:
+            pass  # it resigned on its own meanwhile
+        during = {g.id for g in mine()}
+
+        def lost() -> list[str]:
+            return [g.id for g in mine() if g.status == "noStart"]
+
+        # The old code stayed in, was paired unheard and lost by noStart here.
+        assert not wait_until(lambda: bool(lost()), 6), f"lost by noStart: {lost()}"
+
+        def withdrawn() -> bool:
+            me = _me(emu, aid)
+            return me is not None and me["withdraw"] is True
+
+        assert withdrawn()
+        assert emu.traffic.count("POST /api/tournament/*/withdraw") == 1
+        assert {a.id: a.state for a in service.arenas.listing()} == {aid: "paused"}
+        assert service.shared.slots.used() == 1  # the arena keeps its slot meanwhile
+        deadline = time.monotonic() + 40
+        while withdrawn():  # no pairing for us while we are out
+            assert {g.id for g in mine()} == during
+            assert time.monotonic() < deadline, "never rejoined"
+            time.sleep(0.05)
+        # The game in progress when we withdrew played on to its end: won.
+        snap = emu.game(playing.id)
+        assert snap.status == "resign" and snap.winner == snap.bot_color
+        assert wait_until(lambda: aid in service.arenas.joined, 5)
+        assert service.shared.slots.used() == 1
+        # Back in, it plays (and wins) its next arena game.
+        assert wait_until(lambda: any(g.id not in during and g.over for g in mine()), 40)
+        assert not lost()
+        assert all(g.status == "resign" and g.winner == g.bot_color
+                   for g in mine() if g.over), [(g.status, g.winner) for g in mine()]
+        assert emu.traffic.count(f"POST /api/tournament/{aid}/join") >= 3  # the first, 2 after
+        texts = [r.getMessage() for r in caplog.records if r.name == "bot.challenges.arenas"]
+        assert any("the event stream is paused" in t for t in texts), texts
+        assert any("pause after the withdraw is not over" in t for t in texts), texts
+        assert any("rejoined" in t for t in texts), texts
+        assert not [r for r in caplog.records
+                    if r.name == "bot.challenges.arenas" and r.levelno >= logging.WARNING]
+    finally:
+        if bot is not None:
+            bot.stop()
+        emu.stop()

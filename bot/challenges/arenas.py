@@ -11,6 +11,17 @@ use that slot.  We withdraw on stop and when an entry leaves the config; the
 slot is let go when the arena ends.  Berserk is not offered: lila answers a BOT
 400 "Cannot berserk" (PlayApi, lila commit c5446f8b).
 
+A pairing is announced only on the account's event stream, and a game whose
+first move does not come in time is lost (Finisher.noStart).  So while that
+stream is held closed past a first move's grace (a 429 pause: the event
+stream's `held`), the room is "deaf": it withdraws from its arenas, which lila
+takes as a pause for a running arena (TournamentApi.selfPause: points and
+streak kept; a game in progress plays on), and rejoins once the stream is open
+again.  Such an arena keeps its slot meanwhile (we mean to return).  lila
+refuses a rejoin until the pause is over (Pause.scala: 10 s the first time, up
+to 120 s; GET shows `me.pauseDelay`): that refusal is waited out and retried,
+never given up.
+
 An arena's entry code is a shared secret: read from `password_file` when
 joining, sent only in the request body, never logged.
 """
@@ -22,6 +33,7 @@ import builtins
 import logging
 import re
 import stat
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -35,6 +47,8 @@ log = logging.getLogger(__name__)
 
 ID_RE = re.compile(r"^[A-Za-z0-9]{8}$")
 MIN_POLL_S = 0.05
+PAUSE_RETRY_S = 10.0  # a rejoin refused for our pause, the delay unknown: Pause.scala's first
+DEAF_WHY = "the event stream is paused: not paired while we cannot hear pairings"
 
 
 @dataclass(frozen=True)
@@ -43,7 +57,9 @@ class ArenaStatus:
 
     id: str
     name: str
-    state: str  # waiting (for its start or a slot) | joined | left (by command) | ended
+    # waiting (for its start or a slot) | joined | paused (withdrawn while the event
+    # stream is held) | left (by command) | ended
+    state: str
     source: str  # config | owner
 
 
@@ -85,6 +101,9 @@ class Arenas:
         self._ended: set[str] = set()  # finished or gone: never polled again
         self._said: dict[str, str] = {}  # tid -> the last problem logged (logged once)
         self._wake = asyncio.Event()
+        self._deaf = False  # the event stream is held closed: not in any arena
+        self._resting: set[str] = set()  # withdrawn while deaf; rejoined after, slot kept
+        self._retry_at: dict[str, float] = {}  # tid -> when our pause allows a rejoin
 
     def name_of(self, tournament_id: str) -> str | None:
         """The arena's name as its GET /api/tournament/{id} gave it (fullName: what
@@ -120,7 +139,8 @@ class Arenas:
         for tid in sorted(cfg_ids | set(self._owner) | self.joined):
             info = self._info.get(tid)
             state = "joined" if tid in self.joined else "ended" if tid in self._ended \
-                else "left" if tid in self._left else "waiting"
+                else "left" if tid in self._left else "paused" if tid in self._resting \
+                else "waiting"
             out.append(ArenaStatus(tid, info.name if info else "", state,
                                    "owner" if tid in self._owner else "config"))
         return out
@@ -129,6 +149,25 @@ class Arenas:
     def poke(self) -> None:
         """Look again now (a reload, a stop request)."""
         self._wake.set()
+
+    def stream_held(self, wait_s: float) -> None:
+        """The event stream stays closed `wait_s` s, past a first move's grace: we
+        would not hear a pairing in time, so take a break from every arena."""
+        if not self._deaf:
+            self._deaf = True
+            if self.joined:
+                log.info("arenas: the event stream is held for %.0f s: withdrawing until "
+                         "it is back", wait_s)
+            self.poke()
+
+    def stream_opened(self) -> None:
+        """The event stream is open again: rejoin the arenas we paused at once."""
+        if self._deaf:
+            self._deaf = False
+            if self._resting:
+                log.info("arenas: the event stream is back: rejoining %s",
+                         ", ".join(sorted(self._resting)))
+            self.poke()
 
     async def run(self) -> None:
         """The supervised task: poll, join, withdraw, let go."""
@@ -153,17 +192,29 @@ class Arenas:
             log.warning("arenas: withdrawing took over %.0f s; exiting anyway", timeout_s)
 
     async def sync(self) -> None:
+        entries = self._wanted(deaf_too=True)
         wanted = self._wanted()
         for tid in sorted(self.joined - set(wanted)):
+            if tid in entries:  # only the held stream keeps us out: back later
+                await self._withdraw(tid, DEAF_WHY, rest=True)
+                continue
             why = "the bot is stopping" if self.shared.draining else \
                 "left by command" if tid in self._left else "no longer in the config"
             await self._withdraw(tid, why)
+        for tid in sorted(self._resting - set(entries)):
+            # Paused, then left by command, dropped from the config, or stopping.
+            self._resting.discard(tid)
+            self._retry_at.pop(tid, None)
+            self.slots.release_arena(tid)
+            log.info("arena %s: not rejoining it; its slot is free", tid)
         for tid, (team, password_file, password) in wanted.items():
             await self._visit(tid, team, password_file, password)
 
-    def _wanted(self) -> dict[str, tuple[str | None, str | None, str | None]]:
-        """tid -> (team, password_file, password) of every arena we want to be in."""
-        if self.shared.draining:
+    def _wanted(self, deaf_too: bool = False
+                ) -> dict[str, tuple[str | None, str | None, str | None]]:
+        """tid -> (team, password_file, password) of every arena we want to be in now
+        (`deaf_too`: also while the event stream is held)."""
+        if self.shared.draining or (self._deaf and not deaf_too):
             return {}
         out: dict[str, tuple[str | None, str | None, str | None]] = {}
         for t in self.live.now.tournaments:
@@ -190,16 +241,29 @@ class Arenas:
         if info.joined and tid not in self.joined:
             # Joined before a restart (or on the website): lila pairs us, so it is ours.
             self.joined.add(tid)
+            self._resting.discard(tid)
             self.slots.hold_arena(tid)
             log.info("arena %s: already in it (%s)", tid, info.name or "arena")
-        if not info.started or info.joined:
-            return  # not yet (polled again before its start), or in and playing
+        if not info.started or info.joined or self._deaf:
+            # Not yet (polled again before its start), in and playing, or the event
+            # stream was held while we asked (stream_held): not now.
+            return
+        if info.me_pause_delay_s is not None:
+            # Our pause (Pause.scala) is on: a join now would be refused.  lila rounds
+            # the delay down (0 = under a second left): a second more.
+            self._pause_not_over(tid, info.me_pause_delay_s + 1.0)
+            return
+        if self._retry_at.get(tid, 0.0) > time.monotonic():
+            return
         await self._join(tid, team, password_file, password)
 
     async def _join(self, tid: str, team: str | None, password_file: str | None,
                     password: str | None) -> None:
         concurrency = self.live.now.challenge.concurrency
-        if tid not in self.joined and self.slots.free(concurrency) <= 0:
+        # A paused arena kept its slot; one whose game plays on has it in that game.
+        needs_slot = tid not in self.joined and tid not in self._resting \
+            and tid not in self.slots.arena_games.values()
+        if needs_slot and self.slots.free(concurrency) <= 0:
             self._say(tid, "waiting for a free slot (challenge.concurrency) to join")
             return
         try:
@@ -209,33 +273,55 @@ class Arenas:
             self._say(tid, f"cannot join: {exc}", logging.ERROR)
             return
         except ApiRejected as exc:
+            if "pause is not over" in str(exc):
+                # Our own pause after a withdraw (Pause.scala): wait it out, never give up.
+                self._pause_not_over(tid, PAUSE_RETRY_S)
+                return
             # "Wrong entry code", "Tournament restrictions" (bots not allowed),
-            # "Missing team", "Your pause is not over yet" (Tournament.JoinResult)
+            # "Missing team" (Tournament.JoinResult): the owner must act
             self._say(tid, f"lichess refused to let us join: {exc}", logging.ERROR)
             return
         except LichessError as exc:
             log.warning("arena %s: join failed: %s", tid, exc)
             return
         self._said.pop(tid, None)
+        self._retry_at.pop(tid, None)
+        rejoined = tid in self._resting
+        self._resting.discard(tid)
         if tid not in self.joined:
             self.joined.add(tid)
             self.slots.hold_arena(tid)
-        log.info("arena %s: joined (%s)", tid, self._info[tid].name or "arena")
+        log.info("arena %s: %s (%s)", tid, "rejoined" if rejoined else "joined",
+                 self._info[tid].name or "arena")
 
-    async def _withdraw(self, tid: str, why: str) -> None:
+    def _pause_not_over(self, tid: str, delay_s: float) -> None:
+        """lila will not let us back yet (Pause.scala): look again in `delay_s`."""
+        self._retry_at[tid] = time.monotonic() + delay_s
+        log.info("arena %s: our pause after the withdraw is not over: rejoining in %.0f s",
+                 tid, delay_s)
+
+    async def _withdraw(self, tid: str, why: str, rest: bool = False) -> None:
+        """Withdraw (lila: a pause in a running arena, TournamentApi.selfPause); `rest`:
+        we mean to come back, so the arena keeps its slot.  A game in progress plays
+        on (lila lets it finish): its runner is not ours to touch."""
         try:
             await self.api.arenas.withdraw(tid)
         except LichessError as exc:
             log.warning("arena %s: withdraw failed: %s", tid, exc)
         self.joined.discard(tid)
-        self.slots.release_arena(tid)
+        if rest:
+            self._resting.add(tid)
+        else:
+            self.slots.release_arena(tid)
         log.info("arena %s: withdrew (%s)", tid, why)
 
     def _end(self, tid: str, why: str) -> None:
         self._ended.add(tid)
         self._owner.pop(tid, None)
-        if tid in self.joined:
+        self._retry_at.pop(tid, None)
+        if tid in self.joined or tid in self._resting:
             self.joined.discard(tid)
+            self._resting.discard(tid)
             self.slots.release_arena(tid)
             log.info("arena %s: %s; its slot is free", tid, why)
         else:
@@ -248,7 +334,10 @@ class Arenas:
 
     def _next_poll_s(self) -> float:
         poll = self.live.now.network.tournament_poll_s
+        now = time.monotonic()
         for tid in self._wanted():
+            if self._retry_at.get(tid, 0.0) > now:  # (one past is only not cleared yet)
+                poll = min(poll, self._retry_at[tid] - now)
             info = self._info.get(tid)
             if info is None:
                 continue

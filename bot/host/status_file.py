@@ -109,7 +109,7 @@ class ArenaRow(TypedDict):
 
     id: str
     name: str                     # "" until Lichess has been asked
-    state: str                    # waiting | joined | left | ended
+    state: str                    # waiting | joined | paused | left | ended
     source: str                   # config | owner
 
 

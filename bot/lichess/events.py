@@ -438,6 +438,8 @@ class Tournament:
     seconds_to_finish: int | None = None
     bots_allowed: bool = False
     me_withdrawn: bool | None = None  # None: we are not a player
+    # Seconds before a rejoin is allowed after our withdraw (me.pauseDelay, Pause.scala)
+    me_pause_delay_s: int | None = None
 
     @property
     def joined(self) -> bool:
@@ -454,7 +456,8 @@ class Tournament:
             finished=_bool(d, "isFinished"), seconds_to_start=_opt_int(d, "secondsToStart"),
             seconds_to_finish=_opt_int(d, "secondsToFinish"),
             bots_allowed=_bool(d, "botsAllowed"),
-            me_withdrawn=_bool(me, "withdraw") if isinstance(me, Mapping) else None)
+            me_withdrawn=_bool(me, "withdraw") if isinstance(me, Mapping) else None,
+            me_pause_delay_s=_opt_int(me, "pauseDelay") if isinstance(me, Mapping) else None)
 
 
 # The account's event stream and a game's stream carry different events: each has

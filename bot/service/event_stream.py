@@ -47,6 +47,15 @@ log = logging.getLogger(__name__)
 
 STREAM_CONFLICT_WINDOW_S = 30.0  # a clean close this soon after opening is suspicious...
 STREAM_CONFLICTS = 3  # ...this many times in a row: another client holds the stream
+# How long the stream may stay closed before the rooms are told it is held (`held`).
+# lila announces an arena pairing only as gameStart on this stream, and a bot's
+# arena game (Bullet or slower: TournamentForm.validClockForBots) loses by noStart
+# 16 s after its start (RoundGame.timeForFirstMove, Finisher.noStart).  A stream
+# re-opened within 8 s still hears that gameStart (EventStream.scala lists the
+# games in progress when it opens) with 8 s left: enough for the re-open, the
+# game stream and a first move (capped at 3 s, docs/lichess.md row 4).  Longer
+# (a 429 pause, a long backoff), and the arena room takes a break (arenas.py).
+HOLD_GRACE_S = 8.0
 
 
 _E = TypeVar("_E")
@@ -65,6 +74,8 @@ class Subscribers:
         self.opened: list[Callable[[], None]] = []  # a stream has opened
         self.closed: list[Callable[[str], None]] = []  # one has closed (why); the loop waits
         self.reopening: list[Callable[[], None]] = []  # that wait is over
+        # The stream stays closed this many seconds, over HOLD_GRACE_S (a 429 pause).
+        self.held: list[Callable[[float], None]] = []
 
     def deliver(self, ev: AccountEvent) -> None:
         match ev:
@@ -133,15 +144,24 @@ class EventStream:
                 delay = backoff_s(failures, max(2.0, net.backoff_base_s),
                                   max(2.0, net.backoff_max_s))  # first: 1-2 s
                 failures += 1
-            log.info("event stream closed (%s); re-opening in %.1f s", closed.reason, delay)
+            wait = max(delay, closed.retry_at - time.monotonic())
+            log.info("event stream closed (%s); re-opening in %.1f s", closed.reason, wait)
             for hear in self.subscribers.closed:
                 hear(closed.reason)
-            await asyncio.sleep(max(delay, closed.retry_at - time.monotonic()))
+            self._hold(wait)
+            await asyncio.sleep(wait)
             for again in self.subscribers.reopening:
                 again()
 
+    def _hold(self, wait_s: float) -> None:
+        """Tell the `held` subscribers when the stream stays closed past the grace."""
+        if wait_s > HOLD_GRACE_S:
+            for hear in self.subscribers.held:
+                hear(wait_s)
+
     async def _one(self) -> StreamClosed:
         """One stream, from opening to its end: each event goes to its subscribers."""
+        self._hold(self.api.paused_for("event_stream"))
         await self.api.wait_unpaused("event_stream")
         queue: asyncio.Queue[Item[AccountEvent]] = asyncio.Queue()
         stream = self.api.start_event_stream(queue)

@@ -202,6 +202,9 @@ class Service:
         on.game_start.extend((desk.game_started, sup.game_started))
         on.game_finish.append(sup.game_finished)
         on.reopening.append(sup.check_in_soon)  # a gameStart missed while it was down
+        # Held closed past a first move's grace: no arena pairings we cannot hear.
+        on.held.append(self.arenas.stream_held)
+        on.opened.append(self.arenas.stream_opened)
         self.tasks.supervise("events", self.events.run)
         desk.start()
         control = control_commands.server(desk, desk.queued, self.arenas)
