@@ -58,7 +58,9 @@ def test_clear_forgets_everything_and_faults_the_table_in() -> None:
         assert eng.hashfull() == 0
         eng.set_position(fen, [])
         assert eng.search(SearchLimits(depth=9)).nodes == expected
-        assert eng.search(SearchLimits(depth=9)).nodes < expected  # the table helps...
+        # The table and the histories carry over to the next search (fewer nodes or,
+        # with history pruning and the correction tables, sometimes more)...
+        assert eng.search(SearchLimits(depth=9)).nodes != expected
         eng.new_game()
         # ...until a clear: nothing survives it (table and move-ordering
         # history), the same search as on a brand-new engine.
