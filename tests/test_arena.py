@@ -343,8 +343,10 @@ def test_pibot_arena_join_list_leave_through_the_running_service(
         pw.write_text(code + "\n")
         pw.chmod(0o600)
         assert main(["arena", "join", aid, "--password-file", str(pw)]) == 0
-        me = _me(emu, aid)
-        assert me is not None and me["withdraw"] is False
+        # The arena starts an instant after its creation: a join that saw it not yet
+        # started waits for the start (the room's next poll), so wait for it too.
+        assert wait_until(lambda: (me := _me(emu, aid)) is not None
+                          and me["withdraw"] is False, 5)
         capsys.readouterr()
         assert main(["arena", "list"]) == 0
         out = capsys.readouterr().out
