@@ -445,3 +445,58 @@ def test_a_held_event_stream_takes_a_break_from_the_arena_then_rejoins(
         if bot is not None:
             bot.stop()
         emu.stop()
+
+
+@needs_engine
+def test_a_pairing_made_while_the_stream_is_down_is_played_from_the_arenas_page(
+        tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    # The gap the test above leaves: the event stream drops, lila pairs us in the
+    # second before its re-open is refused with a 429, so the gameStart is never
+    # heard.  On going deaf the arena room reads the arena once more, and its
+    # `me.gameId` (tournament JsonView.fetchCurrentGameId) names the game: played,
+    # not lost by noStart.
+    caplog.set_level(logging.INFO)
+    emu = Emulator(fast_emulator_config(arena_first_move_s=6.0, **ARENA_FAST)).start()
+    bot: RunningBot | None = None
+    try:
+        slow = [(name, 1500 + i, OpponentSpec(think_time_s=1.0, resign_after=4, seed=i))
+                for i, name in enumerate(("ann", "bob", "cid"))]
+        aid = emu.arenas.create(minutes=5, clock_limit_s=60, starts_in_s=0.5, opponents=slow)
+        # The re-open's 429 holds the stream 12 s: the old code heard of the game
+        # only then, 6 s after its first move was due.
+        cfg = bot_config(emu.url, tmp_path, tournaments=[{"id": aid}],
+                         network={"tournament_poll_s": 0.3, "rate_limit_pause_s": 12.0})
+        bot = RunningBot(cfg, emu.token).start()
+        service = bot.service
+        assert service is not None
+
+        def mine() -> list[Any]:
+            return [g for g in emu.games() if "pibot" in (g.white, g.black)]
+
+        assert wait_until(lambda: any(not g.over for g in mine()), 20)
+        playing = next(g for g in mine() if not g.over)
+        emu.faults.inject("http_error", "GET /api/stream/event", status=429)
+        emu.faults.inject("drop_stream", "event")
+        assert wait_until(lambda: "event stream closed" in caplog.text, 5)
+        reopens = emu.traffic.count("GET /api/stream/event")
+        try:  # lila pairs us at the next tick, while the bot waits to re-open
+            emu.opponent_action(playing.id, "resign")
+        except EmulatorUsageError:
+            pass  # it resigned on its own meanwhile
+        assert wait_until(lambda: any(g.id != playing.id for g in mine()), 2)
+        unheard = next(g for g in mine() if g.id != playing.id)
+        assert emu.traffic.count("GET /api/stream/event") == reopens, \
+            "paired after the re-open: not the gap this test is about"
+        # The game is played to its end (the opponent resigns at its fifth move).
+        assert wait_until(lambda: emu.game(unheard.id).over, 30)
+        snap = emu.game(unheard.id)
+        assert (snap.status, snap.winner) == ("resign", snap.bot_color), \
+            (snap.status, snap.winner)
+        texts = [r.getMessage() for r in caplog.records]
+        assert any(f"game {unheard.id}: paired in arena {aid} while the event stream was "
+                   "down" in t for t in texts), texts
+        assert wait_until(lambda: aid in service.arenas.joined, 40)  # and back in after
+    finally:
+        if bot is not None:
+            bot.stop()
+        emu.stop()

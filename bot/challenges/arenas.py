@@ -17,7 +17,11 @@ stream is held closed past a first move's grace (a 429 pause: the event
 stream's `held`), the room is "deaf": it withdraws from its arenas, which lila
 takes as a pause for a running arena (TournamentApi.selfPause: points and
 streak kept; a game in progress plays on), and rejoins once the stream is open
-again.  Such an arena keeps its slot meanwhile (we mean to return).  lila
+again.  A pairing made in the second or two between the stream's drop and the
+news that it is held was never announced: on going deaf the room reads each
+arena once more after withdrawing, and a game its `me.gameId` names (tournament
+JsonView.fetchCurrentGameId, withdrawn or not) is handed to the game supervisor
+(`unheard`).  Such an arena keeps its slot meanwhile (we mean to return).  lila
 refuses a rejoin until the pause is over (Pause.scala: 10 s the first time, up
 to 120 s; GET shows `me.pauseDelay`): that refusal is waited out and retried,
 never given up.
@@ -34,6 +38,7 @@ import logging
 import re
 import stat
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -90,9 +95,22 @@ def read_password(path_text: str) -> str:
     return code
 
 
+async def _look_again(api: Lichess, tid: str) -> Tournament | None:
+    """The arena as lila shows it to us now; None when that cannot be read."""
+    try:
+        return await api.arenas.get(tid)
+    except LichessError as exc:
+        log.warning("arena %s: could not look for a game paired while the event stream "
+                    "was down: %s", tid, exc)
+        return None
+
+
 class Arenas:
-    def __init__(self, api: Lichess, live: LiveConfig, shared: ChallengeShared) -> None:
-        self.api, self.live, self.shared = api, live, shared
+    def __init__(self, api: Lichess, live: LiveConfig, shared: ChallengeShared,
+                 unheard: Callable[[str, str], None]) -> None:
+        """`unheard(game id, tournament id)`: play a game lila paired us into that the
+        event stream did not announce."""
+        self.api, self.live, self.shared, self.unheard = api, live, shared, unheard
         self.slots = shared.slots  # an arena we are in holds one
         self._owner: dict[str, _OwnerEntry] = {}  # joined by command
         self._left: set[str] = set()  # left by command: not rejoined from the config
@@ -197,6 +215,12 @@ class Arenas:
         for tid in sorted(self.joined - set(wanted)):
             if tid in entries:  # only the held stream keeps us out: back later
                 await self._withdraw(tid, DEAF_WHY, rest=True)
+                # A game paired while the stream was already down: lost by noStart
+                # unless we play it now.
+                info = await _look_again(self.api, tid)
+                if info is not None and info.me_game_id:
+                    self._info[tid] = info
+                    self.unheard(info.me_game_id, tid)
                 continue
             why = "the bot is stopping" if self.shared.draining else \
                 "left by command" if tid in self._left else "no longer in the config"

@@ -440,6 +440,9 @@ class Tournament:
     me_withdrawn: bool | None = None  # None: we are not a player
     # Seconds before a rejoin is allowed after our withdraw (me.pauseDelay, Pause.scala)
     me_pause_delay_s: int | None = None
+    # The game lila paired us into and is still playing (me.gameId: tournament
+    # JsonView.fetchCurrentGameId, whether or not we have withdrawn since).
+    me_game_id: str | None = None
 
     @property
     def joined(self) -> bool:
@@ -457,7 +460,8 @@ class Tournament:
             seconds_to_finish=_opt_int(d, "secondsToFinish"),
             bots_allowed=_bool(d, "botsAllowed"),
             me_withdrawn=_bool(me, "withdraw") if isinstance(me, Mapping) else None,
-            me_pause_delay_s=_opt_int(me, "pauseDelay") if isinstance(me, Mapping) else None)
+            me_pause_delay_s=_opt_int(me, "pauseDelay") if isinstance(me, Mapping) else None,
+            me_game_id=_opt_str(me, "gameId") if isinstance(me, Mapping) else None)
 
 
 # The account's event stream and a game's stream carry different events: each has

@@ -72,7 +72,7 @@ class Service:
                              self.events.status)
         self.pool: EnginePool | None = None  # created by run()
         self._warmed = False  # the pool's first warm-up has been started
-        self.arenas = Arenas(self.api, self.live, self.shared)
+        self.arenas = Arenas(self.api, self.live, self.shared, self._arena_game_unheard)
         self.sources: MoveSources | None = None  # opened in run(): a bad book stops the start
         self._token = token
         self.watchdog = Watchdog(self.live, self.api, self.shared, self.memory, self.page,
@@ -212,6 +212,12 @@ class Service:
                               "control": control.run}.items():
             self.tasks.supervise(name, factory)
         self.tasks.spawn(sup.resume_playing(), "resume")
+
+    def _arena_game_unheard(self, gid: str, tournament_id: str) -> None:
+        """The arena room found a pairing the event stream missed (the supervisor is
+        built before the event stream runs, so it is there whenever that can be)."""
+        if self.supervisor is not None:
+            self.supervisor.arena_game_unheard(gid, tournament_id)
 
     def _network_wait(self, why: str, attempt: int) -> None:
         self.watchdog.waiting(why)

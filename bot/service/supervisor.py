@@ -122,6 +122,16 @@ class GameSupervisor:
             if game.id in self.games:  # a parked game's task was started just above
                 self._ratings[game.id] = ratings
 
+    def arena_game_unheard(self, gid: str, tournament_id: str) -> None:
+        """An arena game lila paired while the event stream was down (the arena's
+        `me.gameId`, bot/challenges/arenas.py): play it before its first move's time
+        runs out.  Its opponent is not known here (the game stream tells the runner)."""
+        if gid in self.games or gid in self._ended:
+            return
+        log.info("game %s: paired in arena %s while the event stream was down; playing it",
+                 gid, tournament_id)
+        self._start(gid, "", tournament_id=tournament_id)
+
     def check_in_soon(self) -> None:
         """Games whose gameStart we may have missed while the event stream was down
         (throttled: Lichess also replays gameStart for every game in progress)."""
