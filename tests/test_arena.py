@@ -13,6 +13,9 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -361,6 +364,47 @@ def test_pibot_arena_join_list_leave_through_the_running_service(
     assert code not in caplog.text
 
 
+@dataclass(frozen=True)
+class _SlowArena:
+    """A running bot in an arena against opponents who think 1 s a move and resign at
+    their fifth (a game lasts over 5 s), caught in the middle of a game."""
+
+    emu: Emulator
+    service: Any
+    aid: str
+    playing: Any  # the game in progress
+
+    def mine(self) -> list[Any]:
+        return _games_of_pibot(self.emu)
+
+
+def _games_of_pibot(emu: Emulator) -> list[Any]:
+    return [g for g in emu.games() if "pibot" in (g.white, g.black)]
+
+
+@contextmanager
+def _slow_arena(tmp_path: Path, first_move_s: float, pause_s: float) -> Iterator[_SlowArena]:
+    """`first_move_s`: lila's time for an arena game's first move; `pause_s`: how
+    long a 429 holds an endpoint class (the event stream's re-open here)."""
+    emu = Emulator(fast_emulator_config(arena_first_move_s=first_move_s, **ARENA_FAST)).start()
+    bot: RunningBot | None = None
+    try:
+        slow = [(name, 1500 + i, OpponentSpec(think_time_s=1.0, resign_after=4, seed=i))
+                for i, name in enumerate(("ann", "bob", "cid"))]
+        aid = emu.arenas.create(minutes=5, clock_limit_s=60, starts_in_s=0.5, opponents=slow)
+        cfg = bot_config(emu.url, tmp_path, tournaments=[{"id": aid}],
+                         network={"tournament_poll_s": 0.3, "rate_limit_pause_s": pause_s})
+        bot = RunningBot(cfg, emu.token).start()
+        assert bot.service is not None
+        assert wait_until(lambda: any(not g.over for g in _games_of_pibot(emu)), 20)
+        playing = next(g for g in _games_of_pibot(emu) if not g.over)
+        yield _SlowArena(emu, bot.service, aid, playing)
+    finally:
+        if bot is not None:
+            bot.stop()
+        emu.stop()
+
+
 @needs_engine
 def test_a_held_event_stream_takes_a_break_from_the_arena_then_rejoins(
         tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
@@ -371,26 +415,10 @@ def test_a_held_event_stream_takes_a_break_from_the_arena_then_rejoins(
     # the game in progress plays on, and the bot rejoins once the stream is back,
     # waiting out its pause (Pause.scala: 10 s) and a refused rejoin.
     caplog.set_level(logging.INFO)
-    emu = Emulator(fast_emulator_config(arena_first_move_s=3.0, **ARENA_FAST)).start()
-    bot: RunningBot | None = None
-    try:
-        # Opponents who think 1 s a move and resign at their 5th: a game lasts over
-        # 5 s, so the stream goes down during one.
-        slow = [(name, 1500 + i, OpponentSpec(think_time_s=1.0, resign_after=4, seed=i))
-                for i, name in enumerate(("ann", "bob", "cid"))]
-        aid = emu.arenas.create(minutes=5, clock_limit_s=60, starts_in_s=0.5, opponents=slow)
-        # A 429 pauses the event stream's re-open 9 s: over the 8-s grace.
-        cfg = bot_config(emu.url, tmp_path, tournaments=[{"id": aid}],
-                         network={"tournament_poll_s": 0.3, "rate_limit_pause_s": 9.0})
-        bot = RunningBot(cfg, emu.token).start()
-        service = bot.service
-        assert service is not None
-
-        def mine() -> list[Any]:
-            return [g for g in emu.games() if "pibot" in (g.white, g.black)]
-
-        assert wait_until(lambda: any(not g.over for g in mine()), 20)
-        playing = next(g for g in mine() if not g.over)
+    # A 429 pauses the event stream's re-open 9 s: over the 8-s grace.
+    with _slow_arena(tmp_path, first_move_s=3.0, pause_s=9.0) as arena:
+        emu, service, aid, playing, mine = (arena.emu, arena.service, arena.aid,
+                                            arena.playing, arena.mine)
         emu.faults.inject("http_error", "GET /api/stream/event", status=429)
         emu.faults.inject("drop_stream", "event")
         # The first rejoin is refused for our pause: retried, never given up.
@@ -441,10 +469,6 @@ def test_a_held_event_stream_takes_a_break_from_the_arena_then_rejoins(
         assert any("rejoined" in t for t in texts), texts
         assert not [r for r in caplog.records
                     if r.name == "bot.challenges.arenas" and r.levelno >= logging.WARNING]
-    finally:
-        if bot is not None:
-            bot.stop()
-        emu.stop()
 
 
 @needs_engine
@@ -456,25 +480,10 @@ def test_a_pairing_made_while_the_stream_is_down_is_played_from_the_arenas_page(
     # `me.gameId` (tournament JsonView.fetchCurrentGameId) names the game: played,
     # not lost by noStart.
     caplog.set_level(logging.INFO)
-    emu = Emulator(fast_emulator_config(arena_first_move_s=6.0, **ARENA_FAST)).start()
-    bot: RunningBot | None = None
-    try:
-        slow = [(name, 1500 + i, OpponentSpec(think_time_s=1.0, resign_after=4, seed=i))
-                for i, name in enumerate(("ann", "bob", "cid"))]
-        aid = emu.arenas.create(minutes=5, clock_limit_s=60, starts_in_s=0.5, opponents=slow)
-        # The re-open's 429 holds the stream 12 s: the old code heard of the game
-        # only then, 6 s after its first move was due.
-        cfg = bot_config(emu.url, tmp_path, tournaments=[{"id": aid}],
-                         network={"tournament_poll_s": 0.3, "rate_limit_pause_s": 12.0})
-        bot = RunningBot(cfg, emu.token).start()
-        service = bot.service
-        assert service is not None
-
-        def mine() -> list[Any]:
-            return [g for g in emu.games() if "pibot" in (g.white, g.black)]
-
-        assert wait_until(lambda: any(not g.over for g in mine()), 20)
-        playing = next(g for g in mine() if not g.over)
+    # The re-open's 429 holds the stream 12 s: the old code heard of the game only
+    # then, 6 s after its first move was due.
+    with _slow_arena(tmp_path, first_move_s=6.0, pause_s=12.0) as arena:
+        emu, playing, mine = arena.emu, arena.playing, arena.mine
         emu.faults.inject("http_error", "GET /api/stream/event", status=429)
         emu.faults.inject("drop_stream", "event")
         assert wait_until(lambda: "event stream closed" in caplog.text, 5)
@@ -493,10 +502,6 @@ def test_a_pairing_made_while_the_stream_is_down_is_played_from_the_arenas_page(
         assert (snap.status, snap.winner) == ("resign", snap.bot_color), \
             (snap.status, snap.winner)
         texts = [r.getMessage() for r in caplog.records]
-        assert any(f"game {unheard.id}: paired in arena {aid} while the event stream was "
-                   "down" in t for t in texts), texts
-        assert wait_until(lambda: aid in service.arenas.joined, 40)  # and back in after
-    finally:
-        if bot is not None:
-            bot.stop()
-        emu.stop()
+        assert any(f"game {unheard.id}: paired in arena {arena.aid} while the event "
+                   "stream was down" in t for t in texts), texts
+        assert wait_until(lambda: arena.aid in arena.service.arenas.joined, 40)  # back in
