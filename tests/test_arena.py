@@ -36,6 +36,7 @@ from bot.config import load_config
 from bot.emulator import Emulator, EmulatorUsageError, OpponentSpec
 from bot.errors import UserError
 from bot.host import status_file
+from bot.service.root import Service
 
 ARENA_FAST = {"arena_pairing_interval_s": 0.2, "arena_virtual_game_s": 0.5}
 
@@ -370,7 +371,7 @@ class _SlowArena:
     their fifth (a game lasts over 5 s), caught in the middle of a game."""
 
     emu: Emulator
-    service: Any
+    service: Service
     aid: str
     playing: Any  # the game in progress
 
