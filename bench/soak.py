@@ -41,6 +41,7 @@ import logging
 import os
 import re
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -786,166 +787,184 @@ async def soak(args: argparse.Namespace) -> int:
         os.environ["RUNTIME_DIRECTORY"] = str(runtime)
         sock = control_socket.socket_path()
     emu = Emulator(emu_cfg).start()
-    stats = Stats()
-    data = service_config(args, emu.url)
-    data["records"] = {"db": args.db or str(runtime / "pibot.db")}
-    if mix is not None and "arena" in mix.items:
-        base, inc = parse_tc(args.arena_tc)
-        mix.arena_id = emu.arenas.create(
-            minutes=24 * 60, clock_limit_s=base, increment_s=inc, starts_in_s=0.0,
-            name="Soak", opponents=[(name, rating, opponent_for(args, 500 + k))
-                                    for k, (name, rating) in enumerate(ARENA_OPPONENTS)])
-        data["tournaments"] = [{"id": mix.arena_id}]
-    cfg = parse_config(data)
-    service = Service(cfg, Token(emu.token, "emulator"), hooks=GameHooks(stats.on_move,
-                                                                       stats.on_end))
-    run = asyncio.create_task(service.run())
-    await asyncio.wait_for(service.ready.wait(), 30)
-    if args.profile == "realistic":
-        inject_realistic_faults(emu, args.fault_rate)
-    else:
-        inject_faults(emu, args.fault_rate)
-    t0 = time.monotonic()
-    commit = commit_id()  # the code this run started with
-    games: list[str] = []
-    tc_of: dict[str, str] = {}
-    pending: set[str] = set()
-    declined: Counter[str] = Counter()
-    i = 0
-    if mix is not None:
-        await drive_mix(args, emu, mix, sock, tcs, games, tc_of, declined)
-    while mix is None and (len(games) < args.games or pending):
-        for gid in list(pending):
-            if emu.game(gid).over:
-                pending.discard(gid)
-                snap = emu.game(gid)
-                log.warning("game %d/%d %s over: %s %s (%d plies)", len(games) - len(pending),
-                            args.games, gid, snap.status, snap.winner or "", len(snap.moves))
-        while len(games) < args.games and len(pending) < args.concurrency:
-            base, inc = tcs[i % len(tcs)]
-            opp = opponent_for(args, i)
-            cid = await asyncio.to_thread(emu.challenge_bot, challenger=f"soak{i % 7}",
-                                          rated=False, clock_limit_s=base, increment_s=inc,
-                                          opponent=opp)
-            i += 1
-            status = await asyncio.to_thread(emu.challenges.wait_answered, cid, 25)
-            if status != "accepted":
-                # A finding either way: the slot is free the moment a game ends, and
-                # "created" (no answer in 25 s) is an answer dropped or held too long.
-                declined[emu.challenges.decline_reason(cid) or status] += 1
-                await asyncio.sleep(1.0)
-                continue
-            await asyncio.to_thread(emu.wait_game_started, cid, 25)
-            games.append(cid)
-            tc_of[cid] = f"{base}+{inc}"
-            pending.add(cid)
-        await asyncio.sleep(0.5)
-    elapsed = time.monotonic() - t0
-    records = emu.traffic.requests()
-    emu.faults.clear()
-    service.request_stop()
-    await asyncio.wait_for(run, 60)
-    fired = sum(emu._core.faults.fired.values())  # noqa: SLF001 - report only
+    # A stop (Ctrl-C, SIGTERM) ends the run at once, with no report: the service's own
+    # handler would drain, letting the games finish while this loop started more.
+    this = asyncio.current_task()
+    assert this is not None
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(sig, this.cancel)
+    service: Service | None = None
+    run: asyncio.Task[int] | None = None
+    try:
+        stats = Stats()
+        data = service_config(args, emu.url)
+        data["records"] = {"db": args.db or str(runtime / "pibot.db")}
+        if mix is not None and "arena" in mix.items:
+            base, inc = parse_tc(args.arena_tc)
+            mix.arena_id = emu.arenas.create(
+                minutes=24 * 60, clock_limit_s=base, increment_s=inc, starts_in_s=0.0,
+                name="Soak", opponents=[(name, rating, opponent_for(args, 500 + k))
+                                        for k, (name, rating) in enumerate(ARENA_OPPONENTS)])
+            data["tournaments"] = [{"id": mix.arena_id}]
+        cfg = parse_config(data)
+        service = Service(cfg, Token(emu.token, "emulator"),
+                          hooks=GameHooks(stats.on_move, stats.on_end), handle_signals=False)
+        run = asyncio.create_task(service.run())
+        await asyncio.wait_for(service.ready.wait(), 30)
+        if args.profile == "realistic":
+            inject_realistic_faults(emu, args.fault_rate)
+        else:
+            inject_faults(emu, args.fault_rate)
+        t0 = time.monotonic()
+        commit = commit_id()  # the code this run started with
+        games: list[str] = []
+        tc_of: dict[str, str] = {}
+        pending: set[str] = set()
+        declined: Counter[str] = Counter()
+        i = 0
+        if mix is not None:
+            await drive_mix(args, emu, mix, sock, tcs, games, tc_of, declined)
+        while mix is None and (len(games) < args.games or pending):
+            for gid in list(pending):
+                if emu.game(gid).over:
+                    pending.discard(gid)
+                    snap = emu.game(gid)
+                    log.warning("game %d/%d %s over: %s %s (%d plies)", len(games) - len(pending),
+                                args.games, gid, snap.status, snap.winner or "", len(snap.moves))
+            while len(games) < args.games and len(pending) < args.concurrency:
+                base, inc = tcs[i % len(tcs)]
+                opp = opponent_for(args, i)
+                cid = await asyncio.to_thread(emu.challenge_bot, challenger=f"soak{i % 7}",
+                                              rated=False, clock_limit_s=base, increment_s=inc,
+                                              opponent=opp)
+                i += 1
+                status = await asyncio.to_thread(emu.challenges.wait_answered, cid, 25)
+                if status != "accepted":
+                    # A finding either way: the slot is free the moment a game ends, and
+                    # "created" (no answer in 25 s) is an answer dropped or held too long.
+                    declined[emu.challenges.decline_reason(cid) or status] += 1
+                    await asyncio.sleep(1.0)
+                    continue
+                await asyncio.to_thread(emu.wait_game_started, cid, 25)
+                games.append(cid)
+                tc_of[cid] = f"{base}+{inc}"
+                pending.add(cid)
+            await asyncio.sleep(0.5)
+        elapsed = time.monotonic() - t0
+        records = emu.traffic.requests()
+        emu.faults.clear()
+        service.request_stop()
+        await asyncio.wait_for(run, 60)
+        fired = sum(emu._core.faults.fired.values())  # noqa: SLF001 - report only
 
-    snaps = [emu.game(g) for g in games]
-    results: Counter[str] = Counter()
-    time_losses = fault_losses = 0
-    lost_to_fault: set[str] = set()
-    for s in snaps:
-        outcome = "draw" if not s.winner else ("win" if s.winner == s.bot_color else "loss")
-        results[f"{outcome} ({s.status})"] += 1
-        # The bot's flag fell: a loss, or a draw when the opponent cannot mate.
-        if s.status == "outoftime" and s.winner != s.bot_color:
-            time_losses += 1
-        if s.status in ("aborted", "noStart") or not s.over:
-            fault_losses += 1
-            lost_to_fault.add(s.id)
-    net = cfg.network
-    finished_at = {s.id: s.finished_at for s in snaps if s.finished_at is not None}
-    requests_seen = request_report(records, finished_at,
-                                   pause_s=net.rate_limit_pause_s,
-                                   in_flight_s=min(5.0, net.rate_limit_pause_s / 2))
-    report = {
-        "profile": args.profile,
-        "rtt_ms": list(args.rtt_ms) if args.profile == "realistic" else None,
-        "games": len(snaps), "time_controls": args.tc, "concurrency": args.concurrency,
-        "fault_rate": args.fault_rate, "faults_fired": fired, "minutes": round(elapsed / 60, 1),
-        "results": dict(results), "challenges_declined": dict(declined),
-        "time_losses": time_losses,
-        "games_lost_through_faults": fault_losses, "moves": len(stats.overhead_ms),
-        "overhead_ms_median": round(statistics.median(stats.overhead_ms), 2)
-        if stats.overhead_ms else None,
-        "overhead_ms_p95": round(percentile(stats.overhead_ms, 0.95), 2),
-        "overhead_ms_p99": round(percentile(stats.overhead_ms, 0.99), 2),
-        "overhead_ms_max": round(max(stats.overhead_ms), 2) if stats.overhead_ms else None,
-        "plies_per_game": [len(s.moves) for s in snaps],
-        **requests_seen,
-    }
-    rows: list[dict[str, Any]] = [
-        {"id": s.id, "clock": tc_of[s.id], "status": s.status, "winner": s.winner,
-         "bot_color": s.bot_color, "plies": len(s.moves)} for s in snaps]
-    forbidden = unanswered = 0
-    if mix is not None:
-        illegal_of = move_400s(records, finished_at)[0]
-        rtt = args.rtt_ms if args.profile == "realistic" else (0.0, 0.0)
-        model: dict[str, int] = {}
-        for row in rows:
-            row["source"] = mix.source_of[row["id"]]
-            row["variant"] = mix.variant_of[row["id"]]
-            row["illegal"] = illegal_of.get(row["id"], 0)
-            row["lost_to_fault"] = row["id"] in lost_to_fault
-            if row["status"] == "outoftime" and row["winner"] != row["bot_color"]:
-                if row["clock"] not in model:
-                    model[row["clock"]] = flag_model_min_moves(row["clock"], rtt)
-                row["model_min_moves"] = model[row["clock"]]
-        bursts = mix.burst_answers()
-        unanswered = declined.get("created", 0) + bursts.get("unanswered", 0)
-        from soak_merge import source_report, variant_report  # bench/ is on sys.path
+        snaps = [emu.game(g) for g in games]
+        results: Counter[str] = Counter()
+        time_losses = fault_losses = 0
+        lost_to_fault: set[str] = set()
+        for s in snaps:
+            outcome = "draw" if not s.winner else ("win" if s.winner == s.bot_color else "loss")
+            results[f"{outcome} ({s.status})"] += 1
+            # The bot's flag fell: a loss, or a draw when the opponent cannot mate.
+            if s.status == "outoftime" and s.winner != s.bot_color:
+                time_losses += 1
+            if s.status in ("aborted", "noStart") or not s.over:
+                fault_losses += 1
+                lost_to_fault.add(s.id)
+        net = cfg.network
+        finished_at = {s.id: s.finished_at for s in snaps if s.finished_at is not None}
+        requests_seen = request_report(records, finished_at,
+                                       pause_s=net.rate_limit_pause_s,
+                                       in_flight_s=min(5.0, net.rate_limit_pause_s / 2))
+        report = {
+            "profile": args.profile,
+            "rtt_ms": list(args.rtt_ms) if args.profile == "realistic" else None,
+            "games": len(snaps), "time_controls": args.tc, "concurrency": args.concurrency,
+            "fault_rate": args.fault_rate, "faults_fired": fired, "minutes": round(elapsed / 60, 1),
+            "results": dict(results), "challenges_declined": dict(declined),
+            "time_losses": time_losses,
+            "games_lost_through_faults": fault_losses, "moves": len(stats.overhead_ms),
+            "overhead_ms_median": round(statistics.median(stats.overhead_ms), 2)
+            if stats.overhead_ms else None,
+            "overhead_ms_p95": round(percentile(stats.overhead_ms, 0.95), 2),
+            "overhead_ms_p99": round(percentile(stats.overhead_ms, 0.99), 2),
+            "overhead_ms_max": round(max(stats.overhead_ms), 2) if stats.overhead_ms else None,
+            "plies_per_game": [len(s.moves) for s in snaps],
+            **requests_seen,
+        }
+        rows: list[dict[str, Any]] = [
+            {"id": s.id, "clock": tc_of[s.id], "status": s.status, "winner": s.winner,
+             "bot_color": s.bot_color, "plies": len(s.moves)} for s in snaps]
+        forbidden = unanswered = 0
+        if mix is not None:
+            illegal_of = move_400s(records, finished_at)[0]
+            rtt = args.rtt_ms if args.profile == "realistic" else (0.0, 0.0)
+            model: dict[str, int] = {}
+            for row in rows:
+                row["source"] = mix.source_of[row["id"]]
+                row["variant"] = mix.variant_of[row["id"]]
+                row["illegal"] = illegal_of.get(row["id"], 0)
+                row["lost_to_fault"] = row["id"] in lost_to_fault
+                if row["status"] == "outoftime" and row["winner"] != row["bot_color"]:
+                    if row["clock"] not in model:
+                        model[row["clock"]] = flag_model_min_moves(row["clock"], rtt)
+                    row["model_min_moves"] = model[row["clock"]]
+            bursts = mix.burst_answers()
+            unanswered = declined.get("created", 0) + bursts.get("unanswered", 0)
+            from soak_merge import source_report, variant_report  # bench/ is on sys.path
 
-        by_source = source_report(rows, {"arena": None, "challenge": unanswered, "own": 0,
-                                         "matchmaking": 0})
-        forbidden = sum(v["time_losses_flag_model_forbids"] for v in by_source.values())
-        waits = [b.answered_after_s for b in mix.bursts.values()
-                 if b.outcome == "accepted_from_queue" and b.answered_after_s is not None]
-        report.update({
-            "mix": mix.items, "arena_id": mix.arena_id,
-            "arena_joined_after_s": mix.arena_joined_after_s,
-            "arena_tc": args.arena_tc if mix.arena_id else None,
-            # direct challenges: challenges_declined, as in the plain mode
-            "bursts_sent": mix.bursts_sent, "burst_answers": bursts,
-            "bursts_accepted_while_full": mix.bursts_accepted_while_full(),
-            "burst_queue_waits_s": sorted(waits),
-            "queue_listing": mix.queue_listing,
-            "own_challenges_asked": mix.own_asked,
-            "own_challenges_refused": dict(mix.own_refused),
-            "own_challenges_refused_by_lila": mix.own_refused_by_lila,
-            "own_challenges_unstarted": mix.own_unstarted,
-            "matchmaking_games": mix.mm_games,
-            "matchmaking_unstarted": mix.mm_unstarted,
-            "challenges_unanswered": unanswered,
-            "time_losses_flag_model_forbids": forbidden,
-            "flag_model_min_moves": model,
-            "by_source": by_source,
-            "by_variant": variant_report(rows),
-        })
-    print(json.dumps(report, indent=2))
-    if args.report:
-        # Everything bench/soak_merge.py needs to pool runs: raw samples, per-game rows.
-        full = {**report, "commit": commit, "seed": args.seed, "book": bool(args.book),
-                "syzygy": bool(args.syzygy), "overhead_ms": stats.overhead_ms,
-                "game_rows": rows}
-        Path(args.report).write_text(json.dumps(full, indent=1) + "\n")
-    emu.stop()
-    shutil.rmtree(runtime, ignore_errors=True)
-    ok = time_losses == 0 and fault_losses == 0 and requests_seen["illegal_moves"] == 0
-    if mix is not None:  # issue 33: no time loss the flag model says was avoidable
-        # An own challenge lila refused (a 429 on challenge creation ends the series
-        # with one log line) is reported, not failed; the socket refusing one is a bug.
-        ok = forbidden == 0 and fault_losses == 0 and requests_seen["illegal_moves"] == 0 \
-            and unanswered == 0 and not mix.own_refused \
-            and mix.bursts_accepted_while_full() == 0 and mix.mm_unstarted == 0
-    print("PASS" if ok else "FAIL")
-    return 0 if ok else 1
+            by_source = source_report(rows, {"arena": None, "challenge": unanswered, "own": 0,
+                                             "matchmaking": 0})
+            forbidden = sum(v["time_losses_flag_model_forbids"] for v in by_source.values())
+            waits = [b.answered_after_s for b in mix.bursts.values()
+                     if b.outcome == "accepted_from_queue" and b.answered_after_s is not None]
+            report.update({
+                "mix": mix.items, "arena_id": mix.arena_id,
+                "arena_joined_after_s": mix.arena_joined_after_s,
+                "arena_tc": args.arena_tc if mix.arena_id else None,
+                # direct challenges: challenges_declined, as in the plain mode
+                "bursts_sent": mix.bursts_sent, "burst_answers": bursts,
+                "bursts_accepted_while_full": mix.bursts_accepted_while_full(),
+                "burst_queue_waits_s": sorted(waits),
+                "queue_listing": mix.queue_listing,
+                "own_challenges_asked": mix.own_asked,
+                "own_challenges_refused": dict(mix.own_refused),
+                "own_challenges_refused_by_lila": mix.own_refused_by_lila,
+                "own_challenges_unstarted": mix.own_unstarted,
+                "matchmaking_games": mix.mm_games,
+                "matchmaking_unstarted": mix.mm_unstarted,
+                "challenges_unanswered": unanswered,
+                "time_losses_flag_model_forbids": forbidden,
+                "flag_model_min_moves": model,
+                "by_source": by_source,
+                "by_variant": variant_report(rows),
+            })
+        print(json.dumps(report, indent=2))
+        if args.report:
+            # Everything bench/soak_merge.py needs to pool runs: raw samples, per-game rows.
+            full = {**report, "commit": commit, "seed": args.seed, "book": bool(args.book),
+                    "syzygy": bool(args.syzygy), "overhead_ms": stats.overhead_ms,
+                    "game_rows": rows}
+            Path(args.report).write_text(json.dumps(full, indent=1) + "\n")
+        ok = time_losses == 0 and fault_losses == 0 and requests_seen["illegal_moves"] == 0
+        if mix is not None:  # issue 33: no time loss the flag model says was avoidable
+            # An own challenge lila refused (a 429 on challenge creation ends the series
+            # with one log line) is reported, not failed; the socket refusing one is a bug.
+            ok = forbidden == 0 and fault_losses == 0 and requests_seen["illegal_moves"] == 0 \
+                and unanswered == 0 and not mix.own_refused \
+                and mix.bursts_accepted_while_full() == 0 and mix.mm_unstarted == 0
+        print("PASS" if ok else "FAIL")
+        return 0 if ok else 1
+    except asyncio.CancelledError:
+        print("soak stopped by a signal: no report written", file=sys.stderr, flush=True)
+        if service is not None and run is not None:
+            service.request_stop()
+            service.request_stop()  # the second request: exit without waiting for games
+            await asyncio.wait({run}, timeout=15)
+        return 130
+    finally:
+        emu.stop()
+        shutil.rmtree(runtime, ignore_errors=True)
 
 
 def main() -> int:
