@@ -4,6 +4,7 @@ from __future__ import annotations
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -19,6 +20,8 @@ def test_a_stopped_soak_exits_within_seconds_without_a_report(tmp_path: Path,
     proc = subprocess.Popen([sys.executable, str(SOAK), "--games", "6", "--seed", "1",
                              "--log-level", "info", "--report", str(report)],
                             stderr=subprocess.PIPE, stdout=subprocess.DEVNULL, text=True)
+    stuck = threading.Timer(120.0, proc.kill)  # no login in 2 minutes: EOF below, a failure
+    stuck.start()
     try:
         assert proc.stderr is not None
         for line in proc.stderr:  # the bot has logged in: games are being started
@@ -26,6 +29,7 @@ def test_a_stopped_soak_exits_within_seconds_without_a_report(tmp_path: Path,
                 break
         else:
             pytest.fail(f"the soak ended before the bot logged in (rc {proc.wait()})")
+        stuck.cancel()
         time.sleep(3.0)
         proc.send_signal(sig)
         t0 = time.monotonic()
@@ -35,6 +39,7 @@ def test_a_stopped_soak_exits_within_seconds_without_a_report(tmp_path: Path,
             pytest.fail(f"the soak was still running 30 s after {sig.name}")
         took = time.monotonic() - t0
     finally:
+        stuck.cancel()
         proc.kill()
     # Before: the service's handler drained (finished its games) while the driver went on.
     assert proc.returncode == 130
