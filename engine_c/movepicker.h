@@ -81,7 +81,9 @@ typedef struct {
 static inline bool mp_is_capture(const Board *b, Move m) {
     int k = move_kind(m);
     if (k == MOVE_EP) return true;
-    if (k == MOVE_CASTLE) return false;  /* encoded as king takes own rook */
+    /* Castling is encoded as king takes own rook; in antichess the same kind
+     * is a promotion to a king (MOVE_KING_PROMO), which may capture. */
+    if (k == MOVE_CASTLE) return b->variant == VAR_ANTICHESS && board_piece_on(b, move_to(m)) != NO_PIECE;
     return board_piece_on(b, move_to(m)) != NO_PIECE;
 }
 

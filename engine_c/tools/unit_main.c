@@ -659,6 +659,48 @@ static void check_picker(void) {
     if (!failure) picker_variants();
 }
 
+/* ---- the quiescence search's picker: noisy moves only, no history rows ---- */
+
+/* Outside check the quiescence search's picker has no history rows (node
+ * NULL): each move of the GEN_NOISY list must come out once, scored as the
+ * noisy move it is. An antichess promotion to a king (the castling kind) that
+ * captures was once taken for a quiet move and scored from the missing rows. */
+static void check_qsearch_picker(void) {
+    static const struct { int variant; const char *fen; } F[] = {
+        {VAR_ANTICHESS, "rnbqkbnr/p1pBp2p/8/8/8/1PP5/P2p1P1P/RNBQK1NR b - - 0 8"},
+        {VAR_ANTICHESS, "8/8/8/8/8/8/1p6/R1N5 b - - 0 1"},
+        {VAR_STANDARD, "r3k2r/1P4P1/8/8/8/8/1p4p1/R3K2R w KQkq - 0 1"},
+        {VAR_STANDARD, "r3k2r/1P4P1/8/8/8/8/1p4p1/R3K2R b KQkq - 0 1"},
+        {VAR_ATOMIC, "rnbqkb1r/pP3ppp/8/3pp3/8/8/P1PPPPPP/RNBQKBNR w KQkq - 0 5"},
+        {VAR_CRAZYHOUSE, "r1bqk2r/pPp2ppp/2n2n2/2b1p3/2B1P3/2N2N2/P1P2PPP/R1BQK2R[QPp] w KQkq - 0 5"},
+    };
+    static Board b;
+    static History h;
+    hist_clear(&h);
+    for (size_t f = 0; f < sizeof F / sizeof F[0] && !failure; f++) {
+        char err[128];
+        if (board_set_fen_variant(&b, F[f].fen, F[f].variant, false, err, sizeof err) != PB_OK) {
+            failure = "a quiescence picker FEN does not parse";
+            return;
+        }
+        MoveList noisy;
+        noisy.count = 0;
+        movegen_legal(&b, &noisy, GEN_NOISY);
+        MovePicker p;
+        mp_init_qsearch(&p, &b, &h, NULL, MOVE_NONE, false);
+        int handed = 0, sc;
+        Move m;
+        while ((m = mp_next(&p, &sc)) != MOVE_NONE) {
+            bool listed = false;
+            for (int i = 0; i < noisy.count; i++) listed |= noisy.moves[i] == m;
+            if (!listed) { failure = "the quiescence picker handed out a move not in the GEN_NOISY list"; return; }
+            if (!mp_is_noisy(&b, m)) { failure = "a GEN_NOISY move that mp_is_noisy calls quiet"; return; }
+            handed++;
+        }
+        if (handed != noisy.count) failure = "the quiescence picker lost a GEN_NOISY move";
+    }
+}
+
 /* ---- correction-history keys: every man's square reaches its slot ---- */
 
 /* Each pair differs by one man moved (the side to move the same): the slot
@@ -760,6 +802,7 @@ static const Check CHECKS[] = {
     {"key_after", check_key_after},
     {"is_legal", check_is_legal},
     {"picker", check_picker},
+    {"qsearch_picker", check_qsearch_picker},
     {"corr_keys", check_corr_keys},
     {"timeman_scale", check_timeman_scale},
 };
