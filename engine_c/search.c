@@ -474,6 +474,7 @@ typedef struct {
     Move best_move;
     bool no_check_ext;    /* variants: the move in hand gets no check extension */
     bool forced_ext;      /* variants: the node's one legal move is forced: extend it */
+    bool must_capture;    /* antichess: the side to move must capture (every move is one) */
 } Node;
 
 /* Early exits of a non-root node: a variant's end, a draw, the ply limit,
@@ -640,6 +641,11 @@ SEARCH_BODY bool prune_move(SearchThread *t, const Node *n, MovePicker *p, Move 
     if (n->root) return t->root_excl && root_excluded(t, m);   /* MultiPV: an earlier line's move */
     if (n->best <= -MATE_IN_MAX || !has_non_pawn_material(b, b->side)) return false;
     if (noisy) return depth <= SEE_MAX_DEPTH && see_usable(b, var) && !search_see_ge(b, m, -SEE_NOISY_PER_PLY * depth, var);
+    /* Antichess: a man put where the opponent must take it forces the reply;
+     * such a move is searched (Fairy-Stockfish's rule for must-capture
+     * variants, src/search.cpp step 13). */
+    if (var && b->variant == VAR_ANTICHESS && board_sq_attacked(b, move_to(m), !b->side, b->by_type[0]))
+        return false;
     int lmp = (LMP_BASE + depth * depth) / (2 - n->improving);
     if (depth <= LMP_MAX_DEPTH && n->quiets_tried >= lmp) return skip_quiets(t, p, m, var);
     int fut = FUT_BASE + FUT_PER_PLY * depth;
@@ -739,7 +745,8 @@ SEARCH_BODY int search_move(SearchThread *t, const Node *n, int se_ext, int sc, 
     /* Node types as in Stockfish: the first child of a cut node is an
      * expected all node and vice versa; PV children are neither. */
     if (n->moves == 1) return -NEGAMAX(var)(t, -beta, -alpha, new_depth, ply + 1, !n->pv_node && !n->cut_node);
-    int r = lmr_reduction(n, sc, noisy, cap_hist, gives_check, new_depth);
+    /* (Antichess: no reduction among forced captures.) */
+    int r = var && n->must_capture ? 0 : lmr_reduction(n, sc, noisy, cap_hist, gives_check, new_depth);
     int reduced = new_depth - r;
     int score = -NEGAMAX(var)(t, -alpha - 1, -alpha, reduced, ply + 1, true);
     /* No re-search once stopped: the 0 a stopped child returns means nothing. */
@@ -849,7 +856,11 @@ SEARCH_BODY int negamax_impl(SearchThread *t, int alpha, int beta, int depth, in
     if (!n.root && !in_check && !n.excluded && n.depth >= IIR_MIN_DEPTH && n.tt_move == MOVE_NONE &&
         (n.pv_node || n.cut_node))
         n.depth--;
-    if (!n.pv_node && !in_check && !n.excluded) {
+    /* Antichess: a side that must capture has no quiet move to stand on, so
+     * its eval cannot cut the node short (nor could a null move, which
+     * antichess never uses). */
+    if (var && b->variant == VAR_ANTICHESS) n.must_capture = movegen_must_capture(b);
+    if (!n.pv_node && !in_check && !n.excluded && !n.must_capture) {
         if (reverse_futility_prunes(&n) && (!var || variant_rfp_prunes(b, &n))) return n.adj_eval;
         if (null_move_prunes(t, &n, var, &score)) return score;
         if (probcut_prunes(t, &n, &hit, var, &score)) return score;
