@@ -540,9 +540,10 @@ static inline bool reverse_futility_prunes(const Node *n) {
 }
 
 /* The variant copy's second look at a reverse futility cut: with its
- * variant's margin (variant_margin). */
+ * variant's margin and depth limit (variant_rfp_margin, variant_rfp_usable). */
 static inline bool variant_rfp_prunes(const Board *b, const Node *n) {
-    return n->adj_eval - variant_margin(b, RFP_MARGIN * (n->depth - n->improving)) >= n->beta;
+    return variant_rfp_usable(b, n->depth) &&
+           n->adj_eval - variant_rfp_margin(b, RFP_MARGIN * (n->depth - n->improving)) >= n->beta;
 }
 
 /* Null move pruning: give the opponent a free move; if a reduced search

@@ -21,6 +21,19 @@ static inline int variant_margin(const Board *b, int margin) {
     return b->variant == VAR_THREECHECK ? threecheck_margin(b, margin) : margin;
 }
 
+/* Reverse futility pruning in the variants, as Fairy-Stockfish's
+ * (src/search.cpp step 7): antichess's margin is 4x (captures are forced,
+ * so an eval says little of what they will make of the position), and
+ * atomic prunes only up to depth 5 (one capture can blow up a king's
+ * neighbourhood). */
+enum { ANTICHESS_RFP_FACTOR = 4, ATOMIC_RFP_MAX_DEPTH = 5 };
+static inline bool variant_rfp_usable(const Board *b, int depth) {
+    return b->variant != VAR_ATOMIC || depth <= ATOMIC_RFP_MAX_DEPTH;
+}
+static inline int variant_rfp_margin(const Board *b, int margin) {
+    return b->variant == VAR_ANTICHESS ? margin * ANTICHESS_RFP_FACTOR : variant_margin(b, margin);
+}
+
 /* Three-check: does the quiescence search at this node add the quiet
  * checks (after the captures)? At its first ply (`first`: called by the
  * main search) only. (With one check left to give, a check wins the game:
