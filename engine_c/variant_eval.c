@@ -218,15 +218,48 @@ static int eval_atomic(const Board *b, const VariantParams *p) {
 
 /* ---- antichess ---- */
 
+/* Color c's attacks (kings' too) into *att, and the squares attacked twice into
+ * *att2; *quiet gets the squares its men but the king can move to without a
+ * capture (a pawn's single push). */
+static void antichess_attacks(const Board *b, int c, Bitboard *att, Bitboard *att2, Bitboard *quiet) {
+    Bitboard occ = b->by_type[0], push = pawn_push(c, board_pieces(b, c, PAWN));
+    Bitboard east = shift_east(push), west = shift_west(push);
+    Bitboard a = east | west, a2 = east & west;
+    Bitboard q = push & ~occ;
+    Bitboard bb = b->by_color[c] & ~b->by_type[PAWN];
+    while (bb) {
+        int sq = pop_lsb(&bb), t = piece_type(b->squares[sq]);
+        Bitboard m = t == KNIGHT ? KnightAttacks[sq] : t == BISHOP ? bishop_attacks(sq, occ)
+                   : t == ROOK ? rook_attacks(sq, occ) : t == QUEEN ? queen_attacks(sq, occ) : KingAttacks[sq];
+        a2 |= a & m;
+        a |= m;
+        if (t != KING) q |= m & ~occ;
+    }
+    *att = a;
+    *att2 = a2;
+    *quiet = q;
+}
+
 static int eval_antichess(const Board *b, const VariantParams *p) {
     int s[2] = {0, 0};
-    Bitboard att[2] = {attacks_by(b, WHITE, true), attacks_by(b, BLACK, true)};
+    Bitboard att[2], att2[2], quiet[2];
+    antichess_attacks(b, WHITE, &att[WHITE], &att2[WHITE], &quiet[WHITE]);
+    antichess_attacks(b, BLACK, &att[BLACK], &att2[BLACK], &quiet[BLACK]);
     for (int c = WHITE; c <= BLACK; c++) {
         for (int t = PAWN; t <= KING; t++) s[c] -= p->antichess_value[t] * popcount(board_pieces(b, c, t));
         s[c] += p->antichess_mobility * popcount(att[c] & ~b->by_color[c]);
         /* the other side must take what it attacks: men of ours it attacks
          * are men it will have to remove for us */
         s[c] += p->antichess_attacked * popcount(b->by_color[c] & att[!c]);
+        /* Fairy-Stockfish's must-capture terms (src/evaluate.cpp threats()):
+         * men of theirs we attack are captures we will have to make, the
+         * fewer the more each costs (a retaken man, one they defend and we
+         * do not attack twice, makes it a trade); empty squares they attack
+         * that a man of ours can reach are captures we can force on them */
+        Bitboard takes = att[c] & b->by_color[!c];
+        if (takes) s[c] -= p->antichess_must_take / (1 + popcount(takes & att[!c] & ~att2[c]));
+        Bitboard offers = quiet[c] & att[!c];
+        s[c] += p->antichess_offer * popcount(offers) + p->antichess_offer_lone * popcount(offers & ~att2[c]);
     }
     return for_side(b, s[WHITE] - s[BLACK]) + p->antichess_tempo;
 }
@@ -374,6 +407,9 @@ const VariantParamInfo VariantParamTable[] = {
     VPARAM(antichess_mobility, VAR_ANTICHESS, true),
     VPARAM(antichess_attacked, VAR_ANTICHESS, true),
     VPARAM(antichess_tempo, VAR_ANTICHESS, true),
+    VPARAM(antichess_must_take, VAR_ANTICHESS, true),
+    VPARAM(antichess_offer, VAR_ANTICHESS, true),
+    VPARAM(antichess_offer_lone, VAR_ANTICHESS, true),
     VPARAM(racingkings_value, VAR_RACINGKINGS, true),
     VPARAM(racingkings_rank, VAR_RACINGKINGS, true),
     VPARAM(racingkings_free_step, VAR_RACINGKINGS, true),

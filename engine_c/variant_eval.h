@@ -48,6 +48,10 @@ typedef struct {
     /* antichess: every man a liability (pawn..king); mobility keeps one out of zugzwang */
     int antichess_value[7];
     int antichess_mobility, antichess_attacked, antichess_tempo;
+    /* a side that can take must (less when the man taken is retaken), and a
+     * man it can put en prise offers a forced capture (more where it stands
+     * alone): Fairy-Stockfish's terms for must-capture variants */
+    int antichess_must_take, antichess_offer, antichess_offer_lone;
     /* racing kings: material (knight..queen), king rank, free squares on the king's next
      * rank; the race's winner (rk_race) by its king's safe path 1..4 (1: threat_to_win) */
     int racingkings_value[6];

@@ -34,6 +34,9 @@ const VariantParams VariantDefaultParams = {
     .antichess_mobility = 4,
     .antichess_attacked = 10,
     .antichess_tempo = 15,
+    .antichess_must_take = 900,
+    .antichess_offer = 90,
+    .antichess_offer_lone = 90,
     /* racingkings: hand-set */
     .racingkings_value = {0, 0, 300, 320, 480, 900},
     .racingkings_rank = {0, 25, 60, 110, 180, 280, 430, 0},
