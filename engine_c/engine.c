@@ -360,6 +360,19 @@ int pb_engine_time_budget(const PbLimits *lim, int side, int overhead_ms, int mo
     return PB_OK;
 }
 
+/* The net a search of the root evaluates with: chess's in chess and
+ * Chess960; a variant's own where one is loaded; chess's too in king of the
+ * hill and three-check, whose evals are chess's plus their own terms
+ * (variant_eval_on_chess); none in the other variants (their hand-crafted
+ * evals) or with UseNNUE off. */
+static const NnueNet *search_net(const PbEngine *e) {
+    int v = e->root.variant;
+    if (!e->use_nnue) return NULL;
+    if (v == VAR_STANDARD) return e->net;
+    if (e->variant_net[v]) return e->variant_net[v];
+    return variant_on_chess(v) ? e->net : NULL;
+}
+
 /* The score of a root without a legal move: mated, stalemated, or a game a
  * variant rule has ended (won, lost, drawn for the side to move). */
 static int root_end_score(const Board *b) {
@@ -465,9 +478,7 @@ int pb_engine_search(PbEngine *e, const PbLimits *lim, PbResult *out) {
     sh->infinite = lim->infinite != 0;
     sh->depth_limit = lim->depth > 0 && lim->depth < MAX_PLY - 1 ? lim->depth : MAX_PLY - 2;
     sh->node_limit = lim->nodes;
-    /* A variant searches with its own net when one is loaded for it, else
-     * with its hand-crafted eval (variant_eval.h). */
-    sh->net = !e->use_nnue ? NULL : e->root.variant == VAR_STANDARD ? e->net : e->variant_net[e->root.variant];
+    sh->net = search_net(e);
     sh->report = on_report;
     sh->report_ctx = e;
     sh->was_pondering = lim->ponder != 0;
@@ -564,18 +575,19 @@ int pb_engine_get_fen(PbEngine *e, char *out, size_t outlen) {
 int pb_engine_eval(PbEngine *e, int *out) {
     if (!out) return PB_ERR_ARG;
     pthread_mutex_lock(&e->ctl_lock);
-    const NnueNet *vnet = e->use_nnue ? e->variant_net[e->root.variant] : NULL;
-    if (e->root.variant != VAR_STANDARD && (!vnet || movegen_variant_end(&e->root))) {
+    const NnueNet *net = search_net(e);
+    if (e->root.variant != VAR_STANDARD && (!net || movegen_variant_end(&e->root))) {
         /* A game over has no eval to ask for: the result, as a clamped score. */
         int end = movegen_variant_end(&e->root) ? root_end_score(&e->root) : 0;
         *out = end > 0 ? NNUE_EVAL_LIMIT : end < 0 ? -NNUE_EVAL_LIMIT
              : movegen_variant_end(&e->root) ? 0 : variant_eval(&e->root);
-    } else if (e->use_nnue) {
-        const NnueNet *net = e->root.variant == VAR_STANDARD ? e->net : vnet;
+    } else if (net) {
         NnueAcc *a = aligned_alloc(64, sizeof *a);
         if (!a) { pthread_mutex_unlock(&e->ctl_lock); return PB_ERR_NOMEM; }
         nnue_refresh(net, a, &e->root);
         int v = nnue_output(net, a, &e->root);
+        /* chess's net under king of the hill's or three-check's own terms */
+        if (net->variant != e->root.variant) v = variant_eval_on_chess(&e->root, v);
         *out = v > NNUE_EVAL_LIMIT ? NNUE_EVAL_LIMIT : v < -NNUE_EVAL_LIMIT ? -NNUE_EVAL_LIMIT : v;
         free(a);
     } else {

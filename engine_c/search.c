@@ -201,12 +201,18 @@ static inline bool is_noisy(const Board *b, Move m, bool var) {
 
 /* Static eval of the thread's board at `ply`, from the side to move's view.
  * The NNUE output is kept out of the mate range whatever the net; a variant
- * uses its own net when one is loaded (sh->net), else its hand-crafted eval
- * (variant_eval.h). */
+ * uses its own net when one is loaded (sh->net), chess's net under its own
+ * terms where sh->net is chess's (king of the hill, three-check:
+ * variant_eval_on_chess), else its hand-crafted eval (variant_eval.h). */
 SEARCH_BODY int evaluate(SearchThread *t, int ply, bool var) {
     const NnueNet *net = t->sh->net;
-    if (var) return clamp_eval(net ? nnue_evaluate_variant(net, t->nnue, ply, &t->board)
-                                   : variant_eval(&t->board));
+    if (var) {
+        const Board *b = &t->board;
+        if (!net) return clamp_eval(variant_eval(b));
+        if (net->variant != b->variant)
+            return clamp_eval(variant_eval_on_chess(b, nnue_evaluate(net, t->nnue, ply, b)));
+        return clamp_eval(nnue_evaluate_variant(net, t->nnue, ply, b));
+    }
     if (!net) return eval_evaluate(&t->board);
     return clamp_eval(nnue_evaluate(net, t->nnue, ply, &t->board));
 }

@@ -90,8 +90,8 @@ static bool koth_step_free(const Board *b, int c, Bitboard their_att) {
     return (KingAttacks[k] & CenterBB & ~b->by_color[c] & ~their_att) != 0;
 }
 
-static int eval_koth(const Board *b, const VariantParams *p) {
-    int v = eval_evaluate(b);   /* side to move's view */
+/* `v`: chess's eval of b (side to move's view), the HCE's or the net's. */
+static int eval_koth(const Board *b, const VariantParams *p, int v) {
     int us = b->side, them = !us;
     Bitboard att[2] = {attacks_by(b, WHITE, true), attacks_by(b, BLACK, true)};
     /* The king's distance to the hill along squares the enemy does not
@@ -124,8 +124,7 @@ static int ready_checks(const Board *b, int c, Bitboard defended, int *safe) {
     return n;
 }
 
-static int eval_threecheck(const Board *b, const VariantParams *p) {
-    int v = eval_evaluate(b);
+static int eval_threecheck(const Board *b, const VariantParams *p, int v) {
     int us = b->side, them = !us;
     v += checks_given_bonus(p, b->checks_left[us]) - checks_given_bonus(p, b->checks_left[them]);
     Bitboard att[2] = {attacks_by(b, WHITE, false), attacks_by(b, BLACK, false)};
@@ -362,8 +361,8 @@ static int eval_horde(const Board *b, const VariantParams *p) {
 
 int variant_eval_with(const Board *b, const VariantParams *p) {
     switch (b->variant) {
-    case VAR_KOTH: return eval_koth(b, p);
-    case VAR_THREECHECK: return eval_threecheck(b, p);
+    case VAR_KOTH: return eval_koth(b, p, eval_evaluate(b));
+    case VAR_THREECHECK: return eval_threecheck(b, p, eval_evaluate(b));
     case VAR_CRAZYHOUSE: return eval_crazyhouse(b, p);
     case VAR_ATOMIC: return eval_atomic(b, p);
     case VAR_ANTICHESS: return eval_antichess(b, p);
@@ -374,6 +373,11 @@ int variant_eval_with(const Board *b, const VariantParams *p) {
 }
 
 int variant_eval(const Board *b) { return variant_eval_with(b, &VariantDefaultParams); }
+
+int variant_eval_on_chess(const Board *b, int chess) {
+    return b->variant == VAR_KOTH ? eval_koth(b, &VariantDefaultParams, chess)
+                                  : eval_threecheck(b, &VariantDefaultParams, chess);
+}
 
 #define VPARAM(field, var, tuned)                                                             \
     { #field, var, (int)(offsetof(VariantParams, field) / sizeof(int)),                         \

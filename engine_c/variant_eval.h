@@ -5,7 +5,9 @@
  * chess's kings and material (king of the hill, three-check, crazyhouse,
  * atomic) start from the standard HCE (eval.h) and add their own terms; the
  * ones whose men or goal differ (antichess, racing kings, horde) have their
- * own material and terms only. The NNUE is never used for a variant. Every
+ * own material and terms only. King of the hill and three-check may start
+ * from chess's net instead (variant_eval_on_chess); a variant's own net, where
+ * one is loaded, replaces all of this (nnue.h). Every
  * weight is a named parameter below (set by hand until tuned; docs/strength.md
  * records how they play; docs/tuning.md "The variants' weights"). A "win in one" term marks what the search would
  * find a ply later (a king step onto the hill, the last check, an
@@ -91,5 +93,14 @@ int variant_eval_with(const Board *b, const VariantParams *p);
  * VAR_STANDARD in a position whose game is not over (no king exploded or
  * on the hill, ...): the search asks movegen_variant_end first. */
 int variant_eval(const Board *b);
+
+/* Does the variant's eval start from chess's (king of the hill, three-check:
+ * chess's men and moves, plus a goal), so that chess's net can give it? */
+static inline bool variant_on_chess(int variant) {
+    return variant == VAR_KOTH || variant == VAR_THREECHECK;
+}
+/* variant_eval of such a variant with `chess` (chess's eval of b, side to
+ * move's view; from the net) in place of the standard HCE. */
+int variant_eval_on_chess(const Board *b, int chess);
 
 #endif
