@@ -147,6 +147,34 @@ def test_horde_open_file_is_not_a_breakthrough(engine: Engine) -> None:
     assert engine.evaluate() > e_open
 
 
+# (variant, its FEN, the same men as a chess FEN)
+ON_CHESS = [
+    ("kingofthehill", "rnbqkbnr/pppp1ppp/8/4p3/4P3/4K3/PPPP1PPP/RNBQ1BNR b kq - 1 2", None),
+    ("kingofthehill", "8/5k2/8/8/2K5/8/5Q2/8 b - - 0 40", None),
+    ("3check", "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 1+2 4 4",
+     "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"),
+]
+
+
+@pytest.mark.parametrize(("variant", "fen", "chess_fen"), ON_CHESS)
+def test_koth_and_threecheck_put_their_terms_on_chess_eval(variant: str, fen: str,
+                                                           chess_fen: str | None) -> None:
+    """King of the hill's and three-check's own terms (the hill, the checks)
+    ride on chess's eval: the standard HCE with UseNNUE off, chess's net with
+    it on; the terms add the same centipawns either way."""
+    with Engine(hash_mb=16) as eng:
+        def ev(which: str, rules: str) -> int:
+            eng.set_eval(which)
+            eng.set_position(fen if rules != "chess" else chess_fen or fen, [], variant=rules)
+            return eng.evaluate()
+
+        terms_hce = ev("hce", variant) - ev("hce", "chess")
+        terms_net = ev("nnue", variant) - ev("nnue", "chess")
+        assert terms_hce != 0
+        assert terms_net == terms_hce
+        assert ev("nnue", variant) != ev("hce", variant)
+
+
 # Games that are over: no move, no crash; 1 the side to move has won, -1 lost, 0 drawn.
 FINISHED = [
     ("kingofthehill", "rnbqkbnr/pppppppp/8/8/4K3/8/PPPPPPPP/RNBQ1BNR b kq - 0 1", -1),
