@@ -142,6 +142,10 @@ int nnue_parse_why(NnueNet *net, const uint8_t *data, size_t len, char *why, siz
         int a = abs(net->ft_weight[i]);
         if (a > max_w) max_w = a;
     }
+    /* Rows past the net's inputs read as zero (a pocket row of chess's net
+     * on a crazyhouse board adds nothing, whichever update runs). */
+    memset(net->ft_weight + (size_t)inputs * NNUE_HIDDEN, 0,
+           (size_t)(NNUE_MAX_INPUTS - (int)inputs) * NNUE_HIDDEN * sizeof net->ft_weight[0]);
     for (int i = 0; i < NNUE_HIDDEN; i++, p += 2) {
         net->ft_bias[i] = rd16(p);
         int a = abs(net->ft_bias[i]);
@@ -478,14 +482,15 @@ static inline int king_to(const NnueAcc *a, int c) {
     return -1;
 }
 
-/* The lazy update; `pockets` (a constant) lets deltas name pocket features.
+/* The lazy update; `pockets` (a constant) lets deltas name pocket features;
+ * `board_only` (a constant: chess's net on a crazyhouse board) leaves them out.
  * `mirrored` (a constant, the net's flag) follows each view's mirror: a view
  * whose king crossed the d/e line since the last computed entry is `stale`
  * (its features all change), is refreshed at `ply` from the stack's board
  * (stack[0].board, at `ply` now), and leaves the entries between not
  * computed. The copies for a net that does not mirror are the plain walk. */
 static inline __attribute__((always_inline)) void update_impl(const NnueNet *net, NnueAcc *stack,
-        int ply, const bool pockets, const bool mirrored) {
+        int ply, const bool pockets, const bool board_only, const bool mirrored) {
     int j = ply;
     while (!stack[j].computed) j--;   /* stack[0] is always computed */
     bool stale[2] = {false, false};
@@ -501,13 +506,18 @@ static inline __attribute__((always_inline)) void update_impl(const NnueNet *net
                 m = a->m[p];
             }
             const int16_t *add[2], *sub[2];
-            for (int k = 0; k < a->nadd; k++)
-                add[k] = pockets ? row_any(net, p, a->add_pc[k], a->add_sq[k], m)
-                                 : row(net, p, a->add_pc[k], a->add_sq[k], m);
-            for (int k = 0; k < a->nsub; k++)
-                sub[k] = pockets ? row_any(net, p, a->sub_pc[k], a->sub_sq[k], m)
-                                 : row(net, p, a->sub_pc[k], a->sub_sq[k], m);
-            apply_delta(a->acc[p], stack[j - 1].acc[p], add, a->nadd, sub, a->nsub);
+            int na = 0, ns = 0;
+            for (int k = 0; k < a->nadd; k++) {
+                if (board_only && a->add_sq[k] >= 64) continue;
+                add[na++] = pockets ? row_any(net, p, a->add_pc[k], a->add_sq[k], m)
+                                    : row(net, p, a->add_pc[k], a->add_sq[k], m);
+            }
+            for (int k = 0; k < a->nsub; k++) {
+                if (board_only && a->sub_sq[k] >= 64) continue;
+                sub[ns++] = pockets ? row_any(net, p, a->sub_pc[k], a->sub_sq[k], m)
+                                    : row(net, p, a->sub_pc[k], a->sub_sq[k], m);
+            }
+            apply_delta(a->acc[p], stack[j - 1].acc[p], add, na, sub, ns);
         }
         a->computed = !stale[WHITE] && !stale[BLACK];
     }
@@ -522,13 +532,18 @@ static inline __attribute__((always_inline)) void update_impl(const NnueNet *net
  * mirror runs the plain copy (the board stays in the stack, not an argument:
  * passing it cost the search ~1 instruction an eval, callgrind). */
 void nnue_update(const NnueNet *net, NnueAcc *stack, int ply) {
-    if (net->mirrored) update_impl(net, stack, ply, false, true);
-    else update_impl(net, stack, ply, false, false);
+    if (net->mirrored) update_impl(net, stack, ply, false, false, true);
+    else update_impl(net, stack, ply, false, false, false);
 }
 
 void nnue_update_variant(const NnueNet *net, NnueAcc *stack, int ply) {
-    if (net->mirrored) update_impl(net, stack, ply, true, true);
-    else update_impl(net, stack, ply, true, false);
+    if (net->mirrored) update_impl(net, stack, ply, true, false, true);
+    else update_impl(net, stack, ply, true, false, false);
+}
+
+void nnue_update_board_only(const NnueNet *net, NnueAcc *stack, int ply) {
+    if (net->mirrored) update_impl(net, stack, ply, false, true, true);
+    else update_impl(net, stack, ply, false, true, false);
 }
 
 /* ---------- output layer ---------- */

@@ -143,6 +143,9 @@ void nnue_push_null(NnueAcc *stack, int ply);
 void nnue_update(const NnueNet *net, NnueAcc *stack, int ply);
 /* nnue_update for stacks whose deltas may hold pocket features. */
 void nnue_update_variant(const NnueNet *net, NnueAcc *stack, int ply);
+/* nnue_update for chess's net on a crazyhouse board: the deltas' pocket
+ * entries (nnue_push_move_variant writes them) are left out. */
+void nnue_update_board_only(const NnueNet *net, NnueAcc *stack, int ply);
 /* Output bucket of a position with `pieces` pieces (kings included) for a net
  * of `buckets` buckets: (pieces - 2) * buckets / 31, clamped to 0..buckets-1
  * (docs/nnue.md; the same rule in tools/nnue/pbnn.py, reference.py, train.py). */
@@ -161,6 +164,11 @@ static inline int nnue_evaluate(const NnueNet *net, NnueAcc *stack, int ply, con
 }
 static inline int nnue_evaluate_variant(const NnueNet *net, NnueAcc *stack, int ply, const Board *b) {
     nnue_update_variant(net, stack, ply);
+    return nnue_output(net, &stack[ply], b);
+}
+/* Chess's net on a variant board (variant_on_chess): its men on the board only. */
+static inline int nnue_evaluate_board_only(const NnueNet *net, NnueAcc *stack, int ply, const Board *b) {
+    nnue_update_board_only(net, stack, ply);
     return nnue_output(net, &stack[ply], b);
 }
 

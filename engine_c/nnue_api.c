@@ -5,6 +5,7 @@
 #include "movegen.h"
 #include "nnue.h"
 #include "variant.h"
+#include "variant_eval.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -199,7 +200,9 @@ static void count_kind(const Board *b, Move m, PbNnueCheckStats *st) {
 }
 
 /* The walk of pb_nnue_check_walk(_variant): with `var`, the variant's push
- * and update (pockets), as the variant search makes them. */
+ * and update, as the variant search makes them: its own net's (pockets), or,
+ * with none loaded, chess's net on its board (variant_on_chess: the pockets'
+ * entries left out). */
 static int check_walk(PbEngine *e, int variant, const char *fen, int chess960, int steps,
                       uint64_t seed, PbNnueCheckStats *stats) {
     if (!fen || steps < 0 || variant < 0) return PB_ERR_ARG;
@@ -209,7 +212,9 @@ static int check_walk(PbEngine *e, int variant, const char *fen, int chess960, i
     /* Held for the whole walk: a concurrent load_net must not free the net. */
     if (engine_lock_idle(e) != PB_OK) return PB_ERR_BUSY;
     const bool var = variant != VAR_STANDARD;
-    const NnueNet *net = var ? e->variant_net[variant] : e->net;
+    const NnueNet *net = !var ? e->net : e->variant_net[variant] ? e->variant_net[variant]
+                       : variant_on_chess(variant) ? e->net : NULL;
+    const bool board_only = var && net && net->variant != variant;
     Board *b = malloc(sizeof *b);
     NnueAcc *stack = aligned_alloc(64, sizeof(NnueAcc) * NNUE_STACK);
     NnueAcc *fresh = aligned_alloc(64, sizeof(NnueAcc));
@@ -267,7 +272,8 @@ static int check_walk(PbEngine *e, int variant, const char *fen, int chess960, i
         /* Evaluate only some plies, so the lazy update also has to catch up
          * over several moves (and unmade ones never get computed). */
         if ((r >> 40) % 3 == 0) continue;
-        if (var) nnue_update_variant(net, stack, ply);
+        if (board_only) nnue_update_board_only(net, stack, ply);
+        else if (var) nnue_update_variant(net, stack, ply);
         else nnue_update(net, stack, ply);
         nnue_refresh(net, fresh, b);
         st.checked++;

@@ -210,7 +210,7 @@ SEARCH_BODY int evaluate(SearchThread *t, int ply, bool var) {
         const Board *b = &t->board;
         if (!net) return clamp_eval(variant_eval(b));
         if (net->variant != b->variant)
-            return clamp_eval(variant_eval_on_chess(b, nnue_evaluate(net, t->nnue, ply, b)));
+            return clamp_eval(variant_eval_on_chess(b, nnue_evaluate_board_only(net, t->nnue, ply, b)));
         return clamp_eval(nnue_evaluate_variant(net, t->nnue, ply, b));
     }
     if (!net) return eval_evaluate(&t->board);

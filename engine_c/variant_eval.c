@@ -178,8 +178,8 @@ static int zh_drop_squares(const Board *b, int c, Bitboard their_att) {
     return popcount(half & ~b->by_type[0] & ~their_att);
 }
 
-static int eval_crazyhouse(const Board *b, const VariantParams *p) {
-    int v = eval_evaluate(b);
+/* `v`: chess's eval of b's board (side to move's view), the HCE's or the net's. */
+static int eval_crazyhouse(const Board *b, const VariantParams *p, int v) {
     int us = b->side, them = !us;
     for (int t = PAWN; t < KING; t++) v += p->crazyhouse_hand[t] * (b->pocket[us][t] - b->pocket[them][t]);
     Bitboard att_us = attacks_by(b, us, false), att_them = attacks_by(b, them, false);
@@ -363,7 +363,7 @@ int variant_eval_with(const Board *b, const VariantParams *p) {
     switch (b->variant) {
     case VAR_KOTH: return eval_koth(b, p, eval_evaluate(b));
     case VAR_THREECHECK: return eval_threecheck(b, p, eval_evaluate(b));
-    case VAR_CRAZYHOUSE: return eval_crazyhouse(b, p);
+    case VAR_CRAZYHOUSE: return eval_crazyhouse(b, p, eval_evaluate(b));
     case VAR_ATOMIC: return eval_atomic(b, p);
     case VAR_ANTICHESS: return eval_antichess(b, p);
     case VAR_RACINGKINGS: return eval_racingkings(b, p);
@@ -375,8 +375,9 @@ int variant_eval_with(const Board *b, const VariantParams *p) {
 int variant_eval(const Board *b) { return variant_eval_with(b, &VariantDefaultParams); }
 
 int variant_eval_on_chess(const Board *b, int chess) {
-    return b->variant == VAR_KOTH ? eval_koth(b, &VariantDefaultParams, chess)
-                                  : eval_threecheck(b, &VariantDefaultParams, chess);
+    const VariantParams *p = &VariantDefaultParams;
+    return b->variant == VAR_KOTH ? eval_koth(b, p, chess)
+         : b->variant == VAR_THREECHECK ? eval_threecheck(b, p, chess) : eval_crazyhouse(b, p, chess);
 }
 
 #define VPARAM(field, var, tuned)                                                             \

@@ -95,9 +95,10 @@ int variant_eval_with(const Board *b, const VariantParams *p);
 int variant_eval(const Board *b);
 
 /* Does the variant's eval start from chess's (king of the hill, three-check:
- * chess's men and moves, plus a goal), so that chess's net can give it? */
+ * chess's men and moves, plus a goal; crazyhouse: plus the pockets), so that
+ * chess's net can give it? */
 static inline bool variant_on_chess(int variant) {
-    return variant == VAR_KOTH || variant == VAR_THREECHECK;
+    return variant == VAR_KOTH || variant == VAR_THREECHECK || variant == VAR_CRAZYHOUSE;
 }
 /* variant_eval of such a variant with `chess` (chess's eval of b, side to
  * move's view; from the net) in place of the standard HCE. */

@@ -15,7 +15,7 @@ from test_c_builds import ENGINE, build
 
 CHECKS = ["repetition_root", "tt_age_refresh", "api_free_during_search", "api_stop_race",
           "api_setters_race", "nnue_walk", "nnue_parse", "nnue_search", "nnue_crazyhouse",
-          "nnue_mirror",
+          "nnue_mirror", "nnue_chess_on_crazyhouse",
           "key_after", "is_legal", "picker", "qsearch_picker", "corr_keys", "timeman_scale"]
 
 

@@ -153,15 +153,18 @@ ON_CHESS = [
     ("kingofthehill", "8/5k2/8/8/2K5/8/5Q2/8 b - - 0 40", None),
     ("3check", "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 1+2 4 4",
      "r1bqkb1r/pppp1ppp/2n2n2/4p3/2B1P3/5N2/PPPP1PPP/RNBQK2R w KQkq - 4 4"),
+    ("crazyhouse", "r1bqk2r/ppp2ppp/2n5/3np3/1b6/2N2N2/PPPP1PPP/R1BQKB1R[Pp] w KQkq - 0 6",
+     "r1bqk2r/ppp2ppp/2n5/3np3/1b6/2N2N2/PPPP1PPP/R1BQKB1R w KQkq - 0 6"),
 ]
 
 
 @pytest.mark.parametrize(("variant", "fen", "chess_fen"), ON_CHESS)
-def test_koth_and_threecheck_put_their_terms_on_chess_eval(variant: str, fen: str,
-                                                           chess_fen: str | None) -> None:
-    """King of the hill's and three-check's own terms (the hill, the checks)
-    ride on chess's eval: the standard HCE with UseNNUE off, chess's net with
-    it on; the terms add the same centipawns either way."""
+def test_variants_on_chess_put_their_terms_on_chess_eval(variant: str, fen: str,
+                                                         chess_fen: str | None) -> None:
+    """King of the hill's, three-check's and crazyhouse's own terms (the
+    hill, the checks, the pockets and drops) ride on chess's eval of the
+    board: the standard HCE with UseNNUE off, chess's net with it on; the
+    terms add the same centipawns either way."""
     with Engine(hash_mb=16) as eng:
         def ev(which: str, rules: str) -> int:
             eng.set_eval(which)

@@ -1,6 +1,6 @@
 """The NNUE nets of the variants (format v3, docs/nnue.md "Variant nets"): one per
-variant at most, none by default (the variant's hand-crafted eval; king of the hill and
-three-check: chess's net plus their own terms).  `eng.variant_nets`
+variant at most, none by default (the variant's hand-crafted eval; king of the hill,
+three-check and crazyhouse: chess's net plus their own terms).  `eng.variant_nets`
 of an Engine, as `eng.strength` is its playing-strength level."""
 
 from __future__ import annotations

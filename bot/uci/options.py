@@ -25,8 +25,8 @@ from bot.uci.state import UciOptions, UciState
 
 # UCI_Variant's values, as Fairy-Stockfish names them. The engine has the
 # rules of each (position, go perft, d) and searches each with its own
-# hand-crafted evaluation (engine_c/variant_eval.h; king of the hill and
-# three-check: chess's net plus their own terms), or with a net of that
+# hand-crafted evaluation (engine_c/variant_eval.h; king of the hill,
+# three-check and crazyhouse: chess's net plus their own terms), or with a net of that
 # variant where an EvalFile<Variant> option loads one (docs/nnue.md). Book and
 # tablebase answer standard chess only.
 UCI_VARIANTS = ("chess", "crazyhouse", "atomic", "antichess", "kingofthehill", "3check",

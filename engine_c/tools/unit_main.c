@@ -372,6 +372,27 @@ static void check_nnue_crazyhouse(void) {
     CHECK(bad == 0);
 }
 
+/* Chess's net on crazyhouse boards (no crazyhouse net loaded): through drops
+ * and captures into the pocket, the accumulators, whose deltas name pocket
+ * features the net does not have, equal a refresh of the board's men. */
+static void check_nnue_chess_on_crazyhouse(void) {
+    int err = 0;
+    PbEngine *e = pb_engine_new(4, 1, &err);
+    CHECK(e != NULL);
+    static const char *const fens[] = {
+        "r1bqk2r/ppp2ppp/2n5/3np3/1b6/2N2N2/PPPP1PPP/R1BQKB1R[Pp] w KQkq - 0 6",
+        "r3k2r/pP3ppp/8/8/8/8/PPP2pPP/R3K2R[QQQnb] w KQkq - 0 20",
+    };
+    int bad = 0;
+    for (int i = 0; i < 2 && !bad; i++) {
+        PbNnueCheckStats st;
+        bad += pb_nnue_check_walk_variant(e, "crazyhouse", fens[i], 3000, (uint64_t)i + 11, &st) != 0;
+        bad += st.drops == 0 || st.checked == 0;
+    }
+    pb_engine_free(e);
+    CHECK(bad == 0);
+}
+
 /* Mirrored nets (the v3 flag) made from the built-in weights: through walks
  * whose kings cross the d/e line (standard, castling both ways, Chess960,
  * crazyhouse) the lazy accumulators equal a refresh, a search runs, and a
@@ -798,6 +819,7 @@ static const Check CHECKS[] = {
     {"nnue_parse", check_nnue_parse},
     {"nnue_search", check_nnue_search},
     {"nnue_crazyhouse", check_nnue_crazyhouse},
+    {"nnue_chess_on_crazyhouse", check_nnue_chess_on_crazyhouse},
     {"nnue_mirror", check_nnue_mirror},
     {"key_after", check_key_after},
     {"is_legal", check_is_legal},
