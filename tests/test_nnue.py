@@ -549,19 +549,23 @@ def test_a_crazyhouse_net_plays_crazyhouse_only(tmp_path: Path) -> None:
     fen = ZH_FENS[1]
     with Engine(hash_mb=8, threads=1) as eng:
         std_before = _engine_eval(eng, WALK_FENS[1])
+        eng.set_eval("hce")
         hce_zh = _zh_eval(eng, fen)
+        eng.set_eval("nnue")
+        on_chess_zh = _zh_eval(eng, fen)       # no crazyhouse net: chess's net plus its terms
+        assert on_chess_zh != hce_zh
         eng.variant_nets.load("crazyhouse", str(zh))
         assert _engine_eval(eng, WALK_FENS[1]) == std_before       # standard: unchanged
         assert _zh_eval(eng, fen) == pbnn.evaluate(pbnn.parse(zh.read_bytes()), fen)
         res = eng.search(SearchLimits(depth=6))
         assert res.bestmove and res.nodes > 0
-        eng.set_position(None, [], False, "3check")                  # another variant: its HCE
+        eng.set_position(None, [], False, "3check")                  # another variant: not this net
         assert eng.search(SearchLimits(depth=4)).bestmove
         eng.set_eval("hce")                                          # UseNNUE off: the HCE
         assert _zh_eval(eng, fen) == hce_zh
         eng.set_eval("nnue")
-        eng.variant_nets.load("crazyhouse", None)                     # unloaded: the HCE
-        assert eng.variant_nets.name("crazyhouse") == "" and _zh_eval(eng, fen) == hce_zh
+        eng.variant_nets.load("crazyhouse", None)             # unloaded: chess's net plus its terms
+        assert eng.variant_nets.name("crazyhouse") == "" and _zh_eval(eng, fen) == on_chess_zh
 
 
 def test_variant_nets_are_refused_where_they_do_not_belong(tmp_path: Path) -> None:
@@ -651,7 +655,7 @@ def test_uci_evalfilecrazyhouse_loads_checks_and_searches(tmp_path: Path) -> Non
     assert len(refused) == 2, lines
     assert refused[0].startswith("info string EvalFileCrazyhouse not loaded") and \
         "a net for chess, not for crazyhouse" in refused[0] and \
-        "keeping no net (the hand-crafted eval)" in refused[0]
+        "keeping no net of its own" in refused[0]
     assert refused[1].startswith("info string EvalFile not loaded") and \
         "a net for crazyhouse, not for chess" in refused[1]
     assert f"info string EvalFileCrazyhouse {zh} loaded: {name}" in lines

@@ -399,8 +399,8 @@ def test_crazyhouse_games_are_legal_and_the_same_for_any_thread_count(
     run(datagen, tmp_path / "t2.bin", *common, "--threads", 2)
     assert (tmp_path / "t1.bin").read_bytes() == (tmp_path / "t2.bin").read_bytes()
     header, recs = posdata.open_records(tmp_path / "t1.bin")
-    # No crazyhouse net was given: the variant's hand-crafted eval played.
-    assert (header.version, header.variant, header.eval) == (2, 7, "hce")
+    # No crazyhouse net was given: chess's net under crazyhouse's own terms played.
+    assert (header.version, header.variant, header.eval) == (2, 7, "nnue")
     assert sorted(set(recs["game"].tolist())) == list(range(6))
     for game in games_of(np.asarray(recs)):
         assert len(set(game["result"].tolist())) == 1 and game["result"][0] in (0, 1, 2)

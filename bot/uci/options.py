@@ -197,12 +197,12 @@ class OptionSetter:
     def _set_net_file(self, option: str, variant: str, value: str) -> None:
         """EvalFile (variant "chess") or a variant's net option (EvalFileCrazyhouse ...):
         the file is checked now, a bad one is named with its problem and the net in use
-        stays; empty = the built-in net, or for a variant none (its hand-crafted eval)."""
+        stays; empty = the built-in net, or for a variant none of its own."""
         opts = self._state.opts
         chess = variant == "chess"
         path = "" if value in ("", "<empty>") else value
         current = opts.eval_file if chess else opts.variant_nets.get(variant, "")
-        keep = current or ("the built-in net" if chess else "no net (the hand-crafted eval)")
+        keep = current or ("the built-in net" if chess else "no net of its own")
         if path and not _is_regular(path):
             # The C reader would block on a FIFO and read /dev/zero until memory runs out.
             self._out.info_string(f"{option} not loaded: {quote(path)} is not a regular "

@@ -65,6 +65,7 @@
 #include "../notation.h"
 #include "../pibot_nnue_api.h"
 #include "../variant.h"
+#include "../variant_eval.h"
 #include "polyglot_random.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -278,8 +279,10 @@ static void pack(const Board *b, int white_cp, int result, int64_t game, uint8_t
 static void write_header(uint8_t *h, const Options *o) {
     memset(h, 0, (size_t)header_size(o));
     memcpy(h, MAGIC, 8);
-    /* A variant searched with the NNUE only when a net of it was given. */
-    int nnue = o->eval == PB_EVAL_NNUE && (!o->variant || o->variant_net);
+    /* A variant searched with the NNUE when a net of it was given, or with
+     * chess's net under its own terms (variant_on_chess: king of the hill,
+     * three-check, crazyhouse), as the engine does (engine.c search_net). */
+    int nnue = o->eval == PB_EVAL_NNUE && (!o->variant || o->variant_net || variant_on_chess(o->variant));
     uint32_t v[2] = {o->variant ? VERSION_VAR : VERSION, (uint32_t)rec_size(o)},
              tail[2] = {(uint32_t)o->nodes, (uint32_t)nnue};
     memcpy(h + 8, v, 8);
