@@ -360,17 +360,15 @@ int pb_engine_time_budget(const PbLimits *lim, int side, int overhead_ms, int mo
     return PB_OK;
 }
 
-/* The net a search of the root evaluates with: chess's in chess and
- * Chess960; a variant's own where one is loaded; chess's too in king of the
- * hill and three-check, whose evals are chess's plus their own terms
- * (variant_eval_on_chess); none in the other variants (their hand-crafted
- * evals) or with UseNNUE off. */
+const NnueNet *engine_net_for(const PbEngine *e, int variant) {
+    if (variant == VAR_STANDARD) return e->net;
+    if (e->variant_net[variant]) return e->variant_net[variant];
+    return variant_on_chess(variant) ? e->net : NULL;
+}
+
+/* The net a search of the root evaluates with (none with UseNNUE off). */
 static const NnueNet *search_net(const PbEngine *e) {
-    int v = e->root.variant;
-    if (!e->use_nnue) return NULL;
-    if (v == VAR_STANDARD) return e->net;
-    if (e->variant_net[v]) return e->variant_net[v];
-    return variant_on_chess(v) ? e->net : NULL;
+    return e->use_nnue ? engine_net_for(e, e->root.variant) : NULL;
 }
 
 /* The score of a root without a legal move: mated, stalemated, or a game a
@@ -586,7 +584,7 @@ int pb_engine_eval(PbEngine *e, int *out) {
         if (!a) { pthread_mutex_unlock(&e->ctl_lock); return PB_ERR_NOMEM; }
         nnue_refresh(net, a, &e->root);
         int v = nnue_output(net, a, &e->root);
-        /* chess's net under king of the hill's or three-check's own terms */
+        /* chess's net under the variant's own terms (variant_on_chess) */
         if (net->variant != e->root.variant) v = variant_eval_on_chess(&e->root, v);
         *out = v > NNUE_EVAL_LIMIT ? NNUE_EVAL_LIMIT : v < -NNUE_EVAL_LIMIT ? -NNUE_EVAL_LIMIT : v;
         free(a);

@@ -62,5 +62,9 @@ struct PbEngine {
 /* Take ctl_lock; PB_ERR_BUSY (lock released) while a search runs. Shared by
  * engine.c and nnue_api.c, the two halves of the PbEngine API. */
 int engine_lock_idle(PbEngine *e);
+/* The net `variant` evaluates with, UseNNUE aside: chess's in chess; the
+ * variant's own where one is loaded; chess's in the variants whose eval is
+ * chess's plus their own terms (variant_on_chess); else none. */
+const NnueNet *engine_net_for(const PbEngine *e, int variant);
 
 #endif

@@ -5,7 +5,6 @@
 #include "movegen.h"
 #include "nnue.h"
 #include "variant.h"
-#include "variant_eval.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,8 +211,7 @@ static int check_walk(PbEngine *e, int variant, const char *fen, int chess960, i
     /* Held for the whole walk: a concurrent load_net must not free the net. */
     if (engine_lock_idle(e) != PB_OK) return PB_ERR_BUSY;
     const bool var = variant != VAR_STANDARD;
-    const NnueNet *net = !var ? e->net : e->variant_net[variant] ? e->variant_net[variant]
-                       : variant_on_chess(variant) ? e->net : NULL;
+    const NnueNet *net = engine_net_for(e, variant);
     const bool board_only = var && net && net->variant != variant;
     Board *b = malloc(sizeof *b);
     NnueAcc *stack = aligned_alloc(64, sizeof(NnueAcc) * NNUE_STACK);

@@ -202,8 +202,8 @@ static inline bool is_noisy(const Board *b, Move m, bool var) {
 /* Static eval of the thread's board at `ply`, from the side to move's view.
  * The NNUE output is kept out of the mate range whatever the net; a variant
  * uses its own net when one is loaded (sh->net), chess's net under its own
- * terms where sh->net is chess's (king of the hill, three-check:
- * variant_eval_on_chess), else its hand-crafted eval (variant_eval.h). */
+ * terms where sh->net is chess's (variant_on_chess: king of the hill,
+ * three-check, crazyhouse), else its hand-crafted eval (variant_eval.h). */
 SEARCH_BODY int evaluate(SearchThread *t, int ply, bool var) {
     const NnueNet *net = t->sh->net;
     if (var) {
