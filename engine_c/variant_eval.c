@@ -374,10 +374,13 @@ int variant_eval_with(const Board *b, const VariantParams *p) {
 
 int variant_eval(const Board *b) { return variant_eval_with(b, &VariantDefaultParams); }
 
-int variant_eval_on_chess(const Board *b, int chess) {
-    const VariantParams *p = &VariantDefaultParams;
+int variant_eval_on_chess_with(const Board *b, const VariantParams *p, int chess) {
     return b->variant == VAR_KOTH ? eval_koth(b, p, chess)
          : b->variant == VAR_THREECHECK ? eval_threecheck(b, p, chess) : eval_crazyhouse(b, p, chess);
+}
+
+int variant_eval_on_chess(const Board *b, int chess) {
+    return variant_eval_on_chess_with(b, &VariantDefaultParams, chess);
 }
 
 #define VPARAM(field, var, tuned)                                                             \

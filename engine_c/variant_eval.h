@@ -101,7 +101,9 @@ static inline bool variant_on_chess(int variant) {
     return variant == VAR_KOTH || variant == VAR_THREECHECK || variant == VAR_CRAZYHOUSE;
 }
 /* variant_eval of such a variant with `chess` (chess's eval of b, side to
- * move's view; from the net) in place of the standard HCE. */
+ * move's view; from the net) in place of the standard HCE; _with: the
+ * variant's weights p (the tuner's). */
 int variant_eval_on_chess(const Board *b, int chess);
+int variant_eval_on_chess_with(const Board *b, const VariantParams *p, int chess);
 
 #endif

@@ -21,6 +21,8 @@ sys.path.insert(0, str(ROOT / "tools" / "nnue"))
 
 import posdata  # noqa: E402
 
+from bot.engine.engine import Engine  # noqa: E402
+
 ENGINE = ROOT / "engine_c"
 
 
@@ -165,6 +167,64 @@ def test_tuner_tunes_one_variants_weights(datagen: Path, tuner: Path,  # noqa: F
     assert [v for v in before if before[v] != after[v]] == ["crazyhouse"]
     assert f"crazyhouse: tuned on {n} positions (zh.bin)" in text
     assert text.splitlines()[:5] == start.splitlines()[:5]
+
+
+@pytest.mark.parametrize("variant", ["kingofthehill", "3check", "crazyhouse"])
+def test_variant_tuner_evaluates_as_the_engine_plays(datagen: Path, tuner: Path,  # noqa: F811
+                                                     tmp_path: Path, variant: str) -> None:
+    """The variants on chess's net are tuned on the base they play on: each
+    position's eval in the tuner (--evals 1) is the engine's static eval with
+    the net (the default) and with the HCE (--base hce), so a tuned weight moves
+    what the engine plays, not a sum it never computes."""
+    data = tmp_path / f"{variant}.bin"
+    run(datagen, data, "--variant", variant, "--nodes", 200, "--games", 4,
+        "--random-plies", 8, "--threads", 1)
+    checked = 0
+    with Engine(hash_mb=16) as eng:
+        for base, ev_name in (("net", "nnue"), ("hce", "hce")):
+            lines = run(tuner, "--variant", variant, data, "--evals", 1, "--base", base
+                        ).stdout.splitlines()
+            assert len(lines) == len(posdata.open_records(data)[1])
+            eng.set_eval(ev_name)
+            for line in lines[:: max(1, len(lines) // 25)]:
+                fen, ev = line.rsplit(" | ", 1)
+                eng.set_position(fen, [], variant=variant)
+                stm = eng.evaluate()
+                assert int(ev) == (stm if " w " in fen else -stm), (base, fen)
+                checked += 1
+        net_evals = run(tuner, "--variant", variant, data, "--evals", 1).stdout
+        hce_evals = run(tuner, "--variant", variant, data, "--evals", 1, "--base", "hce").stdout
+    assert checked >= 20
+    assert net_evals != hce_evals
+
+
+def test_variant_tuner_writes_which_base_it_tuned_on(datagen: Path, tuner: Path,  # noqa: F811
+                                                    tmp_path: Path) -> None:
+    data = tmp_path / "koth.bin"
+    run(datagen, data, "--variant", "kingofthehill", "--nodes", 200, "--games", 10,
+        "--random-plies", 8, "--threads", 1)
+    start = (ENGINE / "variant_params.h").read_text()
+    for base, words in (("net", "on chess's net"), ("hce", "on the HCE")):
+        header = tmp_path / f"{base}.h"
+        header.write_text(start)
+        proc = run(tuner, "--variant", "kingofthehill", data, "--out", header, "--epochs", 1,
+                   "--base", base)
+        assert f"variant kingofthehill, {words}: positions" in proc.stderr, proc.stderr
+        assert "kingofthehill: tuned on " in header.read_text()
+        assert f"(koth.bin), {words}, K=" in header.read_text()
+    only_variant = "--base and --evals are for --variant"
+    bad = [
+        (("--variant", "horde", data, "--evals", "1", "--base", "net"),
+         "--base is for kingofthehill"),
+        (("--variant", "kingofthehill", data, "--evals", "1", "--base", "nets"),
+         "--base nets: expected"),
+        ((data, "--evals", "1"), only_variant),
+        ((data, "--out", tmp_path / "x.h", "--base", "hce"), only_variant),
+    ]
+    for args, words in bad:
+        proc = run(tuner, *args, ok=False)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert words in proc.stderr and proc.stderr.count("\n") == 1, (args, proc.stderr)
 
 
 def test_tuner_reads_variant_records_and_refuses_others_in_one_line(

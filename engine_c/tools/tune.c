@@ -26,7 +26,9 @@
  *            [--freeze name,name,...]   (EvalParams fields kept as they are)
  *            [--keep-last 1]
  *        tune --variant NAME DATA... --out HEADER [--epochs N] [--step N] [--limit N] [--k K]
- *            [--freeze name,...] [--keep-last 1]   (HEADER: a variant_params.h)
+ *            [--freeze name,...] [--keep-last 1] [--base net|hce]   (HEADER: a variant_params.h)
+ *        tune --variant NAME DATA... --evals 1 [--base net|hce]
+ *            (each record as "<FEN> | <eval>", White's view, the build's weights: for checks)
  *        tune --fens DATA...   (each record as "<FEN> | <result>", for checks)
  */
 #include <errno.h>
@@ -36,6 +38,7 @@
 #include <string.h>
 
 #include "../eval.h"
+#include "../nnue.h"
 #include "../variant.h"
 #include "../variant_eval.h"
 
@@ -477,15 +480,33 @@ static int write_header(const char *path, double (*w)[2], const char *note) {
  * --epochs passes or when a pass at step 1 keeps none. K is fitted once, with
  * the starting weights, and held: the standard weights (which four of the
  * variants' evals add to) stay fixed and anchor the scale, so there is no
- * rescale, and nothing outside the variant's group is written differently. */
+ * rescale, and nothing outside the variant's group is written differently.
+ * King of the hill, three-check and crazyhouse play on chess's net (the
+ * built-in one) plus their terms (variant_on_chess), so their terms are fitted
+ * on that base by default (--base net: the net's score of each position,
+ * computed once at load); --base hce fits them on the standard HCE, as they
+ * play with UseNNUE off. */
+
+typedef struct {
+    int variant, epochs, step;
+    double kfix;
+    long limit;
+    const char *freeze;
+    bool keep_last;
+    bool hce_base;     /* a variant on chess: the standard HCE under the terms, not the net */
+    bool evals;        /* print each position's eval and stop (--evals 1) */
+} VarOpts;
 
 typedef struct {
     char (*fen)[256];
     float *result;
     bool *val;
+    int *base;         /* chess's net's eval of each board (side to move's view), or NULL */
     int n, cap;
     int variant;
     Board *b;
+    const NnueNet *net;   /* the base's net, or NULL: the terms on the HCE or no chess base */
+    NnueAcc *acc;
 } VarData;
 
 static int load_var_one(const char *fen, int variant, bool chess960, int result, int game, void *ctx) {
@@ -494,12 +515,18 @@ static int load_var_one(const char *fen, int variant, bool chess960, int result,
     if (d->n == d->cap) {
         int cap = d->cap ? d->cap * 2 : 1 << 12;
         void *f = realloc(d->fen, (size_t)cap * sizeof *d->fen), *r = f ? realloc(d->result, (size_t)cap * sizeof(float)) : NULL,
-             *v = r ? realloc(d->val, (size_t)cap * sizeof(bool)) : NULL;
+             *v = r ? realloc(d->val, (size_t)cap * sizeof(bool)) : NULL,
+             *e = v ? realloc(d->base, (size_t)cap * sizeof(int)) : NULL;
         if (f) d->fen = f;
         if (r) d->result = r;
-        if (!v) return -2;
-        d->val = v;
+        if (v) d->val = v;
+        if (!e) return -2;
+        d->base = e;
         d->cap = cap;
+    }
+    if (d->net) {
+        nnue_refresh(d->net, d->acc, d->b);
+        d->base[d->n] = nnue_output(d->net, d->acc, d->b);
     }
     snprintf(d->fen[d->n], sizeof d->fen[0], "%s", fen);
     d->result[d->n] = (float)(result / 2.0);
@@ -512,7 +539,7 @@ static int load_var_one(const char *fen, int variant, bool chess960, int result,
 static void var_evals(VarData *d, const VariantParams *w, int *out) {
     for (int i = 0; i < d->n; i++) {
         board_set_fen_variant(d->b, d->fen[i], d->variant, false, NULL, 0);
-        int v = variant_eval_with(d->b, w);
+        int v = d->net ? variant_eval_on_chess_with(d->b, w, d->base[i]) : variant_eval_with(d->b, w);
         out[i] = d->b->side == WHITE ? v : -v;
     }
 }
@@ -543,7 +570,7 @@ static double var_fit_k(const VarData *d, const int *ev) {
 
 /* The group notes ("    / * NAME: note * /" lines) of an existing header at
  * path, so that rewriting one variant's group keeps the others' words. */
-static void read_notes(const char *path, char notes[VAR_COUNT][200]) {
+static void read_notes(const char *path, char notes[VAR_COUNT][256]) {
     for (int v = 0; v < VAR_COUNT; v++) snprintf(notes[v], sizeof notes[v], "as built");
     FILE *f = fopen(path, "r");
     if (!f) return;
@@ -562,7 +589,7 @@ static void read_notes(const char *path, char notes[VAR_COUNT][200]) {
 }
 
 static int write_variant_header(const char *path, const int *w, int variant, const char *note) {
-    char notes[VAR_COUNT][200];
+    char notes[VAR_COUNT][256];
     read_notes(path, notes);
     snprintf(notes[variant], sizeof notes[variant], "%s", note);
     FILE *f = fopen(path, "w");
@@ -596,8 +623,16 @@ static int write_variant_header(const char *path, const int *w, int variant, con
     return fclose(f) == 0 ? 0 : -1;
 }
 
-static int tune_variant(char **data, int ndata, const char *out, int variant, int epochs, double kfix,
-                        long limit, const char *freeze, int step, bool keep_last) {
+/* --evals 1: each position as "<FEN> | <eval>" (White's view, the build's weights) on stdout. */
+static int print_var_evals(const VarData *d, const int *ev) {
+    for (int i = 0; i < d->n; i++) printf("%s | %d\n", d->fen[i], ev[i]);
+    return fflush(stdout) ? 1 : 0;
+}
+
+static int tune_variant(char **data, int ndata, const char *out, const VarOpts *o) {
+    const int variant = o->variant;
+    const char *freeze = o->freeze;
+    int step = o->step;
     /* the variant's weights the search may move: its group, less the
      * untuned fields and --freeze's (checked before the data is read) */
     VariantParams w = VariantDefaultParams;
@@ -626,32 +661,55 @@ static int tune_variant(char **data, int ndata, const char *out, int variant, in
             if (!frozen[p->offset + i]) idx[nidx++] = p->offset + i;
     }
     VarData d = {.variant = variant, .b = malloc(sizeof(Board))};
+    if (variant_on_chess(variant) && !o->hce_base) {
+        int err = 0;
+        d.net = nnue_default(&err);
+        if (!d.net) {
+            fprintf(stderr, "tune: the built-in net: %s (rebuild it, or tune on --base hce)\n",
+                    nnue_strerror(err));
+            return 1;
+        }
+        d.acc = aligned_alloc(64, sizeof(NnueAcc));
+    }
     long seen = 0;
-    int rc = d.b ? 0 : -1;
+    int rc = d.b && (!d.net || d.acc) ? 0 : -1;
     if (rc) fprintf(stderr, "tune: out of memory\n");
-    for (int i = 0; i < ndata && !rc && (limit <= 0 || seen < limit); i++)
-        rc = each_record(data[i], limit, &seen, load_var_one, &d);
+    for (int i = 0; i < ndata && !rc && (o->limit <= 0 || seen < o->limit); i++)
+        rc = each_record(data[i], o->limit, &seen, load_var_one, &d);
+    free(d.acc);
     if (rc) return 1;
+    const char *base = !variant_on_chess(variant) ? "" : d.net ? ", on chess's net" : ", on the HCE";
     long nval = 0;
     for (int i = 0; i < d.n; i++) nval += d.val[i];
-    if (d.n < 100 || nval == 0) {
-        fprintf(stderr, "tune: %d positions, %ld of them held out (games 9 mod 10): generate "
-                        "more games first\n", d.n, nval);
-        return 1;
-    }
-    int *ev = malloc((size_t)d.n * sizeof(int));
+    int *ev = malloc((size_t)(d.n ? d.n : 1) * sizeof(int));
     if (!ev) {
         fprintf(stderr, "tune: out of memory\n");
         return 1;
     }
     var_evals(&d, &w, ev);
-    double k = kfix > 0 ? kfix : var_fit_k(&d, ev);
+    if (o->evals) {
+        rc = print_var_evals(&d, ev);
+        free(ev);
+        free(d.fen);
+        free(d.result);
+        free(d.val);
+        free(d.base);
+        free(d.b);
+        return rc;
+    }
+    if (d.n < 100 || nval == 0) {
+        fprintf(stderr, "tune: %d positions, %ld of them held out (games 9 mod 10): generate "
+                        "more games first\n", d.n, nval);
+        return 1;
+    }
+    double k = o->kfix > 0 ? o->kfix : var_fit_k(&d, ev);
     double best = var_mse(&d, ev, k, 0), best_val = var_mse(&d, ev, k, 1);
-    fprintf(stderr, "variant %s: positions %d (%ld held out), %d weights to tune\n", variant_name(variant), d.n,
-            nval, nidx);
+    fprintf(stderr, "variant %s%s: positions %d (%ld held out), %d weights to tune\n", variant_name(variant),
+            base, d.n, nval, nidx);
     fprintf(stderr, "K = %.4f  train mse %.6f  val mse %.6f\n", k, best, best_val);
     VariantParams best_w = w;
     int best_epoch = 0, ep = 0, kept_total = 0;
+    const int epochs = o->epochs;
     for (ep = 1; ep <= epochs; ep++) {
         int kept = 0;
         for (int j = 0; j < nidx; j++) {
@@ -686,22 +744,23 @@ static int tune_variant(char **data, int ndata, const char *out, int variant, in
         }
     }
     fprintf(stderr, "best val mse %.6f at epoch %d (%d changes kept in all)%s\n", best_val, best_epoch, kept_total,
-            keep_last ? " (ignored: --keep-last)" : "");
-    if (keep_last) {
+            o->keep_last ? " (ignored: --keep-last)" : "");
+    if (o->keep_last) {
         best_w = w;
         best_epoch = ep > epochs ? epochs : ep;
     }
-    char note[200], more[32] = "";
+    char note[256], more[32] = "";
     const char *name = strrchr(data[0], '/') ? strrchr(data[0], '/') + 1 : data[0];
     if (ndata > 1) snprintf(more, sizeof more, " and %d more file(s)", ndata - 1);
-    snprintf(note, sizeof(note), "tuned on %d positions (%.60s%s), K=%.4f, epoch %d of %d", d.n, name, more, k,
-             best_epoch, ep > epochs ? epochs : ep);
+    snprintf(note, sizeof(note), "tuned on %d positions (%.60s%s)%s, K=%.4f, epoch %d of %d", d.n, name, more,
+             base, k, best_epoch, ep > epochs ? epochs : ep);
     if (write_variant_header(out, (const int *)&best_w, variant, note) != 0) return 1;
     fprintf(stderr, "wrote %s\n", out);
     free(ev);
     free(d.fen);
     free(d.result);
     free(d.val);
+    free(d.base);
     free(d.b);
     return 0;
 }
@@ -710,7 +769,10 @@ static const char USAGE[] =
     "usage: tune DATA... --out HEADER [--epochs N] [--lr X] [--limit N] [--k K] [--l2 X]\n"
     "            [--freeze name,name,...] [--keep-last 1]\n"
     "       tune --variant NAME DATA... --out HEADER [--epochs N] [--step N] [--limit N] [--k K]\n"
-    "            [--freeze name,name,...] [--keep-last 1]   (a variant's weights: HEADER a variant_params.h)\n"
+    "            [--freeze name,name,...] [--keep-last 1] [--base net|hce]\n"
+    "            (a variant's weights: HEADER a variant_params.h; --base: what king of the hill's,\n"
+    "            three-check's and crazyhouse's terms sit on, chess's built-in net by default)\n"
+    "       tune --variant NAME DATA... --evals 1 [--base net|hce]   (each position's eval)\n"
     "       tune --fens DATA...\n"
     "DATA: position records of engine_c/tools/datagen.c (a variant's: datagen --variant NAME)\n";
 
@@ -735,7 +797,8 @@ int main(int argc, char **argv) {
         return fflush(stdout) || rc ? 1 : 0;
     }
     int epochs = -1, step = 0;   /* -1: the default, 1000 (--variant: 20 passes) */
-    const char *variant = NULL;
+    const char *variant = NULL, *base = NULL;
+    bool evals = false;
     double lr = 10000.0, kfix = 0, l2 = 0;
     const char *freeze = "", *out = NULL;
     bool keep_last = false;   /* write the last epoch, not the best validated one */
@@ -768,19 +831,25 @@ int main(int argc, char **argv) {
         else if (!strcmp(a, "--keep-last")) keep_last = atoi(v) != 0;
         else if (!strcmp(a, "--variant")) variant = v;
         else if (!strcmp(a, "--step")) step = atoi(v);
+        else if (!strcmp(a, "--base")) base = v;
+        else if (!strcmp(a, "--evals")) evals = atoi(v) != 0;
         else {
             fprintf(stderr, "tune: unknown option %s (expected --out, --epochs, --lr, --limit, "
-                            "--k, --l2, --freeze, --keep-last, --variant or --step)\n", a);
+                            "--k, --l2, --freeze, --keep-last, --variant, --step, --base or --evals)\n", a);
             return 2;
         }
     }
-    if (!ndata || !out) {
+    if ((base || evals) && !variant) {
+        fprintf(stderr, "tune: --base and --evals are for --variant NAME\n");
+        return 2;
+    }
+    if (!ndata || (!out && !evals)) {
         fprintf(stderr, "tune: %s (tune --help)\n", !ndata ? "no data files given"
                                                            : "--out HEADER is required");
         return 2;
     }
     /* A slip of the arguments must not overwrite data that took hours to make. */
-    if (is_records(out)) {
+    if (out && is_records(out)) {
         fprintf(stderr, "tune: --out %s holds datagen records: not overwriting it\n", out);
         return 2;
     }
@@ -795,9 +864,20 @@ int main(int argc, char **argv) {
             fprintf(stderr, "tune: --step and --epochs must be positive\n");
             return 2;
         }
+        if (base && strcmp(base, "net") && strcmp(base, "hce")) {
+            fprintf(stderr, "tune: --base %s: expected net (chess's built-in net) or hce\n", base);
+            return 2;
+        }
+        if (base && !variant_on_chess(var)) {
+            fprintf(stderr, "tune: --base: %s's eval is its own; --base is for kingofthehill, 3check and "
+                            "crazyhouse, whose terms sit on chess's eval\n", variant);
+            return 2;
+        }
         want_variant = var;
-        int rc = tune_variant(data, ndata, out, var, epochs > 0 ? epochs : 20, kfix, limit, freeze,
-                              step ? step : 8, keep_last);
+        VarOpts o = {.variant = var, .epochs = epochs > 0 ? epochs : 20, .step = step ? step : 8,
+                     .kfix = kfix, .limit = limit, .freeze = freeze, .keep_last = keep_last,
+                     .hce_base = base && !strcmp(base, "hce"), .evals = evals};
+        int rc = tune_variant(data, ndata, out, &o);
         free(data);
         return rc;
     }
