@@ -156,7 +156,7 @@ def test_tuner_tunes_one_variants_weights(datagen: Path, tuner: Path,  # noqa: F
     proc = run(tuner, "--variant", "crazyhouse", data, "--out", header, "--epochs", 2,
                "--keep-last", 1)
     n = len(posdata.open_records(data)[1])
-    assert f"variant crazyhouse: positions {n} " in proc.stderr, proc.stderr
+    assert f"variant crazyhouse, on chess's net: positions {n} " in proc.stderr, proc.stderr
     assert _mse(proc.stderr, "epoch 2 ") < _mse(proc.stderr, r"K = [0-9.]+ ")
     text = header.read_text()
     before, after = _groups(start), _groups(text)
