@@ -147,6 +147,20 @@ def test_horde_open_file_is_not_a_breakthrough(engine: Engine) -> None:
     assert engine.evaluate() > e_open
 
 
+def test_horde_reads_the_wall_with_chess_eval(engine: Engine) -> None:
+    """The horde stands on chess's hand-crafted eval with no king for White
+    (eval.c skips the missing king's terms): the same men on the same ranks,
+    and White's pawn is worth more passed than blocked (the horde's own
+    eval before read both alike)."""
+    def white(fen: str) -> int:
+        engine.set_position(fen, [], variant="horde")
+        return engine.evaluate() * (1 if " w " in fen else -1)
+
+    blocked = white("4k3/2p5/2P5/8/8/8/8/PPPPPPPP b - - 0 1")
+    passed = white("4k3/7p/2P5/8/8/8/8/PPPPPPPP b - - 0 1")
+    assert passed > blocked + 30
+
+
 # (variant, its FEN, the same men as a chess FEN)
 ON_CHESS = [
     ("kingofthehill", "rnbqkbnr/pppp1ppp/8/4p3/4P3/4K3/PPPP1PPP/RNBQ1BNR b kq - 1 2", None),
