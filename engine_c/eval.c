@@ -12,6 +12,8 @@
 #include "bitboard.h"
 
 #include "evalparams.h"
+#include "evalparams_atomic.h"
+#include "evalparams_horde.h"
 
 /* Fixed (untuned) king-attack unit weights: the tuner fits the curve over
  * units (king_danger_lin/quad); keeping the units fixed keeps it linear. */

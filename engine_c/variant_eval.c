@@ -202,8 +202,10 @@ static bool atomic_threat(const Board *b, int c, Bitboard att_nonking) {
     return targets != 0;
 }
 
+/* Chess's hand-crafted eval with atomic's own weights (AtomicEvalParams),
+ * then its king's neighbours and the threat to explode a king. */
 static int eval_atomic(const Board *b, const VariantParams *p) {
-    int v = eval_evaluate(b);
+    int v = eval_evaluate_with(b, &AtomicEvalParams, NULL);
     int us = b->side, them = !us;
     Bitboard att_us = attacks_by(b, us, false), att_them = attacks_by(b, them, false);
     int ku = board_king_sq(b, us), kt = board_king_sq(b, them);
@@ -331,13 +333,13 @@ static int horde_breakthrough(const Board *b, const VariantParams *p) {
     return p->horde_breakthrough * pawns / (1 + dist * dist) / (queens ? 2 : 4);
 }
 
-/* Chess's hand-crafted eval (its pawn structure, passed pawns, mobility,
- * threats and Black's king safety; eval.c scores no king for a side without
- * one), then, while White is all pawns: the files whose pawns have few
+/* Chess's hand-crafted eval with the horde's own weights (HordeEvalParams:
+ * its pawn structure, passed pawns, mobility, threats and Black's king
+ * safety; eval.c scores no king for a side without one), then, while White is all pawns: the files whose pawns have few
  * neighbours (Fairy-Stockfish's "pawns easy to stop" for a side of pawns
  * only), the balance, and Black's way through the wall. */
 static int eval_horde(const Board *b, const VariantParams *p) {
-    int v = eval_evaluate(b);
+    int v = eval_evaluate_with(b, &HordeEvalParams, NULL);
     Bitboard wp = board_pieces(b, WHITE, PAWN);
     if (!wp || wp != b->by_color[WHITE]) return v;   /* promoted: chess's eval alone */
     int s = p->horde_balance - horde_breakthrough(b, p);
