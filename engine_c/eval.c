@@ -12,6 +12,8 @@
 #include "bitboard.h"
 
 #include "evalparams.h"
+#include "evalparams_atomic.h"
+#include "evalparams_horde.h"
 
 /* Fixed (untuned) king-attack unit weights: the tuner fits the curve over
  * units (king_danger_lin/quad); keeping the units fixed keeps it linear. */
@@ -31,6 +33,7 @@ typedef struct {
     Bitboard pawn_attacks[2];
     Bitboard mob_area[2];
     Bitboard king_zone[2];
+    int king_sq[2];              /* -1: no king (the horde's White) */
     int king_units[2];           /* units scored by [colour] against the enemy king */
     int king_attackers[2];
     Bitboard passed[2];
@@ -124,16 +127,18 @@ static void eval_pieces(EvalCtx *e, int c) {
     const Board *b = e->b;
     Bitboard occ = b->by_type[0];
     Bitboard own_pawns = board_pieces(b, c, PAWN), their_pawns = board_pieces(b, !c, PAWN);
-    int their_king = board_king_sq(b, !c);
+    int their_king = e->king_sq[!c];
     Bitboard zone = e->king_zone[!c];
     /* enemy squares from which each slider kind would give check, safe
      * when not attacked by the enemy (approximated by pawns and king). */
-    Bitboard unsafe = e->pawn_attacks[!c] | KingAttacks[their_king] | b->by_color[c];
+    Bitboard unsafe = e->pawn_attacks[!c] | e->attacked[!c][KING] | b->by_color[c];
     Bitboard check_sq[7] = {0};
-    check_sq[KNIGHT] = KnightAttacks[their_king];
-    check_sq[BISHOP] = bishop_attacks(their_king, occ);
-    check_sq[ROOK] = rook_attacks(their_king, occ);
-    check_sq[QUEEN] = check_sq[BISHOP] | check_sq[ROOK];
+    if (their_king >= 0) {
+        check_sq[KNIGHT] = KnightAttacks[their_king];
+        check_sq[BISHOP] = bishop_attacks(their_king, occ);
+        check_sq[ROOK] = rook_attacks(their_king, occ);
+        check_sq[QUEEN] = check_sq[BISHOP] | check_sq[ROOK];
+    }
 
     for (int pt = KNIGHT; pt <= QUEEN; pt++) {
         Bitboard bb = board_pieces(b, c, pt);
@@ -177,7 +182,7 @@ static void eval_pieces(EvalCtx *e, int c) {
                     if (!(f & their_pawns)) ADD(e, c, rook_open, 1);
                     else ADD(e, c, rook_semiopen, 1);
                 }
-                if (rr == 6 && (relative_rank(c, their_king) == 7
+                if (rr == 6 && ((their_king >= 0 && relative_rank(c, their_king) == 7)
                                 || (their_pawns & rank_bb(sq))))
                     ADD(e, c, rook_seventh, 1);
             }
@@ -187,7 +192,8 @@ static void eval_pieces(EvalCtx *e, int c) {
 
 static void eval_king(EvalCtx *e, int c) {
     const Board *b = e->b;
-    int ksq = board_king_sq(b, c);
+    int ksq = e->king_sq[c];
+    if (ksq < 0) return;   /* no king, no shelter or danger */
     Bitboard own_pawns = board_pieces(b, c, PAWN), their_pawns = board_pieces(b, !c, PAWN);
     int kf = sq_file(ksq);
     if (kf < 1) kf = 1;
@@ -223,13 +229,13 @@ static void eval_king(EvalCtx *e, int c) {
 static void eval_passed(EvalCtx *e, int c) {
     const Board *b = e->b;
     Bitboard bb = e->passed[c];
-    int own_king = board_king_sq(b, c), their_king = board_king_sq(b, !c);
+    int own_king = e->king_sq[c], their_king = e->king_sq[!c];
     while (bb) {
         int sq = pop_lsb(&bb);
         int rr = relative_rank(c, sq);
         int stop = c == WHITE ? sq + 8 : sq - 8;   /* rr <= 6, so stop is on the board */
-        ADD(e, c, passed_own_king[rr], sq_distance(own_king, stop));
-        ADD(e, c, passed_their_king[rr], sq_distance(their_king, stop));
+        if (own_king >= 0) ADD(e, c, passed_own_king[rr], sq_distance(own_king, stop));
+        if (their_king >= 0) ADD(e, c, passed_their_king[rr], sq_distance(their_king, stop));
         if (!(b->by_type[0] & sq_bb(stop)) && !(e->attacked[!c][0] & sq_bb(stop)))
             ADD(e, c, passed_safe_push[rr], 1);
     }
@@ -299,14 +305,16 @@ int eval_evaluate_with(const Board *b, const EvalParams *p, EvalTrace *t) {
     e.t = t;
 
     for (int c = WHITE; c <= BLACK; c++) {
-        Bitboard pawns = board_pieces(b, c, PAWN);
-        int ksq = board_king_sq(b, c);
+        Bitboard pawns = board_pieces(b, c, PAWN), king = board_pieces(b, c, KING);
+        int ksq = king ? lsb(king) : -1;
+        Bitboard katt = king ? KingAttacks[ksq] : 0;
+        e.king_sq[c] = ksq;
         e.pawn_attacks[c] = pawn_attacks_bb(c, pawns);
-        e.king_zone[c] = KingAttacks[ksq] | sq_bb(ksq);
+        e.king_zone[c] = katt | king;
         e.attacked[c][PAWN] = e.pawn_attacks[c];
-        e.attacked[c][KING] = KingAttacks[ksq];
-        e.attacked2[c] = e.pawn_attacks[c] & KingAttacks[ksq];
-        e.attacked[c][0] = e.pawn_attacks[c] | KingAttacks[ksq];
+        e.attacked[c][KING] = katt;
+        e.attacked2[c] = e.pawn_attacks[c] & katt;
+        e.attacked[c][0] = e.pawn_attacks[c] | katt;
     }
     for (int c = WHITE; c <= BLACK; c++) {
         /* safe squares: not blocked own pawns, own king, or enemy pawn attacks */

@@ -96,5 +96,8 @@ typedef struct {
 extern const EvalParamInfo EvalParamTable[];
 extern const int EvalParamTableCount;
 extern const EvalParams EvalDefaultParams;
+/* The sets of chess's weights the horde's and atomic's evals stand on
+ * (evalparams_horde.h, evalparams_atomic.h: tuned on their games). */
+extern const EvalParams HordeEvalParams, AtomicEvalParams;
 
 #endif

@@ -202,8 +202,10 @@ static bool atomic_threat(const Board *b, int c, Bitboard att_nonking) {
     return targets != 0;
 }
 
+/* Chess's hand-crafted eval with atomic's own weights (AtomicEvalParams),
+ * then its king's neighbours and the threat to explode a king. */
 static int eval_atomic(const Board *b, const VariantParams *p) {
-    int v = eval_evaluate(b);
+    int v = eval_evaluate_with(b, &AtomicEvalParams, NULL);
     int us = b->side, them = !us;
     Bitboard att_us = attacks_by(b, us, false), att_them = attacks_by(b, them, false);
     int ku = board_king_sq(b, us), kt = board_king_sq(b, them);
@@ -331,32 +333,24 @@ static int horde_breakthrough(const Board *b, const VariantParams *p) {
     return p->horde_breakthrough * pawns / (1 + dist * dist) / (queens ? 2 : 4);
 }
 
+/* Chess's hand-crafted eval with the horde's own weights (HordeEvalParams:
+ * its pawn structure, passed pawns, mobility, threats and Black's king
+ * safety; eval.c scores no king for a side without one), then, while White is all pawns: the files whose pawns have few
+ * neighbours (Fairy-Stockfish's "pawns easy to stop" for a side of pawns
+ * only), the balance, and Black's way through the wall. */
 static int eval_horde(const Board *b, const VariantParams *p) {
-    const int *advance = p->horde_advance;
-    int s[2] = {0, 0};
-    Bitboard wp = board_pieces(b, WHITE, PAWN), wpa = pawn_attacks_bb(WHITE, wp);
-    Bitboard bb = wp;
-    while (bb) {
-        int sq = pop_lsb(&bb), f = sq_file(sq);
-        s[WHITE] += p->horde_pawn + advance[sq_rank(sq)];
-        if (wpa & sq_bb(sq)) s[WHITE] += p->horde_supported;
-        Bitboard files = (f > 0 ? FILE_A_BB << (f - 1) : 0) | (f < 7 ? FILE_A_BB << (f + 1) : 0);
-        if (!(files & wp)) s[WHITE] -= p->horde_isolated;
+    int v = eval_evaluate_with(b, &HordeEvalParams, NULL);
+    Bitboard wp = board_pieces(b, WHITE, PAWN);
+    if (!wp || wp != b->by_color[WHITE]) return v;   /* promoted: chess's eval alone */
+    int s = p->horde_balance - horde_breakthrough(b, p);
+    int l = 0, m = 0, r = popcount(wp & FILE_A_BB);
+    for (int f = 0; f < 8; f++) {
+        l = m;
+        m = r;
+        r = f < 7 ? popcount(wp & (FILE_A_BB << (f + 1))) : 0;
+        s -= p->horde_lone_file * m / (1 + l * r);
     }
-    for (int c = WHITE; c <= BLACK; c++) {
-        for (int t = KNIGHT; t <= QUEEN; t++) {
-            Bitboard pcs = board_pieces(b, c, t);
-            s[c] += p->horde_value[t] * popcount(pcs);
-            s[c] += p->horde_piece_mobility * popcount(piece_targets(b, c, t));
-        }
-    }
-    Bitboard bp = board_pieces(b, BLACK, PAWN);
-    while (bp) {
-        int sq = pop_lsb(&bp);
-        s[BLACK] += p->horde_value[PAWN] + advance[relative_rank(BLACK, sq)];
-    }
-    s[BLACK] += horde_breakthrough(b, p);
-    return for_side(b, s[WHITE] - s[BLACK]) + p->horde_tempo;
+    return v + for_side(b, s);
 }
 
 int variant_eval_with(const Board *b, const VariantParams *p) {
@@ -425,13 +419,8 @@ const VariantParamInfo VariantParamTable[] = {
     VPARAM(racingkings_race, VAR_RACINGKINGS, true),
     VPARAM(racingkings_win_in_one, VAR_RACINGKINGS, false),
     VPARAM(racingkings_tempo, VAR_RACINGKINGS, true),
-    VPARAM(horde_value, VAR_HORDE, true),
-    VPARAM(horde_pawn, VAR_HORDE, true),
-    VPARAM(horde_supported, VAR_HORDE, true),
-    VPARAM(horde_isolated, VAR_HORDE, true),
-    VPARAM(horde_advance, VAR_HORDE, true),
-    VPARAM(horde_piece_mobility, VAR_HORDE, true),
+    VPARAM(horde_balance, VAR_HORDE, true),
+    VPARAM(horde_lone_file, VAR_HORDE, true),
     VPARAM(horde_breakthrough, VAR_HORDE, true),
-    VPARAM(horde_tempo, VAR_HORDE, true),
 };
 const int VariantParamTableCount = (int)(sizeof VariantParamTable / sizeof VariantParamTable[0]);

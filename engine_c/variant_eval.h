@@ -61,14 +61,13 @@ typedef struct {
     int racingkings_free_step, racingkings_blocked;
     int racingkings_race[5];
     int racingkings_win_in_one, racingkings_tempo;
-    /* horde: the white pawns, their chains and advance (by relative rank); black's pieces */
-    int horde_value[6];                  /* pawn..queen, both sides' pieces and black's pawns */
-    int horde_pawn, horde_supported, horde_isolated;
-    int horde_advance[8];
-    int horde_piece_mobility;
+    /* horde: chess's HCE (no king for White) plus these */
+    int horde_balance;       /* for White (the horde), while it has pawns only: the HCE's doubled
+                                pawns and material read the wall's start as lost */
+    int horde_lone_file;     /* against White's pawns only: x the file's pawns / (1 + those of
+                                the files beside it): pawns easy to stop */
     int horde_breakthrough;  /* x White's pawns / (1 + d^2) / (2 with a black queen, else 4): d how far
                                 black is from breaking through the wall (variant_eval.c) */
-    int horde_tempo;
 } VariantParams;
 
 #define VARIANT_NPARAMS ((int)(sizeof(VariantParams) / sizeof(int)))

@@ -46,12 +46,7 @@ const VariantParams VariantDefaultParams = {
     .racingkings_win_in_one = 3000,
     .racingkings_tempo = 15,
     /* horde: hand-set */
-    .horde_value = {0, 100, 320, 330, 500, 950},
-    .horde_pawn = 100,
-    .horde_supported = 10,
-    .horde_isolated = 15,
-    .horde_advance = {0, 0, 4, 10, 20, 40, 80, 0},
-    .horde_piece_mobility = 3,
+    .horde_balance = 1000,
+    .horde_lone_file = 60,
     .horde_breakthrough = 35,
-    .horde_tempo = 15,
 };

@@ -77,6 +77,42 @@ def test_tuner_tunes_from_datagen_records(datagen: Path, tuner: Path,  # noqa: F
     assert fields and re.findall(r"^    \.(\w+) =", text, re.M) == fields
 
 
+@pytest.mark.parametrize("variant,symbol", [("horde", "HordeEvalParams"),
+                                            ("atomic", "AtomicEvalParams")])
+def test_tuner_fits_a_variants_own_set_of_chess_weights(datagen: Path, tuner: Path,  # noqa: F811
+                                                        tmp_path: Path, variant: str,
+                                                        symbol: str) -> None:
+    """The horde and atomic stand on chess's hand-crafted eval with weights of
+    their own: `--hce 1` fits that set on the variant's games by the gradient
+    of the first form, with the variant's own terms a fixed offset, so the
+    linear model reproduces the engine's whole eval of each position; it
+    writes the set under the variant's name and rescales nothing (the fixed
+    terms anchor the scale)."""
+    data = tmp_path / f"{variant}.bin"
+    run(datagen, data, "--variant", variant, "--nodes", 200, "--games", 10,
+        "--random-plies", 6, "--threads", 1)
+    n = len(posdata.open_records(data)[1])
+    header = tmp_path / f"evalparams_{variant}.h"
+    proc = run(tuner, "--variant", variant, "--hce", 1, data, "--out", header,
+               "--epochs", 30)
+    assert f"positions {n}," in proc.stderr
+    model_error = re.search(r"model error ([0-9.]+) cp", proc.stderr)
+    assert model_error and float(model_error.group(1)) < 1.0, proc.stderr
+    assert _mse(proc.stderr, "epoch 30 ") < _mse(proc.stderr, r"K = [0-9.]+ ")
+    assert "normalised by 1.000" in proc.stderr
+    text = header.read_text()
+    assert f"const EvalParams {symbol} = {{" in text and f"Tuned on {n} positions" in text
+    start = (ENGINE / f"evalparams_{variant}.h").read_text()
+    fields = re.findall(r"^    \.(\w+) =", start, re.M)
+    assert fields and re.findall(r"^    \.(\w+) =", text, re.M) == fields
+    # only the horde and atomic have such a set; --hce is not the local search
+    for args in (("--variant", "kingofthehill", "--hce", 1), ("--variant", variant, "--hce", 1,
+                                                               "--step", 2), ("--hce", 1)):
+        bad = run(tuner, *args, data, "--out", tmp_path / "x.h", ok=False)
+        assert bad.returncode == 2 and bad.stderr.count("\n") == 1, bad.stderr
+        assert "--hce" in bad.stderr, bad.stderr
+
+
 def test_tuner_reads_each_record_as_the_python_reader_does(datagen: Path, tuner: Path,  # noqa: F811
                                                            tmp_path: Path) -> None:
     fens = [line.split(";")[0].strip() for line in (DATA / "standard.epd").read_text()
@@ -212,7 +248,7 @@ def test_variant_tuner_writes_which_base_it_tuned_on(datagen: Path, tuner: Path,
         assert f"variant kingofthehill, {words}: positions" in proc.stderr, proc.stderr
         assert "kingofthehill: tuned on " in header.read_text()
         assert f"(koth.bin), {words}, K=" in header.read_text()
-    only_variant = "--base and --evals are for --variant"
+    only_variant = "--base, --evals and --hce are for --variant"
     bad = [
         (("--variant", "horde", data, "--evals", "1", "--base", "net"),
          "--base is for kingofthehill"),

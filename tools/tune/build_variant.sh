@@ -2,7 +2,8 @@
 # Build a private copy of the package whose engine uses another weights file
 # (an evalparams.h, or a variant_params.h: a file that defines
 # VariantDefaultParams replaces the variants' weights; docs/tuning.md "The
-# variants' weights") (and optionally another search.c, see tools/tune/ablate.py), for real-engine
+# variants' weights"; one that defines HordeEvalParams or AtomicEvalParams
+# replaces that variant's set of chess's weights) (and optionally another search.c, see tools/tune/ablate.py), for real-engine
 # A/B matches without touching the shared tree or the installed package.
 # Writes DIR/pibot-uci, a UCI command. NET=FILE.pbnn embeds that net instead of
 # engine_c/nets/default.pbnn, built for its hidden width (a net of another width
@@ -40,6 +41,10 @@ cp -r "$ROOT/bot" "$DIR/bot"
 find "$DIR/bot" -name '_engine*.so' -delete
 if grep -q 'VariantDefaultParams' "$HDR"; then
     cp "$HDR" "$DIR/engine_c/variant_params.h"
+elif grep -q 'const EvalParams HordeEvalParams' "$HDR"; then
+    cp "$HDR" "$DIR/engine_c/evalparams_horde.h"
+elif grep -q 'const EvalParams AtomicEvalParams' "$HDR"; then
+    cp "$HDR" "$DIR/engine_c/evalparams_atomic.h"
 else
     cp "$HDR" "$DIR/engine_c/evalparams.h"
 fi
