@@ -653,6 +653,14 @@ static int write_variant_header(const char *path, const int *w, int variant, con
     return fclose(f) == 0 ? 0 : -1;
 }
 
+static void var_data_free(VarData *d) {
+    free(d->fen);
+    free(d->result);
+    free(d->val);
+    free(d->base);
+    free(d->b);
+}
+
 /* --evals 1: each position as "<FEN> | <eval>" (White's view, the build's weights) on stdout. */
 static int print_var_evals(const VarData *d, const int *ev) {
     for (int i = 0; i < d->n; i++) printf("%s | %d\n", d->fen[i], ev[i]);
@@ -720,11 +728,7 @@ static int tune_variant(char **data, int ndata, const char *out, const VarOpts *
     if (o->evals) {
         rc = print_var_evals(&d, ev);
         free(ev);
-        free(d.fen);
-        free(d.result);
-        free(d.val);
-        free(d.base);
-        free(d.b);
+        var_data_free(&d);
         return rc;
     }
     if (d.n < 100 || nval == 0) {
@@ -787,11 +791,7 @@ static int tune_variant(char **data, int ndata, const char *out, const VarOpts *
     if (write_variant_header(out, (const int *)&best_w, variant, note) != 0) return 1;
     fprintf(stderr, "wrote %s\n", out);
     free(ev);
-    free(d.fen);
-    free(d.result);
-    free(d.val);
-    free(d.base);
-    free(d.b);
+    var_data_free(&d);
     return 0;
 }
 
