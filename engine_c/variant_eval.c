@@ -335,9 +335,10 @@ static int horde_breakthrough(const Board *b, const VariantParams *p) {
 
 /* Chess's hand-crafted eval with the horde's own weights (HordeEvalParams:
  * its pawn structure, passed pawns, mobility, threats and Black's king
- * safety; eval.c scores no king for a side without one), then, while White is all pawns: the files whose pawns have few
- * neighbours (Fairy-Stockfish's "pawns easy to stop" for a side of pawns
- * only), the balance, and Black's way through the wall. */
+ * safety; eval.c scores no king for a side without one), then, while White
+ * is all pawns: the files whose pawns have few neighbours (Fairy-Stockfish's
+ * "pawns easy to stop" for a side of pawns only), the balance, and Black's
+ * way through the wall. */
 static int eval_horde(const Board *b, const VariantParams *p) {
     int v = eval_evaluate_with(b, &HordeEvalParams, NULL);
     Bitboard wp = board_pieces(b, WHITE, PAWN);
