@@ -148,25 +148,105 @@ static int eval_threecheck(const Board *b, const VariantParams *p, int v) {
 
 /* ---- crazyhouse ---- */
 
-/* Danger to c's king: the enemy's attacks on and the empty squares of its
- * zone, and the enemy's safe drop checks, times what the enemy can drop
- * (crazyhouse_hand_attack). A drop check is safe on a square none of c's men (the
- * king aside) guards; next to the king only if the enemy supports it (else
- * the king takes the checker). `our_att`, `their_att`: without kings. */
-static int zh_king_danger(const Board *b, const VariantParams *p, int c, Bitboard our_att, Bitboard their_att) {
-    int k = board_king_sq(b, c), them = !c;
-    Bitboard zone = KingAttacks[k], empty = ~b->by_type[0];
-    int units = p->crazyhouse_zone_attacked * popcount(zone & their_att) + p->crazyhouse_zone_empty * popcount(zone & empty);
-    int hand = 0;
-    for (int t = PAWN; t < KING; t++) {
-        if (!b->pocket[them][t]) continue;
-        hand += b->pocket[them][t] * p->crazyhouse_hand_attack[t];
-        Bitboard checks = check_squares(b, t, k, them) & empty;
-        if (t == PAWN) checks &= ~(RANK_1_BB | RANK_8_BB);
-        if (checks & ~our_att & (~zone | their_att)) units += p->crazyhouse_safe_check[t];
+/* The shape of Fairy-Stockfish's classical king danger for drop variants
+ * (src/evaluate.cpp, Evaluation::king and ::hand): danger units from the
+ * attackers of the king's ring (their count times their weight, men in hand
+ * counted as attackers where they can land in the ring), weak ring squares,
+ * safe and unsafe checks (moved or dropped) and attacks on the king's
+ * flank, turned into centipawns quadratically: one more attacker is worth
+ * more when others are there. Drops make every attack cheap, so the danger
+ * is large next to the material; a hand-set linear term here lost each
+ * White game of its first Fairy-Stockfish match to a drop attack. */
+
+/* c's attacks: by men of each type (pawn..queen), all of them with the
+ * king's (`all`), the squares two or more attack (`twice`), and its attack
+ * on the enemy king's ring (that king's square and its neighbours): men
+ * attacking it (a pawn-attacked ring square counts as one), their weights,
+ * their attacks on the squares next to that king. */
+typedef struct {
+    Bitboard by_type[KING];
+    Bitboard all, twice;
+    int attackers, weight, hits;
+} ZhAttacks;
+
+static inline void zh_add(ZhAttacks *a, Bitboard att) {
+    a->twice |= a->all & att;
+    a->all |= att;
+}
+
+static void zh_attacks(const Board *b, const VariantParams *p, int c, ZhAttacks *a) {
+    int ek = board_king_sq(b, !c);
+    Bitboard ring = KingAttacks[ek] | sq_bb(ek), occ = b->by_type[0];
+    Bitboard push = pawn_push(c, board_pieces(b, c, PAWN));
+    *a = (ZhAttacks){0};
+    zh_add(a, shift_east(push));
+    zh_add(a, shift_west(push));
+    a->by_type[PAWN] = a->all;
+    a->attackers = popcount(ring & a->all);
+    zh_add(a, KingAttacks[board_king_sq(b, c)]);
+    Bitboard bb = b->by_color[c] & ~b->by_type[PAWN] & ~b->by_type[KING];
+    while (bb) {
+        int sq = pop_lsb(&bb), t = piece_type(b->squares[sq]);
+        Bitboard att = t == KNIGHT ? KnightAttacks[sq] : t == BISHOP ? bishop_attacks(sq, occ)
+                     : t == ROOK ? rook_attacks(sq, occ) : queen_attacks(sq, occ);
+        zh_add(a, att);
+        a->by_type[t] |= att;
+        if (att & ring) {
+            a->attackers++;
+            a->weight += p->crazyhouse_attack_weight[t];
+            a->hits += popcount(att & KingAttacks[ek]);
+        }
     }
-    int d = units * (hand + 1) * p->crazyhouse_danger_mul / 2;
-    return d > p->crazyhouse_danger_max ? p->crazyhouse_danger_max : d;
+}
+
+/* The files of a king's flank (Fairy-Stockfish's KingFlank) and c's camp
+ * (its first five ranks). */
+static Bitboard zh_flank(int ksq) {
+    static const Bitboard QueenSide = FILE_A_BB * 0x0F, KingSide = FILE_A_BB * 0xF0, Centre = FILE_A_BB * 0x3C;
+    int f = sq_file(ksq);
+    return f == 0 ? QueenSide ^ (FILE_A_BB << 3) : f < 3 ? QueenSide : f < 5 ? Centre
+         : f < 7 ? KingSide : KingSide ^ (FILE_A_BB << 4);
+}
+
+static Bitboard zh_camp(int c) { return c == WHITE ? 0x000000FFFFFFFFFFULL : 0xFFFFFFFFFF000000ULL; }
+
+/* Danger to c's king in centipawns (>= 0): `ours` c's attacks, `theirs` the enemy's. */
+static int zh_king_danger(const Board *b, const VariantParams *p, int c, const ZhAttacks *ours, const ZhAttacks *theirs) {
+    int k = board_king_sq(b, c), them = !c;
+    Bitboard next = KingAttacks[k], ring = next | sq_bb(k), empty = ~b->by_type[0];
+    /* squares they attack that c guards at most once, and then by its king or queen only */
+    Bitboard weak = theirs->all & ~ours->twice & (~ours->all | next | ours->by_type[QUEEN]);
+    /* a man in hand attacks the ring where it can land unless c guards the square twice and they not at all */
+    Bitboard landing = empty & (~ours->twice | theirs->all);
+    int in_hand = 0, hand_weight = 0, hits = theirs->hits;
+    for (int t = PAWN; t < KING; t++) {
+        int n = b->pocket[them][t];
+        Bitboard land = t == PAWN ? landing & ~(RANK_1_BB | RANK_8_BB) : landing;
+        if (!n || !(land & ring)) continue;
+        in_hand += n;
+        hand_weight += n * p->crazyhouse_attack_weight[t];
+        hits += popcount(land & next);
+    }
+    /* checks next move: by a move or a drop, safe where c does not guard the
+     * square (or guards it only weakly and they attack it twice) */
+    Bitboard safe = ~b->by_color[them] & (~ours->all | (weak & theirs->twice)), unsafe = 0;
+    int units = 0;
+    for (int t = PAWN; t < KING; t++) {
+        Bitboard reach = t == PAWN ? 0 : theirs->by_type[t];   /* a pawn checks by a drop only, as there */
+        if (b->pocket[them][t]) reach |= t == PAWN ? empty & ~(RANK_1_BB | RANK_8_BB) : empty;
+        Bitboard checks = check_squares(b, t, k, them) & reach;
+        if (checks & safe) units += p->crazyhouse_safe_check[t];
+        else unsafe |= checks;
+    }
+    Bitboard flank = zh_flank(k) & zh_camp(c);
+    int flank_attacks = popcount(theirs->all & flank) + popcount(theirs->twice & flank);
+    units += theirs->attackers * theirs->weight + in_hand * theirs->weight + theirs->attackers * hand_weight
+           + p->crazyhouse_ring_weak * popcount(ring & weak) + p->crazyhouse_unsafe_check * popcount(unsafe)
+           + p->crazyhouse_ring_hits * hits + 3 * flank_attacks * flank_attacks / 8;
+    int d = p->crazyhouse_flank_attack * flank_attacks;
+    int div = p->crazyhouse_danger_div > 0 ? p->crazyhouse_danger_div : 1;   /* the tuner may walk it down */
+    if (units > 100) d += (units < p->crazyhouse_danger_cap ? units : p->crazyhouse_danger_cap) * units / div;
+    return d;
 }
 
 /* Drop mobility: the empty squares of the enemy's half it does not attack,
@@ -182,9 +262,11 @@ static int zh_drop_squares(const Board *b, int c, Bitboard their_att) {
 static int eval_crazyhouse(const Board *b, const VariantParams *p, int v) {
     int us = b->side, them = !us;
     for (int t = PAWN; t < KING; t++) v += p->crazyhouse_hand[t] * (b->pocket[us][t] - b->pocket[them][t]);
-    Bitboard att_us = attacks_by(b, us, false), att_them = attacks_by(b, them, false);
-    v += zh_king_danger(b, p, them, att_them, att_us) - zh_king_danger(b, p, us, att_us, att_them);
-    v += p->crazyhouse_drop_square * (zh_drop_squares(b, us, att_them) - zh_drop_squares(b, them, att_us));
+    ZhAttacks a_us, a_them;
+    zh_attacks(b, p, us, &a_us);
+    zh_attacks(b, p, them, &a_them);
+    v += zh_king_danger(b, p, them, &a_them, &a_us) - zh_king_danger(b, p, us, &a_us, &a_them);
+    v += p->crazyhouse_drop_square * (zh_drop_squares(b, us, a_them.all) - zh_drop_squares(b, them, a_us.all));
     return v;
 }
 
@@ -395,12 +477,14 @@ const VariantParamInfo VariantParamTable[] = {
     VPARAM(threecheck_win_in_one, VAR_THREECHECK, false),
     VPARAM(threecheck_threat_to_win, VAR_THREECHECK, true),
     VPARAM(crazyhouse_hand, VAR_CRAZYHOUSE, true),
-    VPARAM(crazyhouse_hand_attack, VAR_CRAZYHOUSE, true),
+    VPARAM(crazyhouse_attack_weight, VAR_CRAZYHOUSE, true),
     VPARAM(crazyhouse_safe_check, VAR_CRAZYHOUSE, true),
-    VPARAM(crazyhouse_zone_attacked, VAR_CRAZYHOUSE, true),
-    VPARAM(crazyhouse_zone_empty, VAR_CRAZYHOUSE, true),
-    VPARAM(crazyhouse_danger_mul, VAR_CRAZYHOUSE, true),
-    VPARAM(crazyhouse_danger_max, VAR_CRAZYHOUSE, true),
+    VPARAM(crazyhouse_ring_weak, VAR_CRAZYHOUSE, true),
+    VPARAM(crazyhouse_unsafe_check, VAR_CRAZYHOUSE, true),
+    VPARAM(crazyhouse_ring_hits, VAR_CRAZYHOUSE, true),
+    VPARAM(crazyhouse_flank_attack, VAR_CRAZYHOUSE, true),
+    VPARAM(crazyhouse_danger_cap, VAR_CRAZYHOUSE, true),
+    VPARAM(crazyhouse_danger_div, VAR_CRAZYHOUSE, true),
     VPARAM(crazyhouse_drop_square, VAR_CRAZYHOUSE, true),
     VPARAM(atomic_next_to_king, VAR_ATOMIC, true),
     VPARAM(atomic_kings_touch, VAR_ATOMIC, true),

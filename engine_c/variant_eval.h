@@ -37,12 +37,14 @@ typedef struct {
     int threecheck_given_1, threecheck_given_2;
     int threecheck_ready, threecheck_safe_check, threecheck_king_zone;
     int threecheck_win_in_one, threecheck_threat_to_win;
-    /* crazyhouse: men in hand by type (pawn..queen); king danger from the enemy's hand */
+    /* crazyhouse: men in hand by type (pawn..queen); king danger in units (variant_eval.c),
+     * centipawns = min(units, cap) x units / div, plus a linear flank term */
     int crazyhouse_hand[6];
-    int crazyhouse_hand_attack[6];       /* king-attack weight of a man in the enemy's hand */
-    int crazyhouse_safe_check[6];        /* danger units of a man droppable with a safe check */
-    int crazyhouse_zone_attacked, crazyhouse_zone_empty;   /* danger units per zone square */
-    int crazyhouse_danger_mul, crazyhouse_danger_max;
+    int crazyhouse_attack_weight[6];     /* a king-ring attacker's weight, on the board or in hand */
+    int crazyhouse_safe_check[6];        /* a safe check next move by a man of this type, moved or dropped */
+    int crazyhouse_ring_weak, crazyhouse_unsafe_check, crazyhouse_ring_hits;   /* units per square */
+    int crazyhouse_flank_attack;         /* centipawns per attack on the king's flank */
+    int crazyhouse_danger_cap, crazyhouse_danger_div;
     int crazyhouse_drop_square;          /* per unattacked empty square of the enemy's half, pieces in hand */
     /* atomic: own men next to one's own king (a capture there explodes it) */
     int atomic_next_to_king, atomic_kings_touch;

@@ -15,14 +15,16 @@ const VariantParams VariantDefaultParams = {
     .threecheck_king_zone = 20,
     .threecheck_win_in_one = 3000,
     .threecheck_threat_to_win = 250,
-    /* crazyhouse: hand-set */
+    /* crazyhouse: hand-set (Fairy-Stockfish's classical king danger in centipawns) */
     .crazyhouse_hand = {0, 120, 330, 330, 450, 850},
-    .crazyhouse_hand_attack = {0, 1, 2, 2, 3, 4},
-    .crazyhouse_safe_check = {0, 2, 4, 3, 4, 6},
-    .crazyhouse_zone_attacked = 3,
-    .crazyhouse_zone_empty = 2,
-    .crazyhouse_danger_mul = 5,
-    .crazyhouse_danger_max = 1200,
+    .crazyhouse_attack_weight = {0, 0, 81, 52, 44, 10},
+    .crazyhouse_safe_check = {0, 600, 803, 639, 1087, 759},
+    .crazyhouse_ring_weak = 366,
+    .crazyhouse_unsafe_check = 148,
+    .crazyhouse_ring_hits = 103,
+    .crazyhouse_flank_attack = 23,
+    .crazyhouse_danger_cap = 3500,
+    .crazyhouse_danger_div = 10000,
     .crazyhouse_drop_square = 2,
     /* atomic: hand-set */
     .atomic_next_to_king = 12,

@@ -194,6 +194,31 @@ def test_variants_on_chess_put_their_terms_on_chess_eval(variant: str, fen: str,
         assert ev("nnue", variant) != ev("hce", variant)
 
 
+def test_crazyhouse_king_danger_grows_with_what_the_enemy_holds() -> None:
+    """Crazyhouse's king danger (Fairy-Stockfish's shape, variant_eval.c):
+    the same White king, sheltered on g1 or bare on g3, against the same
+    Black men; with nothing in Black's hand the two differ by little beyond
+    chess's own eval of the boards, with a queen, rook, knight and bishop
+    in hand the bare king is lost. Terms = crazyhouse eval - chess eval of
+    the same board, so the pockets' own values cancel within each pair."""
+    sheltered, bare = "6k1/ppp2ppp/8/8/8/8/PPP2PPP/3R2K1", "6k1/ppp2ppp/8/8/8/6K1/PPP5/3R4"
+    with Engine(hash_mb=16) as eng:
+        eng.set_eval("hce")
+
+        def terms(board: str, pocket: str) -> int:
+            eng.set_position(f"{board}[{pocket}] w - - 0 20", [], variant="crazyhouse")
+            zh = eng.evaluate()
+            eng.set_position(f"{board} w - - 0 20", [], variant="chess")
+            return zh - eng.evaluate()
+
+        empty = terms(sheltered, "") - terms(bare, "")
+        one = terms(sheltered, "n") - terms(bare, "n")
+        loaded = terms(sheltered, "qrnb") - terms(bare, "qrnb")
+        assert abs(empty) < 150
+        assert one > empty
+        assert loaded > 1000 and loaded > 4 * one
+
+
 # Games that are over: no move, no crash; 1 the side to move has won, -1 lost, 0 drawn.
 FINISHED = [
     ("kingofthehill", "rnbqkbnr/pppppppp/8/8/4K3/8/PPPPPPPP/RNBQ1BNR b kq - 0 1", -1),
