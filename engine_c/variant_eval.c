@@ -153,7 +153,8 @@ static int eval_threecheck(const Board *b, const VariantParams *p, int v) {
  * attackers of the king's ring (their count times their weight, men in hand
  * counted as attackers where they can land in the ring), weak ring squares,
  * safe and unsafe checks (moved or dropped) and attacks on the king's
- * flank, turned into centipawns quadratically: one more attacker is worth
+ * flank, less the flank's defenders and a knight guarding the king, turned
+ * into centipawns quadratically: one more attacker is worth
  * more when others are there. Drops make every attack cheap, so the danger
  * is large next to the material; a hand-set linear term here lost each
  * White game of its first Fairy-Stockfish match to a drop attack. */
@@ -242,7 +243,9 @@ static int zh_king_danger(const Board *b, const VariantParams *p, int c, const Z
     int flank_attacks = popcount(theirs->all & flank) + popcount(theirs->twice & flank);
     units += theirs->attackers * theirs->weight + in_hand * theirs->weight + theirs->attackers * hand_weight
            + p->crazyhouse_ring_weak * popcount(ring & weak) + p->crazyhouse_unsafe_check * popcount(unsafe)
-           + p->crazyhouse_ring_hits * hits + 3 * flank_attacks * flank_attacks / 8;
+           + p->crazyhouse_ring_hits * hits + 3 * flank_attacks * flank_attacks / 8
+           - p->crazyhouse_flank_defense * popcount(ours->all & flank)
+           - (ours->by_type[KNIGHT] & next ? p->crazyhouse_knight_guard : 0);
     int d = p->crazyhouse_flank_attack * flank_attacks;
     int div = p->crazyhouse_danger_div > 0 ? p->crazyhouse_danger_div : 1;   /* the tuner may walk it down */
     if (units > 100) d += (units < p->crazyhouse_danger_cap ? units : p->crazyhouse_danger_cap) * units / div;
@@ -483,6 +486,8 @@ const VariantParamInfo VariantParamTable[] = {
     VPARAM(crazyhouse_unsafe_check, VAR_CRAZYHOUSE, true),
     VPARAM(crazyhouse_ring_hits, VAR_CRAZYHOUSE, true),
     VPARAM(crazyhouse_flank_attack, VAR_CRAZYHOUSE, true),
+    VPARAM(crazyhouse_flank_defense, VAR_CRAZYHOUSE, true),
+    VPARAM(crazyhouse_knight_guard, VAR_CRAZYHOUSE, true),
     VPARAM(crazyhouse_danger_cap, VAR_CRAZYHOUSE, true),
     VPARAM(crazyhouse_danger_div, VAR_CRAZYHOUSE, true),
     VPARAM(crazyhouse_drop_square, VAR_CRAZYHOUSE, true),

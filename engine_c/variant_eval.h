@@ -44,6 +44,7 @@ typedef struct {
     int crazyhouse_safe_check[6];        /* a safe check next move by a man of this type, moved or dropped */
     int crazyhouse_ring_weak, crazyhouse_unsafe_check, crazyhouse_ring_hits;   /* units per square */
     int crazyhouse_flank_attack;         /* centipawns per attack on the king's flank */
+    int crazyhouse_flank_defense, crazyhouse_knight_guard;   /* units off: per defended flank square, a knight by the king */
     int crazyhouse_danger_cap, crazyhouse_danger_div;
     int crazyhouse_drop_square;          /* per unattacked empty square of the enemy's half, pieces in hand */
     /* atomic: own men next to one's own king (a capture there explodes it) */
