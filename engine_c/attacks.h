@@ -51,6 +51,11 @@ static inline Bitboard rook_attacks(int sq, Bitboard occ) {
 static inline Bitboard queen_attacks(int sq, Bitboard occ) {
     return bishop_attacks(sq, occ) | rook_attacks(sq, occ);
 }
+/* The squares a knight, bishop, rook, queen or king (type t) on sq attacks. */
+static inline Bitboard piece_attacks(int t, int sq, Bitboard occ) {
+    return t == KNIGHT ? KnightAttacks[sq] : t == BISHOP ? bishop_attacks(sq, occ)
+         : t == ROOK ? rook_attacks(sq, occ) : t == QUEEN ? queen_attacks(sq, occ) : KingAttacks[sq];
+}
 static inline Bitboard between_bb(int a, int b) { return BetweenBB[a][b]; }
 static inline Bitboard line_bb(int a, int b) { return LineBB[a][b]; }
 

@@ -23,13 +23,7 @@ static Bitboard attacks_by(const Board *b, int c, bool kings) {
     if (!kings) bb &= ~b->by_type[KING];
     while (bb) {
         int sq = pop_lsb(&bb);
-        switch (piece_type(b->squares[sq])) {
-        case KNIGHT: att |= KnightAttacks[sq]; break;
-        case BISHOP: att |= bishop_attacks(sq, occ); break;
-        case ROOK: att |= rook_attacks(sq, occ); break;
-        case QUEEN: att |= queen_attacks(sq, occ); break;
-        default: att |= KingAttacks[sq]; break;
-        }
+        att |= piece_attacks(piece_type(b->squares[sq]), sq, occ);
     }
     return att;
 }
@@ -52,8 +46,7 @@ static Bitboard piece_targets(const Board *b, int c, int t) {
     Bitboard occ = b->by_type[0], bb = board_pieces(b, c, t), att = 0;
     while (bb) {
         int sq = pop_lsb(&bb);
-        att |= t == KNIGHT ? KnightAttacks[sq] : t == BISHOP ? bishop_attacks(sq, occ)
-             : t == ROOK ? rook_attacks(sq, occ) : queen_attacks(sq, occ);
+        att |= piece_attacks(t, sq, occ);
     }
     return att & ~b->by_color[c];
 }
@@ -188,8 +181,7 @@ static void zh_attacks(const Board *b, const VariantParams *p, int c, ZhAttacks 
     Bitboard bb = b->by_color[c] & ~b->by_type[PAWN] & ~b->by_type[KING];
     while (bb) {
         int sq = pop_lsb(&bb), t = piece_type(b->squares[sq]);
-        Bitboard att = t == KNIGHT ? KnightAttacks[sq] : t == BISHOP ? bishop_attacks(sq, occ)
-                     : t == ROOK ? rook_attacks(sq, occ) : queen_attacks(sq, occ);
+        Bitboard att = piece_attacks(t, sq, occ);
         zh_add(a, att);
         a->by_type[t] |= att;
         if (att & ring) {
@@ -218,11 +210,11 @@ static int zh_king_danger(const Board *b, const VariantParams *p, int c, const Z
     /* squares they attack that c guards at most once, and then by its king or queen only */
     Bitboard weak = theirs->all & ~ours->twice & (~ours->all | next | ours->by_type[QUEEN]);
     /* a man in hand attacks the ring where it can land unless c guards the square twice and they not at all */
-    Bitboard landing = empty & (~ours->twice | theirs->all);
+    Bitboard landing = empty & (~ours->twice | theirs->all), pawn_drops = empty & ~(RANK_1_BB | RANK_8_BB);
     int in_hand = 0, hand_weight = 0, hits = theirs->hits;
     for (int t = PAWN; t < KING; t++) {
         int n = b->pocket[them][t];
-        Bitboard land = t == PAWN ? landing & ~(RANK_1_BB | RANK_8_BB) : landing;
+        Bitboard land = t == PAWN ? landing & pawn_drops : landing;
         if (!n || !(land & ring)) continue;
         in_hand += n;
         hand_weight += n * p->crazyhouse_attack_weight[t];
@@ -234,7 +226,7 @@ static int zh_king_danger(const Board *b, const VariantParams *p, int c, const Z
     int units = 0;
     for (int t = PAWN; t < KING; t++) {
         Bitboard reach = t == PAWN ? 0 : theirs->by_type[t];   /* a pawn checks by a drop only, as there */
-        if (b->pocket[them][t]) reach |= t == PAWN ? empty & ~(RANK_1_BB | RANK_8_BB) : empty;
+        if (b->pocket[them][t]) reach |= t == PAWN ? pawn_drops : empty;
         Bitboard checks = check_squares(b, t, k, them) & reach;
         if (checks & safe) units += p->crazyhouse_safe_check[t];
         else unsafe |= checks;
@@ -315,8 +307,7 @@ static void antichess_attacks(const Board *b, int c, Bitboard *att, Bitboard *at
     Bitboard bb = b->by_color[c] & ~b->by_type[PAWN];
     while (bb) {
         int sq = pop_lsb(&bb), t = piece_type(b->squares[sq]);
-        Bitboard m = t == KNIGHT ? KnightAttacks[sq] : t == BISHOP ? bishop_attacks(sq, occ)
-                   : t == ROOK ? rook_attacks(sq, occ) : t == QUEEN ? queen_attacks(sq, occ) : KingAttacks[sq];
+        Bitboard m = piece_attacks(t, sq, occ);
         a2 |= a & m;
         a |= m;
         if (t != KING) q |= m & ~occ;
