@@ -180,18 +180,18 @@ def merge(reports: list[dict[str, Any]]) -> dict[str, Any]:
     return pooled
 
 
-def passed(pooled: dict[str, Any]) -> bool:
-    """Plain chunks: no time loss at all; mixed: none the flag model calls avoidable."""
+def unmet(pooled: dict[str, Any]) -> list[str]:
+    """The criteria the pool misses, each as `key: value`. Plain chunks: no time loss
+    at all; mixed: none the flag model calls avoidable."""
     if "mix" in pooled:
-        clock_ok = pooled["time_losses_flag_model_forbids"] == 0 \
-            and not pooled["own_challenges_refused"] \
-            and pooled["bursts_accepted_while_full"] == 0 \
-            and pooled.get("matchmaking_unstarted", 0) == 0
+        wanted_zero = ["time_losses_flag_model_forbids", "own_challenges_refused",
+                       "bursts_accepted_while_full", "matchmaking_unstarted"]
     else:
-        clock_ok = pooled["time_losses"] == 0
-    return (clock_ok and pooled["games_lost_through_faults"] == 0
-            and pooled["illegal_moves"] == 0 and not pooled["polled_more_than_once_a_minute"]
-            and pooled["challenges_unanswered"] == 0 and not pooled["sent_within_429_pause"])
+        wanted_zero = ["time_losses"]
+    wanted_zero += ["games_lost_through_faults", "illegal_moves",
+                    "polled_more_than_once_a_minute", "challenges_unanswered",
+                    "sent_within_429_pause"]
+    return [f"{key}: {pooled[key]}" for key in wanted_zero if pooled.get(key)]
 
 
 def main() -> int:
@@ -208,7 +208,10 @@ def main() -> int:
             p.error(f"{path}: not a `bench/soak.py --report` file (no game_rows)")
     pooled = merge(reports)
     print(json.dumps(pooled, indent=2))
-    ok = passed(pooled)
+    missed = unmet(pooled)
+    for line in missed:
+        print(f"soak_merge: not met: {line}", file=sys.stderr)
+    ok = not missed
     print("PASS" if ok else "FAIL")
     return 0 if ok else 1
 

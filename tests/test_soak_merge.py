@@ -61,6 +61,18 @@ def test_one_bad_chunk_fails_the_pool(tmp_path: Path, fault: dict[str, Any]) -> 
     assert pooled[key if key != "challenges_declined" else "challenges_unanswered"]
 
 
+def test_a_failed_pool_names_what_it_missed(tmp_path: Path) -> None:
+    paths = []
+    for r in (chunk(1), chunk(2, polled_more_than_once_a_minute={"GET /api/x": 3})):
+        paths.append(tmp_path / f"seed{r['seed']}.json")
+        paths[-1].write_text(json.dumps(r))
+    out = subprocess.run([sys.executable, str(MERGE), *map(str, paths)], capture_output=True,
+                         text=True, timeout=60)
+    assert out.returncode == 1 and out.stdout.split()[-1] == "FAIL"
+    assert out.stderr.strip() == \
+        "soak_merge: not met: polled_more_than_once_a_minute: {'GET /api/x': 3}"
+
+
 def mix_chunk(seed: int, **over: Any) -> dict[str, Any]:
     """A `bench/soak.py --mix arena,direct,burst,own --report` chunk, all clean."""
     row = {"winner": "white", "bot_color": "white", "status": "mate", "clock": "60+0",
