@@ -28,14 +28,19 @@ def chunk(seed: int, **over: Any) -> dict[str, Any]:
     return report
 
 
-def run_merge(tmp_path: Path, *reports: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+def merge_out(tmp_path: Path, *reports: dict[str, Any]) -> subprocess.CompletedProcess[str]:
+    """soak_merge.py run on the reports, each written as tmp_path/seed<N>.json."""
     paths = []
     for r in reports:
         path = tmp_path / f"seed{r['seed']}.json"
         path.write_text(json.dumps(r))
         paths.append(str(path))
-    out = subprocess.run([sys.executable, str(MERGE), *paths], capture_output=True,
-                         text=True, timeout=60)
+    return subprocess.run([sys.executable, str(MERGE), *paths], capture_output=True,
+                          text=True, timeout=60)
+
+
+def run_merge(tmp_path: Path, *reports: dict[str, Any]) -> tuple[int, dict[str, Any]]:
+    out = merge_out(tmp_path, *reports)
     body, verdict = out.stdout.rsplit("\n", 2)[0], out.stdout.split()[-1]
     assert verdict == ("PASS" if out.returncode == 0 else "FAIL")
     return out.returncode, json.loads(body)
@@ -62,12 +67,8 @@ def test_one_bad_chunk_fails_the_pool(tmp_path: Path, fault: dict[str, Any]) -> 
 
 
 def test_a_failed_pool_names_what_it_missed(tmp_path: Path) -> None:
-    paths = []
-    for r in (chunk(1), chunk(2, polled_more_than_once_a_minute={"GET /api/x": 3})):
-        paths.append(tmp_path / f"seed{r['seed']}.json")
-        paths[-1].write_text(json.dumps(r))
-    out = subprocess.run([sys.executable, str(MERGE), *map(str, paths)], capture_output=True,
-                         text=True, timeout=60)
+    out = merge_out(tmp_path, chunk(1),
+                    chunk(2, polled_more_than_once_a_minute={"GET /api/x": 3}))
     assert out.returncode == 1 and out.stdout.split()[-1] == "FAIL"
     assert out.stderr.strip() == \
         "soak_merge: not met: polled_more_than_once_a_minute: {'GET /api/x': 3}"
