@@ -26,10 +26,10 @@ complete and checked.
 the target) goes to stdout, and to DIR/run.log when started in the background.
 
 A variant's store passes datagen's --variant after "--" at init (and no PGN
-openings: their FENs are standard chess's), e.g. docs/data/zh1.json:
+openings: their FENs are standard chess's), e.g. docs/data/zh2.json:
 
-    .venv/bin/python tools/nnue/datastore.py init docs/data/zh1.json --commit HEAD \
-        --seed 51 --nodes 5000 --openings-pgn '' -- --variant crazyhouse
+    .venv/bin/python tools/nnue/datastore.py init docs/data/zh2.json --commit HEAD \
+        --seed 52 --nodes 5000 --openings-pgn '' -- --variant crazyhouse --win-cp 2500
 
 Its chunks are datagen's version-2 files (64-byte header and records).
 """

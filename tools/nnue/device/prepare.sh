@@ -3,8 +3,8 @@
 # ignores it; the run carries it). The datagen is the recipe's commit built here,
 # statically, so the device's chunks are the bytes this machine would make; a
 # reference game set made here lets the device check that before it starts.
-#   tools/nnue/device/prepare.sh [MANIFEST] [STORE]      (crazyhouse: docs/data/zh1.json
-#                                                        /work/data/zh1)
+#   tools/nnue/device/prepare.sh [MANIFEST] [STORE]      (crazyhouse: docs/data/zh2.json
+#                                                        /work/data/zh2)
 # then, with the device tool: run(command="bash tools/nnue/device/run.sh", carry=[".dev"])
 # and afterwards: tools/nnue/device/adopt.sh /work/.device/N [MANIFEST] [STORE]
 set -euo pipefail
