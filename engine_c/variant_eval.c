@@ -392,8 +392,6 @@ static int eval_racingkings(const Board *b, const VariantParams *p) {
  * The closer, the more the wall's pawns are worth to Black: a piece
  * through it attacks pawns from behind. */
 static int horde_breakthrough(const Board *b, const VariantParams *p) {
-    Bitboard white = b->by_color[WHITE];
-    if (!white || board_pieces(b, WHITE, KING)) return 0;   /* not the horde */
     int dist = 2 + 8;
     Bitboard queens = board_pieces(b, BLACK, QUEEN), occ = b->by_type[0], q = queens;
     Bitboard qatt = 0;
@@ -412,14 +410,17 @@ static int horde_breakthrough(const Board *b, const VariantParams *p) {
 /* Chess's hand-crafted eval with the horde's own weights (HordeEvalParams:
  * its pawn structure, passed pawns, mobility, threats and Black's king
  * safety; eval.c scores no king for a side without one), then, while White
- * is all pawns: the files whose pawns have few neighbours (Fairy-Stockfish's
- * "pawns easy to stop" for a side of pawns only), the balance, and Black's
- * way through the wall. */
+ * has pawns: the balance and a bonus a pawn, the files whose pawns have few
+ * neighbours (Fairy-Stockfish's "pawns easy to stop" for a side of pawns),
+ * and Black's way through the wall. The terms stay when a pawn promotes:
+ * dropping them there (as until 2026-11-30) made a promotion to a queen cost
+ * White about what the queen was worth, so the engine as Black let the
+ * horde promote (docs/strength.md, "The horde's balance"). */
 static int eval_horde(const Board *b, const VariantParams *p) {
     int v = eval_evaluate_with(b, &HordeEvalParams, NULL);
     Bitboard wp = board_pieces(b, WHITE, PAWN);
-    if (!wp || wp != b->by_color[WHITE]) return v;   /* promoted: chess's eval alone */
-    int s = p->horde_balance - horde_breakthrough(b, p);
+    if (!wp || board_pieces(b, WHITE, KING)) return v;   /* not the horde, or no pawn left */
+    int s = p->horde_balance + p->horde_pawn * popcount(wp) - horde_breakthrough(b, p);
     int l = 0, m = 0, r = popcount(wp & FILE_A_BB);
     for (int f = 0; f < 8; f++) {
         l = m;
@@ -501,6 +502,7 @@ const VariantParamInfo VariantParamTable[] = {
     VPARAM(racingkings_win_in_one, VAR_RACINGKINGS, false),
     VPARAM(racingkings_tempo, VAR_RACINGKINGS, true),
     VPARAM(horde_balance, VAR_HORDE, true),
+    VPARAM(horde_pawn, VAR_HORDE, true),
     VPARAM(horde_lone_file, VAR_HORDE, true),
     VPARAM(horde_breakthrough, VAR_HORDE, true),
 };

@@ -65,8 +65,8 @@ typedef struct {
     int racingkings_race[5];
     int racingkings_win_in_one, racingkings_tempo;
     /* horde: chess's HCE (no king for White) plus these */
-    int horde_balance;       /* for White (the horde), while it has pawns only: the HCE's doubled
-                                pawns and material read the wall's start as lost */
+    int horde_balance;       /* for White (the horde) while it has pawns, and ... */
+    int horde_pawn;          /* ... this a pawn: the HCE's doubled pawns and material read the wall as lost */
     int horde_lone_file;     /* against White's pawns only: x the file's pawns / (1 + those of
                                 the files beside it): pawns easy to stop */
     int horde_breakthrough;  /* x White's pawns / (1 + d^2) / (2 with a black queen, else 4): d how far

@@ -49,8 +49,9 @@ const VariantParams VariantDefaultParams = {
     .racingkings_race = {0, 250, 150, 70, 30},
     .racingkings_win_in_one = 3000,
     .racingkings_tempo = 15,
-    /* horde: hand-set */
-    .horde_balance = 1000,
+    /* horde: balance and pawn fitted to Fairy-Stockfish's scores (strength.md), the rest hand-set */
+    .horde_balance = 550,
+    .horde_pawn = 30,
     .horde_lone_file = 60,
     .horde_breakthrough = 35,
 };
