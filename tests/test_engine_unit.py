@@ -17,7 +17,8 @@ from test_c_builds import ENGINE, build
 CHECKS = ["repetition_root", "tt_age_refresh", "api_free_during_search", "api_stop_race",
           "api_setters_race", "nnue_walk", "nnue_parse", "nnue_search", "nnue_crazyhouse",
           "nnue_mirror", "nnue_chess_on_crazyhouse",
-          "key_after", "is_legal", "quiet_checks", "picker", "qsearch_picker", "corr_keys", "timeman_scale"]
+          "key_after", "is_legal", "quiet_checks", "picker", "qsearch_picker", "corr_keys",
+          "timeman_scale"]
 
 
 @pytest.fixture(scope="module", params=["magic", "san"])
