@@ -605,8 +605,12 @@ static void check_quiet_checks(void) {
     quiet_checks_seen = 0;
     for (size_t i = 0; i < sizeof F / sizeof F[0] && !failure; i++) {
         char err[128];
-        if (board_set_fen(&board, F[i], false, err, sizeof err) != PB_OK) { failure = "a FEN does not parse"; fprintf(stderr, "%s: %s\n", F[i], err); }
-        else quiet_checks_at(&board, 0);
+        if (board_set_fen(&board, F[i], false, err, sizeof err) != PB_OK) {
+            failure = "a FEN does not parse";
+            fprintf(stderr, "%s: %s\n", F[i], err);
+        } else {
+            quiet_checks_at(&board, 0);
+        }
     }
     if (!failure) walk_positions(quiet_checks_at);
     if (!failure && quiet_checks_seen < 200) failure = "too few quiet checks seen to test the generator";

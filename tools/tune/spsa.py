@@ -22,6 +22,7 @@ record both in docs/strength.md before changing search_tunables.h.
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import logging
 import math
@@ -36,6 +37,8 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+
+import chess.pgn
 
 ROOT = Path(__file__).resolve().parents[2]
 TUNABLES = ROOT / "engine_c" / "search_tunables.h"
@@ -169,15 +172,13 @@ def save_state(path: Path, state: State) -> None:
 def pgn_outcome(pgn: str, plus: str = "plus") -> Outcome:
     """Count `plus`'s wins, draws and losses in fastchess's PGN output."""
     wins = draws = losses = unusual = 0
-    for game in re.split(r"\n\s*\n(?=\[)", pgn.strip()):
-        tags = dict(re.findall(r'^\[(\w+) "([^"]*)"\]', game, re.M))
-        if "Result" not in tags:
-            continue
-        result, white = tags["Result"], tags.get("White")
+    text = io.StringIO(pgn)
+    while (tags := chess.pgn.read_headers(text)) is not None:
+        result = tags.get("Result", "*")
         if result == "1/2-1/2":
             draws += 1
         elif result in ("1-0", "0-1"):
-            if (result == "1-0") == (white == plus):
+            if (result == "1-0") == (tags.get("White") == plus):
                 wins += 1
             else:
                 losses += 1
