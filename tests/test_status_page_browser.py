@@ -118,12 +118,15 @@ def test_status_page_in_headless_chromium(tmp_path: Path,
             emu.wait_game_started(first, 10)
             over = emu.wait_game_over(first, 60)
             assert over.winner == over.bot_color, over.status
-            # ...and one in progress: the opponent stops after 8 moves, so the page holds
-            # still (its clock runs down 60 s) while the browser looks.
+            # ...and one in progress: the opponent plays a quiet set-up (pibot can mate a
+            # random one within 8 moves) and stops after 8 moves, so the page holds still
+            # (its clock runs down 60 s) while the browser looks.
+            setup = ["e2e3", "g1f3", "f1e2", "e1g1", "d2d4", "b1d2", "c2c3", "h2h3"]
             gid = emu.challenge_bot(challenger="carol", rated=False, clock_limit_s=60,
                                     increment_s=0, color="white",
-                                    opponent=OpponentSpec(policy="random", think_time_s=0.2,
-                                                          stall_after=8, seed=4))
+                                    opponent=OpponentSpec(policy="scripted", moves=setup,
+                                                          think_time_s=0.2, stall_after=8,
+                                                          seed=4))
             emu.wait_game_started(gid, 10)
 
             def page_data() -> dict:  # type: ignore[type-arg]
