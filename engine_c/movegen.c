@@ -164,51 +164,6 @@ int movegen_legal(const Board *b, MoveList *list, int kind) {
     return gen_chess(b, list, kind);
 }
 
-/* The quiet direct checks (movegen.h). Each target set holds the empty
- * squares from which a piece of that kind would attack the enemy king with
- * today's occupancy; leaving `from` only opens lines, so every move found
- * checks. A pinned piece keeps to its pin ray (a pinned knight never moves). */
-static Move *emit_to(Move *out, int from, Bitboard targets) {
-    while (targets) *out++ = move_make(from, pop_lsb(&targets), MOVE_NORMAL, 0);
-    return out;
-}
-
-int movegen_quiet_checks(const Board *b, MoveList *list) {
-    int us = b->side, them = !us, ek = board_king_sq(b, them), ksq = board_king_sq(b, us);
-    Bitboard occ = b->by_type[0], empty = ~occ, pinned = pinned_pieces(b, us, ksq);
-    Bitboard diag = bishop_attacks(ek, occ) & empty, orth = rook_attacks(ek, occ) & empty;
-    Move *out = list->moves + list->count, *start = out;
-    Bitboard pieces = board_pieces(b, us, KNIGHT) & ~pinned;
-    while (pieces) {
-        int from = pop_lsb(&pieces);
-        out = emit_to(out, from, KnightAttacks[from] & KnightAttacks[ek] & empty);
-    }
-    pieces = b->by_color[us] & (b->by_type[BISHOP] | b->by_type[ROOK] | b->by_type[QUEEN]);
-    while (pieces) {
-        int from = pop_lsb(&pieces), type = piece_type(b->squares[from]);
-        Bitboard t = type == BISHOP ? bishop_attacks(from, occ) & diag
-                   : type == ROOK ? rook_attacks(from, occ) & orth
-                   : queen_attacks(from, occ) & (diag | orth);
-        if (pinned & sq_bb(from)) t &= line_bb(ksq, from);
-        out = emit_to(out, from, t);
-    }
-    /* Pawns: pushes (not promotions, which are noisy) onto a square that
-     * attacks the king. */
-    Bitboard pawns = board_pieces(b, us, PAWN), target = PawnAttacks[them][ek] & empty;
-    Bitboard push1 = pawn_push(us, pawns) & empty & ~(RANK_1_BB | RANK_8_BB);
-    Bitboard push2 = pawn_push(us, push1 & (us == WHITE ? RANK_1_BB << 16 : RANK_8_BB >> 16)) & empty;
-    for (int step = 1; step <= 2; step++) {
-        Bitboard tos = (step == 1 ? push1 : push2) & target;
-        while (tos) {
-            int to = pop_lsb(&tos), from = us == WHITE ? to - 8 * step : to + 8 * step;
-            if (!(pinned & sq_bb(from)) || (line_bb(ksq, from) & sq_bb(to)))
-                *out++ = move_make(from, to, MOVE_NORMAL, 0);
-        }
-    }
-    list->count += (int)(out - start);
-    return (int)(out - start);
-}
-
 int movegen_count(const Board *b) {
     MoveList list;
     list.count = 0;

@@ -21,11 +21,6 @@ int movegen_legal(const Board *b, MoveList *list, int kind);
 bool movegen_is_legal(const Board *b, Move m);
 /* Is m in the GEN_NOISY list? Also without generating. */
 bool movegen_is_legal_noisy(const Board *b, Move m);
-/* Standard chess and Chess960, the side to move not in check: the legal
- * quiet moves that give a direct check (no capture, promotion or castling;
- * no discovered check), appended to `list`; returns their count. The
- * quiescence search's first ply (search.c) searches them. */
-int movegen_quiet_checks(const Board *b, MoveList *list);
 /* Count of legal moves (no list needed). */
 int movegen_count(const Board *b);
 

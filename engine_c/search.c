@@ -123,11 +123,10 @@ static int qsearch_std(SearchThread *t, int alpha, int beta, int ply);
 static int qsearch_var(SearchThread *t, int alpha, int beta, int ply);
 #define NEGAMAX(var) ((var) ? negamax_var : negamax_std)
 #define QSEARCH(var) ((var) ? qsearch_var : qsearch_std)
-/* The main search's call into the quiescence search: its first ply, where
- * chess and three-check add the quiet checks. */
-static int qsearch_std_first(SearchThread *t, int alpha, int beta, int ply);
+/* The main search's call into the quiescence search: in the variant copy,
+ * its first ply (where three-check adds the quiet checks). */
 static int qsearch_var_first(SearchThread *t, int alpha, int beta, int ply);
-#define QSEARCH_ENTRY(var) ((var) ? qsearch_var_first : qsearch_std_first)
+#define QSEARCH_ENTRY(var) ((var) ? qsearch_var_first : qsearch_std)
 
 /* The score of a game a variant rule has ended (movegen_variant_end), for
  * the side to move at `ply`: won, lost or drawn, won and lost as mates are. */
@@ -325,36 +324,20 @@ static inline bool variant_wins_in_one(Board *b, int ply, int *score) {
     return true;
 }
 
-/* Does the quiescence search at this node add the quiet checks (after the
- * captures)? At its first ply only (`first`: called by the main search), in
- * chess (a quiet check there finds the mates and forks a capture-only
- * search misses; Berserk measured +5.4/+7.4 Elo) and in three-check, where
- * a check is a third of the game (threecheck_qs_checks). The other variants
- * search as before. */
-static inline bool qs_quiet_checks(const Board *b, bool var, bool first) {
-    return var ? threecheck_qs_checks(b, first) : first;
-}
-
-/* The quiet checks in the quiescence search (after the captures failed to
- * reach beta): every quiet move that gives check and passes SEE, searched
- * as the captures are. Not inlined: its move list would otherwise take
- * stack space in every quiescence node's frame. */
-static __attribute__((noinline)) void qsearch_quiet_checks(SearchThread *t, int ply, int *alpha, int beta, int *best,
-                                                           Move *best_move, bool var) {
+/* Three-check's quiet checks in the quiescence search (variant copy, after
+ * the captures failed to reach beta): every quiet move that gives check
+ * and passes SEE, searched as the captures are. */
+static void qsearch_quiet_checks(SearchThread *t, int ply, int *alpha, int beta, int *best, Move *best_move) {
     Board *b = &t->board;
     MoveList list;
     list.count = 0;
-    /* Chess: the direct checks, generated as such (every one checks); three-check
-     * filters its quiet moves, discovered checks and castling included. */
-    if (var) movegen_legal(b, &list, GEN_QUIET);
-    else movegen_quiet_checks(b, &list);
+    movegen_legal(b, &list, GEN_QUIET);
     for (int i = 0; i < list.count; i++) {
         Move m = list.moves[i];
-        if (var && !may_give_check(b, m)) continue;
-        if (!search_see_ge(b, m, 0, var) || (var && !gives_check_slow(b, m))) continue;
+        if (!may_give_check(b, m) || !see_ge_variant(b, m, 0) || !gives_check_slow(b, m)) continue;
         stack_push(t, ply, m, hist_piece(b, m));
-        if (!make_move(t, ply, m, var)) continue;
-        int score = -QSEARCH(var)(t, -beta, -*alpha, ply + 1);
+        if (!make_move(t, ply, m, true)) continue;
+        int score = -qsearch_var(t, -beta, -*alpha, ply + 1);
         board_unmake_move(b);
         if (stopped(t)) return;
         if (score > *best) {
@@ -393,12 +376,12 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
     /* As in negamax: the key ignores the fifty-move counter, so near a
      * fifty-move draw a stored score may be a win that can no longer be had. */
     bool tt_score_ok = found && b->rule50 < TT_CUT_MAX_RULE50;
-    /* The first ply searches the quiet checks too (qs_quiet_checks), deeper
-     * plies do not, and both store at depth 0: here only a lower bound (more
+    /* Three-check's first ply searches the quiet checks too, deeper plies
+     * do not, and both store at depth 0: here only a lower bound (more
      * moves only raise it) or a main-search entry (depth > 0, every move)
      * may be used. */
-    const bool checks = qs_quiet_checks(b, var, first);
-    if (tt_score_ok && checks && hit.depth <= 0 && hit.bound != BOUND_LOWER) tt_score_ok = false;
+    if (tt_score_ok && var && first && b->variant == VAR_THREECHECK && hit.depth <= 0 && hit.bound != BOUND_LOWER)
+        tt_score_ok = false;
     if (tt_score_ok && tt_bound_cuts(&hit, alpha, beta)) return hit.score;
 
     int best = -SCORE_INF, stand = SCORE_NONE, raw_eval = SCORE_NONE;
@@ -452,8 +435,8 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
             }
         }
     }
-    if (checks && !in_check && best < beta) {
-        qsearch_quiet_checks(t, ply, &alpha, beta, &best, &best_move, var);
+    if (var && !in_check && best < beta && threecheck_qs_checks(b, first)) {
+        qsearch_quiet_checks(t, ply, &alpha, beta, &best, &best_move);
         if (stopped(t)) return 0;
     }
     if (in_check && legal == 0) return var ? no_moves_score(b, ply, var) : -MATE + ply;
@@ -464,9 +447,6 @@ SEARCH_BODY int qsearch_impl(SearchThread *t, int alpha, int beta, int ply, cons
 
 static int qsearch_std(SearchThread *t, int alpha, int beta, int ply) {
     return qsearch_impl(t, alpha, beta, ply, false, false);
-}
-static __attribute__((noinline)) int qsearch_std_first(SearchThread *t, int alpha, int beta, int ply) {
-    return qsearch_impl(t, alpha, beta, ply, false, true);
 }
 static __attribute__((noinline)) int qsearch_var(SearchThread *t, int alpha, int beta, int ply) {
     return qsearch_impl(t, alpha, beta, ply, true, false);

@@ -4,8 +4,7 @@ to the search root, TT ageing, and what the C API promises about freeing,
 stopping and configuring an engine while another thread searches; the NNUE
 accumulators, net validation and an NNUE search, a crazyhouse net's too (sanitizers
 catch over-reads);
-the move picker hands out every legal move once, in falling score order; the
-quiescence search's quiet-check generator equals a filter of the legal moves."""
+the move picker hands out every legal move once, in falling score order."""
 
 from __future__ import annotations
 
@@ -17,8 +16,7 @@ from test_c_builds import ENGINE, build
 CHECKS = ["repetition_root", "tt_age_refresh", "api_free_during_search", "api_stop_race",
           "api_setters_race", "nnue_walk", "nnue_parse", "nnue_search", "nnue_crazyhouse",
           "nnue_mirror", "nnue_chess_on_crazyhouse",
-          "key_after", "is_legal", "quiet_checks", "picker", "qsearch_picker", "corr_keys",
-          "timeman_scale"]
+          "key_after", "is_legal", "picker", "qsearch_picker", "corr_keys", "timeman_scale"]
 
 
 @pytest.fixture(scope="module", params=["magic", "san"])

@@ -6,7 +6,6 @@
  *   unit_main NAME...    run the named checks
  * Prints "ok NAME" or "FAIL NAME: why" per check; exit status 1 on a failure.
  */
-#include "../bitboard.h"
 #include "../board.h"
 #include "../engine.h"
 #include "../movegen.h"
@@ -559,63 +558,6 @@ static void check_is_legal(void) {
     if (!failure) is_legal_crazyhouse();
 }
 
-/* movegen_quiet_checks: exactly the legal quiet board moves (no capture,
- * promotion, castling or en passant) after which the moved piece attacks
- * the enemy king, in every walked position not in check. */
-static int quiet_checks_seen;
-
-static void quiet_checks_at(Board *b, int ply) {
-    (void)ply;
-    if (b->checkers) return;
-    MoveList quiet, checks;
-    quiet.count = checks.count = 0;
-    movegen_legal(b, &quiet, GEN_QUIET);
-    movegen_quiet_checks(b, &checks);
-    int want = 0;
-    for (int i = 0; i < quiet.count && !failure; i++) {
-        Move m = quiet.moves[i];
-        if (move_kind(m) != MOVE_NORMAL) continue;
-        int to = move_to(m), ek = board_king_sq(b, !b->side);
-        board_make_move(b, m);
-        bool direct = (board_attackers_to(b, ek, b->by_type[0]) & sq_bb(to)) != 0;
-        board_unmake_move(b);
-        if (!direct) continue;
-        want++;
-        bool found = false;
-        for (int j = 0; j < checks.count; j++) found |= checks.moves[j] == m;
-        if (!found) failure = "movegen_quiet_checks misses a direct quiet check";
-    }
-    if (!failure && checks.count != want)
-        failure = "movegen_quiet_checks returns a move that is not a legal direct quiet check";
-    quiet_checks_seen += want;
-}
-
-static void check_quiet_checks(void) {
-    /* Pins (a pinned rook and a pinned pawn that may still check along
-     * their rays, a pinned knight that may not), double pushes, Chess960. */
-    static const char *F[] = {
-        "3k4/8/8/8/8/8/8/KR5q w - - 0 1",
-        "3k4/8/8/1b6/8/3P4/8/5K2 w - - 0 1",
-        "2k5/8/8/8/4r3/8/4N3/4K3 w - - 0 1",
-        "r3k2r/8/8/8/8/8/1PP5/R3K2R w KQkq - 0 1",
-        "4k3/2p5/8/1P6/8/8/8/3QK3 b - - 0 1",
-        "7k/8/8/8/8/2b5/1P6/K7 w - - 0 1",
-    };
-    static Board board;
-    quiet_checks_seen = 0;
-    for (size_t i = 0; i < sizeof F / sizeof F[0] && !failure; i++) {
-        char err[128];
-        if (board_set_fen(&board, F[i], false, err, sizeof err) != PB_OK) {
-            failure = "a FEN does not parse";
-            fprintf(stderr, "%s: %s\n", F[i], err);
-        } else {
-            quiet_checks_at(&board, 0);
-        }
-    }
-    if (!failure) walk_positions(quiet_checks_at);
-    if (!failure && quiet_checks_seen < 200) failure = "too few quiet checks seen to test the generator";
-}
-
 /* ---- move picker: every legal move once, in falling score order ---- */
 
 static uint64_t picker_seed = 0x2545F4914F6CDD1DULL;
@@ -881,7 +823,6 @@ static const Check CHECKS[] = {
     {"nnue_mirror", check_nnue_mirror},
     {"key_after", check_key_after},
     {"is_legal", check_is_legal},
-    {"quiet_checks", check_quiet_checks},
     {"picker", check_picker},
     {"qsearch_picker", check_qsearch_picker},
     {"corr_keys", check_corr_keys},
