@@ -62,6 +62,10 @@ def warm_up(root: Path, stop: threading.Event) -> None:
         (root / THROTTLE).write_text(("80008" if temp >= 68 else "0") + "\n")
 
 
+def utc_day() -> str:
+    return time.strftime("%Y-%m-%d", time.gmtime())
+
+
 def seed_records(db: Path, now: float) -> None:
     """Ten weeks of earlier rated games (two speeds) and a week of CPU temperature
     (one sample per 10 minutes, throttled one afternoon) in the records database, as
@@ -110,6 +114,7 @@ def test_status_page_in_headless_chromium(tmp_path: Path,
             assert bot.service is not None and bot.service.page is not None
             host, port = bot.service.page.address
             url = f"http://{host}:{port}/"
+            day_before = utc_day()
             # A finished game (the opponent resigns) for the results and recent games...
             first = emu.challenge_bot(challenger="bob", rated=False, clock_limit_s=60,
                                       increment_s=0, color="white",
@@ -148,6 +153,7 @@ def test_status_page_in_headless_chromium(tmp_path: Path,
             long_shot = tmp_path / "status-page-history.png"
             chromium(f"--screenshot={long_shot}", "--window-size=1000,2400", url)
             data = page_data()
+            day_after = utc_day()
     finally:
         stop.set()
         heater.join()
@@ -162,9 +168,17 @@ def test_status_page_in_headless_chromium(tmp_path: Path,
     assert len(clocks) == 2 and all(c <= "1:00" for c in clocks), clocks
     assert re.search(r'class="heat-line" points="[^"]+ [^"]+ [^"]+"', dom)
     assert 'class="throttled"' in dom and "soft temperature limit" in dom
-    today = re.search(r'<tr class="today"><th>[^<]*</th><td>(\d+)</td><td>(\d+)</td>'
-                      r'<td>(\d+)</td>', dom)
-    assert today is not None and today.groups() == ("1", "0", "0")
+    rows = {name: (day, counts) for name, day, counts in re.findall(
+        r'<tr class="(today|week)"><th>(?:today \((\S+) UTC\))?[^<]*</th>'
+        r'(<td>\d+</td><td>\d+</td><td>\d+</td>)', dom)}
+    won, none = "<td>1</td><td>0</td><td>0</td>", "<td>0</td><td>0</td><td>0</td>"
+    # Today's and this week's tallies roll over at midnight UTC (the week's on a
+    # Monday): the win counts in both unless the page was drawn on a later day than
+    # the game began, when it may have ended on either side of midnight.
+    day = rows["today"][0]
+    assert day in (day_before, day_after), (day, day_before, day_after)
+    for name in ("today", "week"):
+        assert rows[name][1] == won or (day != day_before and rows[name][1] == none), rows
     game = next(g for g in data["service"]["games"] if g["id"] == gid)
     assert game["opponent"] == "carol" and game["depth"] is not None
     # Each eval sits at the ply after one of our moves (odd plies for white).
